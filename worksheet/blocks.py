@@ -1,0 +1,267 @@
+"""Building blocks shared by the kinds: exact matrix arithmetic and the
+steps that recur (projection, scores, scaling, mask, softmax, weighted sum).
+
+A block computes the exact value, writes out the arithmetic of one
+representative entry, and adds the step to the problem together with the
+float64 value the kind computed independently with numpy.  Kinds call the
+blocks; the blocks never look at which kind called them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .errors import ShapeError
+from .exact import (NEG_INF, NegInf, add, exp, is_rational, mul, power, ratio_of_exp_sums,
+                    softmax_row, sqrt, to_latex)
+from .fmt import decimal
+from .model import Aid, Matrix, Problem, shape
+
+# ---------------------------------------------------------------- exact linear algebra
+
+
+def matmul(A: Matrix, B: Matrix) -> Matrix:
+    """Exact ``A @ B`` (Fractions stay Fractions; sums of Exprs use exact.add)."""
+    Bt = list(zip(*B))
+    if all(is_rational(x) for row in A for x in row) and all(is_rational(x) for c in Bt for x in c):
+        return tuple(tuple(sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in Bt) for row in A)
+    return tuple(tuple(add(*(mul(a, b) for a, b in zip(row, col))) for col in Bt) for row in A)
+
+
+def transpose(A: Matrix) -> Matrix:
+    return tuple(zip(*A))
+
+
+def entrywise(f, *Ms: Matrix) -> Matrix:
+    return tuple(tuple(f(*xs) for xs in zip(*rows)) for rows in zip(*Ms))
+
+
+def hstack(*Ms: Matrix) -> Matrix:
+    return tuple(sum((tuple(r) for r in rows), ()) for rows in zip(*Ms))
+
+
+def columns(A: Matrix, start: int, stop: int) -> Matrix:
+    return tuple(tuple(row[start:stop]) for row in A)
+
+
+def require_matmul(a_name: str, A: Matrix, b_name: str, B: Matrix) -> None:
+    """Raise ShapeError naming both matrices unless A @ B is defined."""
+    (n, k), (k2, m) = shape(A), shape(B)
+    if k != k2:
+        raise ShapeError(
+            f"{a_name} is {n} x {k} and {b_name} is {k2} x {m}: "
+            f"{a_name} {b_name} needs the columns of {a_name} ({k}) to equal the rows of {b_name} ({k2})")
+
+
+def require_shape(name: str, A: Matrix, rows: int | None, cols: int | None, why: str = "") -> None:
+    n, m = shape(A)
+    if (rows is not None and n != rows) or (cols is not None and m != cols):
+        want = f"{rows if rows is not None else 'any'} x {cols if cols is not None else 'any'}"
+        raise ShapeError(f"{name} is {n} x {m} but must be {want}{': ' + why if why else ''}")
+
+
+# ---------------------------------------------------------------- LaTeX of arithmetic
+
+
+def lx(x) -> str:
+    """LaTeX of an exact number, negative ones in parentheses (for products)."""
+    s = to_latex(x)
+    return f"({s})" if s.startswith("-") else s
+
+
+def dot_latex(a: Sequence, b: Sequence) -> str:
+    """``1 \\cdot 0 + 2 \\cdot 1 + (-1) \\cdot 1``."""
+    return " + ".join(f"{lx(x)} \\cdot {lx(y)}" for x, y in zip(a, b))
+
+
+def entry(sym: str, i: int, j: int) -> str:
+    """``s_{12}`` for 0-based (i, j)."""
+    return f"{sym}_{{{i + 1}{j + 1}}}" if max(i, j) < 9 else f"{sym}_{{{i + 1},{j + 1}}}"
+
+
+def approx(x, places: int = 4) -> str:
+    return decimal(x, places)
+
+
+# ---------------------------------------------------------------- step blocks
+
+
+def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str,
+                 formula: str, sym: str, a_sym: str, b_sym: str, transpose_b: bool = False,
+                 rows=None, cols=None, entry_at: tuple[int, int] | None = None,
+                 latex_name: str | None = None, note: str = "") -> Matrix:
+    """A step ``C = A B`` (or ``A B^T``), with one entry written out.
+
+    ``sym`` is the entry letter of C (``q``), ``a_sym``/``b_sym`` name a row of
+    A and a column of B in the worked line (``x_1``, ``w^Q_{:,1}``).
+    """
+    Bm = transpose(B) if transpose_b else B
+    C = matmul(A, Bm)
+    n, m = shape(C)
+    i, j = entry_at or (0, min(1, m - 1))
+    col = [row[j] for row in Bm]
+    b_part = f"{b_sym}_{{{j + 1}}}" if transpose_b else f"{b_sym}_{{:,{j + 1}}}"
+    work = [f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
+            f"{dot_latex(A[i], col)} = {to_latex(C[i][j])}"]
+    p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
+               latex_name=latex_name, note=note)
+    return C
+
+
+def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: str,
+               formula: str, sym: str, src_sym: str, rows=None, cols=None,
+               note: str = "", latex_name: str | None = None) -> Matrix:
+    """A step ``S' = S / sqrt(divisor_sq)`` with sqrt exact (``sqrt(3)`` stays)."""
+    root = sqrt(divisor_sq)
+    inv = power(root, -1)
+    out = tuple(tuple(mul(x, inv) for x in row) for row in S)
+    i, j = 0, min(1, shape(S)[1] - 1)
+    work = [f"\\sqrt{{{to_latex(divisor_sq)}}} = {to_latex(root)}",
+            f"{entry(sym, i, j)} = \\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}} = "
+            f"\\frac{{{to_latex(S[i][j])}}}{{{to_latex(root)}}} = {to_latex(out[i][j])}"]
+    if not is_rational(out[i][j]):
+        work[-1] += f" \\approx {approx(out[i][j])}"
+    p.add_step(name, out, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
+               note=note, latex_name=latex_name)
+    return out
+
+
+def causal_mask(S: Matrix) -> Matrix:
+    """Entries above the diagonal (j > i) become -oo."""
+    return tuple(tuple(NEG_INF if j > i else x for j, x in enumerate(row)) for i, row in enumerate(S))
+
+
+def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
+              rows=None, cols=None) -> Matrix:
+    out = causal_mask(S)
+    work = [f"{entry(sym, 0, 1)} = -\\infty \\quad (j = 2 > i = 1)" if shape(S)[1] > 1 else "",
+            f"{entry(sym, 0, 0)} = {entry(src_sym, 0, 0)} = {to_latex(S[0][0])} \\quad (j \\le i)"]
+    p.add_step(name, out, value, title="Causal mask",
+               formula=r"M_{ij} = \begin{cases} S'_{ij} & j \le i \\ -\infty & j > i \end{cases}",
+               work=[w for w in work if w], rows=rows, cols=cols,
+               latex_name="M",
+               note=r"A token may attend only to itself and earlier tokens; masked scores are "
+                    r"$-\infty$ so their weights are exactly 0.")
+    return out
+
+
+def softmax_rows(S: Matrix) -> Matrix:
+    return tuple(tuple(softmax_row(list(row))) for row in S)
+
+
+def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
+                 title: str = "Attention weights (softmax along each row)",
+                 formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
+                 work_row: int | None = None, note: str = "", aid: bool = True,
+                 latex_name: str | None = "A") -> Matrix:
+    """Row-wise exact softmax; work shows one whole row via the row maximum.
+
+    Adds (once per problem) an aid with the values of e^x the rows need,
+    when every exponent is rational.
+    """
+    W = softmax_rows(S)
+    n, m = shape(S)
+    if work_row is None:  # the first row with two or more unmasked entries
+        live = [sum(not isinstance(x, NegInf) for x in row) for row in S]
+        work_row = next((r for r, c in enumerate(live) if c > 1), 0)
+    i = work_row
+    row = S[i]
+    live = [(j, x) for j, x in enumerate(row) if not isinstance(x, NegInf)]
+    top = max(live, key=lambda jx: float(jx[1]))[1]
+    shifted = [(j, add(x, mul(-1, top))) for j, x in live]
+    work = [
+        f"m_{{{i + 1}}} = \\max_j {src_sym}_{{{i + 1}j}} = {to_latex(top)}",
+        f"\\sum_j e^{{{src_sym}_{{{i + 1}j}} - m_{{{i + 1}}}}} = "
+        + " + ".join(f"e^{{{to_latex(d)}}}" for _, d in shifted)
+        + f" \\approx {approx(add(*(exp(d) for _, d in shifted)))}",
+    ]
+    for j, d in shifted[:2]:
+        work.append(f"{entry(sym, i, j)} = \\frac{{e^{{{to_latex(d)}}}}}{{\\sum_k e^{{{src_sym}_{{{i + 1}k}} - m_{{{i + 1}}}}}}} = "
+                    f"{to_latex(W[i][j])} \\approx {approx(W[i][j])}")
+    if len(live) < m:
+        work.append(f"\\text{{masked entries: }} e^{{-\\infty}} = 0")
+    work.append(f"\\sum_j {sym}_{{{i + 1}j}} = 1")
+    p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
+               note=note, latex_name=latex_name)
+    if aid:
+        add_exp_aid(p, S)
+    return W
+
+
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
+    """Add the table of e^{x - row max} needed for a softmax by hand."""
+    xs: set = set()
+    for row in S:
+        live = [x for x in row if not isinstance(x, NegInf)]
+        if not all(is_rational(x) for x in live):
+            return
+        m = max(live)
+        xs.update(x - m for x in live)
+    existing = next((a for a in p.aids if a.title == EXP_AID), None)
+    if existing is not None:
+        xs.update(Fraction(x) for x in existing.values)
+        p.aids.remove(existing)
+    if len(xs) > limit:
+        return
+    vals = sorted(xs, reverse=True)
+    p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
+                      tuple(vals)))
+
+
+EXP_AID = "Values of $e^x$ you may need"
+
+
+def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
+    """``softmax(S) V`` exactly, each entry as one ratio of sums of exponentials.
+
+    ``z_ij = sum_k v_kj e^{s_ik - m_i} / sum_k e^{s_ik - m_i}`` reads better
+    than the sum of n separate fractions that ``matmul(weights, V)`` gives.
+    """
+    out = []
+    for row in S:
+        live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
+        m = max((x for _, x in live), key=float)
+        shifted = [(k, add(x, mul(-1, m))) for k, x in live]
+        out.append(tuple(
+            ratio_of_exp_sums([(V[k][j], d) for k, d in shifted], [d for _, d in shifted])
+            for j in range(len(V[0]))))
+    return tuple(out)
+
+
+def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym: str,
+                      w_sym: str, v_sym: str, logits: Matrix | None = None,
+                      title: str = "Output (weighted sum of values)",
+                      formula: str = "Z = A V", rows=None, cols=None, note: str = "",
+                      latex_name: str | None = "Z") -> Matrix:
+    """``Z = A V`` exactly; the work shows one entry with decimals.
+
+    With ``logits`` (the matrix the softmax was taken of) each exact entry is
+    written as a single ratio, see :func:`softmax_matmul`.
+    """
+    Z = softmax_matmul(logits, V) if logits is not None else matmul(W, V)
+    i = 1 if shape(W)[0] > 1 and any(isinstance(x, Fraction) and x == 0 for x in W[0][1:]) else 0
+    j = 0
+    terms = " + ".join(f"{approx(W[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V)))
+    work = [f"{entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
+            f"\\approx {approx(Z[i][j])}"]
+    if not is_rational(Z[i][j]):
+        work.append(f"{entry(sym, i, j)} = {to_latex(Z[i][j])}")
+    p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
+               note=note, latex_name=latex_name)
+    return Z
+
+
+def np_softmax(S: np.ndarray) -> np.ndarray:
+    """Float64 row softmax (the independent check); -inf entries give 0."""
+    m = np.max(S, axis=-1, keepdims=True)
+    e = np.exp(S - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def np_causal(S: np.ndarray) -> np.ndarray:
+    out = S.copy()
+    out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
+    return out

@@ -1,0 +1,34 @@
+"""A document is what one output file shows: a titled list of problems.
+
+``build`` makes one per sheet (or per variant); renderers turn it into text.
+The conventions stated on every sheet live here, format-neutral (inline
+LaTeX between ``$``), so every format prints the same words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .model import Problem
+
+CONVENTIONS = (
+    r"Tokens are rows (row-vector convention): $Q = X W^Q$, $K = X W^K$, $V = X W^V$.",
+    r"Scores $S = Q K^\top$: row $i$ is query $i$, column $j$ is key $j$; scaled scores are $S / \sqrt{d_k}$.",
+    r"The softmax runs along each row (over the keys), so every row of weights sums to 1; output $= A V$.",
+    r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
+    r"Exact answers are given where they are short; decimals are rounded to 4 places.",
+)
+
+
+@dataclass
+class Document:
+    title: str
+    problems: list[Problem]
+    seed: int | None = None
+    numbers: str = "hand"
+    course: str = ""
+    date: str = ""
+    instructions: str = ""
+    variant: str = ""  # variant id, when building variants
+    paper: str = "a4"
+    conventions: tuple[str, ...] = field(default=CONVENTIONS)

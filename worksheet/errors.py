@@ -1,0 +1,55 @@
+"""The exceptions users can meet.  The CLI prints each as one line, exit 2.
+
+Every message names *where* the problem is (file, field, row/column) so the
+user can fix it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+
+class WorksheetError(Exception):
+    """Base of every error caused by user input or usage (exit code 2)."""
+
+
+class UnknownKindError(WorksheetError):
+    """A problem kind that is not in the registry."""
+
+
+class ParamError(WorksheetError):
+    """A parameter value that cannot work (e.g. d_k not a perfect square)."""
+
+
+class InputError(WorksheetError):
+    """A value in an input or answer file that cannot be read."""
+
+    def __init__(self, message: str, *, file: str | None = None,
+                 field: str | None = None, row: int | None = None,
+                 col: int | None = None):
+        where = []
+        if file:
+            where.append(str(file))
+        if field:
+            where.append(field)
+        if row is not None:
+            where.append(f"row {row}")
+        if col is not None:
+            where.append(f"column {col}")
+        self.file, self.field, self.row, self.col = file, field, row, col
+        self.reason = message
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class ShapeError(WorksheetError):
+    """Matrices whose shapes do not fit together."""
+
+
+class GenerationError(WorksheetError):
+    """Hand-friendly numbers could not be found within the retry budget."""
+
+
+class OutputError(WorksheetError):
+    """An output file exists (without --force) or cannot be written."""
+
+
+class VerificationError(AssertionError):
+    """The exact and the float64 computation disagree: a bug, not user error."""

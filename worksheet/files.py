@@ -1,0 +1,47 @@
+"""Writing output files safely: all or nothing, never overwriting by accident.
+
+Every file is first written to a temporary name in the destination folder and
+renamed into place only when all of them are written, so an error leaves no
+partial file and no half-updated set.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import OutputError
+
+
+def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Path]:
+    """Write ``{path: content}``; refuse existing files unless ``force``."""
+    paths = [Path(p) for p in files]
+    if not force:
+        existing = [p for p in paths if p.exists()]
+        if existing:
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+            raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, content in files.items():
+            path = Path(path)
+            folder = path.parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+            except OSError as exc:
+                raise OutputError(f"cannot write to folder {folder}: {exc.strerror or exc}") from None
+            temps.append((Path(tmp), path))
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+        temps = []
+    except OSError as exc:
+        raise OutputError(f"cannot write output: {exc.strerror or exc}") from None
+    finally:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)
+    return paths

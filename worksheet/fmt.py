@@ -1,0 +1,53 @@
+"""Number formatting shared by all renderers (format-neutral strings)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .exact import NegInf, to_float, to_latex
+
+
+def decimal(x, places: int = 4) -> str:
+    """A float or exact value to ``places`` decimals; -oo as -inf; no "-0.0000"."""
+    if isinstance(x, str):
+        return x
+    if isinstance(x, NegInf):
+        return "-inf"
+    v = to_float(x) if not isinstance(x, float) else x
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    s = f"{v:.{places}f}"
+    if s.lstrip("-").strip("0.") == "":
+        s = s.lstrip("-")
+    return s
+
+
+def terminating_places(q: Fraction, limit: int = 6) -> int | None:
+    """Digits after the point if q is a decimal with at most ``limit`` of them."""
+    d = q.denominator
+    for p in range(limit + 1):
+        if (10**p) % d == 0:
+            return p
+    return None
+
+
+def given(x) -> str:
+    """How a *given* exact number is shown: 0.2 stays 0.2, 1/3 as a fraction.
+
+    Returns LaTeX (plain digits for integers and decimals).
+    """
+    if isinstance(x, Fraction):
+        p = terminating_places(x)
+        if p is not None:
+            return f"{x.numerator / x.denominator:.{p}f}" if p else str(x.numerator)
+    if isinstance(x, str):
+        return x
+    return to_latex(x)
+
+
+def exact_latex(x) -> str:
+    """LaTeX of an exact step value (fractions stay fractions)."""
+    if isinstance(x, str):
+        return rf"\text{{{x}}}"
+    return to_latex(x)

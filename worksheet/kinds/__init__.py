@@ -1,0 +1,57 @@
+"""The registry of problem kinds.
+
+Each kind is one module in this package exposing the same small interface:
+
+* ``TITLE`` — the heading on a sheet;
+* ``INPUTS`` — the input matrix names it reads (BRIEF.md);
+* ``Params`` — a dataclass of its parameters, validated at construction;
+* ``generate(rng, params) -> dict[str, Matrix]`` — exact inputs from a seeded
+  ``numpy.random.Generator``;
+* ``solve(inputs, params) -> Problem`` — the worked solution.
+
+The table below maps names to modules and one-line summaries, so that
+``worksheet list`` needs no import of any kind (nor of numpy or sympy).
+Adding a kind = one line here + one module + its tests.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from types import ModuleType
+
+from ..errors import UnknownKindError
+
+# name -> (module, one-line summary)
+KINDS: dict[str, tuple[str, str]] = {
+    "attention": ("attention", "scaled dot-product attention softmax(Q K^T / sqrt(d_k)) V; --causal masks"),
+    "self-attention-basic": ("self_attention_basic", "self-attention with no trained weights: score(x_i, x_j) = x_i . x_j"),
+    "softmax-scaling": ("softmax_scaling", "why divide by sqrt(d_k): softmax of raw, /sqrt(d_k) and /d_k scores"),
+    "multi-head-attention": ("multi_head_attention", "H heads on column blocks of W^Q, W^K, W^V, concat, then W^O"),
+    "positional-encoding": ("positional_encoding", "sinusoidal positional encoding, optionally added to embeddings"),
+    "layer-norm": ("layer_norm", "Add & Norm: residual, mean, population variance, normalise, gamma and beta"),
+    "feed-forward": ("feed_forward", "position-wise feed-forward network: ReLU(X W_1 + b_1) W_2 + b_2"),
+    "cross-attention": ("cross_attention", "encoder-decoder attention: Q from the decoder, K and V from the encoder"),
+    "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine) and context"),
+    "encoder-block": ("encoder_block", "one encoder layer: multi-head attention, add & norm, feed-forward, add & norm"),
+    "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),
+}
+
+
+def names() -> list[str]:
+    return list(KINDS)
+
+
+def get(name: str) -> ModuleType:
+    """The module of a kind, with a suggestion when the name is misspelt."""
+    if name not in KINDS:
+        close = difflib.get_close_matches(name, KINDS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else "; see 'worksheet list'"
+        raise UnknownKindError(f"unknown kind '{name}'{hint}")
+    module, _ = KINDS[name]
+    try:
+        return importlib.import_module(f"{__name__}.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__name__}.{module}":
+            raise UnknownKindError(f"kind '{name}' is not available yet in this version") from None
+        raise

@@ -1,0 +1,188 @@
+"""Scaled dot-product attention (Vaswani et al. 2017, eq. 1), row vectors.
+
+    Q = X W^Q,  K = X W^K,  V = X W^V            # (n, d_k), (n, d_k), (n, d_v)
+    scores = Q K^T                                # (n, n): row i = query i
+    scaled = scores / sqrt(d_k)
+    masked = scaled with -oo where j > i          # only with causal = true
+    weights = softmax(scaled or masked) by rows   # rows sum to exactly 1
+    output = weights V                            # (n, d_v)
+
+Steps: ``Q``, ``K``, ``V`` (when projecting from ``X``), ``scores``,
+``scaled``, ``masked`` (causal only), ``weights``, ``output``.
+
+Hand mode draws X from {-1, 0, 1, 2} and the weights from {-1, 0, 1}, so Q,
+K, V and the scores are integers, and keeps d_k a perfect square so the
+scaled scores are rationals with denominator sqrt(d_k).  Draws are retried
+(boundedly) until every scaled score lies in [-6, 6] and each row spans at
+most 4, so the e^x table printed on the sheet stays short.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Scaled dot-product attention"
+INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    seq_len: int = 3  # n, the number of tokens (rows of X)
+    d_model: int = 4  # width of the token embeddings X
+    d_k: int | None = None  # width of queries and keys; None: 4 when generating, K's width when solving
+    d_v: int | None = None  # width of the values; None: the same as d_k
+    causal: bool = False  # mask j > i (decoder self-attention)
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--seq-len", self.seq_len, 12)
+        base.positive("--d-model", self.d_model, 16)
+        base.positive("--d-k", self.key_width, 64)
+        base.positive("--d-v", self.value_width, 64)
+        base.require_square_d_k(self, self.key_width)
+        if self.tokens is not None and len(self.tokens) != self.seq_len:
+            raise base.ParamError(
+                f"{len(self.tokens)} tokens given but --seq-len is {self.seq_len}")
+
+    @property
+    def key_width(self) -> int:
+        return 4 if self.d_k is None else self.d_k
+
+    @property
+    def value_width(self) -> int:
+        return self.key_width if self.d_v is None else self.d_v
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d, d_k, d_v = params.seq_len, params.d_model, params.key_width, params.value_width
+    if params.numbers == "calculator":
+        return {"X": base.decimal_matrix(rng, n, d),
+                "W_Q": base.decimal_matrix(rng, d, d_k), "W_K": base.decimal_matrix(rng, d, d_k),
+                "W_V": base.decimal_matrix(rng, d, d_v)}
+    root = math.isqrt(d_k)
+
+    def make():
+        return {"X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+                "W_Q": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
+                "W_K": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
+                "W_V": base.int_matrix(rng, d, d_v, (-1, 0, 1), (0.25, 0.45, 0.3))}
+
+    def ok(m):
+        X = to_array(m["X"])
+        S = (X @ to_array(m["W_Q"])) @ (X @ to_array(m["W_K"])).T / root
+        if params.causal:
+            S = blocks.np_causal(S)
+        live = np.where(np.isinf(S), np.nan, S)
+        spread = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
+        V = X @ to_array(m["W_V"])
+        return (np.nanmax(np.abs(live)) <= 6 and spread.max() <= 4 and spread.max() > 0
+                and np.count_nonzero(V) >= V.size // 2)
+
+    return base.retry("attention", make, ok,
+                      f"seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+
+
+def reference(inputs: dict[str, np.ndarray], causal: bool) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against."""
+    out = {}
+    if "X" in inputs:
+        X = inputs["X"]
+        out["Q"], out["K"], out["V"] = X @ inputs["W_Q"], X @ inputs["W_K"], X @ inputs["W_V"]
+    else:
+        out["Q"], out["K"], out["V"] = inputs["Q"], inputs["K"], inputs["V"]
+    out["scores"] = out["Q"] @ out["K"].T
+    out["scaled"] = out["scores"] / np.sqrt(out["K"].shape[1])
+    logits = out["scaled"]
+    if causal:
+        out["masked"] = logits = blocks.np_causal(logits)
+    out["weights"] = blocks.np_softmax(logits)
+    out["output"] = out["weights"] @ out["V"]
+    return out
+
+
+def check_inputs(inputs: dict[str, Matrix]) -> bool:
+    """Validate names and shapes; True when projecting from X."""
+    project = "X" in inputs
+    names = ("X", "W_Q", "W_K", "W_V") if project else ("Q", "K", "V")
+    for name in names:
+        if name not in inputs:
+            other = "Q, K and V" if project else "X, W_Q, W_K and W_V"
+            raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K and W_V, or Q, K and V; not {other} mixed)",
+                             field=name)
+    extra = sorted(set(inputs) & set(INPUTS) - set(names))
+    if extra:
+        raise InputError(f"give either X, W_Q, W_K, W_V or Q, K, V, not both (found {', '.join(extra)})",
+                         field=extra[0])
+    if project:
+        for w in ("W_Q", "W_K", "W_V"):
+            blocks.require_matmul("X", inputs["X"], w, inputs[w])
+        if shape(inputs["W_Q"])[1] != shape(inputs["W_K"])[1]:
+            raise ShapeError(f"W_Q is {'x'.join(map(str, shape(inputs['W_Q'])))} and W_K is "
+                             f"{'x'.join(map(str, shape(inputs['W_K'])))}: queries and keys need the same width d_k")
+    else:
+        if shape(inputs["Q"])[1] != shape(inputs["K"])[1]:
+            raise ShapeError(f"Q is {shape(inputs['Q'])[0]} x {shape(inputs['Q'])[1]} and K is "
+                             f"{shape(inputs['K'])[0]} x {shape(inputs['K'])[1]}: Q K^T needs the same number of columns")
+        if shape(inputs["K"])[0] != shape(inputs["V"])[0]:
+            raise ShapeError(f"K has {shape(inputs['K'])[0]} rows and V has {shape(inputs['V'])[0]}: "
+                             "every key needs a value")
+    return project
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    project = check_inputs(inputs)
+    first = inputs["X"] if project else inputs["Q"]
+    n = shape(first)[0]
+    d_k = shape(inputs["W_K"] if project else inputs["K"])[1]
+    if params.d_k is not None and params.d_k != d_k:
+        raise ShapeError(f"d_k = {params.d_k} but the keys have {d_k} columns")
+    tokens = params.tokens if params.tokens and len(params.tokens) == n else base.default_tokens(n)
+    keys = tokens if project or shape(inputs["K"])[0] == n else base.default_tokens(shape(inputs["K"])[0])
+    actual = params.replace(seq_len=n, d_model=shape(first)[1], d_k=d_k,
+                            d_v=shape(inputs["W_V"] if project else inputs["V"])[1], tokens=tuple(tokens))
+    p = Problem("attention", TITLE, actual.to_json(), seed=seed,
+                intro=(f"Compute {'causal (masked) ' if params.causal else ''}scaled dot-product attention "
+                       f"for the tokens {', '.join(tokens)} with $d_k = {d_k}$."))
+    for name in INPUTS:
+        if name in inputs:
+            rows = tokens if name in ("X", "Q") else keys if name in ("K", "V") else None
+            p.add_input(name, inputs[name], rows=rows)
+    ref = reference({k: v.value for k, v in p.inputs.items()}, params.causal)
+
+    if project:
+        X = inputs["X"]
+        Q = blocks.product_step(p, "Q", X, inputs["W_Q"], ref["Q"], title="Queries", formula="Q = X W^Q",
+                                sym="q", a_sym="x", b_sym="W^Q", rows=tokens)
+        K = blocks.product_step(p, "K", X, inputs["W_K"], ref["K"], title="Keys", formula="K = X W^K",
+                                sym="k", a_sym="x", b_sym="W^K", rows=keys)
+        V = blocks.product_step(p, "V", X, inputs["W_V"], ref["V"], title="Values", formula="V = X W^V",
+                                sym="v", a_sym="x", b_sym="W^V", rows=keys)
+    else:
+        Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
+    S = blocks.product_step(p, "scores", Q, K, ref["scores"], transpose_b=True,
+                            title="Scores (query-key dot products)", formula=r"S = Q K^\top",
+                            sym="s", a_sym="q", b_sym="k", rows=tokens, cols=keys,
+                            latex_name="S")
+    S = blocks.scale_step(p, "scaled", S, d_k, ref["scaled"], title="Scaled scores",
+                          formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
+                          sym="s'", src_sym="s", rows=tokens, cols=keys, latex_name="S'",
+                          note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
+                               r"not by $\sqrt{d_\mathrm{model}}$.")
+    src = "s'"
+    if params.causal:
+        S = blocks.mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s'", rows=tokens, cols=keys)
+        src = "m"
+    W = blocks.softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
+                            formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S'") + ")",
+                            rows=tokens, cols=keys)
+    blocks.weighted_sum_step(p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v",
+                             logits=S, rows=tokens)
+    return p

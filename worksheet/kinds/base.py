@@ -1,0 +1,180 @@
+"""What every kind shares: the parameter base class, option/field coercion,
+token labels, and the random helpers for hand-friendly numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import GenerationError, InputError, ParamError
+from ..model import Matrix
+
+NUMBER_MODES = ("hand", "calculator")
+MAX_TRIES = 2000  # bounded retries for hand-friendly numbers
+
+SENTENCES = {
+    # default token labels: a lecture sentence with at least n words
+    2: ["Thinking", "Machines"],
+    3: ["Je", "suis", "étudiant"],
+    5: ["You", "know", "nothing", "Jon", "Snow"],
+    11: "The animal didn't cross the street because it was too tired".split(),
+}
+
+
+def default_tokens(n: int) -> tuple[str, ...]:
+    """Token labels for n rows: a lecture sentence when one has n words."""
+    if n in SENTENCES:
+        return tuple(SENTENCES[n])
+    if n < 11:
+        return tuple(SENTENCES[11][:n])
+    return tuple(f"t{i + 1}" for i in range(n))
+
+
+@dataclass(frozen=True)
+class Params:
+    """Base of every kind's parameters.
+
+    Subclasses add fields with a comment per default and check them in
+    ``validate``; a bad value raises :class:`ParamError` with a sentence a
+    user understands.
+    """
+
+    numbers: str = "hand"  # hand: small integers, integer sqrt(d_k), e^x table; calculator: decimals
+
+    def __post_init__(self):
+        if self.numbers not in NUMBER_MODES:
+            raise ParamError(f"--numbers must be one of {', '.join(NUMBER_MODES)}, not '{self.numbers}'")
+        self.validate()
+
+    def validate(self) -> None:
+        """Check field values; override in subclasses."""
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any], *, source: str | None = None):
+        """Build from CLI options / file fields, ignoring the ones not ours.
+
+        ``None`` means "not given" (keep the default).  Values from files are
+        coerced to the field's type with errors naming the field.
+        """
+        kwargs = {}
+        for f in fields(cls):
+            if options.get(f.name) is not None:
+                kwargs[f.name] = coerce(f, options[f.name], source)
+        return cls(**kwargs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: jsonable(v) for k, v in dataclasses.asdict(self).items()}
+
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
+
+
+def jsonable(v):
+    if isinstance(v, Fraction):
+        return str(v)
+    if isinstance(v, tuple):
+        return [jsonable(x) for x in v]
+    return v
+
+
+def coerce(f: dataclasses.Field, value, source: str | None = None):
+    """Coerce a file/CLI value to a parameter field's declared type."""
+    t = str(f.type).replace(" ", "")
+    where = dict(file=source, field=f.name)
+    optional = t.endswith("|None")
+    t = t.removesuffix("|None")
+    if t == "bool":
+        if isinstance(value, bool):
+            return value
+        raise InputError(f"must be true or false, not {value!r}", **where)
+    if t == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"must be a whole number, not {value!r}", **where)
+        return value
+    if t == "str":
+        if not isinstance(value, str):
+            raise InputError(f"must be text, not {value!r}", **where)
+        return value
+    if t == "Fraction":
+        return to_fraction(value, **where)
+    if t.startswith("tuple[str"):
+        if isinstance(value, str):
+            value = value.split()
+        if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
+            raise InputError("must be a list of labels", **where)
+        return tuple(str(x) for x in value)
+    if t.startswith("tuple[int"):
+        if isinstance(value, str):
+            value = [int(x) for x in value.replace(",", " ").split()]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+            raise InputError("must be a list of whole numbers", **where)
+        return tuple(value)
+    if optional and value is None:
+        return None
+    return value  # pragma: no cover - a field type we do not coerce
+
+
+def to_fraction(value, **where) -> Fraction:
+    from ..parse import exact_from_json  # local: keeps parse off the start-up path
+
+    if isinstance(value, Fraction):
+        return value
+    try:
+        return exact_from_json(value)
+    except ValueError as exc:
+        raise InputError(str(exc), **where) from None
+
+
+def is_square(n: int) -> bool:
+    return n >= 0 and math.isqrt(n) ** 2 == n
+
+
+def require_square_d_k(params, d_k: int, name: str = "d_k") -> None:
+    if params.numbers == "hand" and not is_square(d_k):
+        raise ParamError(
+            f"{name} = {d_k} is not a perfect square, so sqrt({name}) is not an integer: "
+            f"hand mode needs one of 1, 4, 9, 16, ... (or use --numbers calculator)")
+
+
+def positive(name: str, value: int, upper: int | None = None) -> None:
+    if value < 1 or (upper is not None and value > upper):
+        rng = f"between 1 and {upper}" if upper else "at least 1"
+        raise ParamError(f"{name} must be {rng}, not {value}")
+
+
+# ---------------------------------------------------------------- random numbers
+
+
+def int_matrix(rng: np.random.Generator, n: int, m: int, values: tuple[int, ...],
+               p: tuple[float, ...] | None = None) -> Matrix:
+    """An n x m matrix of integers drawn from ``values``."""
+    a = rng.choice(np.array(values), size=(n, m), p=p)
+    return tuple(tuple(Fraction(int(x)) for x in row) for row in a)
+
+
+def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10,
+                   scale: int = 10) -> Matrix:
+    """One-decimal entries k/scale with k in [low, high] (calculator mode)."""
+    a = rng.integers(low, high + 1, size=(n, m))
+    return tuple(tuple(Fraction(int(x), scale) for x in row) for row in a)
+
+
+def retry(kind: str, make: Callable[[], Any], ok: Callable[[Any], bool], why: str,
+          tries: int = MAX_TRIES):
+    """Draw with ``make`` until ``ok``; a bounded number of tries, then a clear error."""
+    for _ in range(tries):
+        candidate = make()
+        if ok(candidate):
+            return candidate
+    raise GenerationError(
+        f"{kind}: no hand-friendly numbers found in {tries} tries ({why}); "
+        f"try smaller sizes or --numbers calculator")

@@ -1,0 +1,186 @@
+"""The one worked-solution model every renderer, the JSON export and the
+checker read: a :class:`Problem` is an ordered list of :class:`Step` s over
+named input :class:`Quantity` s.
+
+A matrix is a tuple of rows of exact values (see :mod:`worksheet.exact`); a
+vector is a 1 x n matrix and a scalar a 1 x 1 matrix.  Each step keeps its
+exact value and the float64 value of an independent numpy computation; the
+two are compared when the step is added (:meth:`Problem.add_step`), so a key
+that reaches a renderer has been verified.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import VerificationError
+from .exact import NegInf, to_float
+
+Matrix = tuple  # tuple[tuple[Exact, ...], ...]
+
+RTOL = 1e-9
+ATOL = 1e-12
+
+
+def matrix(rows: Sequence[Sequence]) -> Matrix:
+    """Freeze nested sequences into a tuple-of-tuples matrix (ints -> Fraction)."""
+    return tuple(
+        tuple(Fraction(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in row)
+        for row in rows
+    )
+
+
+def shape(m: Matrix) -> tuple[int, int]:
+    return (len(m), len(m[0]) if m else 0)
+
+
+def to_array(m: Matrix) -> np.ndarray:
+    """Float64 array of an exact matrix (-oo -> -inf)."""
+    return np.array([[to_float(x) for x in row] for row in m], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named matrix given to the student: exact entries, float values, labels."""
+
+    name: str
+    exact: Matrix
+    value: np.ndarray
+    rows: tuple[str, ...] | None = None  # row labels (tokens), or None
+    cols: tuple[str, ...] | None = None  # column labels, or None
+    latex_name: str | None = None  # e.g. W^Q for W_Q
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return shape(self.exact)
+
+    @property
+    def integral(self) -> bool:
+        """Every entry an integer (decimals would add nothing)."""
+        return all(isinstance(x, Fraction) and x.denominator == 1 for row in self.exact for x in row)
+
+    @property
+    def symbol(self) -> str:
+        """LaTeX symbol of the quantity."""
+        return self.latex_name or latex_symbol(self.name)
+
+
+@dataclass(frozen=True)
+class Step(Quantity):
+    """One named step of a worked solution.
+
+    ``formula`` is LaTeX (``S = Q K^\\top``); ``work`` holds LaTeX lines of
+    arithmetic for representative entries; ``note`` is plain words for the
+    key (a remark such as "the scores are symmetric").
+    """
+
+    title: str = ""
+    formula: str = ""
+    work: tuple[str, ...] = ()
+    note: str = ""
+    rounded: bool = False  # exact holds values rounded to 4 places (long chains)
+    places: int = 4  # decimal places shown on the key
+
+
+@dataclass(frozen=True)
+class Aid:
+    """A table printed on the sheet to help by hand, e.g. values of e^x.
+
+    ``entries`` holds (LaTeX of the argument, LaTeX of the value) pairs.
+    """
+
+    title: str
+    entries: tuple[tuple[str, str], ...]
+    values: tuple = ()  # the exact arguments, so later steps can extend the table
+
+
+@dataclass
+class Problem:
+    """A worked problem: inputs, ordered steps, and the words around them."""
+
+    kind: str
+    title: str
+    params: dict[str, Any]
+    seed: int | None = None
+    intro: str = ""  # what the student is asked to do (plain words)
+    inputs: dict[str, Quantity] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    aids: list[Aid] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # key-only remarks
+    points: Any = None  # set by exam specs
+
+    def add_input(self, name: str, exact: Matrix, rows=None, cols=None,
+                  latex_name: str | None = None) -> Quantity:
+        q = Quantity(name, exact, to_array(exact), _labels(rows), _labels(cols), latex_name)
+        self.inputs[name] = q
+        return q
+
+    def add_step(self, name: str, exact: Matrix, value: np.ndarray, *, title: str,
+                 formula: str, work: Sequence[str] = (), note: str = "",
+                 rows=None, cols=None, latex_name: str | None = None,
+                 rounded: bool = False, places: int = 4) -> Step:
+        """Add a step after checking its exact value against ``value``."""
+        value = np.asarray(value, dtype=np.float64)
+        if value.ndim == 1:
+            value = value.reshape(1, -1)
+        verify(f"{self.kind}.{name}", exact, value, rounded=rounded)
+        step = Step(name, exact, value, _labels(rows), _labels(cols), latex_name,
+                    title=title, formula=formula, work=tuple(work), note=note,
+                    rounded=rounded, places=places)
+        self.steps.append(step)
+        return step
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def __getitem__(self, name: str) -> Quantity:
+        """An input or a step by name."""
+        if name in self.inputs:
+            return self.inputs[name]
+        return self.step(name)
+
+
+def _labels(labels):
+    return None if labels is None else tuple(str(x) for x in labels)
+
+
+def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False) -> None:
+    """Raise :class:`VerificationError` unless exact and float agree entrywise."""
+    if shape(exact) != value.shape:
+        raise VerificationError(f"{where}: exact shape {shape(exact)} != float shape {value.shape}")
+    rtol, atol = (5e-3, 5e-3) if rounded else (RTOL, ATOL)
+    for i, row in enumerate(exact):
+        for j, x in enumerate(row):
+            v = float(value[i, j])
+            if isinstance(x, str):  # a label (next-token prediction): checked by its kind
+                continue
+            if isinstance(x, NegInf):
+                ok = v == -math.inf
+            else:
+                e = to_float(x)
+                ok = math.isclose(e, v, rel_tol=rtol, abs_tol=atol)
+            if not ok:
+                raise VerificationError(f"{where}[{i + 1},{j + 1}]: exact {x} != float {v!r}")
+
+
+_GREEK_SUPER = {"W_Q": "W^Q", "W_K": "W^K", "W_V": "W^V", "W_O": "W^O"}
+
+
+def latex_symbol(name: str) -> str:
+    """LaTeX symbol for an input/step name: W_Q -> W^Q, gamma_1 -> \\gamma_1."""
+    if name in _GREEK_SUPER:
+        return _GREEK_SUPER[name]
+    base, _, sub = name.partition("_")
+    if base in ("gamma", "beta", "alpha"):
+        base = "\\" + base
+    if len(base) > 1 and not base.startswith("\\"):
+        base = rf"\mathrm{{{base}}}"
+    return f"{base}_{{{sub}}}" if sub else base

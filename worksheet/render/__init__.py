@@ -1,0 +1,26 @@
+"""Renderers: one module per output format over a shared base.
+
+A renderer turns a :class:`~worksheet.document.Document` into text; it never
+looks at which kind a problem is, and it never recomputes anything.
+``FORMATS`` maps a format name to ``module:Class`` so that importing a
+renderer (and Jinja2) happens only when that format is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import WorksheetError
+
+FORMATS: dict[str, str] = {
+    "md": "markdown:MarkdownRenderer",
+    "tex": "latex:LatexRenderer",
+    "json": "json:JsonRenderer",
+}
+
+
+def get(fmt: str, templates=None):
+    if fmt not in FORMATS:
+        raise WorksheetError(f"unknown format '{fmt}'; choose from {', '.join(FORMATS)}")
+    module, cls = FORMATS[fmt].split(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)(templates)

@@ -1,0 +1,117 @@
+"""The shared base of the template renderers.
+
+Kinds return data; here it becomes format-neutral tables of LaTeX/decimal
+cells, and each format's renderer says how a table, a grid, a formula or a
+piece of text is written.  Layout lives only in ``templates/<format>/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from .. import fmt
+from ..document import Document
+from ..model import Quantity, Step
+
+
+def default_templates() -> Path:
+    """``templates/`` of a source checkout, or the copy inside the wheel."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the templates/ folder is missing from this installation")
+
+
+class Table:
+    """Rows of cells with optional row/column labels (all strings)."""
+
+    def __init__(self, cells, rows=None, cols=None):
+        self.cells = cells
+        self.rows = rows
+        self.cols = cols
+        self.n = len(cells)
+        self.m = len(cells[0]) if cells else 0
+
+
+class TemplateRenderer:
+    """Base of md/tex/html: subclasses set ``name``, ``ext`` and the writers."""
+
+    name = ""
+    ext = ""
+    env_options: dict = {}
+
+    def __init__(self, templates: Path | None = None):
+        root = Path(templates) if templates else default_templates()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(root / self.name)),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            **self.env_options,
+        )
+        self.env.filters.update(
+            given=self.given, exact=self.exact, decimal=self.decimal, grid=self.grid,
+            math=self.math, display=self.display, text=self.text, prose=self.prose,
+        )
+
+    # -- tables from the model (shared) -------------------------------------
+    @staticmethod
+    def given_table(q: Quantity) -> Table:
+        return Table([[fmt.given(x) for x in row] for row in q.exact], q.rows, q.cols)
+
+    @staticmethod
+    def exact_table(s: Step) -> Table:
+        return Table([[fmt.exact_latex(x) for x in row] for row in s.exact], s.rows, s.cols)
+
+    @staticmethod
+    def decimal_table(s: Step) -> Table:
+        cells = [[fmt.decimal(x, s.places) if isinstance(x, str) else fmt.decimal(float(v), s.places)
+                  for x, v in zip(row, vrow)] for row, vrow in zip(s.exact, s.value)]
+        return Table(cells, s.rows, s.cols)
+
+    # -- filters: what the templates call -----------------------------------
+    def given(self, q: Quantity) -> str:
+        return self.matrix(q.symbol, self.given_table(q))
+
+    def exact(self, s: Step) -> str:
+        return self.matrix(s.symbol, self.exact_table(s))
+
+    def decimal(self, s: Step) -> str:
+        return self.table(self.decimal_table(s), math=False)
+
+    def grid(self, s: Step) -> str:
+        n, m = s.shape
+        return self.empty_grid(Table([[""] * m for _ in range(n)], s.rows, s.cols))
+
+    # -- format specific ----------------------------------------------------
+    def matrix(self, symbol: str, t: Table) -> str:
+        raise NotImplementedError
+
+    def table(self, t: Table, math: bool) -> str:
+        raise NotImplementedError
+
+    def empty_grid(self, t: Table) -> str:
+        raise NotImplementedError
+
+    def math(self, latex: str) -> str:
+        raise NotImplementedError
+
+    def display(self, latex: str) -> str:
+        raise NotImplementedError
+
+    def text(self, s: str) -> str:
+        raise NotImplementedError
+
+    def prose(self, s: str) -> str:
+        """Words with inline ``$math$`` (the conventions): escape the words only."""
+        parts = s.split("$")
+        return "".join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+
+    # -- documents ----------------------------------------------------------
+    def render(self, doc: Document, *, key: bool) -> str:
+        template = self.env.get_template(f"{'key' if key else 'sheet'}.{self.ext}.j2")
+        return template.render(doc=doc, key=key)

@@ -1,0 +1,37 @@
+"""Markdown: GitHub/Jupyter flavour, maths in ``$...$``, matrices as tables."""
+
+from __future__ import annotations
+
+from .base import Table, TemplateRenderer
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|#"})
+
+
+class MarkdownRenderer(TemplateRenderer):
+    name = "md"
+    ext = "md"
+
+    def matrix(self, symbol: str, t: Table) -> str:
+        return self.table(t, math=True)
+
+    def table(self, t: Table, math: bool) -> str:
+        wrap = (lambda c: f"${c}$") if math else (lambda c: "−∞" if c == "-inf" else c)
+        head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        lines = ["| " + " | ".join([""] + head) + " |",
+                 "|" + "---|" * (t.m + 1)]
+        for i, row in enumerate(t.cells):
+            label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
+            lines.append("| " + " | ".join([label] + [wrap(c).replace("|", "\\|") for c in row]) + " |")
+        return "\n".join(lines)
+
+    def empty_grid(self, t: Table) -> str:
+        return self.table(Table([["&nbsp;" * 8] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
+
+    def math(self, latex: str) -> str:
+        return f"${latex}$"
+
+    def display(self, latex: str) -> str:
+        return f"$$\n{latex}\n$$"
+
+    def text(self, s: str) -> str:
+        return str(s).translate(_MD_SPECIAL)
