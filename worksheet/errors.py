@@ -39,6 +39,17 @@ class InputError(WorksheetError):
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 
+def in_file(exc: WorksheetError, file: str | None) -> WorksheetError:
+    """The same error, saying which file it is about (if it does not yet)."""
+    if not file:
+        return exc
+    if isinstance(exc, InputError):
+        if exc.file:
+            return exc
+        return InputError(exc.reason, file=file, field=exc.field, row=exc.row, col=exc.col)
+    return type(exc)(f"{file}: {exc}")
+
+
 class ShapeError(WorksheetError):
     """Matrices whose shapes do not fit together."""
 

@@ -48,9 +48,6 @@ class Params(base.Params):
         base.positive("--d-k", self.key_width, 64)
         base.positive("--d-v", self.value_width, 64)
         base.require_square_d_k(self, self.key_width)
-        if self.tokens is not None and len(self.tokens) != self.seq_len:
-            raise base.ParamError(
-                f"{len(self.tokens)} tokens given but --seq-len is {self.seq_len}")
 
     @property
     def key_width(self) -> int:
@@ -144,11 +141,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     d_k = shape(inputs["W_K"] if project else inputs["K"])[1]
     if params.d_k is not None and params.d_k != d_k:
         raise ShapeError(f"d_k = {params.d_k} but the keys have {d_k} columns")
-    tokens = params.tokens if params.tokens and len(params.tokens) == n else base.default_tokens(n)
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
     keys = tokens if project or shape(inputs["K"])[0] == n else base.default_tokens(shape(inputs["K"])[0])
-    actual = params.replace(seq_len=n, d_model=shape(first)[1], d_k=d_k,
-                            d_v=shape(inputs["W_V"] if project else inputs["V"])[1], tokens=tuple(tokens))
-    p = Problem("attention", TITLE, actual.to_json(), seed=seed,
+    # the sizes actually solved (generation limits do not apply to given numbers)
+    actual = {**params.to_json(), "seq_len": n, "d_model": shape(first)[1], "d_k": d_k,
+              "d_v": shape(inputs["W_V"] if project else inputs["V"])[1], "tokens": list(tokens)}
+    p = Problem("attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}scaled dot-product attention "
                        f"for the tokens {', '.join(tokens)} with $d_k = {d_k}$."))
     for name in INPUTS:

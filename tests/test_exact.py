@@ -1,0 +1,75 @@
+"""The exact layer: values agree with sympy, printed strings round-trip."""
+
+from fractions import Fraction as F
+
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
+
+from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sin, softmax_row, sqrt, tanh,
+                             to_float, to_latex, to_str, to_sympy)
+
+small = st.fractions(min_value=-5, max_value=5, max_denominator=6)
+
+
+@st.composite
+def exprs(draw, depth=2):
+    if depth == 0:
+        return draw(small)
+    a, b = draw(exprs(depth=depth - 1)), draw(exprs(depth=depth - 1))
+    op = draw(st.sampled_from(["add", "mul", "exp", "sqrt", "sin", "cos", "tanh", "inv"]))
+    if op == "add":
+        return add(a, b)
+    if op == "mul":
+        return mul(a, b)
+    if op == "sqrt":
+        return sqrt(abs(draw(small)) + 1) * a
+    if op == "inv":
+        return power(add(2, exp(draw(small))), -1) * a
+    return {"exp": exp, "sin": sin, "cos": cos, "tanh": tanh}[op](a)
+
+
+@settings(max_examples=60)
+@given(exprs())
+def test_float_agrees_with_sympy(x):
+    assert to_float(x) == pytest.approx(float(to_sympy(x)), rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=25)
+@given(exprs())
+def test_str_is_sympy_syntax_for_the_same_value(x):
+    back = sympy.sympify(to_str(x))  # our own output, never user text
+    assert float(back) == pytest.approx(to_float(x), rel=1e-9, abs=1e-12)
+
+
+def test_sqrt_rationalises_and_extracts_squares():
+    assert to_str(sqrt(8)) == "2*sqrt(2)"
+    assert to_str(sqrt(F(3, 2))) == "sqrt(6)/2"
+    assert to_str(1 / sqrt(3)) == "sqrt(3)/3"
+    assert sqrt(F(49, 4)) == F(7, 2)
+    assert sqrt(3) * sqrt(3) == 3
+
+
+def test_thinking_machines_softmax_is_exact():
+    w = softmax_row([F(14), F(12)])
+    assert [to_str(x) for x in w] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+    assert [to_latex(x) for x in w] == [r"\frac{1}{1 + e^{-2}}", r"\frac{1}{1 + e^{2}}"]
+    assert sympy.simplify(to_sympy(w[0]) + to_sympy(w[1]) - 1) == 0
+
+
+@given(st.lists(st.one_of(small, st.just(NEG_INF)), min_size=1, max_size=5).filter(
+    lambda r: any(x is not NEG_INF for x in r)))
+def test_softmax_rows_sum_to_one_and_masked_weights_are_zero(row):
+    w = softmax_row(row)
+    assert sum(map(to_float, w)) == pytest.approx(1, abs=1e-12)
+    assert all(x == 0 for x, s in zip(w, row) if s is NEG_INF)
+
+
+def test_exact_sum_of_weights_is_one_symbolically():
+    w = softmax_row([F(1, 2), F(-1, 3), NEG_INF, F(2)])
+    assert sympy.simplify(sum(to_sympy(x) for x in w) - 1) == 0
+
+
+def test_pe_argument_prints_readably():
+    assert to_str(sin(power(10000, F(-2, 5)))) == "sin(1/10000**(2/5))"
+    assert to_latex(sin(power(10000, F(-2, 5)))) == r"\sin\left(\frac{1}{10000^{2/5}}\right)"

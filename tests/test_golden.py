@@ -1,0 +1,34 @@
+"""Exact-string golden outputs of every format at a fixed seed.
+
+Regenerate after an intended change with WORKSHEET_UPDATE_GOLDEN=1 and read
+the diff before committing it.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from worksheet.build import build_document, render_document
+
+GOLDEN = Path(__file__).parent / "golden" / "attention"
+UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
+
+CASES = {
+    "default": (["attention"], {}),
+    "causal": (["attention"], {"causal": True, "seq_len": 4}),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_outputs(case):
+    kinds, options = CASES[case]
+    doc = build_document(kinds, seed=1, options=options)
+    files = render_document(doc, ["md", "tex", "json"], name=case)
+    for name, text in files.items():
+        path = GOLDEN / name
+        if UPDATE:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        assert path.exists(), f"missing golden file {path}; run with WORKSHEET_UPDATE_GOLDEN=1"
+        assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
