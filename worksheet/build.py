@@ -14,7 +14,7 @@ import numpy as np
 
 from . import kinds, render
 from .document import Document
-from .errors import ParamError, WorksheetError
+from .errors import InputError, ParamError, ShapeError, WorksheetError, in_file
 from .files import write_all
 from .model import Problem
 
@@ -97,14 +97,41 @@ def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> P
 
 def solve_file(kind_name: str, path: Path | str, options: dict | None = None) -> Problem:
     """Solve the matrices in a JSON/TOML file; CLI options override the file's."""
-    from .inputs import read_table, split_table
+    from .inputs import read_table
+
+    return solve_table(kind_name, read_table(path, label=str(path)), options, label=str(path))
+
+
+def solve_example(name: str, options: dict | None = None) -> Problem:
+    """Solve a reference example from the lectures (see worksheet.reference)."""
+    from .reference import EXAMPLES
+
+    if name not in EXAMPLES:
+        import difflib
+
+        close = difflib.get_close_matches(name, EXAMPLES, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else "; see 'worksheet list --examples'"
+        raise WorksheetError(f"unknown example '{name}'{hint}")
+    ex = EXAMPLES[name]
+    return solve_table(ex.kind, ex.table, options, label=f"example {name}")
+
+
+def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
+                label: str | None = None) -> Problem:
+    """Solve one input table (matrices + parameters), as read from a file."""
+    from .inputs import split_table
 
     kind = kinds.get(kind_name)
-    label = str(path)
-    inputs, file_options = split_table(read_table(path, label=label), kind, file=label)
+    inputs, file_options = split_table(table, kind, file=label)
     merged = {**file_options, **{k: v for k, v in (options or {}).items() if v is not None}}
-    params = kind.Params.from_options(merged, source=label)
-    return kind.solve(inputs, params)
+    # The user's own numbers are taken as they are: hand-mode limits (a perfect
+    # square d_k, ...) are for generating, so solving defaults to calculator.
+    merged.setdefault("numbers", "calculator")
+    try:
+        params = kind.Params.from_options(merged, source=label)
+        return kind.solve(inputs, params)
+    except (InputError, ShapeError, ParamError) as exc:
+        raise in_file(exc, label) from None
 
 
 def output_names(name: str, fmt: str) -> dict[str, str]:

@@ -82,12 +82,19 @@ def main():
 
 
 @main.command("list")
-def list_cmd():
-    """List every problem kind, one line each."""
-    from .kinds import KINDS
+@click.option("--examples", is_flag=True, help="list the reference examples from the lectures instead")
+def list_cmd(examples):
+    """List every problem kind (or reference example), one line each."""
+    if examples:
+        from .reference import EXAMPLES
 
-    width = max(map(len, KINDS))
-    for name, (_, summary) in KINDS.items():
+        rows = {name: f"[{ex.kind}] {ex.summary}" for name, ex in EXAMPLES.items()}
+    else:
+        from .kinds import KINDS
+
+        rows = {name: summary for name, (_, summary) in KINDS.items()}
+    width = max(map(len, rows))
+    for name, summary in rows.items():
         click.echo(f"{name:<{width}}  {summary}")
 
 
@@ -122,26 +129,35 @@ def build(kinds, seed, formats, out, name, force, title, **kw):
 
 
 @main.command()
-@click.argument("kind")
+@click.argument("kind", required=False)
 @click.option("-i", "--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
-              required=True, help="JSON or TOML file of named matrices")
+              help="JSON or TOML file of named matrices")
+@click.option("--example", help="a reference example instead of a file (see 'worksheet list --examples')")
 @click.option("--format", "fmt", default="md", show_default=True, help="md, tex or json")
 @click.option("-o", "--out", default="-", show_default=True, help="output file, or - for stdout")
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
 @click.option("--causal/--no-causal", default=None, help="mask future tokens (overrides the file)")
-def solve(kind, input_file, fmt, out, force, causal):
-    """Worked solution of KIND for the numbers in a file."""
-    from .build import solve_file
+def solve(kind, input_file, example, fmt, out, force, causal):
+    """Worked solution of KIND for the numbers in a file (or a reference example)."""
+    from .build import solve_example, solve_file
     from .document import Document
     from .files import write_all
     from .render import get
 
-    (fmt,) = _formats(fmt) if "," not in fmt else (None,)
-    if fmt is None:
+    formats = _formats(fmt)
+    if len(formats) != 1:
         raise WorksheetError("solve writes one format; give one with --format")
-    problem = solve_file(kind, input_file, {"causal": causal})
+    options = {"causal": causal}
+    if example:
+        if input_file or kind:
+            raise WorksheetError("give either --example NAME or KIND --input FILE, not both")
+        problem = solve_example(example, options)
+    elif kind and input_file:
+        problem = solve_file(kind, input_file, options)
+    else:
+        raise WorksheetError("solve needs KIND --input FILE (or --example NAME)")
     doc = Document(f"Worked solution: {problem.title}", [problem], seed=None, numbers="own")
-    text = get(fmt).render(doc, key=True)
+    text = get(formats[0]).render(doc, key=True)
     if out == "-":
         click.echo(text, nl=False)
     else:
