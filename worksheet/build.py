@@ -14,7 +14,7 @@ import numpy as np
 
 from . import kinds, render
 from .document import Document
-from .errors import InputError, ParamError, ShapeError, WorksheetError, in_file
+from .errors import GenerationError, InputError, ParamError, ShapeError, WorksheetError, in_file
 from .files import write_all
 from .model import Problem
 
@@ -24,10 +24,13 @@ SPEC_RE = re.compile(r"^(?P<kind>[a-z0-9-]+)(?::(?P<opts>.*))?$")
 
 @dataclass(frozen=True)
 class ProblemSpec:
-    """One problem of a sheet: a kind and its own options."""
+    """One problem of a sheet: a kind and its own options (and, from an exam
+    spec, its points and the lecturer's prompt, printed after the kind's intro)."""
 
     kind: str
     options: dict
+    points: Any = None
+    prompt: str = ""
 
     @classmethod
     def parse(cls, text: str) -> "ProblemSpec":
@@ -71,7 +74,11 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
                          f"{', '.join(kind.Params.field_names())}")
     params = kind.Params.from_options(merged)
     inputs = kind.generate(problem_rng(seed, index, variant), params)
-    return kind.solve(inputs, params, seed=seed)
+    problem = kind.solve(inputs, params, seed=seed)
+    problem.points = spec.points
+    if spec.prompt:
+        problem.intro = f"{problem.intro} {spec.prompt}".strip()
+    return problem
 
 
 def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, seed: int = 1,
@@ -143,19 +150,221 @@ def output_names(name: str, fmt: str) -> dict[str, str]:
 
 
 def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
-                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str]:
-    """``{file name: text}`` for every format and role asked for."""
-    out = {}
-    for fmt in formats:
-        renderer = render.get(fmt, templates)
-        for role, filename in output_names(name, fmt).items():
-            if role in roles or fmt == "json":
-                out[filename] = renderer.render(doc, key=(role == "key"))
-    return out
+                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str | bytes]:
+    """``{file name: text}`` for every format and role asked for (bytes for PDF)."""
+    return render_documents([doc], formats, name=name, templates=templates, roles=roles).files
 
 
 def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = "output", *,
                    name: str = "worksheet", force: bool = False,
                    templates: Path | None = None) -> list[Path]:
-    files = render_document(doc, formats, name=name, templates=templates)
-    return write_all({Path(out_dir) / f: text for f, text in files.items()}, force=force)
+    return write_documents([doc], formats, out_dir, name=name, force=force, templates=templates)
+
+
+# ---------------------------------------------------------------- variants
+
+def variant_id(k: int, count: int) -> str:
+    """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99)."""
+    return f"v{k:0{max(2, len(str(count)))}d}"
+
+
+def variant_seed(seed: int, k: int, attempt: int = 0) -> int:
+    """The seed of variant ``k``: derived from (seed, k), below 10^8 so it is easy to type.
+
+    A variant is an ordinary sheet built with this seed: ``worksheet build
+    --seed <variant seed>`` with the same problems gives the same numbers.
+    ``attempt`` > 0 draws again when a variant repeated an earlier one.
+    """
+    state = np.random.SeedSequence([seed, k, attempt]).generate_state(1, dtype=np.uint64)[0]
+    return int(state % 100_000_000)
+
+
+def _given_key(problem: Problem) -> tuple:
+    return tuple((name, q.exact) for name, q in problem.inputs.items())
+
+
+MAX_VARIANT_TRIES = 50
+
+
+def build_variants(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, count: int = 2, *,
+                   seed: int = 1, options: dict | None = None, title: str | None = None,
+                   progress=None, **doc_fields) -> list[Document]:
+    """``count`` versions of the same sheet, one per student.
+
+    Variant k (1-based) is the sheet built with :func:`variant_seed` (seed, k):
+    same kinds, sizes and number mode, so equally hard, and reproducible.  No
+    two variants give the same matrices in the same problem: a variant that
+    repeats one is drawn again (the next ``attempt``).  ``progress(1)`` is
+    called after each variant.
+    """
+    if count < 1:
+        raise ParamError(f"--variants must be at least 1, not {count}")
+    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
+    seen: list[set] = [set() for _ in specs]
+    docs = []
+    for k in range(1, count + 1):
+        for attempt in range(MAX_VARIANT_TRIES):
+            doc = build_document(specs, seed=variant_seed(seed, k, attempt), options=options,
+                                 title=title, variant_id=variant_id(k, count), **doc_fields)
+            keys = [_given_key(p) for p in doc.problems]
+            if not any(key in s for key, s in zip(keys, seen)):
+                break
+        else:
+            raise GenerationError(
+                f"only {k - 1} different variants found: these problems have too few different "
+                f"hand-friendly numbers for {count} variants; use larger sizes or --numbers calculator")
+        for key, s in zip(keys, seen):
+            s.add(key)
+        docs.append(doc)
+        if progress is not None:
+            progress(1)
+    return docs
+
+
+# ---------------------------------------------------------------- rendering and writing
+
+@dataclass
+class Rendered:
+    """Files to write (``{name: text or bytes}``) and, for variants, the CSV rows."""
+
+    files: dict[str, str | bytes]
+    pdf_pages: dict[str, dict[int, tuple[int, int]]]  # PDF file -> variant index -> pages
+    latex_sources: dict[str, str]  # tex file name -> source, for PDF outputs
+
+
+def _is_variants(docs: Sequence[Document]) -> bool:
+    return len(docs) > 1 or bool(docs and docs[0].variant)
+
+
+def _json_text(docs: Sequence[Document]) -> str:
+    from .render import json as rj
+
+    if not _is_variants(docs):
+        return rj.dumps(rj.document(docs[0]))
+    first = docs[0]
+    return rj.dumps({"title": first.title, "numbers": first.numbers,
+                     "variants": [{"id": d.variant, "seed": d.seed,
+                                   "problems": [rj.problem(p) for p in d.problems]} for d in docs]})
+
+
+def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: str = "worksheet",
+                     templates: Path | None = None, roles=("sheet", "key"),
+                     compile_pdf: bool = True) -> Rendered:
+    """Render one document, or the variants of an exam into one combined file
+    per format and role (each variant starts on a new page in PDF).
+
+    PDFs are compiled in parallel; a missing LaTeX or a LaTeX error raises
+    (see :mod:`worksheet.render.pdf`) with the sources in the exception's
+    caller's reach via ``Rendered.latex_sources`` when ``compile_pdf`` is false.
+    """
+    docs = list(docs)
+    files: dict[str, str | bytes] = {}
+    sources: dict[str, str] = {}
+    for fmt in formats:
+        if fmt == "json":
+            files[f"{name}.json"] = _json_text(docs)
+            continue
+        renderer = render.get(fmt, templates)
+        for role, filename in output_names(name, fmt).items():
+            if role not in roles:
+                continue
+            if fmt == "pdf":
+                sources[filename[:-4] + ".tex"] = renderer.source(docs, key=(role == "key"))
+                files[filename] = b""  # filled in below, keeps the order of files
+            else:
+                files[filename] = renderer.render_many(docs, key=(role == "key"))
+    pages: dict[str, dict[int, tuple[int, int]]] = {}
+    if sources and compile_pdf:
+        from .render.pdf import compile_all
+
+        for tex_name, result in compile_all(sources).items():
+            pdf_name = tex_name[:-4] + ".pdf"
+            files[pdf_name] = result.pdf
+            pages[pdf_name] = result.pages
+    return Rendered(files, pages, sources)
+
+
+def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int]] | None = None,
+                 key_pages: dict[int, tuple[int, int]] | None = None,
+                 files: Sequence[str] | None = None) -> str:
+    """``variant,seed,pages,key_pages`` (page ranges in the PDFs, empty without PDF);
+    with ``files`` (--split) a last column names each variant's student file."""
+    import csv
+    import io
+
+    def rng(pages, i):
+        if not pages or i not in pages:
+            return ""
+        first, last = pages[i]
+        return f"{first}-{last}" if last != first else str(first)
+
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["variant", "seed", "pages", "key_pages"] + (["file"] if files else []))
+    for i, d in enumerate(docs, 1):
+        w.writerow([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
+                   + ([files[i - 1]] if files else []))
+    return out.getvalue()
+
+
+def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: Path | str = "output", *,
+                    name: str = "worksheet", force: bool = False, templates: Path | None = None,
+                    split: bool = False) -> list[Path]:
+    """Write one document, or variants (combined, or one set of files per
+    variant with ``split``) plus ``NAME-variants.csv``; all or nothing.
+
+    With PDF asked for: when LaTeX is missing, every other file and the .tex
+    sources are still written, then :class:`LatexMissingError` is raised; when
+    LaTeX fails, nothing but its log (``NAME.log`` or ``NAME-key.log``) and the
+    failing .tex are written, and :class:`LatexError` is raised.
+    """
+    from .render.pdf import LatexError, LatexMissingError
+
+    out = Path(out_dir)
+    docs = list(docs)
+    formats = list(formats)
+    groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
+              else [(name, docs)])
+    rendered = [render_documents(g, formats, name=n, templates=templates, compile_pdf=False)
+                for n, g in groups]
+    files: dict[str, str | bytes] = {}
+    sources: dict[str, str] = {}
+    for r in rendered:
+        files.update(r.files)
+        sources.update(r.latex_sources)
+    pages: dict[str, dict] = {}
+    if sources:
+        from .render.pdf import compile_all
+
+        try:
+            compiled = compile_all(sources)
+        except LatexMissingError as exc:
+            keep = {f: t for f, t in files.items() if not f.endswith(".pdf")}
+            keep.update(sources)
+            written = write_all({out / f: t for f, t in keep.items()}, force=force)
+            raise LatexMissingError(f"{exc}; wrote the LaTeX instead: "
+                                    f"{', '.join(str(p) for p in written if p.suffix == '.tex')}") from None
+        except LatexError as exc:
+            log = out / (exc.tex_name[:-4] + ".log")
+            diag = {log: exc.log}
+            tex = out / exc.tex_name
+            if force or not tex.exists():
+                diag[tex] = exc.source
+            write_all(diag, force=True)
+            raise LatexError(f"{exc}; log kept in {log}", tex_name=exc.tex_name, log=exc.log,
+                             source=exc.source) from None
+        for tex_name, result in compiled.items():
+            files[tex_name[:-4] + ".pdf"] = result.pdf
+            pages[tex_name[:-4] + ".pdf"] = result.pages
+    if _is_variants(docs):
+        if split:
+            ext = next((render.get(f).ext for f in formats if f != "json"), "json")
+            sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
+            key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
+            files[f"{name}-variants.csv"] = variants_csv(
+                docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
+                files=[f"{n}.{ext}" if ext != "json" else f"{n}.json" for n, _ in groups])
+        else:
+            files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
+                                                         pages.get(f"{name}-key.pdf"))
+    return write_all({out / f: t for f, t in files.items()}, force=force)

@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .errors import WorksheetError
 
-FORMAT_HELP = "comma list of md, tex, json"
+FORMAT_HELP = "comma list of md, tex, json, pdf, html"
 
 
 class WorksheetGroup(click.Group):
@@ -100,32 +100,80 @@ def list_cmd(examples):
 
 @main.command()
 @click.argument("kinds", nargs=-1)
-@click.option("--seed", type=int, default=1, show_default=True, help="seed of the random numbers")
+@click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="exam spec file (TOML): title, course, sections with points; see examples/")
+@click.option("--seed", type=int, default=None, help="seed of the random numbers  [default: 1]")
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
-@click.option("--name", default="worksheet", show_default=True, help="base name of the files")
+@click.option("--name", default=None, help="base name of the files  [default: worksheet]")
 @click.option("--force", is_flag=True, help="overwrite existing files")
 @click.option("--title", default=None, help="title printed on the sheet")
+@click.option("--variants", type=click.IntRange(1, 2000), default=None,
+              help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
+@click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
+@click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="folder with a copy of templates/ to restyle the sheets")
 @size_options
-def build(kinds, seed, formats, out, name, force, title, **kw):
+def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, paper, templates, **kw):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
     several for one sheet with several problems.  Settings for one problem
     only: KIND:key=value,... e.g. attention:seq-len=4,causal=true
     """
-    from .build import build_document, render_document, write_document
+    from .build import build_document, build_variants, render_documents, write_documents
 
     fmts = _formats(formats)
     if out == "-" and len(fmts) != 1:
         raise WorksheetError("-o - writes one format to stdout; give exactly one with --format")
-    doc = build_document(kinds or ("attention",), seed=seed, options=_kind_options(kw), title=title)
+    if out == "-" and fmts == ["pdf"]:
+        raise WorksheetError("-o - writes text; write PDFs to a folder with -o DIR")
+    if templates is not None and not templates.is_dir():
+        raise WorksheetError(f"--templates {templates}: no such folder")
+    options = _kind_options(kw)
+    doc_fields = {}
+    problems = kinds or ("attention",)
+    if spec_file is not None:
+        from .spec import load_spec
+
+        if kinds:
+            raise WorksheetError("give problem kinds or --spec, not both")
+        spec = load_spec(spec_file)
+        problems = spec.problem_specs()
+        doc_fields = spec.doc_fields()
+        options = {"numbers": spec.numbers, **options}
+        title = title if title is not None else spec.title
+        seed = seed if seed is not None else spec.seed
+        variants = variants if variants is not None else spec.variants
+        name = name if name is not None else spec.name
+    if paper is not None:
+        doc_fields["paper"] = paper
+    seed = 1 if seed is None else seed
+    name = name or "worksheet"
+    if split and not variants:
+        raise WorksheetError("--split needs --variants N")
+    if variants:
+        docs = _build_variants(build_variants, problems, variants, seed=seed, options=options,
+                               title=title, **doc_fields)
+    else:
+        docs = [build_document(problems, seed=seed, options=options, title=title, **doc_fields)]
     if out == "-":
-        files = render_document(doc, fmts, name=name, roles=("sheet",))
+        files = render_documents(docs, fmts, name=name, templates=templates, roles=("sheet",)).files
         click.echo(next(iter(files.values())), nl=False)
         return
-    for path in write_document(doc, fmts, out, name=name, force=force):
+    if "pdf" in fmts and sys.stderr.isatty():
+        click.echo("compiling PDF with LaTeX ...", err=True)
+    for path in write_documents(docs, fmts, out, name=name, force=force, templates=templates, split=split):
         click.echo(f"wrote {path}")
+
+
+def _build_variants(build_variants, problems, count, **kw):
+    """Variants, with a progress bar on stderr when it is a terminal and there are many."""
+    if count >= 10 and sys.stderr.isatty():
+        with click.progressbar(length=count, label="building variants", file=sys.stderr) as bar:
+            return build_variants(problems, count, progress=bar.update, **kw)
+    return build_variants(problems, count, **kw)
 
 
 @main.command()
@@ -163,6 +211,43 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     else:
         write_all({Path(out): text}, force=force)
         click.echo(f"wrote {out}")
+
+
+@main.command()
+@click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("answers", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--answers-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="mark every answer file (*.toml, *.json, *.csv) in this folder")
+@click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
+              help="class summary CSV for --answers-dir (default DIR/summary.csv)")
+@click.option("--force", is_flag=True, help="overwrite an existing summary CSV")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="report for people (text) or for tools (json)")
+@click.option("--rtol", type=float, help="accept |given - expected| <= atol + rtol |expected| (replaces the default rules)")
+@click.option("--atol", type=float, help="absolute tolerance (see --rtol)")
+def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
+    """Mark ANSWERS (TOML, JSON or CSV) step by step against KEY (the JSON key).
+
+    Each step is correct, carried forward (right for your own earlier
+    answers), incorrect (with the likely mistake) or missing.  Exit code 0
+    when every step is correct or carried forward, 1 otherwise, 2 when a file
+    cannot be read.
+    """
+    from .check import Tolerance, check_answers, check_folder
+
+    Tolerance(rtol, atol)  # validates before any file is read
+    if answers_dir is not None:
+        if answers is not None:
+            raise WorksheetError("give either ANSWERS or --answers-dir DIR, not both")
+        report = check_folder(key, answers_dir, summary=summary, force=force, rtol=rtol, atol=atol)
+    elif answers is None:
+        raise WorksheetError("check needs KEY ANSWERS (or KEY --answers-dir DIR)")
+    else:
+        if summary is not None:
+            raise WorksheetError("--summary goes with --answers-dir")
+        report = check_answers(key, answers, rtol=rtol, atol=atol)
+    click.echo(report.to_json() if fmt == "json" else report.text(), nl=False)
+    return report.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -32,3 +32,12 @@ class Document:
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
     conventions: tuple[str, ...] = field(default=CONVENTIONS)
+
+    @property
+    def total_points(self):
+        """The sum of the problems' points (exam specs), or None when none has points."""
+        points = [p.points for p in self.problems if p.points is not None]
+        if not points:
+            return None
+        total = sum(points)
+        return int(total) if float(total).is_integer() else total

@@ -9,6 +9,8 @@ renderer (and Jinja2) happens only when that format is asked for.
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
+from pathlib import Path
 
 from ..errors import WorksheetError
 
@@ -16,11 +18,19 @@ FORMATS: dict[str, str] = {
     "md": "markdown:MarkdownRenderer",
     "tex": "latex:LatexRenderer",
     "json": "json:JsonRenderer",
+    "pdf": "pdf:PdfRenderer",
 }
 
 
 def get(fmt: str, templates=None):
+    """The renderer of a format; one per (format, templates folder), reused, so
+    a Jinja environment compiles each template once per process."""
     if fmt not in FORMATS:
         raise WorksheetError(f"unknown format '{fmt}'; choose from {', '.join(FORMATS)}")
+    return _cached(fmt, str(Path(templates).resolve()) if templates else None)
+
+
+@lru_cache(maxsize=32)
+def _cached(fmt: str, templates: str | None):
     module, cls = FORMATS[fmt].split(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)(templates)
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)(templates and Path(templates))

@@ -8,11 +8,13 @@ piece of text is written.  Layout lives only in ``templates/<format>/``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import jinja2
 
 from .. import fmt
 from ..document import Document
+from ..errors import WorksheetError
 from ..model import Quantity, Step
 
 
@@ -23,6 +25,10 @@ def default_templates() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("the templates/ folder is missing from this installation")
+
+
+class TemplateError(WorksheetError):
+    """A template (e.g. a lecturer's copy given with --templates) that cannot be used."""
 
 
 class Table:
@@ -45,8 +51,12 @@ class TemplateRenderer:
 
     def __init__(self, templates: Path | None = None):
         root = Path(templates) if templates else default_templates()
+        folder = root / self.name
+        if not folder.is_dir():
+            raise TemplateError(f"templates folder {root} has no {self.name}/ subfolder "
+                                f"(copy the whole templates/ folder: cp -r templates mytemplates)")
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(root / self.name)),
+            loader=jinja2.FileSystemLoader(str(folder)),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             trim_blocks=True,
@@ -112,6 +122,23 @@ class TemplateRenderer:
         return "".join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
 
     # -- documents ----------------------------------------------------------
+    def template(self, key: bool) -> jinja2.Template:
+        name = f"{'key' if key else 'sheet'}.{self.ext}.j2"
+        try:
+            return self.env.get_template(name)
+        except jinja2.TemplateNotFound as exc:
+            raise TemplateError(f"template {exc.name} is missing from {self.env.loader.searchpath[0]}") from None
+        except jinja2.TemplateSyntaxError as exc:
+            raise TemplateError(f"{exc.filename or exc.name}, line {exc.lineno}: {exc.message}") from None
+
     def render(self, doc: Document, *, key: bool) -> str:
-        template = self.env.get_template(f"{'key' if key else 'sheet'}.{self.ext}.j2")
-        return template.render(doc=doc, key=key)
+        """One document (a sheet or its key) as one file."""
+        return self.render_many([doc], key=key)
+
+    def render_many(self, docs: Sequence[Document], *, key: bool) -> str:
+        """Several documents (the variants of an exam) in one file, in order;
+        the templates loop over ``docs`` and start each on a new page."""
+        try:
+            return self.template(key).render(docs=list(docs), key=key)
+        except jinja2.UndefinedError as exc:
+            raise TemplateError(f"{self.name} template: {exc.message}") from None

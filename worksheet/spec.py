@@ -1,0 +1,233 @@
+"""Exam spec files: a whole exam (or study sheet) described in TOML.
+
+::
+
+    title = "Midterm: attention"         # printed on every page
+    course = "CS 480"
+    date = "2026-03-04"                  # text or a TOML date
+    instructions = "50 minutes. Show your working."
+    paper = "a4"                         # a4 or letter
+    numbers = "hand"                     # hand or calculator (default for every section)
+    variants = 30                        # one per student; omit for a single sheet
+    seed = 7                             # optional; --seed overrides
+    name = "midterm"                     # optional base name of the files; --name overrides
+
+    [[sections]]                         # one problem per section, in order
+    kind = "attention"
+    points = 10
+    prompt = "Show every step."          # optional, printed after the problem's own text
+    seq_len = 3                          # any parameter of the kind (see 'worksheet list')
+    causal = true
+
+An unknown key or a value of the wrong type is an error naming the key and
+its line (exit code 2).  Loading a spec checks every section's parameters,
+so a mistake shows before any problem is generated.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError, ParamError, WorksheetError
+
+PAPERS = ("a4", "letter")
+NUMBER_MODES = ("hand", "calculator")
+MAX_VARIANTS = 2000
+SECTION_KEYS = ("kind", "points", "prompt")
+
+
+class SpecError(InputError):
+    """A spec file that cannot be used; the message names file, key and line."""
+
+
+@dataclass
+class Section:
+    kind: str
+    params: dict[str, Any]  # the kind's parameters, names with _
+    points: int | float | None = None
+    prompt: str = ""
+
+
+@dataclass
+class ExamSpec:
+    sections: list[Section]
+    title: str | None = None
+    course: str = ""
+    date: str = ""
+    instructions: str = ""
+    paper: str = "a4"
+    numbers: str = "hand"
+    variants: int | None = None
+    seed: int | None = None
+    name: str | None = None
+    source: str = ""  # the file it came from
+
+    def problem_specs(self):
+        from .build import ProblemSpec
+
+        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt) for s in self.sections]
+
+    def doc_fields(self) -> dict[str, Any]:
+        """The fields of every Document built from this spec."""
+        return {"course": self.course, "date": self.date, "instructions": self.instructions,
+                "paper": self.paper}
+
+
+# ---------------------------------------------------------------- loading
+
+def load_spec(path: Path | str) -> ExamSpec:
+    """Read and check a spec file; raise :class:`SpecError` naming key and line."""
+    path = Path(path)
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError("no such file", file=label) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read it: {getattr(exc, 'strerror', None) or exc}", file=label) from None
+    return parse_spec(text, source=label)
+
+
+def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"not valid TOML: {exc}", file=source) from None
+    lines = _Lines(text)
+
+    def fail(message: str, key: str, section: int | None = None):
+        line = lines.find(key, section)
+        where = f"sections[{section + 1}].{key}" if section is not None else key
+        raise SpecError(f"{message}{f' (line {line})' if line else ''}", file=source, field=where)
+
+    known = {"title", "course", "date", "instructions", "paper", "numbers", "variants", "seed",
+             "name", "sections"}
+    for key in data:
+        if key not in known:
+            fail(f"unknown key; a spec has {', '.join(sorted(known))}", key)
+    spec = ExamSpec(sections=[], source=source)
+    for key in ("title", "course", "instructions", "name"):
+        if key in data:
+            if not isinstance(data[key], str):
+                fail(f"must be text, not {_show(data[key])}", key)
+            setattr(spec, key, data[key])
+    if spec.name is not None and (not spec.name or re.search(r"[/\\]", spec.name)):
+        fail("must be a plain file name (no folders)", "name")
+    if "date" in data:
+        d = data["date"]
+        if isinstance(d, (datetime.date, datetime.datetime)):
+            d = d.isoformat()
+        if not isinstance(d, str):
+            fail(f"must be text or a date, not {_show(d)}", "date")
+        spec.date = d
+    for key, choices in (("paper", PAPERS), ("numbers", NUMBER_MODES)):
+        if key in data:
+            if data[key] not in choices:
+                fail(f"must be one of {', '.join(choices)}, not {_show(data[key])}", key)
+            setattr(spec, key, data[key])
+    for key, low, high in (("variants", 1, MAX_VARIANTS), ("seed", 0, 2**32 - 1)):
+        if key in data:
+            v = data[key]
+            if isinstance(v, bool) or not isinstance(v, int):
+                fail(f"must be a whole number, not {_show(v)}", key)
+            if not low <= v <= high:
+                fail(f"must be between {low} and {high}, not {v}", key)
+            setattr(spec, key, v)
+    sections = data.get("sections")
+    if sections is None:
+        fail("is missing: add at least one [[sections]] table with a kind", "sections")
+    if not isinstance(sections, list) or not sections or not all(isinstance(s, dict) for s in sections):
+        fail("must be one or more [[sections]] tables", "sections")
+    for i, table in enumerate(sections):
+        spec.sections.append(_section(table, i, spec, fail, source))
+    return spec
+
+
+def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
+    from . import kinds
+
+    if "kind" not in table:
+        fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)
+    kind_name = table["kind"]
+    if not isinstance(kind_name, str):
+        fail(f"must be text, not {_show(kind_name)}", "kind", i)
+    try:
+        kind = kinds.get(kind_name)
+    except WorksheetError as exc:
+        fail(str(exc), "kind", i)
+    fields = kind.Params.field_names()
+    params: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in SECTION_KEYS:
+            continue
+        name = key.replace("-", "_")
+        if name not in fields:
+            fail(f"unknown key; a section has kind, points, prompt and the parameters of "
+                 f"{kind_name}: {', '.join(fields)}", key, i)
+        if isinstance(value, (datetime.date, datetime.time, dict)):
+            fail(f"has the wrong type ({_show(value)})", key, i)
+        if isinstance(value, float):  # decimals are exact: 0.1 means 1/10
+            value = repr(value)
+        params[name] = value
+    points = table.get("points")
+    if points is not None and (isinstance(points, bool) or not isinstance(points, (int, float))
+                               or points < 0):
+        fail(f"must be a number of points (0 or more), not {_show(points)}", "points", i)
+    if isinstance(points, float) and points.is_integer():
+        points = int(points)
+    prompt = table.get("prompt", "")
+    if not isinstance(prompt, str):
+        fail(f"must be text, not {_show(prompt)}", "prompt", i)
+    # check the parameters now, with the exam's number mode, so errors name the key
+    merged = {"numbers": spec.numbers, **params}
+    try:
+        kind.Params.from_options(merged, source=source)
+    except InputError as exc:
+        key = next((k for k in table if k.replace("-", "_") == exc.field), exc.field or "kind")
+        fail(exc.reason, key, i)
+    except ParamError as exc:
+        key = next((k for k in table if k.replace("-", "_") in str(exc).replace("-", "_")), "kind")
+        fail(str(exc), key, i)
+    return Section(kind_name, params, points, prompt.strip())
+
+
+def _show(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return f"{type(value).__name__} {value}"
+
+
+class _Lines:
+    """Find the line of a key: top level, or in the n-th [[sections]] table."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.headers = [k for k, line in enumerate(self.lines) if re.match(r"\s*\[", line)]
+        self.sections = [k for k, line in enumerate(self.lines) if re.match(r"\s*\[\[\s*sections\s*\]\]", line)]
+
+    def find(self, key: str, section: int | None) -> int | None:
+        if section is None:
+            start, stop = 0, self.headers[0] if self.headers else len(self.lines)
+            if key == "sections" and self.sections:
+                return self.sections[0] + 1
+        else:
+            if section >= len(self.sections):
+                return None
+            start = self.sections[section] + 1
+            stop = next((h for h in self.headers if h > self.sections[section]), len(self.lines))
+        pattern = re.compile(rf"\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        for k in range(start, stop):
+            if pattern.match(self.lines[k]):
+                return k + 1
+        return self.sections[section] + 1 if section is not None else None
