@@ -265,3 +265,87 @@ def np_causal(S: np.ndarray) -> np.ndarray:
     out = S.copy()
     out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
     return out
+
+# ---------------------------------------------------------------- shared by the attention-like kinds
+# (self-attention-basic, cross-attention, alignment, next-token, softmax-scaling)
+
+
+def pleasant_logits(S: np.ndarray, *, limit: float = 6, spread: float = 4) -> bool:
+    """Hand-mode test of float logits about to go through a row softmax.
+
+    Every live (finite) entry lies in [-limit, limit], every row spans at
+    most ``spread`` (so the e^x table stays short) and some row is not
+    constant (so the weights are not all uniform).
+    """
+    S = np.asarray(S, dtype=np.float64)
+    live = np.where(np.isinf(S), np.nan, S)
+    spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
+    return bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
+
+
+def np_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, causal: bool = False,
+                 given: dict | None = None) -> dict:
+    """Float64 ``softmax(Q K^T / sqrt(d_k)) V`` step by step (the independent check).
+
+    Keys: ``scores``, ``scaled``, ``masked`` (causal only), ``weights``, ``output``.
+    A step named in ``given`` takes that value and later steps follow from it
+    (carried-forward marking in ``worksheet check``).
+    """
+    g = given or {}
+    out = {"scores": g["scores"] if "scores" in g else Q @ K.T}
+    out["scaled"] = logits = g["scaled"] if "scaled" in g else out["scores"] / np.sqrt(K.shape[1])
+    if causal:
+        out["masked"] = logits = g["masked"] if "masked" in g else np_causal(logits)
+    out["weights"] = g["weights"] if "weights" in g else np_softmax(logits)
+    out["output"] = g["output"] if "output" in g else out["weights"] @ V
+    return out
+
+
+def attention_steps(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
+                    causal: bool = False, rows=None, cols=None, scores_note: str = "",
+                    output_note: str = "") -> Matrix:
+    """The steps ``scores``, ``scaled``, ``masked`` (causal only), ``weights``,
+    ``output`` of scaled dot-product attention, checked against ``ref``
+    (see :func:`np_attention`); ``rows`` label the queries, ``cols`` the keys.
+    Returns the output matrix.
+    """
+    d_k = shape(K)[1]
+    S = product_step(p, "scores", Q, K, ref["scores"], transpose_b=True,
+                     title="Scores (query-key dot products)", formula=r"S = Q K^\top",
+                     sym="s", a_sym="q", b_sym="k", rows=rows, cols=cols, latex_name="S",
+                     note=scores_note)
+    S = scale_step(p, "scaled", S, d_k, ref["scaled"], title="Scaled scores",
+                   formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
+                   sym="s'", src_sym="s", rows=rows, cols=cols, latex_name="S'",
+                   note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
+                        r"not by $\sqrt{d_\mathrm{model}}$.")
+    src = "s'"
+    if causal:
+        S = mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s'", rows=rows, cols=cols)
+        src = "m"
+    W = softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
+                     formula=r"A = \operatorname{softmax}(" + ("M" if causal else "S'") + ")",
+                     rows=rows, cols=cols)
+    return weighted_sum_step(p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v",
+                             logits=S, rows=rows, note=output_note)
+
+
+def extend_work(p: Problem, name: str, before: Sequence[str] = (), after: Sequence[str] = ()) -> None:
+    """Add worked lines (LaTeX) before and after the existing work of step ``name``."""
+    import dataclasses
+
+    for k, s in enumerate(p.steps):
+        if s.name == name:
+            p.steps[k] = dataclasses.replace(s, work=tuple(before) + s.work + tuple(after))
+            return
+    raise KeyError(name)
+
+
+_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                 "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+
+
+def latex_text(s: str) -> str:
+    """``\\text{...}`` of a label (a token) inside a LaTeX formula, specials escaped."""
+    return r"\text{" + "".join(_TEXT_SPECIAL.get(c, c) for c in str(s)) + "}"
+

@@ -294,6 +294,11 @@ def mul(*xs) -> Exact:
             c, fs = _split(power(base, e))
         coeff *= c
         factors.extend(fs)
+    if coeff != 1 and len(factors) == 1 and isinstance(factors[0], Add):
+        # c (a + b) = c a + c b: sums stay flat, so like terms cancel in add()
+        # and -(a - b) never prints as the different -a - b
+        total = factors[0]
+        return add(coeff * total.const, *(mul(coeff, t) for t in total.terms))
     return _term(coeff, tuple(factors))
 
 
@@ -389,6 +394,9 @@ def cos(x) -> Exact:
 
 
 def tanh(x) -> Exact:
+    x = exact(x)
+    if _neg(x) and not isinstance(x, NegInf):  # odd: tanh(-a) = -tanh(a), as sympy writes it
+        return mul(-1, _func("tanh", 0, mul(-1, x)))
     return _func("tanh", 0, x)
 
 

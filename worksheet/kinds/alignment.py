@@ -1,0 +1,364 @@
+"""Seq2seq attention: alignment scores of one decoder state against the encoder states.
+
+Row convention: s is the decoder state (1, d), h_j the j-th row of H (n, d).
+
+    dot          e_j = s . h_j
+    scaled-dot   e_j = s . h_j / sqrt(d)
+    general      e_j = s W_a h_j^T                 # W_a: (d, d)
+    additive     e_j = tanh([s, h_j] W_a) v_a^T    # [s, h_j]: (1, 2d), W_a: (2d, d_a), v_a: (1, d_a)
+    cosine       e_j = s . h_j / (|s| |h_j|)
+    weights      alpha = softmax(e)                # (1, n), sums to exactly 1
+    context      c = alpha H                       # (1, d): sum_j alpha_j h_j
+
+Steps: ``scores``, ``weights``, ``context``.  The score is the parameter
+``score`` (default ``dot``); on the command line it is a per-problem setting:
+``worksheet build alignment:score=additive``; in an input file
+``score = "additive"``.  W_a is given only for general and additive, v_a only
+for additive; a matrix the score does not use is an error (it usually means
+the score was forgotten).
+
+Exactness: every score stays exact; additive keeps tanh exact (``tanh(1)``)
+and the key shows its decimals, cosine keeps the square roots
+(``2*sqrt(6)/9``).  A zero vector has no cosine: solving rejects it.
+
+Hand mode (default sizes: n = 3 encoder states of width d = 4, or d = 2 for
+additive, whose [s, h_j] is 2d wide; d_a = 2):
+
+* dot, general: s and H from {-1, 0, 1, 2}, W_a from {-1, 0, 1}; integer
+  scores in [-6, 6] spanning at most 4 (retried, bounded), e^x table printed;
+* scaled-dot: the same with d a perfect square (sqrt(d) an integer);
+* cosine: s and every h_j are drawn with an integer length (sum of squares a
+  perfect square, e.g. (1, 2, 2) has length 3; with d = 2 they are (3, 4)
+  and (4, 3) with signs) and at least two non-zero entries, so every cosine
+  is rational; at most one score is 0;
+* additive: W_a from {-1, 0, 1} and v_a from {-1, 1} with every tanh argument
+  in [-2, 2]; the sheet prints a table of the tanh values and of the e^x the
+  softmax needs (the scores are not rational, so these are decimals).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ParamError, ShapeError
+from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, tanh, to_latex
+from ..model import Aid, Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Seq2seq attention: alignment scores and context vector"
+INPUTS = ("s", "H", "W_a", "v_a")
+SCORES = ("dot", "scaled-dot", "general", "additive", "cosine")
+NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": ()}
+FORMULA = {
+    "dot": r"e_j = s \cdot h_j",
+    "scaled-dot": r"e_j = \frac{s \cdot h_j}{\sqrt{d}}",
+    "general": r"e_j = s \, W_a \, h_j^\top",
+    "additive": r"e_j = \tanh\left([s, h_j] \, W_a\right) v_a^\top",
+    "cosine": r"e_j = \frac{s \cdot h_j}{\lVert s \rVert \, \lVert h_j \rVert}",
+}
+WHO = {
+    "dot": "dot product (Luong 2015)",
+    "scaled-dot": "scaled dot product (Vaswani 2017)",
+    "general": "general, bilinear (Luong 2015)",
+    "additive": "additive (Bahdanau 2015)",
+    "cosine": "content-based cosine (Graves 2014)",
+}
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    score: str = "dot"  # dot, scaled-dot, general, additive or cosine
+    seq_len: int = 3  # n, the number of encoder states (rows of H)
+    d_model: int | None = None  # d, the width of s and h_j; None: 4 (2 for additive, whose [s, h_j] is 2d wide)
+    d_a: int = 2  # additive only: the width of the hidden layer (columns of W_a, v_a)
+    tokens: tuple[str, ...] | None = None  # labels of the encoder states; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        if self.score not in SCORES:
+            raise ParamError(f"score must be one of {', '.join(SCORES)}, not '{self.score}'")
+        base.positive("--seq-len", self.seq_len, 12)
+        base.positive("--d-model", self.width, 16)
+        base.positive("d_a", self.d_a, 8)
+        if self.score == "scaled-dot":
+            base.require_square_d_k(self, self.width, "d_model")
+
+    @property
+    def width(self) -> int:
+        if self.d_model is not None:
+            return self.d_model
+        return 2 if self.score == "additive" else 4
+
+
+# ---------------------------------------------------------------- generating
+
+
+def _norm_vectors(rng, count: int, d: int) -> Matrix:
+    """Rows with an integer length (sum of squares a perfect square), not zero."""
+    def make():
+        if d == 2:  # (3, 4) and (4, 3) with signs: the only pairs with an integer length
+            return base.int_matrix(rng, 1, d, (-4, -3, 3, 4))
+        return base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))
+
+    def ok(v):
+        sq = sum(int(x) ** 2 for x in v[0])
+        spread_out = d == 1 or sum(x != 0 for x in v[0]) >= 2  # not just a multiple of a unit vector
+        return sq > 0 and base.is_square(sq) and spread_out
+
+    return tuple(base.retry("alignment", make, ok, f"vectors of width {d} with an integer length")[0]
+                 for _ in range(count))
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d, d_a, score = params.seq_len, params.width, params.d_a, params.score
+    if params.numbers == "calculator":
+        out = {"s": base.decimal_matrix(rng, 1, d), "H": base.decimal_matrix(rng, n, d)}
+        if score == "general":
+            out["W_a"] = base.decimal_matrix(rng, d, d)
+        elif score == "additive":
+            out["W_a"] = base.decimal_matrix(rng, 2 * d, d_a)
+            out["v_a"] = base.decimal_matrix(rng, 1, d_a)
+        return out
+
+    def make():
+        if score == "cosine":
+            return {"s": _norm_vectors(rng, 1, d), "H": _norm_vectors(rng, n, d)}
+        out = {"s": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+               "H": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))}
+        if score == "general":
+            out["W_a"] = base.int_matrix(rng, d, d, (-1, 0, 1), (0.25, 0.45, 0.3))
+        elif score == "additive":
+            out["W_a"] = base.int_matrix(rng, 2 * d, d_a, (-1, 0, 1), (0.3, 0.4, 0.3))
+            out["v_a"] = base.int_matrix(rng, 1, d_a, (-1, 1))
+        return out
+
+    def ok(m):
+        f = {k: to_array(v) for k, v in m.items()}
+        if np.count_nonzero(f["H"]) < f["H"].size // 2:
+            return False
+        if score == "additive":
+            pre = _np_additive_pre(f["s"], f["H"], f["W_a"])
+            e = np.tanh(pre) @ f["v_a"].T
+            return bool(np.abs(pre).max() <= 2 and n > 1 and np.ptp(e) > 0.05) or (n == 1 and np.abs(pre).max() <= 2)
+        e = reference(f, params)["scores"]
+        if score == "cosine" and np.count_nonzero(e == 0) > 1:  # mostly orthogonal: dull
+            return False
+        if n == 1:
+            return bool(np.abs(e).max() <= 6)
+        return blocks.pleasant_logits(e)
+
+    return base.retry("alignment", make, ok, f"score={score}, seq_len={n}, d_model={d} with scores in [-6, 6]")
+
+
+# ---------------------------------------------------------------- float reference
+
+
+def _np_additive_pre(s: np.ndarray, H: np.ndarray, W_a: np.ndarray) -> np.ndarray:
+    """[s, h_j] W_a for every j: (n, d_a)."""
+    concat = np.hstack([np.repeat(s, H.shape[0], axis=0), H])  # (n, 2d)
+    return concat @ W_a
+
+
+def reference(inputs: dict[str, np.ndarray], params: Params,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against.
+
+    ``given`` maps step names to values that replace the computed ones, and
+    every later step is computed from them (``worksheet check`` marks a step
+    "carried forward" when it follows from a student's own earlier answers).
+    """
+    g = given or {}
+    s, H = inputs["s"], inputs["H"]
+    score = params.score
+    if "scores" in g:
+        e = g["scores"]
+    elif score == "dot":
+        e = s @ H.T
+    elif score == "scaled-dot":
+        e = s @ H.T / np.sqrt(s.shape[1])
+    elif score == "general":
+        e = s @ inputs["W_a"] @ H.T
+    elif score == "additive":
+        e = (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
+    else:
+        e = s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
+    if "weights" in g:
+        weights = g["weights"]
+    else:
+        ex = np.exp(e - e.max())
+        weights = ex / ex.sum()
+    return {"scores": e, "weights": weights, "context": g["context"] if "context" in g else weights @ H}
+
+
+# ---------------------------------------------------------------- solving
+
+
+def check_inputs(inputs: dict[str, Matrix], score: str) -> None:
+    for name in ("s", "H", *NEEDS[score]):
+        if name not in inputs:
+            why = {"s": "the decoder state, one row", "H": "the encoder states, one row each"}.get(
+                name, f"the {score} score needs it")
+            raise InputError(f"missing matrix '{name}' ({why})", field=name)
+    for name in ("W_a", "v_a"):
+        if name in inputs and name not in NEEDS[score]:
+            users = " and ".join(k for k, v in NEEDS.items() if name in v)
+            raise InputError(f"the {score} score does not use {name} (only {users} do): "
+                             f"remove it or set score", field=name)
+    s, H = inputs["s"], inputs["H"]
+    blocks.require_shape("s", s, 1, None, "the decoder state is one row")
+    d = shape(s)[1]
+    if shape(H)[1] != d:
+        raise ShapeError(f"s is 1 x {d} and H is {shape(H)[0]} x {shape(H)[1]}: "
+                         "the decoder state and the encoder states need the same width d")
+    if score == "general":
+        blocks.require_matmul("s", s, "W_a", inputs["W_a"])
+        blocks.require_shape("W_a", inputs["W_a"], d, d, f"the general score needs W_a to be d x d with d = {d}")
+    if score == "additive":
+        W_a, v_a = inputs["W_a"], inputs["v_a"]
+        blocks.require_shape("W_a", W_a, 2 * d, None,
+                             f"[s, h_j] is 1 x {2 * d}, so W_a needs {2 * d} rows")
+        if shape(v_a) != (1, shape(W_a)[1]):
+            raise ShapeError(f"W_a is {shape(W_a)[0]} x {shape(W_a)[1]} and v_a is {shape(v_a)[0]} x {shape(v_a)[1]}: "
+                             f"v_a must be 1 x {shape(W_a)[1]}, one row as wide as W_a")
+    if score == "cosine":
+        for name, rows in (("s", s), ("H", H)):
+            for i, row in enumerate(rows):
+                if all(x == 0 for x in row):
+                    raise InputError("a zero vector has no direction, so its cosine is undefined",
+                                     field=name, row=i + 1)
+
+
+def _dot(a, b):
+    return add(*(mul(x, y) for x, y in zip(a, b)))
+
+
+def _row(values) -> Matrix:
+    return (tuple(values),)
+
+
+def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Matrix:
+    """The step ``scores`` for any score function, with its worked lines."""
+    s, H = inputs["s"][0], inputs["H"]
+    n, d = len(H), len(s)
+    j = min(1, n - 1)  # the representative entry e_j (0-based): the second, unless it is 0
+    if ref[0][j] == 0 and np.any(ref[0] != 0):
+        j = int(np.flatnonzero(ref[0])[0])
+    e_j = f"e_{{{j + 1}}}"
+    work = []
+    note = ""
+    if score in ("dot", "scaled-dot"):
+        dots = [_dot(s, h) for h in H]
+        if score == "dot":
+            e = dots
+            work.append(rf"{e_j} = s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j])} = {to_latex(e[j])}")
+        else:
+            root = sqrt(d)
+            e = [mul(x, power(root, -1)) for x in dots]
+            work.append(rf"\sqrt{{d}} = \sqrt{{{d}}} = {to_latex(root)}")
+            work.append(rf"{e_j} = \frac{{s \cdot h_{{{j + 1}}}}}{{\sqrt{{{d}}}}} = "
+                        rf"\frac{{{blocks.dot_latex(s, H[j])}}}{{{to_latex(root)}}} = {to_latex(e[j])}")
+    elif score == "general":
+        W_a = inputs["W_a"]
+        u = blocks.matmul((s,), W_a)[0]  # (d,): s W_a
+        e = [_dot(u, h) for h in H]
+        col = [row[0] for row in W_a]
+        work.append(rf"u = s \, W_a, \quad u_1 = {blocks.dot_latex(s, col)} = {to_latex(u[0])}")
+        work.append(r"u = s \, W_a = \begin{bmatrix} " + " & ".join(to_latex(x) for x in u) + r" \end{bmatrix}")
+        work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j])} = {to_latex(e[j])}")
+        note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
+    elif score == "additive":
+        W_a, v_a = inputs["W_a"], inputs["v_a"][0]
+        pre = [blocks.matmul((tuple(s) + tuple(h),), W_a)[0] for h in H]  # (n, d_a)
+        e = [add(*(mul(v, tanh(a)) for v, a in zip(v_a, row))) for row in pre]
+        concat = tuple(s) + tuple(H[j])
+        col = [row[0] for row in W_a]
+        work.append(rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat)
+                    + r" \end{bmatrix}")
+        work.append(rf"a_{{{j + 1},1}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,1}} = {blocks.dot_latex(concat, col)}"
+                    rf" = {to_latex(pre[j][0])}")
+        work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
+                    + r" \end{bmatrix}")
+        work.append(rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
+                    + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
+                    + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
+                    + rf" \approx {blocks.approx(e[j])}")
+        note = (r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
+                r"$\tanh(\cdot)$ terms; use their decimals.")
+    else:  # cosine
+        dots = [_dot(s, h) for h in H]
+        ss = _dot(s, s)
+        hh = [_dot(h, h) for h in H]
+        e = [mul(x, power(sqrt(mul(ss, q)), -1)) for x, q in zip(dots, hh)]
+        work.append(rf"\lVert s \rVert = \sqrt{{{blocks.dot_latex(s, s)}}} = {to_latex(sqrt(ss))}")
+        work.append(rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j])}}} = {to_latex(sqrt(hh[j]))}")
+        work.append(rf"s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j])} = {to_latex(dots[j])}")
+        work.append(rf"{e_j} = \frac{{{to_latex(dots[j])}}}{{{blocks.lx(sqrt(ss))} \cdot {blocks.lx(sqrt(hh[j]))}}}"
+                    rf" = {to_latex(e[j])}" + ("" if is_rational(e[j]) else rf" \approx {blocks.approx(e[j])}"))
+        note = (r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "
+                r"weights come out fairly flat.")
+    E = _row(e)
+    p.add_step("scores", E, ref, title=f"Alignment scores ({score})", formula=FORMULA[score], work=work,
+               note=note, cols=labels, latex_name="e")
+    return E
+
+
+def _additive_aids(p: Problem, inputs: dict, E: Matrix) -> None:
+    """Tables of tanh and of e^x for the additive score (not rational, so decimals)."""
+    s, H, W_a = inputs["s"][0], inputs["H"], inputs["W_a"]
+    args = sorted({abs(a) for h in H for a in blocks.matmul((tuple(s) + tuple(h),), W_a)[0]} - {0})
+    entries = tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in args)
+    if entries and len(entries) <= 16:
+        p.aids.append(Aid(r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)", entries, tuple(args)))
+    row = E[0]
+    top = max(row, key=float)
+    diffs = []
+    for x in row:
+        d = add(x, mul(-1, top))
+        if d not in diffs:
+            diffs.append(d)
+    diffs.sort(key=float, reverse=True)
+    if len(diffs) <= 16:
+        p.aids.append(Aid(r"Values of $e^x$ you may need", tuple(
+            (f"e^{{{to_latex(d)}}}", blocks.approx(exp(d))) for d in diffs), tuple(diffs)))
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    score = params.score
+    check_inputs(inputs, score)
+    s, H = inputs["s"], inputs["H"]
+    n, d = shape(H)
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows of H", field="tokens")
+    labels = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(labels)}
+    if score == "additive":
+        actual["d_a"] = shape(inputs["W_a"])[1]
+    p = Problem("alignment", TITLE, actual, seed=seed,
+                intro=(f"A decoder state $s$ attends over the encoder states $h_1, \\dots, h_{{{n}}}$ (the rows of "
+                       f"$H$, for the source tokens {', '.join(labels)}) with the {WHO[score]} score "
+                       f"${FORMULA[score]}$. Compute the scores, their softmax $\\alpha$ and the context "
+                       r"vector $c = \sum_j \alpha_j h_j = \alpha H$."))
+    p.add_input("s", s)
+    p.add_input("H", H, rows=labels)
+    for name in NEEDS[score]:
+        p.add_input(name, inputs[name], latex_name={"W_a": "W_a", "v_a": "v_a"}[name])
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
+
+    # 1) one score per encoder state
+    E = _scores(p, inputs, score, ref["scores"], labels)
+    # 2) softmax over the encoder states (e^x table when the scores are rational)
+    W = blocks.softmax_step(p, "weights", E, ref["weights"], sym=r"\alpha", src_sym="e",
+                            title="Attention weights (softmax of the scores)",
+                            formula=r"\alpha_j = \frac{e^{e_j}}{\sum_k e^{e_k}}", cols=labels,
+                            latex_name=r"\alpha")
+    if score == "additive":
+        _additive_aids(p, inputs, E)
+    # 3) context vector: the weighted sum of the encoder states
+    blocks.weighted_sum_step(p, "context", W, H, ref["context"], sym="c", w_sym=r"\alpha", v_sym="h",
+                             logits=E, title="Context vector (weighted sum of the encoder states)",
+                             formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c")
+    return p

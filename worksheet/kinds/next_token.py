@@ -1,0 +1,194 @@
+"""The decoder's last step: vocabulary logits, softmax, greedy next token.
+
+    logits        z = h W_vocab / T               # h: (1, d), W_vocab: (d, |vocab|), T > 0
+    probabilities p = softmax(z)                  # (1, |vocab|), sums to exactly 1
+    prediction    y = argmax_j p_j                # greedy: the most probable token
+
+Steps: ``logits``, ``probabilities``, ``prediction``.
+
+The ``prediction`` step's exact entry is the chosen token's label (a string)
+and its value the label's 0-based index in the vocabulary (BRIEF.md).  A tie
+goes to the first token in the vocabulary order; the sheet says so.  The
+choice is made on the exact logits (rational numbers: the inputs and T are
+rational) and checked against the float computation here, because
+``model.verify`` skips label entries.  Since the softmax is increasing and
+T > 0, the temperature changes the probabilities but never the greedy choice;
+the key says so.
+
+The default vocabulary is "Je suis étudiant" plus "<eos>"; given |vocab|
+columns and no labels, the labels are a lecture sentence of |vocab| - 1 words
+plus "<eos>".  Labels must be distinct.
+
+Hand mode draws h from {-1, 0, 1, 2} and W_vocab from {-1, 0, 1} (integer
+h W_vocab) and retries (boundedly) until every logit lies in [-6, 6], they
+span at most 4 (so the e^x table stays short) and the largest is unique, so
+the greedy choice needs no tie rule.  With T != 1 the logits are the integers
+divided by T.  Calculator mode uses one-decimal entries.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ParamError, ShapeError, VerificationError
+from ..exact import to_latex
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Next token: vocabulary logits, softmax and greedy choice"
+INPUTS = ("h", "W_vocab")
+EOS = "<eos>"
+VOCAB = ("Je", "suis", "étudiant", EOS)  # the default vocabulary
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    d_model: int = 3  # d, the width of the decoder output h
+    vocab: tuple[str, ...] | None = None  # vocabulary labels in order; None: "Je suis étudiant <eos>"
+    temperature: Fraction = Fraction(1)  # T > 0 divides the logits; 1 leaves them as they are
+
+    def validate(self):
+        base.positive("--d-model", self.d_model, 16)
+        if self.vocab is not None:
+            if not 1 <= len(self.vocab) <= 12:
+                raise ParamError(f"vocab must have between 1 and 12 labels, not {len(self.vocab)}")
+            dup = next((v for k, v in enumerate(self.vocab) if v in self.vocab[:k]), None)
+            if dup is not None:
+                raise ParamError(f"vocab has the label '{dup}' twice; labels must be distinct")
+        if not self.temperature > 0:
+            raise ParamError(f"temperature must be greater than 0, not {self.temperature}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return VOCAB if self.vocab is None else self.vocab
+
+
+def default_vocab(size: int) -> tuple[str, ...]:
+    """Labels for ``size`` columns: a lecture sentence of size - 1 words, then <eos>."""
+    return VOCAB if size == len(VOCAB) else base.default_tokens(size - 1) + (EOS,) if size > 1 else (EOS,)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    d, v, T = params.d_model, len(params.labels), params.temperature
+    if params.numbers == "calculator":
+        return {"h": base.decimal_matrix(rng, 1, d), "W_vocab": base.decimal_matrix(rng, d, v)}
+
+    def make():
+        return {"h": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.25, 0.35, 0.2)),
+                "W_vocab": base.int_matrix(rng, d, v, (-1, 0, 1), (0.3, 0.35, 0.35))}
+
+    def ok(m):
+        z = to_array(m["h"]) @ to_array(m["W_vocab"]) / float(T)
+        if v == 1:
+            return bool(np.abs(z).max() <= 6)
+        return blocks.pleasant_logits(z) and np.count_nonzero(z == z.max()) == 1
+
+    return base.retry("next-token", make, ok,
+                      f"d_model={d}, |vocab|={v}, temperature={T} with logits in [-6, 6] and one largest")
+
+
+def reference(inputs: dict[str, np.ndarray], temperature,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against.
+
+    ``prediction`` is the 0-based index of the first largest probability.
+
+    ``given`` maps step names to values that replace the computed ones, and
+    every later step is computed from them (``worksheet check`` marks a step
+    "carried forward" when it follows from a student's own earlier answers).
+    """
+    g = given or {}
+    z = g["logits"] if "logits" in g else inputs["h"] @ inputs["W_vocab"] / float(temperature)
+    if "probabilities" in g:
+        p = g["probabilities"]
+    else:
+        e = np.exp(z - z.max())
+        p = e / e.sum()
+    pred = g["prediction"] if "prediction" in g else np.array([[float(np.argmax(p[0]))]])
+    return {"logits": z, "probabilities": p, "prediction": pred}
+
+
+def check_inputs(inputs: dict[str, Matrix]) -> None:
+    for name, what in (("h", "the decoder output, one row"), ("W_vocab", "one column per vocabulary token")):
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' ({what})", field=name)
+    blocks.require_shape("h", inputs["h"], 1, None, "the decoder output for one position is one row")
+    blocks.require_matmul("h", inputs["h"], "W_vocab", inputs["W_vocab"])
+
+
+def _first_max(values) -> int:
+    """Index of the largest value; a tie goes to the first."""
+    best = 0
+    for k, x in enumerate(values):
+        if x > values[best]:
+            best = k
+    return best
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    check_inputs(inputs)
+    h, W = inputs["h"], inputs["W_vocab"]
+    d, size = shape(W)
+    if params.vocab is not None and len(params.vocab) != size:
+        raise InputError(f"{len(params.vocab)} labels for the {size} columns of W_vocab", field="vocab")
+    vocab = params.vocab or default_vocab(size)
+    T = params.temperature
+    actual = {**params.to_json(), "d_model": d, "vocab": list(vocab)}
+    p = Problem("next-token", TITLE, actual, seed=seed,
+                intro=("The decoder's output at the last position is $h$; the final linear layer "
+                       r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
+                       + ", ".join(vocab)
+                       + (f" and the temperature is $T = {to_latex(T)}$" if T != 1 else "")
+                       + ". Compute the logits, their softmax and the greedy prediction "
+                         "(the most probable token; a tie goes to the first in the vocabulary)."))
+    p.add_input("h", h)
+    p.add_input("W_vocab", W, cols=vocab, latex_name=r"W_\mathrm{vocab}")
+    ref = reference({k: q.value for k, q in p.inputs.items()}, T)
+
+    # 1) logits: one score per vocabulary token
+    products = blocks.matmul(h, W)[0]
+    z = tuple(x / T for x in products)  # rational: h, W_vocab and T are
+    j = min(1, size - 1)
+    col = [row[j] for row in W]
+    tok = blocks.latex_text(vocab[j])
+    if T == 1:
+        formula = r"z = h \, W_\mathrm{vocab}"
+        work = [rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
+                rf"= {to_latex(z[j])}"]
+    else:
+        formula = rf"z = \frac{{h \, W_\mathrm{{vocab}}}}{{T}}, \quad T = {to_latex(T)}"
+        work = [rf"z_{{{j + 1}}} \; ({tok}) = \frac{{h \cdot W_{{:,{j + 1}}}}}{{T}} = "
+                rf"\frac{{{blocks.dot_latex(h[0], col)}}}{{{to_latex(T)}}} = "
+                rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"]
+    p.add_step("logits", (z,), ref["logits"], title="Logits (one score per vocabulary token)",
+               formula=formula, work=work, cols=vocab, latex_name="z")
+    # 2) softmax over the vocabulary
+    P = blocks.softmax_step(p, "probabilities", (z,), ref["probabilities"], sym="p", src_sym="z",
+                            title="Probabilities (softmax over the vocabulary)",
+                            formula=r"p = \operatorname{softmax}(z)", cols=vocab, latex_name="p")
+    # 3) greedy choice on the exact logits (the softmax keeps their order)
+    best = _first_max(z)
+    ref_best = int(ref["prediction"][0, 0])
+    probs = ref["probabilities"][0]
+    if ref_best != best and not math.isclose(probs[ref_best], probs[best], rel_tol=1e-12):
+        raise VerificationError(f"next-token.prediction: exact choice {best} != float choice {ref_best}")
+    ties = [k for k, x in enumerate(z) if x == z[best]]
+    work = [rf"\max_j p_j = {blocks.entry('p', 0, best)} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
+            rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{index {best} in the vocabulary, counting from 0}})"]
+    if len(ties) > 1:
+        work.insert(1, r"\text{tie between } " + ", ".join(blocks.latex_text(vocab[k]) for k in ties)
+                    + r": \text{the first in the vocabulary wins}")
+    note = ("Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
+            "The softmax keeps the order of the logits, so the choice is also the largest logit"
+            + (": dividing by $T > 0$ changes the probabilities but never the greedy choice." if T != 1 else ".")
+            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else ""))
+    p.add_step("prediction", ((vocab[best],),), np.array([[float(best)]]),
+               title="Prediction (greedy: the most probable token)",
+               formula=r"\hat{y} = \arg\max_j \, p_j", work=work, note=note, cols=("next token",),
+               latex_name=r"\hat{y}")
+    return p

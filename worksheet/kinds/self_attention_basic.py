@@ -1,0 +1,156 @@
+"""Self-attention with no trained weights (the lectures' first step), row vectors.
+
+    scores = X X^T                                # (n, n): s_ij = x_i . x_j
+    masked = scores with -oo where j > i          # only with causal = true
+    weights = softmax(scores or masked) by rows   # rows sum to exactly 1
+    output = weights X                            # (n, d_model): y_i = sum_j alpha_ij x_j
+
+Steps: ``scores``, ``masked`` (causal only), ``weights``, ``output``.
+
+There is no scaling: the score is the plain dot product, as on the slides.
+The key remarks that the scores are symmetric (s_ij = s_ji): without trained
+W^Q, W^K, W^V a token cannot attend to another differently from how that one
+attends to it, and the diagonal s_ii = |x_i|^2 tends to win, which is one
+reason the trainable projections are needed.
+
+Hand mode draws X from {-1, 0, 1, 2} (mostly 0 and 1; for d_model > 4 from
+{-1, 0, 1} with about 2.5 non-zero entries a row) and retries (boundedly)
+until every row of X is non-zero, the rows are not all equal, every live
+score lies in [-8, 8] and each row of scores spans at most 5 (and some row is
+not constant): the scores are integers, so the e^x table printed on the
+sheet has at most 6 entries.
+Calculator mode uses one-decimal entries in [-1, 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError
+from ..exact import to_latex
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Self-attention without trained weights"
+INPUTS = ("X",)
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    seq_len: int = 3  # n, the number of tokens (rows of X)
+    d_model: int = 3  # width of the token embeddings X
+    causal: bool = False  # mask j > i (decoder self-attention)
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--seq-len", self.seq_len, 12)
+        base.positive("--d-model", self.d_model, 16)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d = params.seq_len, params.d_model
+    if params.numbers == "calculator":
+        return {"X": base.decimal_matrix(rng, n, d)}
+
+    if d <= 4:
+        values, probs = (-1, 0, 1, 2), (0.15, 0.35, 0.4, 0.1)
+    else:  # wider rows: sparser, so that s_ii = |x_i|^2 stays near the other scores
+        nonzero = 2.5 / d
+        values, probs = (-1, 0, 1), (0.4 * nonzero, 1 - nonzero, 0.6 * nonzero)
+
+    def make():
+        return {"X": base.int_matrix(rng, n, d, values, probs)}
+
+    def ok(m):
+        X = to_array(m["X"])
+        if not np.all(np.any(X != 0, axis=1)):  # a zero row scores 0 with everything
+            return False
+        S = X @ X.T
+        if n == 1:
+            return bool(S[0, 0] <= 6)
+        if params.causal:
+            S = blocks.np_causal(S)
+        return np.unique(X, axis=0).shape[0] > 1 and blocks.pleasant_logits(S, limit=8, spread=5)
+
+    return base.retry("self-attention-basic", make, ok,
+                      f"seq_len={n}, d_model={d} with scores in [-6, 6], each row spanning at most 4")
+
+
+def reference(inputs: dict[str, np.ndarray], causal: bool,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against.
+
+    ``given`` maps step names to values that replace the computed ones, and
+    every later step is computed from them (``worksheet check`` marks a step
+    "carried forward" when it follows from a student's own earlier answers).
+    """
+    g = given or {}
+    X = inputs["X"]
+    out = {"scores": g["scores"] if "scores" in g else X @ X.T}
+    logits = out["scores"]
+    if causal:
+        out["masked"] = logits = g["masked"] if "masked" in g else blocks.np_causal(logits)
+    if "weights" in g:
+        out["weights"] = g["weights"]
+    else:
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        out["weights"] = e / e.sum(axis=1, keepdims=True)
+    out["output"] = g["output"] if "output" in g else out["weights"] @ X
+    return out
+
+
+def _symmetry_note(S: Matrix) -> str:
+    n = shape(S)[0]
+    example = ""
+    if n > 1:
+        i, j = 0, 1
+        example = (f" (here ${blocks.entry('s', i, j)} = {blocks.entry('s', j, i)} = "
+                   f"{to_latex(S[i][j])}$)")
+    return ("The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$" + example
+            + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. With no "
+              "trained weights a token cannot attend to another differently from how that one "
+              "attends to it, and what a token looks for is the same vector as what it offers; "
+              "that is one reason attention learns separate projections $W^Q$, $W^K$ and $W^V$.")
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    if "X" not in inputs:
+        raise InputError("missing matrix 'X' (the token embeddings, one row per token)", field="X")
+    X = inputs["X"]
+    n, d = shape(X)
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows of X", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(tokens)}
+    p = Problem("self-attention-basic", TITLE, actual, seed=seed,
+                intro=(f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
+                       f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
+                       r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
+                       r"are its softmax along each row, and the output is $Y = A X$."))
+    p.add_input("X", X, rows=tokens)
+    ref = reference({"X": p.inputs["X"].value}, params.causal)
+
+    # 1) scores: every pair of tokens, s_ij = x_i . x_j
+    S = blocks.product_step(p, "scores", X, X, ref["scores"], transpose_b=True,
+                            title="Scores (dot products of the embeddings)", formula=r"S = X X^\top",
+                            sym="s", a_sym="x", b_sym="x", rows=tokens, cols=tokens,
+                            latex_name="S", note=_symmetry_note(blocks.matmul(X, blocks.transpose(X))))
+    src = "s"
+    # 2) causal mask
+    if params.causal:
+        S = blocks.mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s", rows=tokens, cols=tokens)
+        src = "m"
+    # 3) softmax along each row
+    W = blocks.softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
+                            formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",
+                            rows=tokens, cols=tokens)
+    # 4) weighted sum of the embeddings themselves
+    blocks.weighted_sum_step(p, "output", W, X, ref["output"], sym="y", w_sym=r"\alpha", v_sym="x",
+                             logits=S, rows=tokens, formula="Y = A X", latex_name="Y",
+                             title="Output (weighted sum of the embeddings)",
+                             note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
+                                  r"themselves: without $W^V$ the values are the inputs.")
+    return p

@@ -1,0 +1,206 @@
+"""Why attention divides by sqrt(d_k): one query's scores, softmaxed three ways.
+
+    softmax_raw     = softmax(s)                  # s: (1, n) query-key dot products
+    softmax_sqrt_dk = softmax(s / sqrt(d_k))      # what the Transformer does
+    softmax_dk      = softmax(s / d_k)            # dividing too much
+
+Steps: ``softmax_raw``, ``softmax_sqrt_dk``, ``softmax_dk``.
+
+Dot products of d_k-dimensional vectors with unit-variance entries have a
+standard deviation of about sqrt(d_k), so raw scores grow with the width and
+their softmax is nearly one-hot (saturated, vanishing gradients); dividing by
+sqrt(d_k) brings them back to unit scale; dividing by d_k shrinks them
+towards 0 and the softmax becomes nearly uniform.  With the lecture's scores
+[112, 96] and d_k = 64: [1.0000, 1.1254e-07], [0.8808, 0.1192] (exactly
+1/(1 + e^-2) and 1/(1 + e^2)) and [0.5622, 0.4378].
+
+Each step's note gives the largest weight and reads it (w_max, n scores):
+
+* too peaked (nearly one-hot):   w_max >= 0.95;
+* too flat (nearly uniform):     w_max - 1/n < 0.1;
+* about right:                   otherwise.
+
+Hand mode (lecturer-facing rules):
+
+* d_k is a perfect square of at least 9 (default 64, the paper's value):
+  with d_k = 4 no scores show all three behaviours under the thresholds above;
+* the scores are integer multiples of sqrt(d_k), s_j = sqrt(d_k) t_j with
+  integers t_j in [-3, 6], so s / sqrt(d_k) is an integer and s / d_k has
+  denominator sqrt(d_k);
+* draws are retried (boundedly) until the raw softmax is too peaked, the
+  /sqrt(d_k) one about right and the /d_k one too flat, and the largest score
+  is unique; n is at most 5, so the printed e^x table has at most 13 rows.
+
+Calculator mode draws one-decimal multiples t_j (in [-3, 3]) and rounds the
+scores to one decimal, for any d_k, preferring draws that show the three
+behaviours.  Solving takes any scores and any d_k >= 1 (sqrt(d_k) then stays
+exact, e.g. sqrt(10)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ParamError, ShapeError
+from ..exact import mul, power, sqrt, to_latex
+from ..model import Matrix, Problem, shape
+from . import base
+
+TITLE = "Why scale by the square root of d_k"
+INPUTS = ("scores",)
+
+PEAKED = 0.95  # the largest weight at or above this: nearly one-hot
+FLAT = 0.1  # the largest weight less than this above 1/n: nearly uniform
+READING = {  # label, what it shows
+    "peaked": ("too peaked (nearly one-hot)",
+               "the softmax is saturated, almost all the weight goes to one key and the gradients "
+               "through the other weights vanish"),
+    "right": ("about right",
+              "the largest score is preferred, but the other keys keep a useful share"),
+    "flat": ("too flat (nearly uniform)",
+             "the differences between the scores are washed out"),
+}
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    d_k: int = 64  # width of the queries and keys (the paper: 64); hand mode: a perfect square >= 9
+    seq_len: int = 2  # n, the number of keys scored by the one query
+    tokens: tuple[str, ...] | None = None  # labels of the keys; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--d-k", self.d_k, 4096)
+        base.positive("--seq-len", self.seq_len, 5 if self.numbers == "hand" else 12)
+        base.require_square_d_k(self, self.d_k)
+        if self.numbers == "hand" and self.d_k < 9:
+            raise ParamError(f"d_k = {self.d_k} is too small to show the effect of scaling by hand: "
+                             "use a perfect square of at least 9 (9, 16, 25, ..., 64) "
+                             "or --numbers calculator")
+
+
+def classify(weights: np.ndarray) -> str:
+    """``peaked``, ``right`` or ``flat`` for one row of softmax weights."""
+    w_max, n = float(np.max(weights)), weights.size
+    if w_max >= PEAKED:
+        return "peaked"
+    if w_max - 1 / n < FLAT:
+        return "flat"
+    return "right"
+
+
+def _shows_all_three(t: np.ndarray, d_k: int) -> bool:
+    root = math.sqrt(d_k)
+    s = t * root
+    return (classify(blocks.np_softmax(s[None, :])) == "peaked"
+            and classify(blocks.np_softmax(t[None, :])) == "right"
+            and classify(blocks.np_softmax(s[None, :] / d_k)) == "flat"
+            and np.count_nonzero(t == t.max()) == 1)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d_k = params.seq_len, params.d_k
+    if params.numbers == "calculator":
+        candidate = None
+        for _ in range(200):
+            t = rng.integers(-30, 31, size=n) / 10
+            candidate = np.round(t * math.sqrt(d_k), 1)
+            if _shows_all_three(candidate / math.sqrt(d_k), d_k):
+                break
+        return {"scores": (tuple(Fraction(round(10 * float(x)), 10) for x in candidate),)}
+    root = math.isqrt(d_k)
+
+    def make():
+        return rng.integers(-3, 7, size=n)
+
+    t = base.retry("softmax-scaling", make, lambda t: _shows_all_three(t.astype(float), d_k),
+                   f"seq_len={n}, d_k={d_k} with a peaked raw, a moderate scaled and a flat /d_k softmax")
+    return {"scores": (tuple(Fraction(int(x) * root) for x in t),)}
+
+
+def reference(inputs: dict[str, np.ndarray], d_k: int,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against.
+
+    ``given`` (step name -> value, from ``worksheet check``) replaces a
+    computed step; the three steps do not depend on each other.
+    """
+    g = given or {}
+    s = inputs["scores"]
+    out = {}
+    for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)), ("softmax_dk", float(d_k))):
+        if name in g:
+            out[name] = g[name]
+            continue
+        z = s / divisor
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        out[name] = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def _sci(v: float) -> str:
+    """A weight for a worked line: 4 decimals, or 4 significant digits when tiny."""
+    if v == 0 or abs(v) >= 5e-5:
+        return blocks.approx(v)
+    mant, exp10 = f"{v:.4e}".split("e")
+    return rf"{mant} \times 10^{{{int(exp10)}}}"
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    if "scores" not in inputs:
+        raise InputError("missing matrix 'scores' (one query's scores, one row: scores = [[112, 96]])",
+                              field="scores")
+    s = inputs["scores"]
+    if shape(s)[0] != 1:
+        raise ShapeError(f"scores is {shape(s)[0]} x {shape(s)[1]} but must be 1 x n: "
+                         "one query's scores against n keys, in one row")
+    n = shape(s)[1]
+    if n < 2:
+        raise ShapeError("scores is 1 x 1 but needs at least 2 entries: a softmax of one score is always 1")
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} scores", field="tokens")
+    d_k = params.d_k
+    keys = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "tokens": list(keys)}
+    p = Problem("softmax-scaling", TITLE, actual, seed=seed,
+                intro=("One query has the scores $s$ below against the keys " + ", ".join(keys)
+                       + rf", with $d_k = {d_k}$. Take the softmax of the raw scores, of "
+                       r"$s / \sqrt{d_k}$ and of $s / d_k$, and say for each whether it is too "
+                       r"peaked, about right or too flat."))
+    p.add_input("scores", s, cols=keys, latex_name="s")
+    ref = reference({"scores": p.inputs["scores"].value}, d_k)
+
+    root = sqrt(d_k)
+    cases = (
+        ("softmax_raw", Fraction(1), "Softmax of the raw scores", r"\operatorname{softmax}(s)", None),
+        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by sqrt(d_k)",
+         r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
+         rf"\frac{{s}}{{\sqrt{{{d_k}}}}}"),
+        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by d_k",
+         r"\operatorname{softmax}\left(\frac{s}{d_k}\right)", rf"\frac{{s}}{{{d_k}}}"),
+    )
+    for name, divisor, title, formula, scaled_sym in cases:
+        z = (tuple(mul(x, power(divisor, -1)) for x in s[0]),)  # (1, n)
+        value = ref[name]
+        kind = classify(value[0])
+        j = int(np.argmax(value[0]))
+        label, meaning = READING[kind]
+        note = (rf"Largest weight ${value[0][j]:.4f}$ (key {keys[j]}; equal weights would be "
+                rf"$1/n = {1 / n:.4f}$), so this softmax is {label}: {meaning}.")
+        if name == "softmax_sqrt_dk":
+            note += (r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
+                     r"$\sqrt{d_k}$ brings them back to unit scale.")
+        blocks.softmax_step(p, name, z, value, sym=r"\alpha", src_sym="z", title=title,
+                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula)
+        lines = [rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} "
+                 + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"]
+        if name == "softmax_sqrt_dk":
+            lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
+        tiny = [blocks.entry(r"\alpha", 0, k) + r" \approx " + _sci(float(v))
+                for k, v in enumerate(value[0]) if 0 < v < 5e-5]  # 0.0000 to 4 places, but not 0
+        blocks.extend_work(p, name, before=lines, after=tiny)
+    return p
