@@ -489,3 +489,31 @@ def test_read_key_reads_build_json(causal):
     assert p.kind == "attention" and [s.name for s in p.steps] == [s.name for s in doc.problems[0].steps]
     masked = p.step("masked")
     assert masked.cells[0][1].neg_inf and masked.cells[0][0].precise
+
+
+def kinds_with_carried_forward():
+    out = []
+    for name in available_kinds():
+        module = kinds.get(name)
+        import inspect
+
+        if "given" in inspect.signature(module.reference).parameters:
+            out.append(name)
+    return out
+
+
+@pytest.mark.parametrize("kind", kinds_with_carried_forward())
+def test_a_slip_in_the_first_step_is_carried_forward_in_every_kind(tmp_path, kind):
+    key, doc = make_key(tmp_path, [kind], seed=5)
+    p = doc.problems[0]
+    first = p.steps[0]
+    bad = first.value.copy()
+    bad[0, 0] += 1
+    values = recompute(p, {first.name: bad})
+    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
+    st_ = statuses(report)
+    assert st_[first.name] == "incorrect", report.text()
+    if first.value.size > 1:
+        assert mistakes_of(report)[first.name] == "arithmetic-slip"
+    assert all(st_[s.name] in ("carried-forward", "correct") for s in p.steps[1:]), report.text()
+    assert report.problems[0].carried_forward and report.marks == report.out_of - 1

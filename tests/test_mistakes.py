@@ -94,6 +94,14 @@ MORE = [
     ("weights-times-X", "cross-attention", {}, lambda v, p: ("output", v["weights"] @ v["H_enc"])),
     ("no-scaling", "multi-head-attention", {"heads": 2, "d_k": 4},
      lambda v, p: ("scaled_2", v["scores_2"])),
+    ("no-scaling", "softmax-scaling", {},
+     lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"]))),
+    ("scaled-by-d_k", "softmax-scaling", {},
+     lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"] / p.params["d_k"]))),
+    ("no-scaling", "alignment", {"__spec": "alignment:score=scaled-dot"},
+     lambda v, p: ("scores", v["s"] @ v["H"].T)),
+    ("scaled-by-d_k", "alignment", {"__spec": "alignment:score=scaled-dot"},
+     lambda v, p: ("scores", v["s"] @ v["H"].T / v["s"].shape[1])),
 ]
 
 
@@ -106,8 +114,10 @@ def _available(kind: str):
 
 def _first_seed_where_it_matters(tmp_path, kind, options, wrong):
     """The first seed whose problem the wrong rule changes by more than 0.01."""
+    options = dict(options)
+    spec = options.pop("__spec", kind)  # a per-problem setting such as alignment:score=...
     for seed in range(1, 40):
-        path, doc = make_key(tmp_path, [kind], seed=seed, options=options)
+        path, doc = make_key(tmp_path, [spec], seed=seed, options=options)
         p = doc.problems[0]
         v = {**inputs_of(p), **key_values(p)}
         origin, bad = wrong(v, p)

@@ -257,3 +257,33 @@ def _weights_times_x(v, params):
 @register("cross-attention", "output", "weights-times-X")
 def _weights_times_h(v, params):
     return v["weights"] @ v["H_enc"]
+
+
+# ---------------------------------------------------------------- softmax-scaling, alignment
+def _softmax_of_scores_over(divisor):
+    def rule(v, params):
+        d_k = float(params["d_k"])
+        return softmax(v["scores"] / divisor(d_k))
+    return rule
+
+
+register("softmax-scaling", "softmax_sqrt_dk", "no-scaling")(_softmax_of_scores_over(lambda d: 1.0))
+register("softmax-scaling", "softmax_sqrt_dk", "scaled-by-d_k")(_softmax_of_scores_over(lambda d: d))
+
+
+def _scaled_dot(v, params) -> np.ndarray | None:
+    """``s . h_j`` of an alignment with the scaled-dot score (else None: no scaling to get wrong)."""
+    if params.get("score") != "scaled-dot":
+        return None
+    return v["s"] @ v["H"].T
+
+
+@register("alignment", "scores", "no-scaling")
+def _alignment_no_scaling(v, params):
+    return _scaled_dot(v, params)
+
+
+@register("alignment", "scores", "scaled-by-d_k")
+def _alignment_by_d(v, params):
+    dots = _scaled_dot(v, params)
+    return None if dots is None else dots / v["s"].shape[1]
