@@ -749,12 +749,16 @@ Recompute = Callable[[dict], "dict | None"]
 
 
 def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute | None:
-    """``given -> steps`` through the kind's own ``reference(inputs, ..., given=...)``.
+    """``given -> steps`` through the kind's own ``reference(..., given=...)``.
 
-    The arguments after ``inputs`` are filled by name from the key's params
-    (coerced to the types of the kind's Params fields; an argument named
-    ``params`` gets the Params object).  None when the kind is unknown or its
-    reference takes no ``given``: such kinds get no carried-forward marks.
+    The reference's other arguments are filled by name: ``inputs`` gets the
+    dict of float inputs, ``params`` the kind's Params object, any other name
+    (a trailing ``_`` dropped: ``base_``) an input of that name, else the key's
+    parameter of that name (coerced to the type of the kind's Params field;
+    fractions as floats), else its default, else None for an input the
+    problem does not have (layer-norm's optional ``S``).  None when the kind
+    is unknown or its reference takes no ``given``: such kinds get no
+    carried-forward marks.
     """
     from . import kinds
     from .kinds.base import coerce
@@ -770,34 +774,46 @@ def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> R
     if "given" not in sig.parameters:
         return None
     fields = {f.name: f for f in dataclasses.fields(module.Params)} if hasattr(module, "Params") else {}
-    kwargs = {}
-    for name, p in list(sig.parameters.items())[1:]:
+    kwargs: dict[str, Any] = {}
+    for name, p in sig.parameters.items():
+        key = name.rstrip("_")
         if name == "given":
             continue
-        if name == "params" and hasattr(module, "Params"):
+        if name == "inputs":
+            kwargs[name] = inputs
+        elif name == "params" and hasattr(module, "Params"):
             try:
                 kwargs[name] = module.Params.from_options(params)
             except WorksheetError:
                 return None
-        elif name in params:
-            value = params[name]
-            if name in fields:
+        elif key in inputs:
+            kwargs[name] = inputs[key]
+        elif key in params:
+            value = params[key]
+            if key in fields:
                 try:
-                    value = coerce(fields[name], value)
+                    value = coerce(fields[key], value)
                 except WorksheetError:
                     pass
-            kwargs[name] = value
-        elif p.default is inspect.Parameter.empty:
+            kwargs[name] = float(value) if isinstance(value, Fraction) else value
+        elif p.default is not inspect.Parameter.empty:
+            continue
+        elif key in getattr(module, "INPUTS", ()):
+            kwargs[name] = None
+        else:
             return None
 
     def run(given: dict) -> dict | None:
+        args = {k: dict(v) if k == "inputs" else v for k, v in kwargs.items()}
         try:
             with np.errstate(all="ignore"):
-                out = fn(dict(inputs), given=dict(given), **kwargs)
+                out = fn(**args, given=dict(given))
         except Exception:  # a student's odd shapes or values: simply no recomputation
             return None
-        return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()
-                if isinstance(v, (np.ndarray, list, float, int))}
+        try:
+            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+        except (TypeError, ValueError):
+            return None
 
     return run
 
@@ -1218,11 +1234,11 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
         if not found:
             continue
         bases = own.bases(o, key_vals)
-        for code, rule, suffix in found:
+        for code, rule, context in found:
             for given, vals in bases:
                 try:
                     with np.errstate(all="ignore"):
-                        wrong = rule(mistakes.Values(vals, suffix), kp.params)
+                        wrong = rule(mistakes.Values(vals, **context), kp.params)
                 except (KeyError, ValueError, IndexError, TypeError):
                     continue
                 if wrong is None:

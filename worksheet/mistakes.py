@@ -20,7 +20,10 @@ kind's own ``reference(..., given=...)`` (so a student who forgot the
 scaling and wrote only the weights is still told so).  Steps numbered per
 head (``scores_2`` in multi-head attention) use the rules registered for
 their base name (``scores``), with :class:`Values` looking up the names of
-the same head first.
+the same head first.  The encoder block's steps (``attn.scores_1``,
+``norm1.variance``, ``ffn.hidden``) use the rules of the kind each part is
+(:data:`ENCODER_PARTS`), looking up ``attn.``-prefixed names first and
+renaming the part's inputs (``S`` of ``norm1.`` is ``attn.output``).
 
 ``arithmetic-slip`` (exactly one entry wrong) has no rule: the checker finds
 it by counting wrong entries.  Adding a mistake = one catalogue entry + one
@@ -97,19 +100,29 @@ _HEAD = re.compile(r"^(?P<base>.+?)_(?P<head>\d+)$")
 
 
 class Values(Mapping):
-    """Float arrays of one problem by name; ``suffix`` (``"_2"``) picks a head's own steps.
+    """Float arrays of one problem by name, as one part of it sees them.
 
-    ``v["scores"]`` is ``scores_2`` when the suffix is ``_2`` and that name
-    exists, else ``scores``.
+    ``suffix`` (``"_2"``) picks a head's own steps and ``prefix`` (``"attn."``)
+    a part of the encoder block: ``v["scores"]`` is the first of
+    ``attn.scores_2``, ``attn.scores``, ``scores_2``, ``scores`` that exists.
+    ``aliases`` rename a part's inputs (``{"S": "attn.output"}``), used when
+    the alias exists.
     """
 
-    def __init__(self, data: Mapping[str, np.ndarray], suffix: str = ""):
+    def __init__(self, data: Mapping[str, np.ndarray], suffix: str = "", prefix: str = "",
+                 aliases: Mapping[str, str] | None = None):
         self.data = data
         self.suffix = suffix
+        self.prefix = prefix
+        self.aliases = aliases or {}
 
     def _name(self, name: str) -> str:
-        if self.suffix and name + self.suffix in self.data:
-            return name + self.suffix
+        alias = self.aliases.get(name)
+        if alias is not None and alias in self.data:
+            return alias
+        for n in (self.prefix + name + self.suffix, self.prefix + name, name + self.suffix):
+            if n in self.data:
+                return n
         return name
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -139,18 +152,39 @@ def register(kinds: str | tuple[str, ...], step: str, code: str):
     return deco
 
 
-def rules(kind: str, step: str) -> list[tuple[str, Rule, str]]:
-    """``(code, rule, suffix)`` for a step of a kind (head steps use their base name's rules)."""
-    found = [(c, r, "") for c, r in _RULES.get((kind, step), [])]
+# encoder-block step prefix -> (the kind that part is, its inputs by their names in the block)
+ENCODER_PARTS: dict[str, tuple[str, dict[str, str]]] = {
+    "pe.": ("positional-encoding", {}),
+    "attn.": ("multi-head-attention", {"X": "pe.X_plus_PE"}),
+    "norm1.": ("layer-norm", {"X": "pe.X_plus_PE", "S": "attn.output", "gamma": "gamma_1",
+                              "beta": "beta_1"}),
+    "ffn.": ("feed-forward", {"X": "norm1.output"}),
+    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "ffn.output", "gamma": "gamma_2",
+                              "beta": "beta_2"}),
+}
+
+
+def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
+    """``(code, rule, context)`` for a step of a kind; ``Values(data, **context)`` is
+    what the rule reads (head steps use their base name's rules, encoder-block
+    steps those of their part's kind)."""
+    if kind == "encoder-block":
+        for prefix, (part, aliases) in ENCODER_PARTS.items():
+            if step.startswith(prefix):
+                return [(c, r, {**ctx, "prefix": prefix, "aliases": aliases})
+                        for c, r, ctx in rules(part, step[len(prefix):])]
+        return []
+    found = [(c, r, {}) for c, r in _RULES.get((kind, step), [])]
     m = _HEAD.match(step)
     if m and (kind, m["base"]) in _RULES:
-        found += [(c, r, "_" + m["head"]) for c, r in _RULES[(kind, m["base"])]]
+        found += [(c, r, {"suffix": "_" + m["head"]}) for c, r in _RULES[(kind, m["base"])]]
     return found
 
 
 def codes_for(kind: str) -> list[str]:
     """Every mistake code registered for a kind (catalogue order), plus the slip."""
-    have = {c for (k, _), rs in _RULES.items() if k == kind for c, _ in rs}
+    parts = {kind} | ({p for p, _ in ENCODER_PARTS.values()} if kind == "encoder-block" else set())
+    have = {c for (k, _), rs in _RULES.items() if k in parts for c, _ in rs}
     return [c for c in CATALOGUE if c in have] + [SLIP]
 
 
@@ -249,7 +283,8 @@ def _mask_after_softmax(v, params):
     return _where(W, _above(W), 0.0)
 
 
-@register(("attention", "multi-head-attention"), "output", "weights-times-X")
+@register("attention", "output", "weights-times-X")
+@register("multi-head-attention", "head", "weights-times-X")
 def _weights_times_x(v, params):
     return v["weights"] @ v["X"]
 
@@ -287,3 +322,130 @@ def _alignment_no_scaling(v, params):
 def _alignment_by_d(v, params):
     dots = _scaled_dot(v, params)
     return None if dots is None else dots / v["s"].shape[1]
+
+
+# ---------------------------------------------------------------- multi-head attention
+# Per head: the attention rules above (scores_h, scaled_h, masked_h, weights_h)
+# and weights-times-X on head_h; then concat and output.
+def _heads(v: Values, params) -> list[np.ndarray]:
+    return [v[f"head_{h}"] for h in range(1, int(params["heads"]) + 1)]
+
+
+@register("multi-head-attention", "concat", "concat-wrong-axis")
+def _concat_rows(v, params):
+    return np.vstack(_heads(v, params))  # (H n, d_v) instead of (n, H d_v)
+
+
+@register("multi-head-attention", "output", "missing-W_O")
+def _missing_w_o(v, params):
+    return v["concat"]
+
+
+# ---------------------------------------------------------------- positional encoding
+# angles (n x pairs): pos / base^(2i/d_model); PE: sin on even columns, cos on odd.
+def _positions(v: Values) -> np.ndarray:
+    return v["angles"][:, :1]  # pair 0 has divisor base^0 = 1: the positions themselves
+
+
+def _pe_width(v: Values, params) -> int:
+    return v["PE"].shape[1] if "PE" in v else int(params["d_model"])
+
+
+def _pe_base(params) -> float:
+    return float(params.get("base") or 10000)
+
+
+def _sin_cos(angle_of_column: np.ndarray) -> np.ndarray:
+    """PE from one angle per column: sin on even columns, cos on odd ones."""
+    out = np.empty_like(angle_of_column)
+    out[:, 0::2] = np.sin(angle_of_column[:, 0::2])
+    out[:, 1::2] = np.cos(angle_of_column[:, 1::2])
+    return out
+
+
+@register(("positional-encoding",), "PE", "pe-sin-cos-swapped")
+def _pe_swapped(v, params):
+    A, d = v["angles"], _pe_width(v, params)
+    out = np.empty((A.shape[0], d))
+    out[:, 0::2] = np.cos(A)
+    out[:, 1::2] = np.sin(A[:, : d // 2])
+    return out
+
+
+def _pe_column_exponent(scale: float):
+    """PE whose angle for column j uses exponent scale * j / d_model (j the column index)."""
+    def rule(v, params):
+        d = _pe_width(v, params)
+        j = np.arange(d, dtype=np.float64)
+        return _sin_cos(_positions(v) / np.power(_pe_base(params), scale * j / d))
+    return rule
+
+
+register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(2.0))
+register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(1.0))
+
+
+@register("positional-encoding", "angles", "pe-index-not-halved")
+def _angles_by_column(v, params):
+    i = np.arange(v["angles"].shape[1], dtype=np.float64)  # pair i has the sine column 2i
+    d = _pe_width(v, params)
+    return _positions(v) / np.power(_pe_base(params), 2 * (2 * i) / d)
+
+
+# ---------------------------------------------------------------- layer norm
+# residual (when S is given), mean and variance (n x 1), normalized, output.
+def _R(v: Values) -> np.ndarray:
+    return v["residual"] if "residual" in v else v["X"]
+
+
+def _eps(params) -> float:
+    from fractions import Fraction
+
+    eps = params.get("eps")
+    return 0.0 if eps in (None, "") else float(Fraction(str(eps)))
+
+
+@register("layer-norm", "residual", "missing-residual")
+def _no_residual(v, params):
+    return v["S"]  # LayerNorm(Sublayer(x)) instead of LayerNorm(x + Sublayer(x))
+
+
+@register("layer-norm", "variance", "sample-variance")
+def _sample_variance(v, params):
+    R = _R(v)
+    if R.shape[1] < 2:
+        return None
+    return ((R - v["mean"]) ** 2).sum(axis=1, keepdims=True) / (R.shape[1] - 1)
+
+
+@register("layer-norm", "mean", "normalized-across-tokens")
+def _mean_down_columns(v, params):
+    return _R(v).mean(axis=0, keepdims=True)  # (1, d) instead of (n, 1)
+
+
+@register("layer-norm", "variance", "normalized-across-tokens")
+def _variance_down_columns(v, params):
+    return _R(v).var(axis=0, keepdims=True)
+
+
+@register("layer-norm", "normalized", "normalized-across-tokens")
+def _normalized_down_columns(v, params):
+    R = _R(v)
+    return (R - R.mean(axis=0, keepdims=True)) / np.sqrt(R.var(axis=0, keepdims=True) + _eps(params))
+
+
+# ---------------------------------------------------------------- feed-forward
+# hidden_pre = X W_1 + b_1, hidden = ReLU(hidden_pre), output = hidden W_2 + b_2.
+@register("feed-forward", "hidden", "relu-after-second-layer")
+def _no_relu_first(v, params):
+    return v["hidden_pre"]
+
+
+@register("feed-forward", "output", "relu-after-second-layer")
+def _relu_second(v, params):
+    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0.0)
+
+
+@register("feed-forward", "output", "relu-after-second-layer")
+def _relu_both(v, params):
+    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)
