@@ -19,6 +19,7 @@ FORMATS: dict[str, str] = {
     "tex": "latex:LatexRenderer",
     "json": "json:JsonRenderer",
     "pdf": "pdf:PdfRenderer",
+    "html": "html:HtmlRenderer",
 }
 
 

@@ -1,0 +1,159 @@
+"""--variants N: different, equally hard, reproducible versions of a sheet;
+one combined file per format (or --split), NAME-variants.csv, JSON with
+every variant and its key."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from worksheet import kinds
+from worksheet.build import build_document, build_variants, variant_id, variant_seed
+from worksheet.errors import UnknownKindError, WorksheetError
+
+
+def available(names):
+    out = []
+    for name in names:
+        try:
+            kinds.get(name)
+        except UnknownKindError:
+            continue
+        out.append(name)
+    return out
+
+
+def given(problem):
+    return tuple((name, q.exact) for name, q in problem.inputs.items())
+
+
+@pytest.mark.parametrize("kind", available(kinds.names()))
+def test_no_two_variants_share_the_same_given_matrices(kind):
+    docs = build_variants([kind], 30, seed=11)
+    seen = [given(d.problems[0]) for d in docs]
+    assert len(set(seen)) == len(seen)
+
+
+def test_variants_are_equally_hard_same_kinds_sizes_and_number_mode():
+    docs = build_variants(["attention", "attention:causal=true,seq-len=4"], 12, seed=5)
+    first = docs[0]
+    for d in docs:
+        assert d.numbers == "hand"
+        for p, q in zip(d.problems, first.problems):
+            assert p.kind == q.kind
+            assert {k: v.shape for k, v in p.inputs.items()} == {k: v.shape for k, v in q.inputs.items()}
+            assert [s.name for s in p.steps] == [s.name for s in q.steps]
+            assert {k: v for k, v in p.params.items() if k != "tokens"} == \
+                   {k: v for k, v in q.params.items() if k != "tokens"}
+            # hand mode: integer given entries, integer scores
+            assert all(x.denominator == 1 for row in p.inputs["X"].exact for x in row)
+            assert p.step("scores").integral
+
+
+def test_variants_are_reproducible_and_a_variant_is_the_sheet_of_its_seed():
+    a = build_variants(["attention"], 4, seed=9)
+    b = build_variants(["attention"], 4, seed=9)
+    assert [given(d.problems[0]) for d in a] == [given(d.problems[0]) for d in b]
+    assert [d.seed for d in a] == [variant_seed(9, k) for k in range(1, 5)]
+    alone = build_document(["attention"], seed=a[2].seed)
+    assert given(alone.problems[0]) == given(a[2].problems[0])
+    other = build_variants(["attention"], 4, seed=10)
+    assert [d.seed for d in other] != [d.seed for d in a]
+
+
+def test_variant_ids_are_zero_padded_to_the_count():
+    assert [variant_id(k, 30) for k in (1, 9, 30)] == ["v01", "v09", "v30"]
+    assert variant_id(7, 300) == "v007"
+    docs = build_variants(["attention"], 3, seed=1)
+    assert [d.variant for d in docs] == ["v01", "v02", "v03"]
+
+
+def test_too_few_different_numbers_is_a_clear_error(monkeypatch):
+    import worksheet.build as b
+
+    monkeypatch.setattr(b, "variant_seed", lambda seed, k, attempt=0: 1)  # every draw the same
+    with pytest.raises(WorksheetError, match="different variants"):
+        b.build_variants(["attention"], 2)
+
+
+def test_cli_writes_combined_files_csv_and_json(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--variants", "3", "--seed", "2", "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert res.stderr == ""  # no progress bar when stderr is not a terminal
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["worksheet-key.md", "worksheet-key.tex", "worksheet-variants.csv",
+                     "worksheet.json", "worksheet.md", "worksheet.tex"]
+    md = (tmp_path / "worksheet.md").read_text()
+    for v in ("v01", "v02", "v03"):
+        assert f"**Variant:** {v}" in md
+    tex = (tmp_path / "worksheet.tex").read_text()
+    assert tex.count("\\clearpage") == 2 and tex.count("\\documentclass") == 1
+    data = json.loads((tmp_path / "worksheet.json").read_text())
+    assert [v["id"] for v in data["variants"]] == ["v01", "v02", "v03"]
+    assert all(v["seed"] == variant_seed(2, k) for k, v in enumerate(data["variants"], 1))
+    assert all(v["problems"][0]["steps"][-1]["name"] == "output" for v in data["variants"])
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "worksheet-variants.csv").read_text())))
+    assert [r["variant"] for r in rows] == ["v01", "v02", "v03"]
+    assert [int(r["seed"]) for r in rows] == [variant_seed(2, k) for k in (1, 2, 3)]
+    assert all(r["pages"] == "" for r in rows)  # no PDF built
+
+
+def test_cli_split_writes_one_set_of_files_per_variant(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--variants", "2", "--split", "--format", "md,json",
+                              "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["worksheet-v01-key.md", "worksheet-v01.json", "worksheet-v01.md",
+                     "worksheet-v02-key.md", "worksheet-v02.json", "worksheet-v02.md",
+                     "worksheet-variants.csv"]
+    one = json.loads((tmp_path / "worksheet-v02.json").read_text())
+    assert [v["id"] for v in one["variants"]] == ["v02"]
+    assert "worksheet-v01.md" in (tmp_path / "worksheet-variants.csv").read_text()
+
+
+def test_split_needs_variants(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--split", "-o", str(tmp_path)])
+    assert res.exit_code == 2 and "--split needs --variants" in res.output
+
+
+def test_combined_pdf_starts_each_variant_on_a_new_page(tmp_path):
+    from test_pdf import page_count, pdf_text, require_latex
+    from worksheet.build import write_documents
+
+    require_latex()
+    docs = build_variants(["attention"], 3, seed=8)
+    write_documents(docs, ["pdf"], tmp_path)
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "worksheet-variants.csv").read_text())))
+    for role, column in (("worksheet.pdf", "pages"), ("worksheet-key.pdf", "key_pages")):
+        ranges = [tuple(map(int, r[column].split("-"))) for r in rows]
+        assert ranges[0][0] == 1
+        for (_, last), (first, _) in zip(ranges, ranges[1:]):
+            assert first == last + 1
+        assert ranges[-1][1] == page_count(tmp_path / role)
+    pages = pdf_text(tmp_path / "worksheet.pdf").split("\f")
+    first_page_of_v2 = pages[int(rows[1]["pages"].split("-")[0]) - 1]
+    assert "Variant v02" in first_page_of_v2 and "Name:" in first_page_of_v2
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_on_a_terminal_only(monkeypatch):
+    import sys
+
+    from worksheet import cli as cli_mod
+
+    fake = _Terminal()
+    monkeypatch.setattr(sys, "stderr", fake)
+    docs = cli_mod._build_variants(build_variants, ["attention"], 12, seed=1)
+    assert len(docs) == 12 and "building variants" in fake.getvalue()
+
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    cli_mod._build_variants(build_variants, ["attention"], 12, seed=1)
+    assert quiet.getvalue() == ""

@@ -1,0 +1,84 @@
+"""HTML: one self-contained page per sheet or key, maths as MathML.
+
+No scripts, styles or fonts from the network: the CSS is in the page and
+the maths is MathML (converted from the model's LaTeX by ``latex2mathml``),
+which browsers draw natively.  Autoescape is on, so every user-supplied text
+(titles, token labels, names) is escaped; the filters below return
+:class:`markupsafe.Markup` for the HTML they build.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markupsafe import Markup, escape
+
+from .base import Table, TemplateRenderer
+
+
+@lru_cache(maxsize=8192)
+def mathml(latex: str, display: bool = False) -> str:
+    """MathML of a LaTeX formula; the escaped LaTeX in ``<code>`` if it cannot be converted."""
+    from latex2mathml.converter import convert
+
+    try:
+        return convert(latex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
+        FALLBACKS.append(latex)
+        return f'<code class="tex">{escape(latex)}</code>'
+
+
+FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
+
+
+class HtmlRenderer(TemplateRenderer):
+    name = "html"
+    ext = "html"
+    env_options = dict(autoescape=True)
+
+    def label(self, s: str) -> Markup:
+        return escape(s)
+
+    def matrix(self, symbol: str, t: Table) -> Markup:
+        """``symbol = [...]``: a MathML matrix, or a table of MathML cells when
+        rows or columns carry labels (tokens)."""
+        if not t.rows and not t.cols:
+            body = r" \\ ".join(" & ".join(row) for row in t.cells)
+            return Markup(mathml(rf"{symbol} = \begin{{bmatrix}} {body} \end{{bmatrix}}"))
+        return Markup('<span class="labelled"><span class="sym">') + Markup(mathml(f"{symbol} =")) \
+            + Markup("</span>") + self._table(t, lambda c: Markup(mathml(c)), "matrix") + Markup("</span>")
+
+    def table(self, t: Table, math: bool) -> Markup:
+        if math:
+            return self._table(t, lambda c: Markup(mathml(c)), "matrix")
+        return self._table(t, lambda c: Markup("&minus;&infin;") if c == "-inf" else
+                           escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
+
+    def empty_grid(self, t: Table) -> Markup:
+        return self._table(t, lambda c: Markup(""), "grid")
+
+    def _table(self, t: Table, cell, css: str) -> Markup:
+        head = [escape(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        out = [Markup(f'<table class="{css}"><thead><tr><th></th>')]
+        out += [Markup("<th>%s</th>") % h for h in head]
+        out.append(Markup("</tr></thead><tbody>"))
+        for i, row in enumerate(t.cells):
+            label = t.rows[i] if t.rows else str(i + 1)
+            out.append(Markup("<tr><th>%s</th>") % label)
+            out += [Markup("<td>") + cell(c) + Markup("</td>") for c in row]
+            out.append(Markup("</tr>"))
+        out.append(Markup("</tbody></table>"))
+        return Markup("").join(out)
+
+    def math(self, latex: str) -> Markup:
+        return Markup(mathml(latex))
+
+    def display(self, latex: str) -> Markup:
+        return Markup(mathml(latex, True))
+
+    def text(self, s: str) -> Markup:
+        return escape(s)
+
+    def prose(self, s: str) -> Markup:
+        parts = str(s).split("$")
+        return Markup("").join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
