@@ -228,10 +228,16 @@ def solve(kind, input_file, example, fmt, out, force, causal):
 def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     """Mark ANSWERS (TOML, JSON or CSV) step by step against KEY (the JSON key).
 
+    ANSWERS holds a matrix per step name (scores = [[1, 2], [3, 4]]), under
+    [1], [2], ... when the key has several problems; CSV lines are
+    problem,step,row,col,value.  Entries: integers, decimals, fractions,
+    -inf, or exact forms such as 1/(1+e^-2).
+
     Each step is correct, carried forward (right for your own earlier
     answers), incorrect (with the likely mistake) or missing.  Exit code 0
     when every step is correct or carried forward, 1 otherwise, 2 when a file
-    cannot be read.
+    cannot be read.  With --answers-dir, a file that cannot be read is
+    reported in its row of the summary and the rest are marked (exit 1).
     """
     from .check import Tolerance, check_answers, check_folder
 
