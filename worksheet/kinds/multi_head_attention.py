@@ -1,0 +1,309 @@
+"""Multi-head attention (Vaswani et al. 2017, section 3.2.2), row vectors.
+
+Head h = 1..H uses the h-th block of d_k columns of W^Q, W^K and W^V
+(columns (h-1) d_k + 1 .. h d_k; the values likewise with d_v = width(W^V) / H):
+
+    Q_h = X W^Q_h,  K_h = X W^K_h,  V_h = X W^V_h      # (n, d_k), (n, d_k), (n, d_v)
+    scores_h = Q_h K_h^T                                 # (n, n): row i = query i
+    scaled_h = scores_h / sqrt(d_k)
+    masked_h = scaled_h with -oo where j > i             # only with causal = true
+    weights_h = softmax(scaled_h or masked_h) by rows
+    head_h = weights_h V_h                               # (n, d_v)
+    concat = [head_1 ... head_H]                         # (n, H d_v), side by side
+    output = concat W^O                                  # (n, d_model)
+
+Steps: per head h (1-based) ``Q_h``, ``K_h``, ``V_h``, ``scores_h``,
+``scaled_h``, ``masked_h`` (causal only: the brief lists no mask step for this
+kind; we add it, as the attention kind does, rather than hide the mask inside
+``scaled_h``), ``weights_h``, ``head_h``; then ``concat``, ``output``.
+
+Exact form of ``output``: ``concat W^O = sum_h head_h W^O_h`` (``W^O_h`` the
+h-th block of d_v rows), and ``head_h W^O_h = softmax(S_h) (V_h W^O_h)``, so
+each entry is written as a sum of H single ratios of exponential sums instead
+of a sum of H d_v separate fractions.
+
+Widths (parameters ``d_model`` and ``d_k``):
+
+* ``d_k`` given: ``d_model`` defaults to H d_k, as the brief asks;
+* only ``d_model`` given: ``d_k = d_model // H`` (the paper's choice); in hand
+  mode the largest perfect square not above it, so sqrt(d_k) is an integer;
+* neither: hand mode d_k = 1 (so d_model = H = 2 and every dot product is
+  short; the scaling step then divides by sqrt(1) = 1 -- ask for ``--d-k 4``
+  to practise a real scaling; with a single head d_k = 4), calculator mode
+  d_k = 2, d_model = 2 H.
+
+Hand mode draws X from {-1, 0, 1, 2} and W^Q, W^K, W^V, W^O from {-1, 0, 1},
+so every Q_h, K_h, V_h and every per-head score is an integer and the scaled
+scores have the integer sqrt(d_k) as denominator.  Draws are retried
+(boundedly, then a GenerationError) until in every head the scaled scores lie
+in [-6, 6], each row spans at most 4 and some row of some head is not constant
+(so the e^x table on the sheet stays short and the softmax is not trivial),
+every V_h is at least half non-zero, X has distinct non-zero rows and W^O
+no zero row or column.
+Calculator mode uses one-decimal entries in [-1, 1].
+
+``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+block passes one so that long exact values are carried rounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..exact import add
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Multi-head attention"
+INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    heads: int = 2  # H, the number of heads
+    seq_len: int = 3  # n, the number of tokens (rows of X)
+    d_model: int | None = None  # width of X and of the output; None: H * d_k
+    d_k: int | None = None  # width of each head's queries, keys and values; None: see key_width
+    causal: bool = False  # mask j > i in every head (decoder self-attention)
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--heads", self.heads, 8)
+        base.positive("--seq-len", self.seq_len, 12)
+        if self.d_model is not None:
+            base.positive("--d-model", self.d_model, 32)
+        if self.d_k is not None:
+            base.positive("--d-k", self.d_k, 64)
+        base.require_square_d_k(self, self.key_width)
+
+    @property
+    def key_width(self) -> int:
+        """d_k: given; else d_model // H (hand mode: the largest square not above it); else 1 or 2."""
+        if self.d_k is not None:
+            return self.d_k
+        if self.d_model is not None:
+            d_k = max(1, self.d_model // self.heads)
+            return math.isqrt(d_k) ** 2 if self.numbers == "hand" else d_k
+        if self.numbers == "hand":
+            return 1 if self.heads > 1 else 4  # one head of width 1 would be a 1-column X
+        return 2
+
+    @property
+    def model_width(self) -> int:
+        return self.d_model if self.d_model is not None else self.heads * self.key_width
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d, d_k, H = params.seq_len, params.model_width, params.key_width, params.heads
+    if params.numbers == "calculator":
+        return {"X": base.decimal_matrix(rng, n, d),
+                "W_Q": base.decimal_matrix(rng, d, H * d_k), "W_K": base.decimal_matrix(rng, d, H * d_k),
+                "W_V": base.decimal_matrix(rng, d, H * d_k), "W_O": base.decimal_matrix(rng, H * d_k, d)}
+    # sparser draws for wide matrices, so that dot products stay small
+    z = min(0.75, max(0.45, 1 - 3 / d))
+    weights = ((-1, 0, 1), ((1 - z) * 0.45, z, (1 - z) * 0.55))
+    zx = max(0.3, 1 - 3 / d)
+    x_values = ((-1, 0, 1, 2), ((1 - zx) * 0.3, zx, (1 - zx) * 0.5, (1 - zx) * 0.2))
+
+    def make():
+        return {"X": base.int_matrix(rng, n, d, *x_values),
+                **{w: base.int_matrix(rng, d, H * d_k, *weights) for w in ("W_Q", "W_K", "W_V")},
+                "W_O": base.int_matrix(rng, H * d_k, d, *weights)}
+
+    def ok(m):
+        ref = reference({k: to_array(v) for k, v in m.items()}, H, params.causal)
+        spans = []
+        for h in range(1, H + 1):
+            S = ref[f"masked_{h}" if params.causal else f"scaled_{h}"]
+            live = np.where(np.isinf(S), np.nan, S)
+            if np.nanmax(np.abs(live)) > 6:
+                return False
+            spans.append(np.nanmax(live, axis=1) - np.nanmin(live, axis=1))
+        spans = np.concatenate(spans)
+        X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
+        return (spans.max() <= 4 and (spans.max() > 0 or n == 1)
+                and all(np.count_nonzero(ref[f"V_{h}"]) >= max(1, ref[f"V_{h}"].size // 2)
+                        for h in range(1, H + 1))
+                and np.abs(X).sum(axis=1).min() > 0 and (len({tuple(r) for r in X}) == len(X) or d == 1)
+                and np.abs(W_O).sum(axis=0).min() > 0
+                and np.abs(W_O).sum(axis=1).min() > 0 and np.abs(out).sum(axis=0).min() > 1e-9)
+
+    return base.retry("multi-head-attention", make, ok,
+                      f"heads={H}, seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+
+
+def head_columns(W: np.ndarray | Matrix, h: int, width: int):
+    """Columns of head h (1-based) of a projection: the h-th block of ``width``."""
+    if isinstance(W, np.ndarray):
+        return W[:, (h - 1) * width:h * width]
+    return blocks.columns(W, (h - 1) * width, h * width)
+
+
+def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against."""
+    X = inputs["X"]
+    d_k, d_v = inputs["W_Q"].shape[1] // heads, inputs["W_V"].shape[1] // heads
+    out = {}
+    for h in range(1, heads + 1):
+        Q = out[f"Q_{h}"] = X @ head_columns(inputs["W_Q"], h, d_k)
+        K = out[f"K_{h}"] = X @ head_columns(inputs["W_K"], h, d_k)
+        V = out[f"V_{h}"] = X @ head_columns(inputs["W_V"], h, d_v)
+        out[f"scores_{h}"] = Q @ K.T
+        logits = out[f"scaled_{h}"] = out[f"scores_{h}"] / np.sqrt(d_k)
+        if causal:
+            logits = out[f"masked_{h}"] = blocks.np_causal(logits)
+        out[f"weights_{h}"] = blocks.np_softmax(logits)
+        out[f"head_{h}"] = out[f"weights_{h}"] @ V
+    out["concat"] = np.hstack([out[f"head_{h}"] for h in range(1, heads + 1)])
+    out["output"] = out["concat"] @ inputs["W_O"]
+    return out
+
+
+def _dims(name: str, m: Matrix) -> str:
+    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+
+
+def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
+    """Validate names and shapes; return (d_k, d_v)."""
+    for name in INPUTS:
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K, W_V and W_O)", field=name)
+    for w in ("W_Q", "W_K", "W_V"):
+        blocks.require_matmul("X", inputs["X"], w, inputs[w])
+    wq, wk, wv, wo = (shape(inputs[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
+    if wq[1] != wk[1]:
+        raise ShapeError(f"{_dims('W_Q', inputs['W_Q'])} and {_dims('W_K', inputs['W_K'])}: "
+                         "queries and keys need the same width H d_k")
+    for name, cols in (("W_Q", wq[1]), ("W_V", wv[1])):
+        if cols % heads:
+            raise ShapeError(f"{_dims(name, inputs[name])}: its {cols} columns do not split into "
+                             f"heads = {heads} blocks of equal width")
+    if wo[0] != wv[1]:
+        raise ShapeError(f"{_dims('W_V', inputs['W_V'])}, so concat has {wv[1]} columns, but "
+                         f"{_dims('W_O', inputs['W_O'])}: concat W_O needs W_O to have {wv[1]} rows")
+    return wq[1] // heads, wv[1] // heads
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
+          carry: blocks.Carry | None = None) -> Problem:
+    H = params.heads
+    d_k, d_v = check_inputs(inputs, H)
+    if params.d_k is not None and params.d_k != d_k:
+        raise ShapeError(f"d_k = {params.d_k} but W_Q has {shape(inputs['W_Q'])[1]} columns "
+                         f"for {H} heads, so d_k = {d_k}")
+    X, W_O = inputs["X"], inputs["W_O"]
+    n, d = shape(X)
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "tokens": list(tokens)}
+    p = Problem("multi-head-attention", TITLE, actual, seed=seed,
+                intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
+                       f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
+                       f"Head $h$ uses columns $(h-1) d_k + 1$ to $h d_k$ of $W^Q$, $W^K$ and $W^V$; "
+                       r"concatenate the heads side by side and multiply by $W^O$."))
+    for name in INPUTS:
+        p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, H, params.causal)
+    A = to_array
+
+    def after(m: Matrix) -> Matrix:
+        return carry.after(p) if carry is not None else m
+
+    heads, logits = [], []
+    for h in range(1, H + 1):
+        cols = f"{(h - 1) * d_k + 1}" + (f"\\ldots{h * d_k}" if d_k > 1 else "")
+        where = (rf"$W^Q_{h}$, $W^K_{h}$, $W^V_{h}$ are columns ${cols}$ of $W^Q$, $W^K$, $W^V$."
+                 if h == 1 or d_k > 1 else "")
+        proj = {}
+        for letter, W, width in (("Q", "W_Q", d_k), ("K", "W_K", d_k), ("V", "W_V", d_v)):
+            Wh = head_columns(inputs[W], h, width)
+            blocks.product_step(
+                p, f"{letter}_{h}", X, Wh, blocks.carried(carry, lambda: A(X) @ A(Wh), ref[f"{letter}_{h}"]),
+                title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
+                formula=f"{letter}_{h} = X W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym="x",
+                b_sym=f"{{W^{letter}_{h}}}", rows=tokens, note=where if letter == "Q" else "")
+            proj[letter] = after(p.steps[-1].exact)
+        Q, K, V = proj["Q"], proj["K"], proj["V"]
+        blocks.product_step(p, f"scores_{h}", Q, K, blocks.carried(carry, lambda: A(Q) @ A(K).T, ref[f"scores_{h}"]),
+                            transpose_b=True, title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
+                            sym=f"s^{{({h})}}", a_sym=f"q^{{({h})}}", b_sym=f"k^{{({h})}}",
+                            rows=tokens, cols=tokens, latex_name=f"S_{{{h}}}")
+        S = after(p.steps[-1].exact)
+        blocks.scale_step(p, f"scaled_{h}", S, d_k,
+                          blocks.carried(carry, lambda: A(S) / np.sqrt(d_k), ref[f"scaled_{h}"]),
+                          title=f"Head {h}: scaled scores",
+                          formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
+                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=tokens,
+                          latex_name=f"S'_{{{h}}}",
+                          note=(rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
+                                r"not by $\sqrt{d_\mathrm{model}}$.") if h == 1 else "")
+        S = after(p.steps[-1].exact)
+        src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
+        if params.causal:
+            blocks.mask_step(p, f"masked_{h}", S, blocks.carried(carry, lambda: blocks.np_causal(A(S)),
+                                                                 ref[f"masked_{h}"]),
+                             sym=f"m^{{({h})}}", src_sym=src, rows=tokens, cols=tokens)
+            blocks.relabel_last(p, title=f"Head {h}: causal mask", latex_name=f"M_{{{h}}}",
+                                formula=(rf"M_{h} = S'_{h} \text{{ with }} -\infty \text{{ where }} j > i"))
+            S = after(p.steps[-1].exact)
+            src, mat = f"m^{{({h})}}", f"M_{h}"
+        rounding = carry is not None and carry.rounding
+        blocks.softmax_step(p, f"weights_{h}", S, blocks.carried(carry, lambda: blocks.np_softmax(A(S)),
+                                                                 ref[f"weights_{h}"]),
+                            sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
+                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=tokens,
+                            latex_name=f"A_{{{h}}}", aid=not rounding)
+        W = after(p.steps[-1].exact)
+        exact_logits = not (carry is not None and carry.rounding)
+        blocks.weighted_sum_step(p, f"head_{h}", W, V, blocks.carried(carry, lambda: A(W) @ A(V), ref[f"head_{h}"]),
+                                 sym=f"z^{{({h})}}", w_sym=rf"\alpha^{{({h})}}", v_sym=f"v^{{({h})}}",
+                                 logits=S if exact_logits else None, title=f"Head {h}: output",
+                                 formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}", rows=tokens,
+                                 latex_name=rf"\mathrm{{head}}_{{{h}}}")
+        heads.append(after(p.steps[-1].exact))
+        logits.append(S if exact_logits else None)
+
+    # concat: the heads side by side
+    C = blocks.hstack(*heads)
+    row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0)[0].strip("()") for x in hd[0])
+                                   for hd in heads)
+    rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
+    p.add_step("concat", C, blocks.carried(carry, lambda: np.hstack([A(hd) for hd in heads]), ref["concat"]),
+               title="Concatenate the heads",
+               formula=r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]",
+               work=[rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
+                     rf"{rel} \left[\, {row} \,\right]"],
+               rows=tokens, latex_name="C",
+               note=f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$), "
+                    "not stacked under each other.")
+    C = after(p.steps[-1].exact)
+
+    # output = concat W^O, exactly: sum over heads of softmax(S_h) (V_h W^O_h)
+    if all(s is not None for s in logits) and not (carry is not None and carry.rounding):
+        parts = [blocks.softmax_matmul(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
+                 for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)]
+        O = tuple(tuple(add(*xs) for xs in zip(*rows)) for rows in zip(*parts))
+    else:
+        O = blocks.matmul(C, W_O)
+    i, j = blocks.busiest_entry(C, W_O)
+    o_ij = blocks.entry("o", i, j)
+    work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
+                            C[i], [r[j] for r in W_O], O[i][j], limit=0)]
+    if not blocks.is_rational(O[i][j]):
+        work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
+    p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
+               title="Output projection (concat times the matrix W_O)", formula="O = C W^O", work=work, rows=tokens,
+               latex_name="O",
+               note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
+    after(O)
+    return p
+
+
+def _values(p: Problem, H: int) -> list[Matrix]:
+    return [p.step(f"V_{h}").exact for h in range(1, H + 1)]
