@@ -1,0 +1,247 @@
+"""Sinusoidal positional encoding (Vaswani et al. 2017, section 3.5).
+
+For a position ``pos`` and the pair index ``i = 0, 1, ...`` (columns 2i and 2i+1,
+0-based):
+
+    angle(pos, i) = pos / base^(2i / d_model)            # base = 10000 by default
+    PE(pos, 2i)   = sin(angle(pos, i))
+    PE(pos, 2i+1) = cos(angle(pos, i))
+    X_plus_PE     = X + PE                               # only when X is given
+
+An odd ``d_model`` is allowed: the last column (2i = d_model - 1) is a sine
+with no cosine partner.
+
+Steps: ``angles`` (n x ceil(d_model / 2): one angle per position and *pair*,
+so the sheet shows that i counts pairs, not columns), ``PE`` (n x d_model),
+``X_plus_PE`` (when ``X`` is given).  Exact values are sin and cos of exact
+arguments (``sin(1/10000**(2/5))``); decimals are shown to 4 places.
+
+Rows are the positions (``positions``, default 0 .. n-1).  When ``X`` is
+given its rows are the tokens at those positions and ``d_model`` is its width.
+
+``build`` always gives an ``X`` (hand mode: integers in [-2, 2]; calculator
+mode: one-decimal entries in [-1, 1]), so adding the encoding to the
+embeddings is practised too; ``solve`` without ``X`` computes only ``angles``
+and ``PE``.  Hand mode keeps the default d_model = 4: with base 10000 the
+divisors base^(2i/d_model) are then 1 and 100, so every angle is a rational
+number (also for d_model = 2 and 8); a table of the sines and cosines needed
+is printed on the sheet, so the exercise is finding the right angle and the
+right function, not evaluating sin (the table is printed when at most 20
+distinct non-zero angles are needed).  Other widths are allowed in both modes
+(the angles then hold roots such as 10000^(2/5)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..exact import add, cos, is_rational, mul, power, sin, to_latex
+from ..model import Aid, Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Sinusoidal positional encoding"
+INPUTS = ("X",)
+TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
+AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    seq_len: int | None = None  # n, the number of positions; None: len(positions), else 3
+    d_model: int | None = None  # width of the encoding; None: the width of X, else 4
+    positions: tuple[int, ...] | None = None  # the positions encoded; None: 0 .. n-1
+    base: int = 10000  # the base of the wavelengths (the paper: 10000)
+    tokens: tuple[str, ...] | None = None  # labels of the rows of X; default: a lecture sentence
+
+    def validate(self):
+        if self.seq_len is not None:
+            base.positive("--seq-len", self.seq_len, 32)
+        if self.d_model is not None:
+            base.positive("--d-model", self.d_model, 64)
+        if self.base < 2:
+            raise base.ParamError(f"base must be at least 2, not {self.base}")
+        if self.positions is not None:
+            if not self.positions or len(self.positions) > 32:
+                raise base.ParamError("positions must list between 1 and 32 positions")
+            if any(q < 0 or q > 100000 for q in self.positions):
+                raise base.ParamError("positions must be whole numbers from 0 to 100000")
+            if self.seq_len is not None and self.seq_len != len(self.positions):
+                raise base.ParamError(f"{len(self.positions)} positions given but --seq-len is {self.seq_len}")
+
+    @property
+    def n(self) -> int:
+        if self.positions is not None:
+            return len(self.positions)
+        return self.seq_len if self.seq_len is not None else 3
+
+    @property
+    def width(self) -> int:
+        return self.d_model if self.d_model is not None else 4
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d = params.n, params.width
+    if params.numbers == "calculator":
+        return {"X": base.decimal_matrix(rng, n, d)}
+
+    def make():
+        return {"X": base.int_matrix(rng, n, d, (-2, -1, 0, 1, 2), (0.1, 0.25, 0.3, 0.25, 0.1))}
+
+    def ok(m):
+        X = to_array(m["X"])
+        return np.abs(X).sum(axis=1).min() > 0 and np.count_nonzero(X) >= X.size // 2
+
+    return base.retry("positional-encoding", make, ok, f"seq_len={n}, d_model={d}")
+
+
+def pairs(d_model: int) -> int:
+    """The number of (sin, cos) pairs, the last one without cos when d_model is odd."""
+    return (d_model + 1) // 2
+
+
+def divisor(base_: int, i: int, d_model: int):
+    """``base^(2i/d_model)`` exactly (a rational power of an integer)."""
+    return power(base_, Fraction(2 * i, d_model))
+
+
+def reference(positions, d_model: int, base_: int, X: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against."""
+    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)
+    i = np.arange(pairs(d_model), dtype=np.float64)
+    angles = pos / np.power(float(base_), 2 * i / d_model)
+    PE = np.empty((len(pos), d_model))
+    PE[:, 0::2] = np.sin(angles)
+    PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    out = {"angles": angles, "PE": PE}
+    if X is not None:
+        out["X_plus_PE"] = X + PE
+    return out
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
+          carry: blocks.Carry | None = None) -> Problem:
+    extra = sorted(set(inputs) - set(INPUTS))
+    if extra:
+        raise InputError(f"positional-encoding reads only X, not {', '.join(extra)}", field=extra[0])
+    X = inputs.get("X")
+    if X is not None:
+        n, d = shape(X)
+        if params.d_model is not None and params.d_model != d:
+            raise ShapeError(f"X is {n} x {d} but d_model = {params.d_model}: "
+                             "the encoding must have the width of the embeddings")
+        if params.positions is not None and len(params.positions) != n:
+            raise ShapeError(f"X is {n} x {d} (n = {n} tokens) but {len(params.positions)} positions are given")
+        if params.seq_len is not None and params.seq_len != n:
+            raise ShapeError(f"X is {n} x {d} but seq_len = {params.seq_len}")
+    else:
+        n, d = params.n, params.width
+    positions = tuple(params.positions) if params.positions is not None else tuple(range(n))
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = (params.tokens or base.default_tokens(n)) if X is not None else None
+    rows = tuple(f"{t} (pos {q})" for t, q in zip(tokens, positions)) if tokens else \
+        tuple(f"pos {q}" for q in positions)
+    b = params.base
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "positions": list(positions)}
+    if tokens:
+        actual["tokens"] = list(tokens)
+    p = Problem("positional-encoding", TITLE, actual, seed=seed,
+                intro=(f"Compute the sinusoidal positional encoding with $d_\\mathrm{{model}} = {d}$ and base "
+                       f"${b}$ for the positions {', '.join(map(str, positions))}"
+                       + (f" and add it to the embeddings $X$ of the tokens {', '.join(tokens)}." if X is not None
+                          else ".")
+                       + " Angles are in radians; $i$ counts the (sin, cos) pairs of columns."))
+    if X is not None:
+        p.add_input("X", X, rows=tokens)
+    ref = reference(positions, d, b, p.inputs["X"].value if X is not None else None)
+
+    # 1) angles: one per position and pair
+    k = pairs(d)
+    divs = [divisor(b, i, d) for i in range(k)]
+    angles = tuple(tuple(mul(q, power(dv, -1)) for dv in divs) for q in positions)
+    r = 1 if n > 1 else 0
+    i = 1 if k > 1 else 0
+    work = [rf"{b}^{{2 \cdot {i} / {d}}} = " + (rf"{b}^{{{to_latex(Fraction(2 * i, d))}}} = {to_latex(divs[i])}"
+                                                 if is_rational(divs[i]) else
+                                                 rf"{to_latex(divs[i])} \approx {blocks.approx(divs[i])}"),
+            rf"\theta_{{{positions[r]},{i}}} = \frac{{{positions[r]}}}{{{b}^{{2 \cdot {i} / {d}}}}} = "
+            rf"{to_latex(angles[r][i])}" + ("" if is_rational(angles[r][i]) else
+                                            rf" \approx {blocks.approx(angles[r][i])}")]
+    p.add_step("angles", angles, ref["angles"],
+               title="Angles (one per position and pair of columns)",
+               formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
+                       rf"\quad i = 0, \ldots, {k - 1}",
+               work=work, rows=rows, cols=tuple(f"i={i}" for i in range(k)), latex_name=r"\Theta",
+               note=(r"$i$ is the pair index: columns $2i$ and $2i+1$ share the angle, so the exponent is "
+                     r"$2i/d_\mathrm{model}$ with $i$ the pair, not the column."
+                     + (" $d_\\mathrm{model}$ is odd, so the last pair has only its sine column."
+                        if d % 2 else "")))
+    angles = carry.after(p) if carry is not None else angles
+
+    # 2) PE: sin on even columns, cos on odd columns
+    PE = tuple(tuple(sin(row[j // 2]) if j % 2 == 0 else cos(row[j // 2]) for j in range(d)) for row in angles)
+    j = 2 if d > 2 else 0
+    work = []
+    for jj in sorted({j, j + 1} & set(range(d))):
+        fn = r"\sin" if jj % 2 == 0 else r"\cos"
+        work.append(rf"\mathrm{{PE}}_{{{positions[r]},{jj}}} = {fn}(\theta_{{{positions[r]},{jj // 2}}}) = "
+                    rf"{to_latex(PE[r][jj])}" + ("" if is_rational(PE[r][jj]) else
+                                                 rf" \approx {blocks.approx(PE[r][jj])}"))
+    p.add_step("PE", PE, blocks.carried(carry, lambda: _np_pe(to_array(angles), d), ref["PE"]),
+               title="Positional encoding", work=work, rows=rows,
+               formula=(r"\mathrm{PE}_{\mathrm{pos},2i} = \sin\theta_{\mathrm{pos},i}, \quad "
+                        r"\mathrm{PE}_{\mathrm{pos},2i+1} = \cos\theta_{\mathrm{pos},i}"),
+               cols=tuple(f"{jj} {'sin' if jj % 2 == 0 else 'cos'}" for jj in range(d)),
+               latex_name=r"\mathrm{PE}",
+               note="Even columns (0, 2, ...) take the sine, odd columns the cosine; radians, not degrees.")
+    PE = carry.after(p) if carry is not None else PE
+    _trig_aid(p, angles, d, params.numbers)
+
+    # 3) X + PE
+    if X is not None:
+        E = blocks.entrywise(add, X, PE)
+        # a representative entry: an irrational PE value added to a non-zero x, if any
+        cands = [(rr, jj) for rr in range(n) for jj in range(d) if not is_rational(PE[rr][jj])]
+        rr, jj = next((c for c in cands if X[c[0]][c[1]] != 0), cands[0] if cands else (0, 0))
+        (sx, _), (sp, _) = blocks.work_term(X[rr][jj]), blocks.work_term(PE[rr][jj])
+        work = [rf"(X + \mathrm{{PE}})_{{{positions[rr]},{jj}}} = x_{{{positions[rr]},{jj}}} + "
+                rf"\mathrm{{PE}}_{{{positions[rr]},{jj}}} = {sx} + {sp} {blocks.work_result(E[rr][jj])}"]
+        p.add_step("X_plus_PE", E, blocks.carried(carry, lambda: to_array(X) + to_array(PE), ref["X_plus_PE"]),
+                   title="Embeddings plus positional encoding", formula=r"X + \mathrm{PE}", work=work,
+                   rows=tokens, latex_name=r"X + \mathrm{PE}",
+                   note="Entry by entry: row = token at position pos, column index j from 0 as in PE.")
+        if carry is not None:
+            carry.after(p)
+    return p
+
+
+def _np_pe(angles: np.ndarray, d: int) -> np.ndarray:
+    PE = np.empty((angles.shape[0], d))
+    PE[:, 0::2] = np.sin(angles)
+    PE[:, 1::2] = np.cos(angles[:, : d // 2])
+    return PE
+
+
+def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
+    """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones)."""
+    if numbers != "hand":
+        return
+    needed = []  # (angle, with its cosine)
+    for row in angles:
+        for i, a in enumerate(row):
+            if a != 0 and (a, 2 * i + 1 < d) not in needed:
+                needed.append((a, 2 * i + 1 < d))
+    if not needed or len(needed) > limit:
+        return
+    entries = []
+    for a, with_cos in needed:
+        for fn, f in ((r"\sin", sin), (r"\cos", cos))[:2 if with_cos else 1]:
+            entry = (rf"{fn}\left({to_latex(a)}\right)", blocks.approx(f(a)))
+            if entry not in entries:
+                entries.append(entry)
+    p.aids.append(Aid(TRIG_AID, tuple(entries)))
