@@ -1,0 +1,296 @@
+"""Add & Norm: residual connection and layer normalisation (Ba et al. 2016), row vectors.
+
+Each token (row) is normalised across its d features, with the population
+variance (divide by d, not d - 1):
+
+    residual  R = X + S                                  # only when S (a sublayer output) is given
+    mean      mu_i      = (1/d) sum_j r_ij               # (n, 1): one per token
+    variance  sigma^2_i = (1/d) sum_j (r_ij - mu_i)^2    # (n, 1): one per token
+    normalized  xhat_ij = (r_ij - mu_i) / sqrt(sigma^2_i + eps)
+    output      y_ij    = gamma_j xhat_ij + beta_j       # gamma, beta: 1 x d
+
+Without ``S`` the rows of X are normalised directly (R = X, no ``residual``
+step).  ``mean`` and ``variance`` are n x 1 column matrices, one entry per
+token, as the sheet says.
+
+``eps`` (a Fraction; ``layer-norm:eps=1/10`` on the command line) defaults to
+0 in hand mode and to 1/100000 (1e-5, PyTorch's default) in calculator mode;
+``solve`` takes a user's numbers in calculator mode, so its default is 1e-5
+unless the file says ``eps = 0``.  The intro on the sheet states the value used.
+
+Hand mode (eps = 0): every row of R = X + S is drawn with an integer mean and a
+variance that is the square of a rational (in practice a perfect square such
+as 1 or 4), so sqrt(sigma^2) and every normalised entry are rational.  Rows
+are drawn as mean + deviations with deviations in [-3, 3] summing to 0;
+widths with no such row at all (d = 1, and d = 3, where 2(a^2 + ab + b^2) = 3k^2
+has no solution) end, after bounded retries, in a GenerationError naming the
+kind and the width.  S has entries in [-2, 2] and X = R - S stays within
+[-5, 5]; gamma is drawn from {-1, 1, 2} and beta from {-1, 0, 1}.
+Calculator mode: X and S one-decimal in [-1, 1], gamma = 1 + [-0.5, 0.5],
+beta in [-0.5, 0.5], each row of R with variance at least 0.01.
+
+``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+block passes one so that long exact values are carried rounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..exact import add, is_rational, mul, power, sqrt, to_latex
+from ..fmt import given
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Add & Norm (layer normalisation)"
+INPUTS = ("X", "S", "gamma", "beta")
+CALCULATOR_EPS = Fraction(1, 100000)
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    seq_len: int = 2  # n, the number of tokens (rows)
+    d_model: int = 4  # d, the number of features normalised in each row
+    eps: Fraction | None = None  # added to the variance; None: 0 in hand mode, 1/100000 in calculator mode
+    residual: bool = True  # build: also give a sublayer output S and practise X + S (solve: S given or not)
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--seq-len", self.seq_len, 12)
+        base.positive("--d-model", self.d_model, 16)
+        if self.eps is not None and self.eps < 0:
+            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+
+    @property
+    def epsilon(self) -> Fraction:
+        if self.eps is not None:
+            return Fraction(self.eps)
+        return Fraction(0) if self.numbers == "hand" else CALCULATOR_EPS
+
+
+# ---------------------------------------------------------------- generating
+
+
+def _rational_square(q: Fraction) -> bool:
+    return base.is_square(q.numerator) and base.is_square(q.denominator)
+
+
+def _pleasant_row(rng: np.random.Generator, d: int) -> Matrix:
+    """One row with an integer mean and a variance that is a rational square (> 0)."""
+
+    def make():
+        dev = [int(x) for x in rng.integers(-3, 4, size=d - 1)] if d > 1 else []
+        dev.append(-sum(dev))
+        return int(rng.integers(-2, 3)), dev
+
+    def ok(c):
+        _, dev = c
+        s = sum(x * x for x in dev)
+        return abs(dev[-1]) <= 3 and s > 0 and _rational_square(Fraction(s, d))
+
+    mean, dev = base.retry(
+        "layer-norm", make, ok,
+        f"no row of width d_model = {d} with an integer mean and a perfect-square variance "
+        f"(there is none for d_model = 1 or 3)")
+    return tuple(Fraction(mean + x) for x in dev)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d = params.seq_len, params.d_model
+    if params.numbers == "calculator":
+        def make():
+            out = {"X": base.decimal_matrix(rng, n, d)}
+            if params.residual:
+                out["S"] = base.decimal_matrix(rng, n, d)
+            out["gamma"] = tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -5, 5))
+            out["beta"] = base.decimal_matrix(rng, 1, d, -5, 5)
+            return out
+
+        def ok(m):
+            R = to_array(m["X"]) + (to_array(m["S"]) if "S" in m else 0)
+            return R.var(axis=1).min() >= 0.01
+
+        return base.retry("layer-norm", make, ok, f"seq_len={n}, d_model={d} with non-constant rows")
+    R = tuple(_pleasant_row(rng, d) for _ in range(n))
+
+    def make():
+        out = {"gamma": base.int_matrix(rng, 1, d, (-1, 1, 2), (0.15, 0.6, 0.25)),
+               "beta": base.int_matrix(rng, 1, d, (-1, 0, 1), (0.3, 0.4, 0.3))}
+        if params.residual:
+            S = base.int_matrix(rng, n, d, (-2, -1, 0, 1, 2), (0.15, 0.2, 0.3, 0.2, 0.15))
+            out["X"] = blocks.entrywise(lambda r, s: r - s, R, S)
+            out["S"] = S
+        else:
+            out["X"] = R
+        return {k: out[k] for k in INPUTS if k in out}
+
+    def ok(m):
+        X = to_array(m["X"])
+        return np.abs(X).max() <= 5 and np.count_nonzero(to_array(m["beta"])) > 0
+
+    return base.retry("layer-norm", make, ok, f"seq_len={n}, d_model={d} with X in [-5, 5]")
+
+
+# ---------------------------------------------------------------- float64 check
+
+
+def np_mean(R: np.ndarray) -> np.ndarray:
+    return R.mean(axis=1, keepdims=True)
+
+
+def np_variance(R: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    return ((R - mean) ** 2).mean(axis=1, keepdims=True)
+
+
+def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):  # a constant row with eps = 0: caught by solve
+        return (R - mean) / np.sqrt(var + eps)
+
+
+def reference(X: np.ndarray, S: np.ndarray | None, gamma: np.ndarray, beta: np.ndarray,
+              eps: float) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against."""
+    out = {}
+    R = X if S is None else X + S
+    if S is not None:
+        out["residual"] = R
+    out["mean"] = mean = np_mean(R)
+    out["variance"] = var = np_variance(R, mean)
+    out["normalized"] = N = np_normalized(R, mean, var, eps)
+    out["output"] = gamma * N + beta
+    return out
+
+
+# ---------------------------------------------------------------- solving
+
+
+def check_inputs(inputs: dict[str, Matrix]) -> None:
+    for name in ("X", "gamma", "beta"):
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' (give X, gamma and beta, and S for Add & Norm)",
+                             field=name)
+    n, d = shape(inputs["X"])
+    if "S" in inputs and shape(inputs["S"]) != (n, d):
+        raise ShapeError(f"X is {n} x {d} and S is {shape(inputs['S'])[0]} x {shape(inputs['S'])[1]}: "
+                         "X + S needs the same shape")
+    for name in ("gamma", "beta"):
+        r, c = shape(inputs[name])
+        if (r, c) != (1, d):
+            raise ShapeError(f"X is {n} x {d} and {name} is {r} x {c}: {name} must be 1 x {d} "
+                             "(one entry per feature)")
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
+          carry: blocks.Carry | None = None) -> Problem:
+    check_inputs(inputs)
+    X, S, gamma, beta = inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"]
+    n, d = shape(X)
+    eps = params.epsilon
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "eps": str(eps), "residual": S is not None,
+              "tokens": list(tokens)}
+    eps_text = f"$\\varepsilon = {given(eps)}$"
+    p = Problem("layer-norm", TITLE, actual, seed=seed,
+                intro=((f"Add the sublayer output $S$ to $X$ (residual connection), then l" if S is not None
+                        else "L")
+                       + f"ayer-normalise each token (row) over its ${d}$ features with {eps_text} "
+                       "and the population variance (divide by $d$), then scale by $\\gamma$ and shift "
+                       "by $\\beta$. The mean and the variance are one number per token: "
+                       f"${n} \\times 1$ columns."))
+    for name in INPUTS:
+        if name in inputs:
+            p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None)
+    arr = {k: q.value for k, q in p.inputs.items()}
+    ref = reference(arr["X"], arr.get("S"), arr["gamma"], arr["beta"], float(eps))
+    A = to_array
+
+    def after(m: Matrix) -> Matrix:
+        return carry.after(p) if carry is not None else m
+
+    # 1) residual
+    if S is not None:
+        blocks.sum_step(p, "residual", X, S, blocks.carried(carry, lambda: A(X) + A(S), ref["residual"]),
+                        title="Residual connection", formula="R = X + S", sym="r", a_sym="x", b_sym="s",
+                        rows=tokens, latex_name="R",
+                        note="Add the sublayer's input back before normalising (Add & Norm).")
+        R, r_sym = after(p.steps[-1].exact), "r"
+    else:
+        R, r_sym = X, "x"
+    i = 0  # the worked row
+
+    # 2) mean, one per row
+    M = tuple((add(*row) * Fraction(1, d),) for row in R)
+    terms = " + ".join(blocks.work_term(x)[0] for x in R[i])
+    p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
+               title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
+               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"],
+               rows=tokens, cols=("mean",), latex_name=r"\mu",
+               note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.")
+    M = after(p.steps[-1].exact)
+
+    # 3) population variance, one per row
+    devs = [tuple(add(x, mul(-1, M[r][0])) for x in R[r]) for r in range(n)]
+    V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
+    sq = " + ".join(f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i])
+    sq_vals = " + ".join(blocks.work_term(mul(x, x))[0] for x in devs[i])
+    p.add_step("variance", V, blocks.carried(carry, lambda: np_variance(A(R), A(M)), ref["variance"]),
+               title="Variance of each token (population: divide by d)",
+               formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
+               work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
+                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"],
+               rows=tokens, cols=("variance",), latex_name=r"\sigma^2",
+               note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.")
+    V = after(p.steps[-1].exact)
+
+    # 4) normalise
+    for r in range(n):
+        if add(V[r][0], eps) == 0:
+            raise InputError(f"every feature of token {r + 1} is the same, so its variance is 0 and with "
+                             "eps = 0 it cannot be normalised (give eps > 0)", field="S" if S is not None else "X",
+                             row=r + 1)
+    inv_sd = [power(sqrt(add(V[r][0], eps)), -1) for r in range(n)]
+    N = tuple(tuple(mul(add(x, mul(-1, M[r][0])), inv_sd[r]) for x in R[r]) for r in range(n))
+    j = next((jj for jj in range(d) if N[i][jj] != 0), 0)
+    sd = sqrt(add(V[i][0], eps))
+    sd_line = (rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{blocks.work_term(V[i][0])[0]} + "
+               rf"{blocks.work_term(eps)[0]}}} {blocks.work_result(sd)}")
+    p.add_step("normalized", N,
+               blocks.carried(carry, lambda: np_normalized(A(R), A(M), A(V), float(eps)), ref["normalized"]),
+               title="Normalised values",
+               formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
+               work=[sd_line,
+                     rf"\hat{{x}}_{{{i + 1}{j + 1}}} = \frac{{{r_sym}_{{{i + 1}{j + 1}}} - \mu_{{{i + 1}}}}}"
+                     rf"{{\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}}}} = "
+                     rf"\frac{{{blocks.work_term(R[i][j])[0]} - {blocks.work_term(M[i][0])[0]}}}"
+                     rf"{{{_short(sd)}}} {blocks.work_result(N[i][j])}"],
+               rows=tokens, latex_name=r"\hat{X}",
+               note="Each row now has mean 0 and (with eps = 0) variance 1." if eps == 0 else
+                    "Each row now has mean 0 and variance close to 1.")
+    N = after(p.steps[-1].exact)
+
+    # 5) scale and shift
+    Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
+    j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1), j)
+    p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
+               title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
+               work=[blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
+                                     rf"+ \beta_{{{j + 1}}}", [gamma[0][j]], [N[i][j]], Y[i][j], plus=beta[0][j])],
+               rows=tokens, latex_name="Y",
+               note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.")
+    after(Y)
+    return p
+
+
+def _short(x) -> str:
+    """LaTeX of a value in a fraction: exact if short, else 4 decimals."""
+    if is_rational(x) or len(str(x)) <= blocks.SHORT:
+        return to_latex(x)
+    return blocks.approx(x)
+
