@@ -116,7 +116,12 @@ def _norm_vectors(rng, count: int, d: int) -> Matrix:
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, d_a, score = params.seq_len, params.width, params.d_a, params.score
     if params.numbers == "calculator":
-        out = {"s": base.decimal_matrix(rng, 1, d), "H": base.decimal_matrix(rng, n, d)}
+        def vectors(rows):  # cosine: no zero vector (it has no direction)
+            return base.retry("alignment", lambda: base.decimal_matrix(rng, rows, d),
+                              lambda m: score != "cosine" or all(any(x != 0 for x in r) for r in m),
+                              f"non-zero vectors of width {d}")
+
+        out = {"s": vectors(1), "H": vectors(n)}
         if score == "general":
             out["W_a"] = base.decimal_matrix(rng, d, d)
         elif score == "additive":

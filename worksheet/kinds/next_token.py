@@ -153,7 +153,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     # 1) logits: one score per vocabulary token
     products = blocks.matmul(h, W)[0]
     z = tuple(x / T for x in products)  # rational: h, W_vocab and T are
-    j = min(1, size - 1)
+    j = min(1, size - 1)  # the representative logit: the second, unless its product is 0
+    if products[j] == 0 and any(x != 0 for x in products):
+        j = next(k for k, x in enumerate(products) if x != 0)
     col = [row[j] for row in W]
     tok = blocks.latex_text(vocab[j])
     if T == 1:

@@ -22,8 +22,9 @@ Each step's note gives the largest weight and reads it (w_max, n scores):
 
 Hand mode (lecturer-facing rules):
 
-* d_k is a perfect square of at least 9 (default 64, the paper's value):
-  with d_k = 4 no scores show all three behaviours under the thresholds above;
+* d_k is a perfect square of at least 9 with n = 2 scores, at least 16 with
+  n >= 3 (default 64, the paper's value): below that no integer scores show
+  all three behaviours under the thresholds above (checked by brute force);
 * the scores are integer multiples of sqrt(d_k), s_j = sqrt(d_k) t_j with
   integers t_j in [-3, 6], so s / sqrt(d_k) is an integer and s / d_k has
   denominator sqrt(d_k);
@@ -69,7 +70,7 @@ READING = {  # label, what it shows
 
 @dataclass(frozen=True)
 class Params(base.Params):
-    d_k: int = 64  # width of the queries and keys (the paper: 64); hand mode: a perfect square >= 9
+    d_k: int = 64  # width of the queries and keys (the paper: 64); hand mode: a perfect square >= 9 (16 for n >= 3)
     seq_len: int = 2  # n, the number of keys scored by the one query
     tokens: tuple[str, ...] | None = None  # labels of the keys; default: a lecture sentence of seq_len words
 
@@ -77,10 +78,11 @@ class Params(base.Params):
         base.positive("--d-k", self.d_k, 4096)
         base.positive("--seq-len", self.seq_len, 5 if self.numbers == "hand" else 12)
         base.require_square_d_k(self, self.d_k)
-        if self.numbers == "hand" and self.d_k < 9:
-            raise ParamError(f"d_k = {self.d_k} is too small to show the effect of scaling by hand: "
-                             "use a perfect square of at least 9 (9, 16, 25, ..., 64) "
-                             "or --numbers calculator")
+        least = 9 if self.seq_len == 2 else 16  # below it no integer scores show all three readings
+        if self.numbers == "hand" and self.d_k < least:
+            raise ParamError(f"d_k = {self.d_k} is too small to show the effect of scaling by hand "
+                             f"with {self.seq_len} scores: use a perfect square of at least {least} "
+                             "(up to 64, the paper's value, or more) or --numbers calculator")
 
 
 def classify(weights: np.ndarray) -> str:
