@@ -109,17 +109,27 @@ def divisor(base_: int, i: int, d_model: int):
     return power(base_, Fraction(2 * i, d_model))
 
 
-def reference(positions, d_model: int, base_: int, X: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """The independent float64 computation every exact step is checked against."""
+def reference(positions, d_model: int, base_: int, X: np.ndarray | None = None,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against.
+
+    ``given`` maps step names to values that replace the computed ones, and
+    every later step is computed from them (``worksheet check`` marks a step
+    "carried forward" when it follows from a student's own earlier answers).
+    """
+    g = given or {}
     pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)
     i = np.arange(pairs(d_model), dtype=np.float64)
-    angles = pos / np.power(float(base_), 2 * i / d_model)
-    PE = np.empty((len(pos), d_model))
-    PE[:, 0::2] = np.sin(angles)
-    PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    angles = g["angles"] if "angles" in g else pos / np.power(float(base_), 2 * i / d_model)
+    if "PE" in g:
+        PE = g["PE"]
+    else:
+        PE = np.empty((len(pos), d_model))
+        PE[:, 0::2] = np.sin(angles)
+        PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
     out = {"angles": angles, "PE": PE}
     if X is not None:
-        out["X_plus_PE"] = X + PE
+        out["X_plus_PE"] = g["X_plus_PE"] if "X_plus_PE" in g else X + PE
     return out
 
 
