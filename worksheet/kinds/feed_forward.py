@@ -1,0 +1,174 @@
+"""Position-wise feed-forward network (Vaswani et al. 2017, eq. 2), row vectors.
+
+The same two linear maps act on every token (row) separately:
+
+    hidden_pre = X W_1 + b_1        # (n, d_ff); b_1 (1 x d_ff) is added to every row
+    hidden     = ReLU(hidden_pre)   # max(0, .) entrywise
+    output     = hidden W_2 + b_2   # (n, d_model); b_2 is 1 x d_model
+
+ReLU acts on the pre-activation *after* the bias, and only between the two
+layers (not after the second one): the sheet says so.
+
+Hand mode draws X from {-1, 0, 1, 2} and W_1, b_1, W_2, b_2 from {-1, 0, 1},
+so every entry is an integer.  Draws are retried (boundedly, then a
+GenerationError) until the pre-activations hold at least one negative entry
+(so ReLU changes something) and at least one positive entry (unless there is
+only one), every
+pre-activation lies in [-6, 6], no row of X is zero and the output is not all
+zero.  Calculator mode uses one-decimal entries in [-1, 1] with the same
+sign conditions.
+
+``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+block passes one so that long exact values are carried rounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..exact import to_float
+from ..model import Matrix, Problem, shape, to_array
+from . import base
+
+TITLE = "Position-wise feed-forward network"
+HP = "h'"  # entry letter of the pre-activations
+INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    seq_len: int = 2  # n, the number of tokens (rows of X)
+    d_model: int = 4  # width of X and of the output
+    d_ff: int = 4  # width of the hidden layer (the paper: 4 d_model = 2048)
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--seq-len", self.seq_len, 12)
+        base.positive("--d-model", self.d_model, 16)
+        base.positive("d_ff", self.d_ff, 32)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d, f = params.seq_len, params.d_model, params.d_ff
+    if params.numbers == "calculator":
+        def make():
+            return {"X": base.decimal_matrix(rng, n, d), "W_1": base.decimal_matrix(rng, d, f),
+                    "b_1": base.decimal_matrix(rng, 1, f), "W_2": base.decimal_matrix(rng, f, d),
+                    "b_2": base.decimal_matrix(rng, 1, d)}
+    else:
+        w = ((-1, 0, 1), (0.3, 0.35, 0.35))
+
+        def make():
+            return {"X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+                    "W_1": base.int_matrix(rng, d, f, *w), "b_1": base.int_matrix(rng, 1, f, *w),
+                    "W_2": base.int_matrix(rng, f, d, *w), "b_2": base.int_matrix(rng, 1, d, *w)}
+
+    def ok(m):
+        ref = reference({k: to_array(v) for k, v in m.items()})
+        H = ref["hidden_pre"]
+        return ((H < 0).any() and ((H > 0).any() or H.size == 1) and np.abs(H).max() <= 6
+                and np.abs(to_array(m["X"])).sum(axis=1).min() > 0 and np.abs(ref["output"]).max() > 0)
+
+    return base.retry("feed-forward", make, ok,
+                      f"seq_len={n}, d_model={d}, d_ff={f} with a negative and a positive pre-activation")
+
+
+def reference(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against."""
+    out = {"hidden_pre": inputs["X"] @ inputs["W_1"] + inputs["b_1"]}
+    out["hidden"] = np.maximum(out["hidden_pre"], 0.0)
+    out["output"] = out["hidden"] @ inputs["W_2"] + inputs["b_2"]
+    return out
+
+
+def check_inputs(inputs: dict[str, Matrix]) -> None:
+    for name in INPUTS:
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' (give X, W_1, b_1, W_2 and b_2)", field=name)
+    blocks.require_matmul("X", inputs["X"], "W_1", inputs["W_1"])
+    d_ff = shape(inputs["W_1"])[1]
+    blocks.require_shape("b_1", inputs["b_1"], 1, d_ff, f"one bias per hidden unit (W_1 has {d_ff} columns)")
+    if shape(inputs["W_2"])[0] != d_ff:
+        raise ShapeError(f"W_1 is {shape(inputs['W_1'])[0]} x {d_ff} and W_2 is "
+                         f"{shape(inputs['W_2'])[0]} x {shape(inputs['W_2'])[1]}: "
+                         f"W_2 needs {d_ff} rows, one per hidden unit")
+    d_out = shape(inputs["W_2"])[1]
+    blocks.require_shape("b_2", inputs["b_2"], 1, d_out, f"one bias per output column (W_2 has {d_out} columns)")
+
+
+def relu(x):
+    """``max(0, x)`` of an exact value (its sign from its float value)."""
+    return x if to_float(x) > 0 else Fraction(0)
+
+
+def _terms(A: Matrix, W: Matrix, i: int, j: int) -> int:
+    """Non-zero terms of the dot product of row i of A and column j of W."""
+    return sum(1 for a, r in zip(A[i], W) if a != 0 and r[j] != 0)
+
+
+def _affine_work(sym: str, a_sym: str, w_sym: str, b_sym: str, A: Matrix, W: Matrix, b: Matrix,
+                 C: Matrix, at: tuple[int, int]) -> str:
+    i, j = at
+    return blocks.dot_work(rf"{blocks.entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \cdot {w_sym}_{{:,{j + 1}}} "
+                           rf"+ {b_sym}_{{{j + 1}}}", A[i], [r[j] for r in W], C[i][j], plus=b[0][j])
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
+          carry: blocks.Carry | None = None) -> Problem:
+    check_inputs(inputs)
+    X, W_1, b_1, W_2, b_2 = (inputs[k] for k in INPUTS)
+    n, d = shape(X)
+    d_ff = shape(W_1)[1]
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_ff": d_ff, "tokens": list(tokens)}
+    p = Problem("feed-forward", TITLE, actual, seed=seed,
+                intro=(f"Apply the position-wise feed-forward network with $d_\\mathrm{{ff}} = {d_ff}$ hidden "
+                       f"units to each token ({', '.join(tokens)}): a linear map, ReLU, and a second "
+                       "linear map. The biases are added to every row."))
+    for name in INPUTS:
+        p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
+    ref = reference({k: q.value for k, q in p.inputs.items()})
+    A = to_array
+
+    def after(m: Matrix) -> Matrix:
+        return carry.after(p) if carry is not None else m
+
+    # 1) first linear map, bias included
+    Hp = blocks.add_row(blocks.matmul(X, W_1), b_1)
+    neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
+    at = max(neg, key=lambda ij: _terms(X, W_1, *ij)) if neg else blocks.busiest_entry(X, W_1)
+    p.add_step("hidden_pre", Hp, blocks.carried(carry, lambda: A(X) @ A(W_1) + A(b_1), ref["hidden_pre"]),
+               title="Pre-activations (first linear map)", formula="H' = X W_1 + b_1",
+               work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at)],
+               rows=tokens, latex_name="H'",
+               note="The bias $b_1$ is added to every row (every token).")
+    Hp = after(p.steps[-1].exact)
+
+    # 2) ReLU
+    H = tuple(tuple(relu(x) for x in row) for row in Hp)
+    neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
+    pos = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) > 0]
+    work = [rf"{blocks.entry('h', i, j)} = \max(0, {blocks.entry(HP, i, j)}) = "
+            rf"\max(0, {blocks.work_term(Hp[i][j])[0].strip('()')}) {blocks.work_result(H[i][j])}"
+            for i, j in (neg[:1] + pos[:1])]
+    p.add_step("hidden", H, blocks.carried(carry, lambda: np.maximum(A(Hp), 0.0), ref["hidden"]),
+               title="ReLU", formula=r"H = \max(0, H')", work=work, rows=tokens, latex_name="H",
+               note="ReLU acts on $X W_1 + b_1$ (after the bias), entry by entry; negative entries become 0.")
+    H = after(p.steps[-1].exact)
+
+    # 3) second linear map
+    O = blocks.add_row(blocks.matmul(H, W_2), b_2)
+    p.add_step("output", O, blocks.carried(carry, lambda: A(H) @ A(W_2) + A(b_2), ref["output"]),
+               title="Output (second linear map)", formula="O = H W_2 + b_2",
+               work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2))],
+               rows=tokens, latex_name="O",
+               note="No ReLU after the second layer.")
+    after(O)
+    return p
