@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable, Union
 
 __all__ = [
@@ -67,7 +68,7 @@ NEG_INF = NegInf()
 class Expr:
     """Base of the non-rational exact values.  Immutable, hashable."""
 
-    __slots__ = ("_hash",)
+    __slots__ = ("_hash", "_printed")  # _printed: {printer name: text}, filled on first print
 
     # -- structure ---------------------------------------------------------
     def _key(self) -> tuple:  # pragma: no cover - abstract
@@ -197,13 +198,15 @@ class Add(Expr):
 
 
 def _k(x):
+    if type(x) is Fraction:
+        return x
     return x._key() if isinstance(x, Expr) else Fraction(x)
 
 
 # ---------------------------------------------------------------- constructors
 def exact(x) -> Exact:
     """Normalise an int/Fraction/Expr; ints become Fractions."""
-    if isinstance(x, (Expr, NegInf, Fraction)):
+    if type(x) is Fraction or isinstance(x, (Expr, NegInf, Fraction)):
         return x
     if isinstance(x, int):
         return Fraction(x)
@@ -232,6 +235,11 @@ def _term(coeff: Fraction, factors: tuple):
 
 
 def add(*xs) -> Exact:
+    return _add(xs)
+
+
+@lru_cache(maxsize=1 << 16)
+def _add(xs) -> Exact:
     """Sum with rationals folded and like terms collected (order kept)."""
     const = Fraction(0)
     collected: dict[tuple, list] = {}
@@ -261,6 +269,11 @@ def add(*xs) -> Exact:
 
 
 def mul(*xs) -> Exact:
+    return _mul(xs)
+
+
+@lru_cache(maxsize=1 << 16)
+def _mul(xs) -> Exact:
     """Product with rationals folded and powers of one base merged."""
     coeff = Fraction(1)
     exp_arg = Fraction(0)
@@ -439,13 +452,26 @@ def _num_den(x: Mul) -> tuple[list, list, Fraction, Fraction]:
 class _Printer:
     """Shared shape of the str and LaTeX printers (sympy's printing pattern)."""
 
+    name = ""
+
     def __call__(self, x) -> str:
+        if type(x) is Fraction:
+            return self.rational(x)
         x = exact(x)
         if isinstance(x, NegInf):
             return self.neg_inf
         if isinstance(x, Fraction):
             return self.rational(x)
-        return getattr(self, "_" + type(x).__name__)(x)
+        # values are immutable and shared (add/mul are memoised), so each
+        # prints once per printer: a key prints its values in md, tex and json
+        try:
+            printed = x._printed
+        except AttributeError:
+            printed = x._printed = {}
+        text = printed.get(self.name)
+        if text is None:
+            text = printed[self.name] = getattr(self, "_" + type(x).__name__)(x)
+        return text
 
     def _Add(self, x: Add) -> str:
         parts = [x.const] if x.const != 0 else []
@@ -485,6 +511,8 @@ class _Printer:
 class _StrPrinter(_Printer):
     """sympy-compatible ``str`` syntax."""
 
+    name = "str"
+
     neg_inf = "-oo"
 
     def join(self, items):
@@ -518,6 +546,8 @@ class _StrPrinter(_Printer):
 
 class _LatexPrinter(_Printer):
     """LaTeX for sheets: ``\\frac{1}{1 + e^{-2}}``, ``\\sqrt{3}``."""
+
+    name = "latex"
 
     neg_inf = r"-\infty"
 

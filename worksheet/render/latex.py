@@ -11,8 +11,11 @@ _TEX_SPECIAL = {
 }
 
 
+_TEX_TABLE = str.maketrans(_TEX_SPECIAL)
+
+
 def tex_escape(s: str) -> str:
-    return "".join(_TEX_SPECIAL.get(c, c) for c in str(s))
+    return str(s).translate(_TEX_TABLE)
 
 
 class LatexRenderer(TemplateRenderer):
