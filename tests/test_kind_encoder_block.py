@@ -1,0 +1,203 @@
+"""encoder-block: one encoder layer built from the other kinds' solve functions;
+the rounding rule of long chains; values of the unrounded chain; files, CLI,
+LaTeX, golden files."""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from layer_kinds_util import check_golden, cli_build_compiles, floats, one_line_error, write_input
+from worksheet.blocks import round_matrix
+from worksheet.build import solve_file
+from worksheet.errors import InputError, ShapeError
+from worksheet.exact import to_str
+from worksheet.kinds import encoder_block as kind
+from worksheet.kinds import multi_head_attention
+
+KIND = "encoder-block"
+
+
+# ---------------------------------------------------------------- an independent float64 encoder
+
+
+def np_softmax(S):
+    e = np.exp(S - S.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def np_layer_norm(x, gamma, beta, eps):
+    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + beta
+
+
+def numpy_encoder(f, heads, eps, positional):
+    """The whole layer in float64, heads by reshaping; returns a few named values."""
+    X = f["X"]
+    n, d = X.shape
+    if positional:
+        pos, j = np.arange(n)[:, None], np.arange(d)[None, :]
+        angle = pos / 10000 ** (2 * (j // 2) / d)
+        X = X + np.where(j % 2 == 0, np.sin(angle), np.cos(angle))
+    d_k, d_v = f["W_Q"].shape[1] // heads, f["W_V"].shape[1] // heads
+    split = lambda M, w: M.reshape(n, heads, w).transpose(1, 0, 2)
+    Q, K, V = split(X @ f["W_Q"], d_k), split(X @ f["W_K"], d_k), split(X @ f["W_V"], d_v)
+    heads_out = np_softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k)) @ V
+    A = heads_out.transpose(1, 0, 2).reshape(n, heads * d_v) @ f["W_O"]
+    X1 = np_layer_norm(X + A, f["gamma_1"], f["beta_1"], eps)
+    pre = X1 @ f["W_1"] + f["b_1"]
+    Fo = np.maximum(pre, 0) @ f["W_2"] + f["b_2"]
+    out = np_layer_norm(X1 + Fo, f["gamma_2"], f["beta_2"], eps)
+    return {"attn.output": A, "norm1.output": X1, "ffn.hidden_pre": pre, "ffn.output": Fo, "output": out}
+
+
+def generated(seed, **kw):
+    params = kind.Params(**kw)
+    m = kind.generate(np.random.default_rng(seed), params)
+    return m, kind.solve(m, params), params
+
+
+def check_chain(p, m, params):
+    """Step names, the rounding rule, and values of the unrounded chain."""
+    names = [s.name for s in p.steps]
+    prefixes = (["pe."] if params.positional else []) + ["attn.", "norm1.", "ffn.", "norm2."]
+    assert [n.split(".")[0] + "." for n in names[:-1]] == sorted(
+        (n.split(".")[0] + "." for n in names[:-1]), key=prefixes.index)
+    assert {n.split(".")[0] + "." for n in names[:-1]} == set(prefixes)
+    assert names[-1] == "output" and "norm1.mean" in names and "attn.Q_1" in names
+    rounded = [s.rounded for s in p.steps]
+    first = rounded.index(True) if True in rounded else len(rounded)
+    assert all(rounded[first:]), "once rounded, every later step is rounded"
+    for s in p.steps[:first]:
+        assert all(len(to_str(x)) <= 40 for row in s.exact for x in row), s.name
+    for s in p.steps[first:]:
+        assert all((x * 10 ** s.places).denominator == 1 for row in s.exact for x in row), s.name
+    want = numpy_encoder({k: floats(v) for k, v in m.items()}, params.heads, float(params.epsilon),
+                         params.positional)
+    for name, value in want.items():
+        np.testing.assert_allclose(p.step(name).value, value, rtol=1e-9, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(floats(p.step(name).exact), value, rtol=5e-3, atol=5e-3, err_msg=name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["hand", "calculator"]), st.booleans(),
+       st.sampled_from([(2, 4, 2, 4), (1, 4, 2, 2), (2, 2, 3, 3), (3, 6, 2, 4)]))
+def test_chain_matches_an_independent_numpy_encoder(seed, numbers, positional, sizes):
+    heads, d, n, d_ff = sizes
+    m, p, params = generated(seed, numbers=numbers, positional=positional, heads=heads, d_model=d,
+                             seq_len=n, d_ff=d_ff)
+    check_chain(p, m, params)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_hand_mode_attention_is_by_hand_and_eps_is_0(seed):
+    m, p, params = generated(seed)
+    assert params.epsilon == 0 and params.key_width == 1 and "\\varepsilon = 0" in p.intro
+    for name in kind.INPUTS:
+        assert p[name].integral, name
+    for h in (1, 2):
+        for name in ("Q", "K", "V", "scores", "scaled"):
+            assert p.step(f"attn.{name}_{h}").integral and not p.step(f"attn.{name}_{h}").rounded
+    assert (p.step("ffn.hidden_pre").value < 0).any()
+    assert p.step("norm1.variance").value.min() >= 0.25
+
+
+def test_steps_come_from_the_other_kinds_solve():
+    m, p, params = generated(3)
+    alone = multi_head_attention.solve({k: m[k] for k in multi_head_attention.INPUTS},
+                                       multi_head_attention.Params())
+    for s in alone.steps:
+        t = p.step("attn." + s.name)
+        if not t.rounded:
+            assert t.exact == s.exact and t.work == s.work and t.formula == s.formula
+    assert p.step("attn.Q_1").title == "Attention: Head 1: queries"
+
+
+def test_rounded_steps_carry_their_4_decimal_predecessors():
+    m, p, params = generated(5, numbers="calculator")
+    X1 = p.step("norm1.output").exact
+    pre = round_matrix(tuple(tuple(sum((a * w[j] for a, w in zip(row, m["W_1"])), F(0)) + m["b_1"][0][j]
+                                   for j in range(4)) for row in X1))
+    assert p.step("ffn.hidden_pre").exact == pre and p.step("ffn.hidden_pre").rounded
+    assert p.step("ffn.hidden").exact == tuple(tuple(max(x, F(0)) for x in r) for r in pre)
+    assert p.step("output").exact == p.step("norm2.output").exact
+
+
+def test_positional_adds_pe_steps_first():
+    m, p, params = generated(2, positional=True)
+    names = [s.name for s in p.steps]
+    assert names[:3] == ["pe.angles", "pe.PE", "pe.X_plus_PE"] and names[3] == "attn.Q_1"
+    assert to_str(p.step("pe.PE").exact[1][0]) == "sin(1)"
+
+
+def test_more_decimals_when_4_drift_too_far():
+    eye = lambda s=F(1): tuple(tuple(s if i == j else F(0) for j in range(4)) for i in range(4))
+    row = lambda v: ((F(v),) * 4,)
+    m = {"X": ((0, 0, 0, F(1, 1000)), (0, F(2, 1000), 0, 0)), "W_Q": eye(), "W_K": eye(),
+         "W_V": eye(F(1, 1000)), "W_O": eye(), "gamma_1": row(1), "beta_1": row(0), "W_1": eye(),
+         "b_1": row(0), "W_2": eye(), "b_2": row(0), "gamma_2": row(1), "beta_2": row(0)}
+    m["X"] = tuple(tuple(F(x) for x in r) for r in m["X"])
+    params = kind.Params(numbers="calculator", eps=F(0))
+    p = kind.solve(m, params)
+    assert p.steps[-1].places > 4 and "decimals" in p.notes[0]
+    check_chain(p, m, params)
+
+
+TABLE = {"X": [[1, 0, "0.5", -1], [0, 1, 1, 0]],
+         "W_Q": [[1, 0], [0, 1], [1, 1], [0, 0]], "W_K": [[0, 1], [1, 0], [1, 0], [0, 1]],
+         "W_V": [[1, 0], [0, 1], [0, 0], [1, 1]], "W_O": [[1, 0, 0, 1], [0, 1, 1, 0]],
+         "gamma_1": [[1, 1, 1, 1]], "beta_1": [[0, 0, 0, 0]],
+         "W_1": [[1, -1], [0, 1], [1, 0], [-1, 0]], "b_1": [[0, "-0.5"]],
+         "W_2": [[1, 0, 0, 1], [0, 1, 1, 0]], "b_2": [[0, 0, 0, 0]],
+         "gamma_2": [[2, 1, 1, 1]], "beta_2": [[0, 1, 0, 0]],
+         "heads": 2, "eps": "1/100", "tokens": ["étudiant", "didn't"]}
+
+
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
+    f = write_input(tmp_path / f"in{suffix}", TABLE)
+    p = solve_file(KIND, f)
+    assert p.params["eps"] == "1/100" and p.params["d_k"] == 1 and p.inputs["X"].rows == ("étudiant", "didn't")
+    assert str(p.step("attn.scores_1").exact[0][0]) == "3/4"  # (1 + 0.5) * 0.5
+    m = {k: v.exact for k, v in p.inputs.items()}
+    check_chain(p, m, kind.Params(numbers="calculator", eps=F(1, 100)))
+    r = runner.invoke(cli, ["solve", KIND, "--input", str(f), "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    assert '"name": "norm2.output"' in r.output and '"rounded": true' in r.output
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"W_O": [[1, 0, 0], [0, 1, 1]]}, "W_O is 2 x 3"),
+    ({"gamma_2": [[1, 1]]}, "gamma_2 is 1 x 2"),
+    ({"W_1": [[1, -1], [0, 1]]}, "W_1 is 2 x 2"),
+    ({"W_2": [[1, 0], [0, 1]]}, "W_2 is 2 x 2"),
+    ({"W_K": [[1], [0], [1], [0]]}, "W_K is 4 x 1"),
+    ({"beta_1": None}, "missing matrix 'beta_1'"),
+])
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
+    table = {k: v for k, v in {**TABLE, **change}.items() if v is not None}
+    f = write_input(tmp_path / f"bad{suffix}", table)
+    assert message in one_line_error(runner.invoke(cli, ["solve", KIND, "--input", str(f)]))
+
+
+def test_errors_name_the_matrices():
+    m, _, _ = generated(1)
+    with pytest.raises(InputError, match="missing matrix 'W_2'"):
+        kind.solve({k: v for k, v in m.items() if k != "W_2"}, kind.Params())
+    with pytest.raises(ShapeError, match="X is 2 x 4 and beta_2 is 1 x 3"):
+        kind.solve({**m, "beta_2": ((F(0),) * 3,)}, kind.Params())
+
+
+@pytest.mark.parametrize("args", [[], ["encoder-block:positional=true,seq-len=3"],
+                                  ["--numbers", "calculator", "--heads", "1", "--d-model", "3", "--seed", "6"]])
+def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
+    kind_arg, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (KIND, args)
+    data = cli_build_compiles(runner, cli, kind_arg, rest, tmp_path)
+    steps = data["problems"][0]["steps"]
+    assert steps[-1]["name"] == "output" and steps[-1].get("rounded") is True
+
+
+def test_golden_files():
+    check_golden(KIND)

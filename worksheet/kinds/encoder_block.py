@@ -1,0 +1,299 @@
+"""One Transformer encoder layer (Vaswani et al. 2017, section 3.1), post-layer-norm.
+
+    X_0 = X  (or X + PE when positional = true)
+    A   = MultiHead(X_0)                   # heads on column blocks of W_Q, W_K, W_V, then W_O
+    X_1 = LayerNorm(X_0 + A)               # gamma_1, beta_1
+    F   = ReLU(X_1 W_1 + b_1) W_2 + b_2
+    output = LayerNorm(X_1 + F)            # gamma_2, beta_2
+
+The block is built from the other kinds, never from copies of their code: it
+calls ``positional_encoding.solve`` (when positional), ``multi_head_attention
+.solve``, ``layer_norm.solve``, ``feed_forward.solve`` and ``layer_norm.solve``
+again, and copies their steps under the prefixes ``pe.`` (our addition, only
+with positional = true), ``attn.``, ``norm1.``, ``ffn.`` and ``norm2.``
+(``attn.Q_1``, ``norm1.mean``, ...); the last step is ``output``.  The
+encoder attends to every position: there is no causal mask (errata 5).
+
+Rounding rule (long chains).  A step keeps its exact value while every entry's
+``str`` has at most 40 characters and nothing before it was rounded.  From the
+first step that breaks this, the step shows -- and the chain goes on with --
+each entry rounded to 4 decimals (half away from zero), kept as an exact
+Fraction, and that step and all later ones are marked ``rounded`` (the sheet
+says "carried forward rounded to 4 places").  Each rounded step is checked
+twice: exactly against a float64 recomputation from the carried values (so its
+own arithmetic is right), and within 5e-3 against the float64 value of the
+unrounded chain, which is what ``value`` holds (the whole numpy chain is
+computed first, independently).  In practice: in hand mode the attention
+steps stay exact up to the weights or the heads, and Add & Norm 1 onwards is
+carried in 4 decimals; in calculator mode the rounding starts at the softmax.
+If 4 places drift too far from the unrounded chain (a layer-norm row with a
+tiny variance magnifies rounding errors, or its variance even rounds to 0),
+the block is recomputed carrying 6, 8, 12, then 16 places, and says so; if
+even that fails, an InputError says why.
+
+Widths: ``d_k`` defaults to d_model // heads (the paper's choice), in hand mode
+to the largest perfect square not above it (d_model = 4, 2 heads: d_k = 1),
+so sqrt(d_k) is an integer; d_v = d_k.  ``eps`` defaults to 0 in hand mode and
+1/100000 in calculator mode (``solve`` is calculator mode unless the file says
+otherwise).
+
+Hand mode draws X and W_Q, W_K, W_V, W_O as the multi-head-attention kind does
+(integers, pleasant per-head scores), W_1, b_1, W_2, b_2 from {-1, 0, 1},
+gamma from {1, 2} and beta from {-1, 0, 1}; draws are retried (boundedly) until
+every row entering a layer norm has variance at least 1/4 (so rounding errors
+are not magnified) and the feed-forward pre-activations have a negative and a
+positive entry.  Calculator mode: one-decimal entries, gamma = 1 + [-0.3, 0.3],
+same conditions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError, VerificationError
+from ..model import Matrix, Problem, shape, to_array, verify
+from . import base, feed_forward, layer_norm, multi_head_attention, positional_encoding
+
+TITLE = "Transformer encoder block"
+INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2",
+          "gamma_2", "beta_2")
+STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & Norm 1",
+          "ffn.": "Feed-forward", "norm2.": "Add & Norm 2"}
+PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    heads: int = 2  # H, the number of attention heads
+    eps: Fraction | None = None  # added to the variances; None: 0 in hand mode, 1/100000 in calculator mode
+    positional: bool = False  # add the sinusoidal positional encoding to X first
+    seq_len: int = 2  # n, the number of tokens
+    d_model: int = 4  # width of X and of every sublayer output
+    d_k: int | None = None  # width of each head; None: d_model // heads (hand: the largest square below)
+    d_ff: int = 4  # hidden width of the feed-forward network
+    tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
+
+    def validate(self):
+        base.positive("--heads", self.heads, 8)
+        base.positive("--seq-len", self.seq_len, 8)
+        base.positive("--d-model", self.d_model, 16)
+        base.positive("d_ff", self.d_ff, 32)
+        if self.d_k is not None:
+            base.positive("--d-k", self.d_k, 16)
+        base.require_square_d_k(self, self.key_width)
+        if self.eps is not None and self.eps < 0:
+            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+
+    @property
+    def key_width(self) -> int:
+        return self.mha_params().key_width if self.d_k is None else self.d_k
+
+    @property
+    def epsilon(self) -> Fraction:
+        if self.eps is not None:
+            return Fraction(self.eps)
+        return Fraction(0) if self.numbers == "hand" else layer_norm.CALCULATOR_EPS
+
+    def mha_params(self, d_k: int | None = None):
+        """The multi-head-attention parameters for generating this block's attention."""
+        return multi_head_attention.Params(numbers=self.numbers, heads=self.heads, seq_len=self.seq_len,
+                                           d_model=self.d_model, d_k=d_k if d_k is not None else self.d_k)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    n, d, f = params.seq_len, params.d_model, params.d_ff
+    mha = params.mha_params(d_k=params.key_width)
+    hand = params.numbers == "hand"
+    w = ((-1, 0, 1), (0.3, 0.35, 0.35))
+
+    def draw(r, c):
+        return base.int_matrix(rng, r, c, *w) if hand else base.decimal_matrix(rng, r, c)
+
+    def gamma():
+        if hand:
+            return base.int_matrix(rng, 1, d, (1, 2), (0.7, 0.3))
+        return tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -3, 3))
+
+    def make():
+        m = multi_head_attention.generate(rng, mha)
+        m.update(gamma_1=gamma(), beta_1=draw(1, d), W_1=draw(d, f), b_1=draw(1, f), W_2=draw(f, d),
+                 b_2=draw(1, d), gamma_2=gamma(), beta_2=draw(1, d))
+        return {k: m[k] for k in INPUTS}
+
+    def ok(m):
+        ref = reference({k: to_array(v) for k, v in m.items()}, params.heads, float(params.epsilon),
+                        params.positional)
+        pre = ref["ffn.hidden_pre"]
+        return (ref["norm1.variance"].min() >= 0.25 and ref["norm2.variance"].min() >= 0.25
+                and (pre < 0).any() and (pre > 0).any())
+
+    return base.retry("encoder-block", make, ok,
+                      f"heads={params.heads}, seq_len={n}, d_model={d}, d_ff={f} with layer-norm "
+                      "variances of at least 1/4")
+
+
+def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional: bool) -> dict[str, np.ndarray]:
+    """The whole float64 chain, unrounded, computed first and independently of the exact one."""
+    out: dict[str, np.ndarray] = {}
+
+    def put(prefix, steps):
+        out.update({prefix + k: v for k, v in steps.items()})
+        return steps
+
+    X = inputs["X"]
+    n, d = X.shape
+    if positional:
+        X = put("pe.", positional_encoding.reference(range(n), d, 10000, X))["X_plus_PE"]
+    attn = put("attn.", multi_head_attention.reference(
+        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False))
+    n1 = put("norm1.", layer_norm.reference(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps))
+    ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}}))
+    n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps))
+    out["output"] = n2["output"]
+    return out
+
+
+def _dims(name: str, m: Matrix) -> str:
+    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+
+
+def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
+    for name in INPUTS:
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' (the encoder block needs {', '.join(INPUTS)})", field=name)
+    multi_head_attention.check_inputs({k: inputs[k] for k in multi_head_attention.INPUTS}, heads)
+    X = inputs["X"]
+    n, d = shape(X)
+    for name in ("gamma_1", "beta_1", "gamma_2", "beta_2"):
+        if shape(inputs[name]) != (1, d):
+            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: {name} must be 1 x {d}, "
+                             "one entry per feature")
+    if shape(inputs["W_O"])[1] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('W_O', inputs['W_O'])}: the attention output "
+                         f"concat W_O must have {d} columns to be added to X")
+    if shape(inputs["W_1"])[0] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
+                         "(it multiplies the d_model-wide output of Add & Norm 1)")
+    if shape(inputs["W_2"])[1] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('W_2', inputs['W_2'])}: the feed-forward output "
+                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+    feed_forward.check_inputs({k: inputs[k] for k in feed_forward.INPUTS})
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    check_inputs(inputs, params.heads)
+    for places in PLACES:
+        try:
+            return _solve(inputs, params, seed, blocks.Carry(places=places))
+        except (_Drift, InputError) as exc:
+            # too few places: drift beyond 5e-3, or a small variance rounded to 0
+            if places == PLACES[-1]:
+                if isinstance(exc, InputError):
+                    raise
+                raise InputError(f"carrying {places} decimals still drifts too far from the exact values "
+                                 f"({exc}); a layer norm magnifies rounding when a row's variance is tiny: "
+                                 "use larger numbers or eps > 0") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Drift(Exception):
+    """A rounded step is more than 5e-3 away from the unrounded chain."""
+
+
+def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: blocks.Carry) -> Problem:
+    X = inputs["X"]
+    n, d = shape(X)
+    H = params.heads
+    if params.tokens is not None and len(params.tokens) != n:
+        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
+    tokens = params.tokens or base.default_tokens(n)
+    eps = params.epsilon
+    d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
+    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "d_ff": shape(inputs["W_1"])[1],
+              "eps": str(eps), "tokens": list(tokens)}
+    p = Problem("encoder-block", TITLE, actual, seed=seed,
+                intro=("Pass the tokens " + ", ".join(tokens) + " through one encoder layer: "
+                       + ("add the positional encoding, " if params.positional else "")
+                       + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
+                       "feed-forward network, Add & Norm. Both layer norms use the population variance and "
+                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. Values that would grow into long exact "
+                       f"expressions are carried rounded to {carry.places} decimals from the step marked so."))
+    for name in INPUTS:
+        p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps), params.positional)
+
+    X0 = X
+    if params.positional:
+        sub = _run("positional encoding", positional_encoding.solve, {"X": X},
+                   positional_encoding.Params(numbers=params.numbers, tokens=tokens), carry)
+        _copy(p, sub, "pe.", ref)
+        X0 = sub.step("X_plus_PE").exact
+    x0 = "X + \\mathrm{PE}" if params.positional else "X"
+
+    sub = _run("attention", multi_head_attention.solve,
+               {"X": X0, **{k: inputs[k] for k in ("W_Q", "W_K", "W_V", "W_O")}},
+               multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens), carry)
+    _copy(p, sub, "attn.", ref, f"Self-attention on ${x0}$: every token attends to every token (no mask).")
+    attn = sub.step("output").exact
+
+    # the sub-kinds read the sizes from their inputs
+    ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
+    sub = _run("Add & Norm 1", layer_norm.solve,
+               {"X": X0, "S": attn, "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]}, ln, carry)
+    _copy(p, sub, "norm1.", ref, f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
+                                 r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    X1 = sub.step("output").exact
+
+    sub = _run("feed-forward", feed_forward.solve,
+               {"X": X1, **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
+               feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
+    _copy(p, sub, "ffn.", ref, "Here $X$ is the output of Add & Norm 1.")
+    F = sub.step("output").exact
+
+    sub = _run("Add & Norm 2", layer_norm.solve,
+               {"X": X1, "S": F, "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]}, ln, carry)
+    _copy(p, sub, "norm2.", ref, "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
+                                 r"$\gamma = \gamma_2$, $\beta = \beta_2$.")
+    Y = sub.step("output").exact
+    p.add_step("output", Y, ref["output"], title="Encoder block output",
+               formula=(r"\mathrm{Encoder}(X) = \mathrm{LayerNorm}\big(X_1 + \mathrm{FFN}(X_1)\big), \quad "
+                        r"X_1 = \mathrm{LayerNorm}\big(" + x0 + r" + \mathrm{MultiHead}(" + x0 + r")\big)"),
+               work=[r"\text{the output of Add \& Norm 2 (step norm2.output)}"], rows=tokens,
+               latex_name="Y", rounded=carry.rounding, places=carry.places,
+               note=("Every value from the first step marked rounded on was carried with "
+                     f"{carry.places} decimals." if carry.rounding else ""))
+    if carry.places > 4:
+        p.notes.append(f"Rounding to 4 decimals drifted too far from the exact chain here, so values are "
+                       f"carried with {carry.places} decimals.")
+    return p
+
+
+def _run(stage: str, solve, inputs: dict, params, carry: blocks.Carry) -> Problem:
+    """Call a kind's solve; a user error inside names the stage of the block."""
+    try:
+        return solve(inputs, params, carry=carry)
+    except InputError as exc:
+        raise InputError(f"in the {stage} step: {exc.reason}") from None
+    except ShapeError as exc:
+        raise ShapeError(f"in the {stage} step: {exc}") from None
+
+
+def _copy(p: Problem, sub: Problem, prefix: str, ref: dict, note: str = "") -> None:
+    """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value."""
+    for k, s in enumerate(sub.steps):
+        name = prefix + s.name
+        if s.rounded:
+            try:
+                verify(f"{p.kind}.{name}", s.exact, ref[name], rounded=True)
+            except VerificationError as exc:
+                raise _Drift(str(exc)) from None
+        p.add_step(name, s.exact, ref[name], title=f"{STAGES[prefix]}: {s.title}", formula=s.formula,
+                   work=s.work, note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
+                   rows=s.rows, cols=s.cols, latex_name=s.symbol, rounded=s.rounded, places=s.places)
+    for aid in sub.aids:
+        if aid not in p.aids:
+            p.aids.append(aid)
