@@ -255,3 +255,11 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
                                         ("cosine", "alignment:score=cosine")])
 def test_golden_files(case, spec):
     check_golden(KIND, case, [spec], {})
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_every_step_has_a_title_a_formula_and_worked_arithmetic(score):
+    params = kind.Params(score=score)
+    p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
+    for s in p.steps:
+        assert s.title and s.formula and s.work, s.name

@@ -184,3 +184,10 @@ def test_labels_with_accents_and_apostrophes_render_in_every_format():
 @pytest.mark.parametrize("case, spec", [("default", KIND), ("temperature", "next-token:temperature=0.5,vocab=a b c d e")])
 def test_golden_files(case, spec):
     check_golden(KIND, case, [spec], {})
+
+
+def test_every_step_has_a_title_a_formula_and_worked_arithmetic():
+    params = kind.Params()
+    p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
+    for s in p.steps:
+        assert s.title and s.formula and s.work, s.name

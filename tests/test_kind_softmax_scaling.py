@@ -159,3 +159,10 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 @pytest.mark.parametrize("case, options", [("default", {}), ("d_k-16", {"d_k": 16, "seq_len": 3})])
 def test_golden_files(case, options):
     check_golden(KIND, case, [KIND], options)
+
+
+def test_every_step_has_a_title_a_formula_and_worked_arithmetic():
+    params = kind.Params()
+    p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
+    for s in p.steps:
+        assert s.title and s.formula and s.work and s.note, s.name

@@ -38,15 +38,13 @@ additive, whose [s, h_j] is 2d wide; d_a = 2):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from .. import blocks
 from ..errors import InputError, ParamError, ShapeError
-from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, tanh, to_latex
+from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
 from . import base
 
