@@ -266,6 +266,7 @@ def np_causal(S: np.ndarray) -> np.ndarray:
     out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
     return out
 
+
 # ---------------------------------------------------------------- shared by the attention-like kinds
 # (self-attention-basic, cross-attention, alignment, next-token, softmax-scaling)
 
