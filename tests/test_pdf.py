@@ -167,6 +167,6 @@ def test_first_error_names_the_line():
     assert pdfmod.first_error(log) == "! Undefined control sequence. (l.42)"
 
 
-def test_pages_of_variants_are_read_from_the_aux():
+def test_pages_of_variants_are_read_from_the_marks_latex_writes():
     aux = "\\variantpage{1}{first}{1}\n\\variantpage{1}{last}{3}\n\\variantpage{2}{first}{4}\n\\variantpage{2}{last}{6}\n"
     assert pdfmod.read_pages(aux) == {1: (1, 3), 2: (4, 6)}

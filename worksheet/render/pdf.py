@@ -6,7 +6,11 @@ for :func:`worksheet.files.write_all`).  Nothing here changes the layout:
 that is ``templates/tex``.
 
 Debian packages: texlive-latex-base, texlive-latex-recommended, lmodern and
-latexmk (pdflatex alone works too: it is then run twice).
+latexmk (pdflatex alone works too).  The templates need one LaTeX pass
+(``\\nofiles``: no .aux, which would make latexmk run LaTeX a second time
+for nothing, doubling the time of a 300-variant exam); a lecturer's template
+that refers back to itself (\\ref, a table of contents, total pages) gets
+the passes it needs from latexmk, or two pdflatex runs.
 """
 
 from __future__ import annotations
@@ -92,6 +96,17 @@ def read_pages(aux: str) -> dict[int, tuple[int, int]]:
     return {i: (m.get("first", 0), m.get("last", m.get("first", 0))) for i, m in sorted(marks.items())}
 
 
+_REFERS_BACK = re.compile(r"\\(page)?ref\b|\\eqref|\\cite|\\tableofcontents|\\listof|"
+                          r"\\PreviousTotalPages|lastpage|hyperref|\\label")
+
+
+def needs_second_pass(source: str) -> bool:
+    """Does the LaTeX refer back to itself (references, a table of contents,
+    total pages)?  worksheet's templates do not, so one pass is enough; a
+    lecturer's own templates (--templates) may."""
+    return bool(_REFERS_BACK.search(source))
+
+
 def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
     """Compile one LaTeX source in a temporary folder; raise on any error."""
     found = engine()
@@ -103,10 +118,10 @@ def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
     with tempfile.TemporaryDirectory(prefix="worksheet-latex-") as tmp:
         folder = Path(tmp)
         (folder / f"{stem}.tex").write_text(source, encoding="utf-8")
-        if name == "latexmk":
+        if name == "latexmk":  # reruns LaTeX as often as the document needs
             runs = [[exe, "-pdf", "-norc", "-silent", *LATEX_FLAGS, f"{stem}.tex"]]
         else:
-            runs = [[exe, *LATEX_FLAGS, f"{stem}.tex"]] * 2
+            runs = [[exe, *LATEX_FLAGS, f"{stem}.tex"]] * (2 if needs_second_pass(source) else 1)
         for cmd in runs:
             try:
                 proc = subprocess.run(cmd, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True,
@@ -119,7 +134,7 @@ def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
             if proc.returncode != 0 or not pdf.exists():
                 raise LatexError(f"LaTeX failed on {tex_name}: {first_error(log)}",
                                  tex_name=tex_name, log=log, source=source)
-        return Compiled(pdf.read_bytes(), log, read_pages(_read(folder / f"{stem}.aux")))
+        return Compiled(pdf.read_bytes(), log, read_pages(_read(folder / f"{stem}.pages")))
 
 
 def compile_all(sources: dict[str, str], workers: int | None = None) -> dict[str, Compiled]:

@@ -1,0 +1,178 @@
+"""Benchmark: ``python -m worksheet.bench`` (not a test; takes a few minutes).
+
+Prints, as Markdown ready for BENCHMARKS.md:
+
+* the machine (cores, CPU model, Python);
+* start-up time of ``worksheet --help`` and ``worksheet list``;
+* for every kind at its default size: problems per second for
+  generate + solve, and for rendering each text format (md, tex, json, html);
+* attention end to end (generate, solve, md + tex + json), in one process
+  and on every core;
+* wall time of a 300-variant, 5-problem exam to md + tex + json, and to one
+  combined PDF (sheet and key).
+
+Targets (2 cores): start-up < 0.3 s; >= 200 attention problems/s end to
+end; the exam to md+tex+json < 30 s, to PDF < 90 s.
+
+Options: ``--quick`` (fewer repetitions, a 60-variant exam), ``--no-pdf``,
+``--variants N``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+TEXT_FORMATS = ("md", "tex", "json", "html")
+EXAM = ("attention", "attention:causal=true", "self-attention-basic", "cross-attention", "next-token")
+
+
+def machine() -> dict[str, str]:
+    model = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cores (nproc)": str(os.cpu_count()), "CPU": model,
+            "Python": platform.python_version(), "OS": platform.platform(terse=True)}
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).with_name("worksheet")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "worksheet.cli"]
+
+
+def startup(repeat: int) -> dict[str, tuple[float, float]]:
+    """(best, median) seconds of a fresh process, and of bare Python for scale."""
+    out = {}
+    for label, cmd in (("python -c pass", [sys.executable, "-c", "pass"]),
+                       ("worksheet --help", _command() + ["--help"]),
+                       ("worksheet list", _command() + ["list"])):
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            times.append(time.perf_counter() - t)
+        out[label] = (min(times), statistics.median(times))
+    return out
+
+
+def _rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds > 0 else float("inf")
+
+
+def per_kind(n: int) -> list[tuple[str, dict[str, float]]]:
+    """Problems/s per kind: generate+solve, then each format (fresh seeds, one problem per document)."""
+    from . import kinds
+    from .build import build_document, render_document
+    from .errors import UnknownKindError
+
+    rows = []
+    for name in kinds.names():
+        try:
+            kinds.get(name)
+        except UnknownKindError:
+            continue
+        build_document([name], seed=10_000)  # imports, warm caches of code, not of values
+        t = time.perf_counter()
+        docs = [build_document([name], seed=s) for s in range(n)]
+        row = {"generate+solve": _rate(n, time.perf_counter() - t)}
+        for fmt in TEXT_FORMATS:
+            render_document(build_document([name], seed=10_001), [fmt])
+            fresh = [build_document([name], seed=s) for s in range(20_000, 20_000 + n)]
+            t = time.perf_counter()
+            for d in fresh:
+                render_document(d, [fmt])
+            row[fmt] = _rate(n, time.perf_counter() - t)
+        del docs
+        rows.append((name, row))
+    return rows
+
+
+def _attention_chunk(seeds: range) -> int:
+    from .build import build_document, render_document
+
+    for s in seeds:
+        render_document(build_document(["attention"], seed=s), ["md", "tex", "json"])
+    return len(seeds)
+
+
+def attention_end_to_end(n: int) -> dict[str, float]:
+    """Attention problems/s: generate, solve and render md+tex+json, 1 process and all cores."""
+    _attention_chunk(range(1))
+    t = time.perf_counter()
+    _attention_chunk(range(1_000, 1_000 + n))
+    one = _rate(n, time.perf_counter() - t)
+    workers = os.cpu_count() or 1
+    chunks = [range(50_000 + k * n, 50_000 + (k + 1) * n) for k in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(_attention_chunk, [range(k, k + 1) for k in range(workers)]))  # start workers
+        t = time.perf_counter()
+        done = sum(pool.map(_attention_chunk, chunks))
+        every = _rate(done, time.perf_counter() - t)
+    return {"1 process": one, f"{workers} processes": every}
+
+
+def exam(variants: int, formats: list[str]) -> float:
+    """Wall seconds to build and write a ``variants`` x 5-problem exam in ``formats``."""
+    from .build import build_variants, write_documents
+
+    with tempfile.TemporaryDirectory() as out:
+        t = time.perf_counter()
+        docs = build_variants(EXAM, variants, seed=2026, title="Benchmark exam",
+                              course="CS 480", date="Week 7")
+        write_documents(docs, formats, out, name="exam")
+        return time.perf_counter() - t
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m worksheet.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 60-variant exam")
+    ap.add_argument("--no-pdf", action="store_true", help="skip the PDF exam (no LaTeX needed)")
+    ap.add_argument("--variants", type=int, default=None, help="variants of the exam (default 300)")
+    args = ap.parse_args(argv)
+    n = 30 if args.quick else 100
+    variants = args.variants or (60 if args.quick else 300)
+
+    print("## Machine\n")
+    for k, v in machine().items():
+        print(f"- {k}: {v}")
+
+    print("\n## Start-up (fresh process; best / median of runs)\n")
+    print("| command | best s | median s |\n|---|---:|---:|")
+    for label, (best, median) in startup(5 if args.quick else 15).items():
+        print(f"| `{label}` | {best:.3f} | {median:.3f} |")
+
+    print(f"\n## Problems per second, default size, {n} fresh seeds each\n")
+    print("| kind | generate+solve | " + " | ".join(TEXT_FORMATS) + " |")
+    print("|---|---:|" + "---:|" * len(TEXT_FORMATS))
+    for name, row in per_kind(n):
+        print(f"| {name} | " + " | ".join(f"{row[k]:.0f}" for k in ("generate+solve", *TEXT_FORMATS)) + " |")
+
+    print("\n## Attention end to end (generate, solve, md + tex + json)\n")
+    for label, rate in attention_end_to_end(4 * n).items():
+        print(f"- {label}: {rate:.0f} problems/s")
+
+    print(f"\n## Exam: {variants} variants x {len(EXAM)} problems ({', '.join(EXAM)})\n")
+    print(f"- to md + tex + json: {exam(variants, ['md', 'tex', 'json']):.1f} s")
+    if not args.no_pdf:
+        if shutil.which("pdflatex") is None:
+            print("- to one combined PDF: skipped (no LaTeX installed)")
+        else:
+            print(f"- to one combined PDF (sheet + key): {exam(variants, ['pdf']):.1f} s")
+
+
+if __name__ == "__main__":
+    main()
