@@ -269,3 +269,31 @@ def test_a_mistake_on_top_of_an_earlier_slip_is_still_named(tmp_path):
     report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
     assert mistakes_of(report) == {"scores": "arithmetic-slip", "scaled": "scaled-by-d_k"}, report.text()
     assert statuses(report)["weights"] == "carried-forward"
+
+
+def test_relu_after_the_second_layer_is_named_from_the_output_alone(tmp_path):
+    kind, options, wrong = SCENARIOS["relu-after-second-layer"]
+    _available(kind)
+    for seed in range(1, 40):
+        key, doc = make_key(tmp_path, [kind], seed=seed)
+        p = doc.problems[0]
+        v = {**inputs_of(p), **key_values(p)}
+        out = np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0)
+        if _differs(out, v["output"]):
+            break
+    report = check_answers(key, write_toml(tmp_path / "a.toml", table({"output": out})))
+    assert mistakes_of(report) == {"output": "relu-after-second-layer"}, report.text()
+
+
+def test_encoder_block_mistake_is_carried_forward_to_the_end(tmp_path):
+    """norm1 with the sample variance; everything after it follows consistently."""
+    _available("encoder-block")
+    key, doc = make_key(tmp_path, ["encoder-block"], seed=2)
+    p = doc.problems[0]
+    R, mean = p.step("norm1.residual").value, p.step("norm1.mean").value
+    values = recompute(p, {"norm1.variance": sample_variance(R, mean)})
+    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
+    assert mistakes_of(report) == {"norm1.variance": "sample-variance"}, report.text()
+    names = [s.name for s in p.steps]
+    later = names[names.index("norm1.variance") + 1:]
+    assert all(statuses(report)[n] in ("carried-forward", "correct") for n in later), report.text()

@@ -136,24 +136,40 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       "variances of at least 1/4")
 
 
-def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional: bool) -> dict[str, np.ndarray]:
-    """The whole float64 chain, unrounded, computed first and independently of the exact one."""
+def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional: bool,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The whole float64 chain, unrounded, computed first and independently of the exact one.
+
+    ``given`` maps step names (``attn.scores_1``, ``norm1.mean``, ``output``)
+    to values that replace the computed ones; each part gets its own (prefix
+    dropped) and every later step is computed from them (``worksheet check``
+    marks a step "carried forward" when it follows from a student's own
+    earlier answers).
+    """
+    g = given or {}
     out: dict[str, np.ndarray] = {}
 
     def put(prefix, steps):
         out.update({prefix + k: v for k, v in steps.items()})
         return steps
 
+    def part(prefix):  # the given steps of one part, prefix dropped
+        return {k[len(prefix):]: v for k, v in g.items() if k.startswith(prefix)}
+
     X = inputs["X"]
     n, d = X.shape
     if positional:
-        X = put("pe.", positional_encoding.reference(range(n), d, 10000, X))["X_plus_PE"]
+        X = put("pe.", positional_encoding.reference(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
     attn = put("attn.", multi_head_attention.reference(
-        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False))
-    n1 = put("norm1.", layer_norm.reference(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps))
-    ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}}))
-    n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps))
-    out["output"] = n2["output"]
+        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False,
+        given=part("attn.")))
+    n1 = put("norm1.", layer_norm.reference(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps,
+                                            given=part("norm1.")))
+    ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
+                                             given=part("ffn.")))
+    n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
+                                            given=part("norm2.")))
+    out["output"] = g["output"] if "output" in g else n2["output"]
     return out
 
 
