@@ -9,6 +9,7 @@ blocks; the blocks never look at which kind called them.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Sequence
 
@@ -27,8 +28,24 @@ def matmul(A: Matrix, B: Matrix) -> Matrix:
     """Exact ``A @ B`` (Fractions stay Fractions; sums of Exprs use exact.add)."""
     Bt = list(zip(*B))
     if all(is_rational(x) for row in A for x in row) and all(is_rational(x) for c in Bt for x in c):
-        return tuple(tuple(sum((a * b for a, b in zip(row, col)), Fraction(0)) for col in Bt) for row in A)
+        # integer arithmetic over a common denominator: one Fraction per entry
+        # instead of one per product and partial sum (same values)
+        da, Ai = _scaled(A)
+        db, Bi = _scaled(Bt)
+        den = da * db
+        return tuple(tuple(Fraction(sum(a * b for a, b in zip(row, col)), den) for col in Bi) for row in Ai)
     return tuple(tuple(add(*(mul(a, b) for a, b in zip(row, col))) for col in Bt) for row in A)
+
+
+def _scaled(rows) -> tuple[int, list[list[int]]]:
+    """Rational rows as (d, integer rows) with rows = integer rows / d."""
+    d = 1
+    for row in rows:
+        for x in row:
+            q = x.denominator
+            if d % q:
+                d = d * q // math.gcd(d, q)
+    return d, [[x.numerator * (d // x.denominator) for x in row] for row in rows]
 
 
 def transpose(A: Matrix) -> Matrix:
@@ -225,9 +242,15 @@ def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
         live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
         m = max((x for _, x in live), key=float)
         shifted = [(k, add(x, mul(-1, m))) for k, x in live]
-        out.append(tuple(
-            ratio_of_exp_sums([(V[k][j], d) for k, d in shifted], [d for _, d in shifted])
-            for j in range(len(V[0]))))
+        # ratio_of_exp_sums(...) for each column j, with the row's e^d and
+        # 1 / sum e^d computed once
+        exps = [(k, exp(d)) for k, d in shifted]
+        inv = power(add(*(e for _, e in exps)), -1)
+        row_out = []
+        for j in range(len(V[0])):
+            top = add(*(mul(V[k][j], e) for k, e in exps))
+            row_out.append(Fraction(0) if top == 0 else mul(top, inv))
+        out.append(tuple(row_out))
     return tuple(out)
 
 
