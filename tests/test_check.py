@@ -394,7 +394,7 @@ def test_costly_entries_stop_within_the_time_budget(tmp_path, causal):
     start = time.monotonic()
     with pytest.raises(InputError, match="too long to read"):
         check_answers(key, write_toml(tmp_path / "a.toml", t))
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 3.0  # the 1 s budget, with room for a busy machine
 
 
 def test_bad_keys(tmp_path, runner, cli):
