@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from check_util import (inputs_of, key_values, make_key, mistakes_of, recompute, statuses, table,
+from check_util import (key_values, make_key, mistakes_of, recompute, statuses, table,
                         write_csv, write_json, write_toml)
 from worksheet import kinds
-from worksheet.check import (Expected, Given, Tolerance, _given, check_answers, check_folder, close,
+from worksheet.check import (Expected, Tolerance, _given, check_answers, check_folder, close,
                              read_answers, read_key)
 from worksheet.errors import InputError, OutputError, WorksheetError
 from worksheet.exact import to_str
@@ -517,3 +517,12 @@ def test_a_slip_in_the_first_step_is_carried_forward_in_every_kind(tmp_path, kin
         assert mistakes_of(report)[first.name] == "arithmetic-slip"
     assert all(st_[s.name] in ("carried-forward", "correct") for s in p.steps[1:]), report.text()
     assert report.problems[0].carried_forward and report.marks == report.out_of - 1
+
+
+@pytest.mark.parametrize("kind", available_kinds())
+def test_the_keys_own_exact_strings_are_accepted_in_every_kind(tmp_path, kind):
+    key, _ = make_key(tmp_path, [kind], seed=7)
+    data = json.loads(key.read_text())["problems"][0]
+    answers = write_json(tmp_path / "a.json", {s["name"]: s["exact"] for s in data["steps"]})
+    report = check_answers(key, answers)
+    assert report.ok and set(statuses(report).values()) == {"correct"}, report.text()

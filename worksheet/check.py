@@ -16,8 +16,11 @@ solve --format json`` (``{"problems": [one]}``); a bare problem object
 (``{"kind": ..., "steps": [...]}``) works too.  Each step's ``exact``
 strings are our own output and are read with :func:`worksheet.parse.parse_exact`
 (never ``eval``/``sympify``); where one cannot be read (longer than the
-parser's limit) or the step says ``"rounded": true``, the step's float
-``value`` is the expected value instead.
+parser's limit) the step's float ``value`` is the expected value instead.
+A step that says ``"rounded": true`` (the encoder block carries values
+rounded to 4 places along its chain) accepts both: an answer right for the
+unrounded ``value`` (an exact form within half a unit in the 4th place) or
+right for the rounded ``exact`` string the sheet works with.
 
 Answer files
 ============
@@ -148,6 +151,7 @@ MAX_NESTING = 4  # nested tables for dotted step names
 PARSE_SECONDS = 1.0  # time to read the entries of one answer file
 DIGITS = 50  # decimal digits of the high-precision comparison
 EXACT_RTOL = 1e-40  # "exactly equal" at 50 digits
+ROUNDED_KEY = 5e-5 * (1 + 1e-9)  # half a unit in the 4th place: a "rounded" key step's own rounding
 FLOAT_RTOL = 1e-9  # an exact form against a float64 recomputation
 MAX_FUNC_ARG = 1e5  # |x| in exp/sin/cos/tanh(x) we evaluate
 SLACK_ENTRIES = 32  # rounded earlier entries moved one by one (more: 8 draws of random signs)
@@ -228,6 +232,8 @@ class Expected:
     text: str  # for the report
     label: str | None = None  # a token label (its index is ``mp``)
     bad: bool = False  # nan / +inf: matches nothing
+    rounding: float = 0.0  # how far the key itself rounded it (steps with "rounded": true)
+    alt: Any = None  # a rounded step's exact string, carried rounded along the chain: also right
 
     @property
     def neg_inf(self) -> bool:
@@ -298,15 +304,21 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
         return False
     if g.neg_inf or e.neg_inf:
         return g.neg_inf and e.neg_inf
-    diff = abs(g.mp - e.mp)
-    size = abs(e.mp)
+    if _near(g, e.mp, e.precise, e.rounding, tol, extra):
+        return True
+    return e.alt is not None and _near(g, e.alt, True, 0.0, tol, extra)
+
+
+def _near(g: Given, target, precise: bool, rounding: float, tol: Tolerance, extra: float) -> bool:
+    diff = abs(g.mp - target)
+    size = abs(target)
     if tol.override:
         return diff <= (tol.atol or 0.0) + (tol.rtol or 0.0) * size + extra
     if g.places is not None:
         half_unit = _ctx().mpf(5) / _ctx().mpf(10) ** (g.places + 1)
         return diff <= min(half_unit, _ctx().mpf("0.005")) + 1e-12 * max(1, size) + extra
-    rtol = EXACT_RTOL if e.precise else FLOAT_RTOL
-    return diff <= rtol * max(1, size) + extra
+    rtol = EXACT_RTOL if precise else FLOAT_RTOL
+    return diff <= max(rtol * max(1, size), rounding) + extra
 
 
 # ---------------------------------------------------------------- files
@@ -467,7 +479,20 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
     """An expected entry from the key's exact string (our own output) and its float."""
     if x == -math.inf:
         return Expected(None, False, "-oo")
-    if not isinstance(text, str) or rounded:
+    if rounded:
+        # the exact string holds the value carried rounded along the chain (what the sheet
+        # shows), the float the unrounded value: both are right, an exact form within the
+        # key's own rounding of the float
+        e = _expected_float(x)
+        alt = None
+        if isinstance(text, str):
+            try:
+                alt = _mp(parse_exact(text))
+            except ValueError:
+                alt = None
+        return dataclasses.replace(e, text=text if alt is not None else e.text, rounding=ROUNDED_KEY,
+                                   alt=alt)
+    if not isinstance(text, str):
         return _expected_float(x)
     try:
         value = parse_exact(text)
