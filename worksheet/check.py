@@ -1010,7 +1010,12 @@ def check_answers(key: Path | str | Key, answers: Path | str, *, rtol: float | N
     tol = tolerance or Tolerance(rtol, atol)
     key = key if isinstance(key, Key) else read_key(key)
     ans = read_answers(answers)
-    problems = key.problems(ans.variant)
+    try:
+        problems = key.problems(ans.variant)
+    except InputError as exc:
+        if exc.file:  # the key itself is wrong
+            raise
+        raise InputError(exc.reason, file=ans.path, field=exc.field) from None
     grids = _parse_answers(ans, problems)
     many = len(problems) > 1
     results = [_mark_problem(p, grids.get(p.number, {}), tol, ans.path, many) for p in problems]
