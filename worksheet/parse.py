@@ -4,10 +4,21 @@ Nothing here evaluates code: there is no ``eval``, ``exec``, ``sympify`` or
 ``ast``; :func:`parse_exact` is a small hand-written recursive-descent parser
 that builds values only with :mod:`worksheet.exact`'s constructors.  Input and
 answer files are untrusted (a TA marks hundreds of them), so every path is
-bounded: text length, number length, nesting depth, exponent size, the size of
-the rationals it builds and the work ``exact`` spends on square roots.  Any
-input finishes in a few milliseconds (well under 0.1 s) and every failure is a
-:class:`ValueError` with a one-phrase message.
+bounded and every failure is a :class:`ValueError` (:class:`ParseError`) with a
+one-phrase message:
+
+* text: at most 2000 characters (``input too long``); a number token at most
+  100 (``number too long``), its decimal exponent at most 1000 in magnitude;
+* nesting: at most 50 open groups, function calls and ``^`` in a chain, and
+  an expression tree at most 120 levels deep (``too deeply nested``), far
+  below Python's recursion limit, also when the value is printed later;
+* exponents ``p/q`` with ``|p|, q <= 1000`` (``exponent too large``), rationals
+  of at most 10,000 bits (``number too large``), roots only of rationals with
+  ``|numerator * denominator| <= 10**40``;
+* work budgets for what exact.py does with the value (tree nodes it walks,
+  trial divisions it spends on square roots): ``expression too costly to
+  evaluate``.  Ordinary answers use a tiny fraction of them; any 2000
+  character input is parsed or refused in tens of milliseconds.
 
 Plain numbers (:func:`parse_number`, also the number tokens of
 :func:`parse_exact`)::
@@ -54,9 +65,9 @@ Positions in error messages are 1-based character offsets into the text given
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
 from fractions import Fraction
-from typing import Callable, NoReturn
+from typing import Callable, NamedTuple, NoReturn
 
 from .exact import (
     NEG_INF, Add, Exact, Expr, Func, Mul, Pow, add, cos, exp, mul, power, sin, tanh,
@@ -66,7 +77,7 @@ __all__ = [
     "ParseError", "parse_number", "parse_exact", "exact_from_json",
     "format_decimal_places",
     "MAX_NUMBER_CHARS", "MAX_DECIMAL_EXPONENT", "MAX_TEXT_CHARS", "MAX_DEPTH",
-    "MAX_POWER", "MAX_BITS", "MAX_RADICAND",
+    "MAX_TREE_DEPTH", "MAX_POWER", "MAX_BITS", "MAX_RADICAND",
 ]
 
 MAX_NUMBER_CHARS = 100       # a number (as text) is at most this long
@@ -76,11 +87,13 @@ MAX_DEPTH = 50               # nested groups, function calls and ^ chains
 MAX_POWER = 1000             # |p| and q of a rational exponent p/q
 MAX_BITS = 10_000            # bits of a rational's numerator or denominator (~3000 digits)
 MAX_RADICAND = 10**40        # numerator * denominator of a rational under a root
-_ROOT_BUDGET = 150_000       # trial divisions exact.py may spend on square roots (~50 ms)
+MAX_TREE_DEPTH = 120         # levels of the value's expression tree
+_ROOT_BUDGET = 100_000       # trial divisions exact.py may spend on square roots (~40 ms)
+_WORK_BUDGET = 12_000        # tree nodes exact.py's constructors may walk (~30 ms)
 _SQUAREFREE_CAP = 100_000    # exact._squarefree stops trial division here
 
-_DIGITS = frozenset("0123456789")
 _NON_FINITE = frozenset({"nan", "inf", "infinity", "oo", "∞"})
+_INFINITY_NAMES = frozenset({"oo", "inf", "infinity"})
 
 
 class ParseError(ValueError):
@@ -93,55 +106,34 @@ class ParseError(ValueError):
 
 
 # ---------------------------------------------------------------- plain numbers
-@dataclass(frozen=True)
-class _Decimal:
-    """An unsigned decimal literal found at ``text[start:end]``."""
+# An unsigned decimal.  No nested quantifiers and no two adjacent quantifiers can
+# match the same characters, so matching is linear (no catastrophic backtracking).
+_DECIMAL = (r"(?:(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
+            r"(?:[eE](?P<exp>[+-]?[0-9]+))?")
+_NUMBER_RE = re.compile(r"(?P<sign>[+-]?)" + _DECIMAL + r"(?:\s*/\s*(?P<den>[0-9]+))?")
 
-    end: int
+
+class _Decimal(NamedTuple):
+    """The parts of a matched :data:`_DECIMAL`."""
+
     digits: str      # integer and fraction digits run together
     places: int      # digits after the point
     exponent: int    # the decimal exponent (0 without one)
     plain_int: bool  # digits only: no point, no exponent
 
+    @classmethod
+    def of(cls, m: re.Match) -> _Decimal:
+        frac = m["frac"] if m["frac"] is not None else (m["frac2"] or "")
+        exp_text = m["exp"]
+        return cls((m["int"] or "") + frac, len(frac), int(exp_text) if exp_text else 0,
+                   m["frac"] is None and m["frac2"] is None and exp_text is None)
+
     def value(self) -> Fraction:
-        shift = self.exponent - self.places
         n = int(self.digits)
+        if self.plain_int:
+            return Fraction(n)
+        shift = self.exponent - self.places
         return Fraction(n * 10**shift) if shift >= 0 else Fraction(n, 10**-shift)
-
-
-def _scan_digits(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _DIGITS:
-        i += 1
-    return i
-
-
-def _scan_decimal(text: str, i: int) -> _Decimal | None:
-    """The unsigned decimal literal starting at ``text[i]``, or None if there is none.
-
-    Linear time, no regular expressions.  Size limits are the caller's job.
-    """
-    start = i
-    i = _scan_digits(text, i)
-    int_digits = text[start:i]
-    frac_digits, has_point = "", False
-    if i < len(text) and text[i] == ".":
-        j = _scan_digits(text, i + 1)
-        frac_digits, has_point = text[i + 1:j], True
-        if not int_digits and not frac_digits:
-            return None
-        i = j
-    if not int_digits and not frac_digits:
-        return None
-    exponent, has_exp = 0, False
-    if i < len(text) and text[i] in "eE":
-        j = i + 1
-        if j < len(text) and text[j] in "+-":
-            j += 1
-        if j < len(text) and text[j] in _DIGITS:
-            k = _scan_digits(text, j)
-            exponent, has_exp, i = int(text[i + 1:k]), True, k
-    return _Decimal(i, (int_digits + frac_digits) or "0", len(frac_digits), exponent,
-                    not (has_point or has_exp))
 
 
 def parse_number(text: str) -> Fraction:
@@ -163,30 +155,22 @@ def parse_number(text: str) -> Fraction:
     s = text.strip()
     if not s:
         raise ParseError("empty text")
-    i = 1 if s[0] in "+-" else 0
-    num = _scan_decimal(s, i)
-    if num is None:
-        if s[i:].lower() in _NON_FINITE:
+    m = _NUMBER_RE.fullmatch(s)
+    if m is None:
+        if s.lstrip("+-").lower() in _NON_FINITE and len(s) - len(s.lstrip("+-")) <= 1:
             raise ParseError(f"not finite: {text!r}")
         raise ParseError(f"not a number: {text!r}")
+    num = _Decimal.of(m)
     if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
         raise ParseError("exponent too large")
     value = num.value()
-    j = _skip_space(s, num.end)
-    if j < len(s):
-        den = _scan_decimal(s, _skip_space(s, j + 1)) if s[j] == "/" else None
-        if den is None or not (num.plain_int and den.plain_int) or den.end != len(s):
+    if m["den"] is not None:
+        if not num.plain_int:
             raise ParseError(f"not a number: {text!r}")
-        if int(den.digits) == 0:
+        if int(m["den"]) == 0:
             raise ParseError(f"division by zero: {text!r}")
-        value /= int(den.digits)
-    return -value if s[0] == "-" else value
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    return i
+        value /= int(m["den"])
+    return -value if m["sign"] == "-" else value
 
 
 def exact_from_json(value: object) -> Fraction:
@@ -224,22 +208,32 @@ def format_decimal_places(text: object) -> int | None:
         return 0
     if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS:
         return None
-    s = text.strip()
-    num = _scan_decimal(s, 1 if s[:1] in ("+", "-") else 0)
-    if num is None or num.end != len(s) or abs(num.exponent) > MAX_DECIMAL_EXPONENT:
+    m = _NUMBER_RE.fullmatch(text.strip())
+    if m is None or m["den"] is not None:
+        return None
+    num = _Decimal.of(m)
+    if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
         return None
     return num.places - num.exponent
 
 
 # ---------------------------------------------------------------- tokens
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str       # num e func frac inf + - * / ^ ( ) { } end
     pos: int        # 1-based
     text: str
     value: object = None  # Fraction for num, function name for func
 
 
+_TOKEN_RE = re.compile(
+    r"(?P<space>\s+)"
+    r"|(?P<num>" + _DECIMAL + r")"
+    r"|(?P<name>[A-Za-z]+)"
+    r"|(?P<cmd>\\[A-Za-z]*)"
+    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e])"
+    r"|(?P<bad>.)",
+    re.S,
+)
 _FUNCS = frozenset({"exp", "sqrt", "sin", "cos", "tanh"})
 _LATEX = {
     "sqrt": "func", "exp": "func", "sin": "func", "cos": "func", "tanh": "func",
@@ -247,61 +241,48 @@ _LATEX = {
     "cdot": "*", "times": "*", "infty": "inf",
     "left": None, "right": None,  # \left( ... \right) are plain parentheses
 }
-_SINGLE = {"+": "+", "-": "-", "−": "-", "/": "/", "^": "^",
-           "(": "(", ")": ")", "{": "{", "}": "}", "∞": "inf"}
+_OPS = {"**": "^", "\u2212": "-", "\u221e": "inf"}  # others are their own kind
 _OPERAND_START = frozenset({"num", "e", "func", "frac", "inf", "(", "{"})
 _CLOSER = {"(": ")", "{": "}"}
+
+
+def _show(s: str, limit: int = 20) -> str:
+    """A token for an error message: quoted, and cut short if long."""
+    return repr(s if len(s) <= limit else s[:limit] + "...")
 
 
 def _tokenize(text: str) -> list[_Token]:
     """Split ``text`` into tokens (linear time); the list ends with an ``end`` token."""
     tokens: list[_Token] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-        elif c in _DIGITS or (c == "." and i + 1 < n and text[i + 1] in _DIGITS):
-            i = _number_token(text, i, tokens)
-        elif c.isascii() and c.isalpha():
-            j = i
-            while j < n and text[j].isascii() and text[j].isalpha():
-                j += 1
-            tokens.append(_name_token(text[i:j], i + 1))
-            i = j
-        elif c == "\\":
-            j = i + 1
-            while j < n and text[j].isascii() and text[j].isalpha():
-                j += 1
-            name = text[i + 1:j]
-            if name not in _LATEX:
-                raise ParseError(f"unknown command {text[i:j] or chr(92)!r}", i + 1)
-            kind = _LATEX[name]
+    for m in _TOKEN_RE.finditer(text):
+        kind, s, pos = m.lastgroup, m.group(), m.start() + 1
+        if kind == "space":
+            continue
+        if kind == "num":
+            tokens.append(_number_token(m, pos))
+        elif kind == "name":
+            tokens.append(_name_token(s, pos))
+        elif kind == "cmd":
+            if s[1:] not in _LATEX:
+                raise ParseError(f"unknown command {_show(s)}", pos)
+            kind = _LATEX[s[1:]]
             if kind is not None:
-                tokens.append(_Token(kind, i + 1, text[i:j], name if kind == "func" else None))
-            i = j
-        elif c == "*":
-            double = text.startswith("**", i)
-            tokens.append(_Token("^" if double else "*", i + 1, "**" if double else "*"))
-            i += 2 if double else 1
-        elif c in _SINGLE:
-            tokens.append(_Token(_SINGLE[c], i + 1, c))
-            i += 1
+                tokens.append(_Token(kind, pos, s, s[1:] if kind == "func" else None))
+        elif kind == "op":
+            tokens.append(_Token(_OPS.get(s, s), pos, s))
         else:
-            raise ParseError(f"unexpected character {c!r}", i + 1)
-    tokens.append(_Token("end", n + 1, "end of input"))
+            raise ParseError(f"unexpected character {s!r}", pos)
+    tokens.append(_Token("end", len(text) + 1, "end of input"))
     return tokens
 
 
-def _number_token(text: str, i: int, tokens: list[_Token]) -> int:
-    num = _scan_decimal(text, i)
-    assert num is not None  # the caller saw a digit
-    if num.end - i > MAX_NUMBER_CHARS:
-        raise ParseError("number too long", i + 1)
+def _number_token(m: re.Match, pos: int) -> _Token:
+    if m.end() - m.start() > MAX_NUMBER_CHARS:
+        raise ParseError("number too long", pos)
+    num = _Decimal.of(m)
     if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
-        raise ParseError("exponent too large", i + 1)
-    tokens.append(_Token("num", i + 1, text[i:num.end], num.value()))
-    return num.end
+        raise ParseError("exponent too large", pos)
+    return _Token("num", pos, m.group(), num.value())
 
 
 def _name_token(name: str, pos: int) -> _Token:
@@ -309,9 +290,9 @@ def _name_token(name: str, pos: int) -> _Token:
         return _Token("e", pos, name)
     if name in _FUNCS:
         return _Token("func", pos, name, name)
-    if name.lower() in _NON_FINITE:
+    if name.lower() in _INFINITY_NAMES:
         return _Token("inf", pos, name)
-    raise ParseError(f"unknown name {name!r}", pos)
+    raise ParseError(f"unknown name {_show(name)}", pos)
 
 
 # ---------------------------------------------------------------- cost guards
@@ -333,7 +314,7 @@ def _weight(x: Exact) -> int:
 def _root_cost(x: Exact) -> int:
     """Trial divisions exact.py may redo for the rational roots at the top of ``x``."""
     if isinstance(x, Pow) and isinstance(x.base, Fraction):
-        return _radicand_cost(x.base) if x.exponent.denominator == 2 else 1
+        return _radicand_cost(x.base)  # mul() may merge n**(1/3) * n**(1/6) into sqrt(n)
     if isinstance(x, Mul):
         return sum(_root_cost(f) for f in x.factors)
     if isinstance(x, Func) and x.name == "exp":
@@ -345,23 +326,59 @@ def _radicand_cost(q: Fraction) -> int:
     return min(math.isqrt(abs(q.numerator * q.denominator)) + 1, _SQUAREFREE_CAP)
 
 
-def _float_or_none(x: Exact) -> float | None:
-    try:
-        v = float(x)
-    except (ArithmeticError, ValueError, TypeError):
+def _children(x: Expr) -> tuple:
+    if isinstance(x, Add):
+        return (x.const, *x.terms)
+    if isinstance(x, Mul):
+        return (x.coeff, *x.factors)
+    if isinstance(x, Pow):
+        return (x.base, x.exponent)
+    if isinstance(x, Func):
+        return (x.arg,)
+    raise TypeError(f"not an exact value: {x!r}")  # pragma: no cover
+
+
+_FLOAT_FUNCS = {"exp": math.exp, "sin": math.sin, "cos": math.cos, "tanh": math.tanh}
+
+
+def _node_float(x: Exact, values: list) -> float | None:
+    """The float of ``x`` from its children's floats; None if not a finite real."""
+    if any(v is None for v in values):
         return None
-    return v if math.isfinite(v) else None
+    try:
+        if isinstance(x, Fraction):
+            v = float(x)
+        elif isinstance(x, Add):
+            v = math.fsum(values)
+        elif isinstance(x, Mul):
+            v = math.prod(values)
+        elif isinstance(x, Pow):
+            v = values[0] ** values[1]
+        else:
+            v = _FLOAT_FUNCS[x.name](values[0])
+    except (ArithmeticError, ValueError):
+        return None
+    return v if isinstance(v, float) and math.isfinite(v) else None
 
 
 # ---------------------------------------------------------------- the parser
 class _Parser:
-    """Recursive descent over the token list; one instance per parse."""
+    """Recursive descent over the token list; one instance per parse.
+
+    Values are built as soon as their syntax is read, through :meth:`call`,
+    which turns exact.py's exceptions into positioned :class:`ParseError` and
+    enforces the work limits.
+    """
 
     def __init__(self, tokens: list[_Token]):
         self.tokens = tokens
         self.i = 0
         self.depth = 0
-        self.budget = _ROOT_BUDGET
+        self.root_budget = _ROOT_BUDGET
+        self.work_budget = _WORK_BUDGET
+        # memos keyed by id(node); each entry also holds the node, so no id is reused
+        self.shapes: dict[int, tuple[int, int, Expr]] = {}
+        self.floats: dict[int, tuple[float | None, Expr]] = {}
 
     # -- token helpers -----------------------------------------------------
     @property
@@ -378,10 +395,10 @@ class _Parser:
             raise ParseError("unexpected end of input", tok.pos)
         if tok.kind == "inf":
             raise ParseError("infinity is only allowed as the whole entry '-oo'", tok.pos)
-        raise ParseError(f"unexpected {tok.text!r}", tok.pos)
+        raise ParseError(f"unexpected {_show(tok.text)}", tok.pos)
 
-    def enter(self, pos: int, levels: int = 1) -> None:
-        self.depth += levels
+    def enter(self, pos: int) -> None:
+        self.depth += 1
         if self.depth > MAX_DEPTH:
             raise ParseError("too deeply nested", pos)
 
@@ -415,7 +432,9 @@ class _Parser:
                 break
             self.take()
             factor = self.unary()
-            factors.append(factor if tok.kind == "*" else self.raise_to(factor, Fraction(-1), tok.pos))
+            if tok.kind == "/":
+                factor = self.raise_to(factor, Fraction(-1), tok.pos)
+            factors.append(factor)
         return factors[0] if len(factors) == 1 else self.product(factors, pos)
 
     def signs(self) -> bool:
@@ -438,7 +457,7 @@ class _Parser:
         saved_depth = self.depth
         while self.peek.kind == "^":
             carets.append(self.take().pos)
-            self.enter(carets[-1])  # each ^ can nest the value one level deeper
+            self.enter(carets[-1])  # each ^ nests the value one level deeper
             negative = self.signs()
             items.append((negative, self.atom()))
         self.depth = saved_depth
@@ -448,7 +467,7 @@ class _Parser:
                 value = self.negate(value, carets[k])
             negative, base = items[k]
             value = self.raise_to(base, value, carets[k])
-        return self.negate(value, carets[0]) if negative and carets else value
+        return value  # the first item's sign belongs to unary()
 
     def atom(self) -> Exact:
         tok = self.take()
@@ -462,7 +481,7 @@ class _Parser:
             arg = self.group()
             if tok.value == "sqrt":
                 return self.raise_to(arg, Fraction(1, 2), tok.pos)
-            return self.call(tok.pos, {"exp": exp, "sin": sin, "cos": cos, "tanh": tanh}[tok.value], arg)
+            return self.call(tok.pos, _FUNCTIONS[tok.value], arg)
         if tok.kind == "frac":
             top = self.group()
             bar = self.peek.pos
@@ -486,9 +505,42 @@ class _Parser:
         self.depth -= 1
         return value
 
-    # -- building values -----------------------------------------------------
+    # -- bookkeeping -----------------------------------------------------------
+    def shape(self, x: Exact) -> tuple[int, int]:
+        """(tree size, tree depth) of ``x``, memoised per node."""
+        if not isinstance(x, Expr):
+            return 1, 0
+        hit = self.shapes.get(id(x))
+        if hit is None:
+            kids = [self.shape(k) for k in _children(x)]
+            hit = self.shapes[id(x)] = (1 + sum(k[0] for k in kids), 1 + max(k[1] for k in kids), x)
+        return hit[0], hit[1]
+
+    def float_of(self, x: Exact) -> float | None:
+        """``float(x)`` memoised per node; None if not a finite real."""
+        if not isinstance(x, Expr):
+            return _node_float(x, [])
+        hit = self.floats.get(id(x))
+        if hit is None:
+            hit = self.floats[id(x)] = (_node_float(x, [self.float_of(k) for k in _children(x)]), x)
+        return hit[0]
+
+    def spend(self, roots: int, pos: int) -> None:
+        self.root_budget -= roots
+        if self.root_budget < 0:
+            raise ParseError("expression too costly to evaluate", pos)
+
+    # -- building values -------------------------------------------------------
     def call(self, pos: int, fn: Callable[..., Exact], *args) -> Exact:
-        """``fn(*args)`` with exact.py's errors turned into positioned ParseErrors."""
+        """``fn(*args)`` with exact.py's errors turned into positioned ParseErrors.
+
+        exact.py walks (and hashes) its arguments' trees, so the sizes of the
+        arguments are charged to a work budget; results deeper than
+        MAX_TREE_DEPTH are refused so printing them cannot hit the recursion limit.
+        """
+        self.work_budget -= sum(self.shape(a)[0] for a in args)
+        if self.work_budget < 0:
+            raise ParseError("expression too costly to evaluate", pos)
         try:
             result = fn(*args)
         except ZeroDivisionError:
@@ -496,8 +548,10 @@ class _Parser:
         except OverflowError:
             raise ParseError("number too large", pos) from None
         except ValueError as exc:  # e.g. "root of a negative number"
-            raise ParseError(str(exc).split(" at position")[0] or "invalid value", pos) from None
+            raise ParseError(str(exc) or "invalid value", pos) from None
         self.check_size(result, pos)
+        if self.shape(result)[1] > MAX_TREE_DEPTH:
+            raise ParseError("too deeply nested", pos)
         return result
 
     def check_size(self, x: Exact, pos: int) -> None:
@@ -512,61 +566,88 @@ class _Parser:
         if any(_bits(c) > MAX_BITS for c in coeffs):
             raise ParseError("number too large", pos)
 
-    def spend(self, cost: int, pos: int) -> None:
-        self.budget -= cost
-        if self.budget < 0:
-            raise ParseError("expression too costly to evaluate", pos)
-
     def sum(self, terms: list[Exact], pos: int) -> Exact:
         return self.call(pos, add, *terms)
 
     def product(self, factors: list[Exact], pos: int) -> Exact:
-        if sum(_weight(f) for f in factors) > 2 * MAX_BITS:
+        """``mul(*factors)``, guarded.
+
+        Exponentials are merged here with one ``add`` (exact.mul adds their
+        arguments one at a time, quadratic in their number).
+        """
+        flat: list[Exact] = []
+        exps: list[Func] = []
+        for f in factors:
+            if isinstance(f, Mul):
+                flat.append(f.coeff)
+            for g in f.factors if isinstance(f, Mul) else (f,):
+                if isinstance(g, Func) and g.name == "exp":
+                    exps.append(g)
+                else:
+                    flat.append(g)
+        if len(exps) == 1:
+            flat.append(exps[0])
+        elif exps:
+            flat.append(self.call(pos, exp, self.sum([g.arg for g in exps], pos)))
+        merged: dict[Fraction, Fraction] = {}
+        for g in flat:
+            if isinstance(g, Pow) and isinstance(g.base, Fraction):
+                merged[g.base] = merged.get(g.base, 0) + g.exponent
+        if any(e.denominator > MAX_POWER for e in merged.values()):
+            raise ParseError("exponent too large", pos)
+        if sum(_weight(f) for f in flat) > 2 * MAX_BITS:
             raise ParseError("number too large", pos)
-        self.spend(sum(_root_cost(f) for f in factors), pos)
-        return self.call(pos, mul, *factors)
+        self.spend(sum(_root_cost(f) for f in flat), pos)
+        return self.call(pos, mul, *flat)
 
     def negate(self, x: Exact, pos: int) -> Exact:
         if isinstance(x, Fraction):
             return -x
         if isinstance(x, Add):  # keep sums as sums: -(1 - e) is -1 + e, not -1*(1 - e)
-            return self.sum([-x.const, *(self.product([Fraction(-1), t], pos) for t in x.terms)], pos)
+            terms = [self.product([Fraction(-1), t], pos) for t in x.terms]
+            return self.sum([-x.const, *terms], pos)
         return self.product([Fraction(-1), x], pos)
 
     def raise_to(self, base: Exact, exponent: Exact, pos: int) -> Exact:
         """``base ^ exponent``; ``pos`` is where the operator (or sqrt, /) is."""
         if isinstance(base, Func) and base.name == "exp":
-            arg = self.product([exponent, base.arg], pos)
-            return self.call(pos, exp, arg)
+            return self.call(pos, exp, self.product([exponent, base.arg], pos))
         if not isinstance(exponent, Fraction):
             raise ParseError("non-rational exponent", pos)
-        if abs(exponent.numerator) > MAX_POWER or exponent.denominator > MAX_POWER:
-            raise ParseError("exponent too large", pos)
+        factors = base.factors if isinstance(base, Mul) else (base,)
+        # power() multiplies the exponents of the Pow factors by this one
+        inner = [g.exponent * exponent for g in factors if isinstance(g, Pow)]
+        for e in [exponent, *inner]:
+            if abs(e.numerator) > MAX_POWER or e.denominator > MAX_POWER:
+                raise ParseError("exponent too large", pos)
         if _weight(base) * abs(exponent) > MAX_BITS:
             raise ParseError("number too large", pos)
         cost = 2 * _root_cost(base)
         if exponent.denominator != 1:
-            cost += self.check_radicand(base, exponent, pos)
+            # a Mul's coefficient is rooted in power() and looked at again in its mul()
+            cost += self.check_radicand(base, exponent, pos) * (2 if isinstance(base, Mul) else 1)
         self.spend(cost, pos)
         result = self.call(pos, power, base, exponent)
-        if exponent.denominator % 2 == 0 and (_float_or_none(result) or 0.0) < 0:
+        if exponent.denominator % 2 == 0 and (self.float_of(result) or 0.0) < 0:
             # exact.py writes (x**2)**(1/2) as x; refuse rather than return -|x|
             raise ParseError("root of a negative number", pos)
         return result
 
     def check_radicand(self, base: Exact, exponent: Fraction, pos: int) -> int:
         """Refuse roots exact.py cannot do (quickly); return their trial-division cost."""
-        rational = base if isinstance(base, Fraction) else base.coeff if isinstance(base, Mul) else None
-        if rational is not None:
-            if rational < 0 and isinstance(base, Fraction):
-                raise ParseError("root of a negative number", pos)
-            if abs(rational.numerator * rational.denominator) > MAX_RADICAND:
-                raise ParseError("number under a root too large", pos)
-        if not isinstance(base, Fraction) and (_float_or_none(base) or 0.0) < 0:
+        rational = base.coeff if isinstance(base, Mul) else base
+        if not isinstance(rational, Fraction):
+            rational = None
+        if (self.float_of(base) or 0.0) < 0 or (isinstance(base, Fraction) and base < 0):
             raise ParseError("root of a negative number", pos)
         if rational is None:
             return 0
+        if abs(rational.numerator * rational.denominator) > MAX_RADICAND:
+            raise ParseError("number under a root too large", pos)
         return _radicand_cost(rational) if exponent.denominator == 2 else 1
+
+
+_FUNCTIONS: dict[str, Callable[[Exact], Exact]] = {"exp": exp, "sin": sin, "cos": cos, "tanh": tanh}
 
 
 def parse_exact(text: str) -> Exact:
@@ -583,8 +664,8 @@ def parse_exact(text: str) -> Exact:
     5``, ``expected an operator at position 2``, ``non-rational exponent``,
     ``division by zero``, ``root of a negative number``, ``too deeply nested``,
     ``input too long`` (over 2000 characters), ``number too long``,
-    ``exponent too large``, ``number too large``.  Raises :class:`TypeError`
-    if ``text`` is not a ``str``.
+    ``exponent too large``, ``number too large``, ``expression too costly to
+    evaluate``.  Raises :class:`TypeError` if ``text`` is not a ``str``.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_exact needs a str, not {type(text).__name__}")
@@ -595,5 +676,5 @@ def parse_exact(text: str) -> Exact:
         return NEG_INF
     try:
         return _Parser(tokens).entry()
-    except RecursionError:  # pragma: no cover - the depth limit should prevent this
+    except RecursionError:  # pragma: no cover - the depth limits prevent this
         raise ParseError("too deeply nested") from None
