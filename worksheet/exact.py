@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Iterable, Union
 
 __all__ = [
@@ -68,20 +67,30 @@ NEG_INF = NegInf()
 class Expr:
     """Base of the non-rational exact values.  Immutable, hashable."""
 
-    __slots__ = ("_hash", "_printed")  # _printed: {printer name: text}, filled on first print
+    # _hash and _ckey: the hash and structural key, computed once;
+    # _printed: {printer name: text}, filled on first print
+    __slots__ = ("_hash", "_ckey", "_printed")
 
     # -- structure ---------------------------------------------------------
     def _key(self) -> tuple:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def key(self) -> tuple:
+        """The structural key (equal keys = equal values), computed once."""
+        try:
+            return self._ckey
+        except AttributeError:
+            self._ckey = self._key()
+            return self._ckey
+
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Expr) and self._key() == other._key()
+        return self is other or (isinstance(other, Expr) and self.key() == other.key())
 
     def __hash__(self) -> int:
         try:
             return self._hash
         except AttributeError:
-            self._hash = hash(self._key())
+            self._hash = hash(self.key())
             return self._hash
 
     # -- arithmetic --------------------------------------------------------
@@ -200,7 +209,7 @@ class Add(Expr):
 def _k(x):
     if type(x) is Fraction:
         return x
-    return x._key() if isinstance(x, Expr) else Fraction(x)
+    return x.key() if isinstance(x, Expr) else Fraction(x)
 
 
 # ---------------------------------------------------------------- constructors
@@ -234,11 +243,28 @@ def _term(coeff: Fraction, factors: tuple):
     return Mul(coeff, factors)
 
 
+_MEMO_MAX = 1 << 16
+_ADD: dict = {}
+_MUL: dict = {}
+
+
+def _memo_key(xs: tuple) -> tuple:
+    # Fractions hash slowly (a modular inverse each time): key them by their ints
+    return tuple((x.numerator, x.denominator) if type(x) is Fraction else x for x in xs)
+
+
 def add(*xs) -> Exact:
-    return _add(xs)
+    """Sum with rationals folded and like terms collected (order kept); memoised
+    (values are immutable, and a softmax adds the same sums many times)."""
+    key = _memo_key(xs)
+    out = _ADD.get(key)
+    if out is None:
+        if len(_ADD) >= _MEMO_MAX:
+            _ADD.clear()
+        out = _ADD[key] = _add(xs)
+    return out
 
 
-@lru_cache(maxsize=1 << 16)
 def _add(xs) -> Exact:
     """Sum with rationals folded and like terms collected (order kept)."""
     const = Fraction(0)
@@ -269,10 +295,16 @@ def _add(xs) -> Exact:
 
 
 def mul(*xs) -> Exact:
-    return _mul(xs)
+    """Product with rationals folded and powers of one base merged; memoised."""
+    key = _memo_key(xs)
+    out = _MUL.get(key)
+    if out is None:
+        if len(_MUL) >= _MEMO_MAX:
+            _MUL.clear()
+        out = _MUL[key] = _mul(xs)
+    return out
 
 
-@lru_cache(maxsize=1 << 16)
 def _mul(xs) -> Exact:
     """Product with rationals folded and powers of one base merged."""
     coeff = Fraction(1)

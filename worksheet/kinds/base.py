@@ -158,7 +158,12 @@ def int_matrix(rng: np.random.Generator, n: int, m: int, values: tuple[int, ...]
                p: tuple[float, ...] | None = None) -> Matrix:
     """An n x m matrix of integers drawn from ``values``."""
     a = rng.choice(np.array(values), size=(n, m), p=p)
-    return tuple(tuple(Fraction(int(x)) for x in row) for row in a)
+    return tuple(tuple(_SMALL[x] if x in _SMALL else Fraction(x) for x in row) for row in a.tolist())
+
+
+# small integers as shared (immutable) Fractions: hand mode draws many, and
+# retries draw again (int_matrix ran ~40% of attention's generate+solve)
+_SMALL = {k: Fraction(k) for k in range(-32, 33)}
 
 
 def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10,

@@ -27,6 +27,24 @@ def default_templates() -> Path:
     raise FileNotFoundError("the templates/ folder is missing from this installation")
 
 
+_TABLES: dict[tuple[str, int], tuple[object, Table]] = {}
+_TABLES_MAX = 50_000
+
+
+def _shared(what: str, obj, make) -> Table:
+    """``make(obj)``, remembered for the object itself (its id, kept alive by
+    the entry, so an id is never reused while cached).  Tables are read-only."""
+    key = (what, id(obj))
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    if len(_TABLES) >= _TABLES_MAX:
+        _TABLES.clear()
+    table = make(obj)
+    _TABLES[key] = (obj, table)
+    return table
+
+
 class TemplateError(WorksheetError):
     """A template (e.g. a lecturer's copy given with --templates) that cannot be used."""
 
@@ -69,19 +87,26 @@ class TemplateRenderer:
         )
 
     # -- tables from the model (shared) -------------------------------------
+    # The same tables serve every format (md, tex and html of one key print
+    # the same cells), so each is made once: see _shared.
     @staticmethod
     def given_table(q: Quantity) -> Table:
-        return Table([[fmt.given(x) for x in row] for row in q.exact], q.rows, q.cols)
+        return _shared("given", q, lambda q: Table([[fmt.given(x) for x in row] for row in q.exact],
+                                                   q.rows, q.cols))
 
     @staticmethod
     def exact_table(s: Step) -> Table:
-        return Table([[fmt.exact_latex(x) for x in row] for row in s.exact], s.rows, s.cols)
+        return _shared("exact", s, lambda s: Table([[fmt.exact_latex(x) for x in row] for row in s.exact],
+                                                   s.rows, s.cols))
 
     @staticmethod
     def decimal_table(s: Step) -> Table:
-        cells = [[fmt.decimal(x, s.places) if isinstance(x, str) else fmt.decimal(float(v), s.places)
-                  for x, v in zip(row, vrow)] for row, vrow in zip(s.exact, s.value)]
-        return Table(cells, s.rows, s.cols)
+        def make(s):
+            cells = [[fmt.decimal(x, s.places) if isinstance(x, str) else fmt.decimal(float(v), s.places)
+                      for x, v in zip(row, vrow)] for row, vrow in zip(s.exact, s.value)]
+            return Table(cells, s.rows, s.cols)
+
+        return _shared("decimal", s, make)
 
     # -- filters: what the templates call -----------------------------------
     def given(self, q: Quantity) -> str:
