@@ -156,3 +156,31 @@ def test_examples_build_as_pdf(runner, cli, tmp_path, example):
     assert (tmp_path / f"{stem}-key.pdf").read_bytes().startswith(b"%PDF")
     if example == "study-sheet.toml":  # one page per student
         assert page_count(tmp_path / f"{stem}.pdf") == 2
+
+
+def test_templates_folder_restyles_the_sheets(runner, cli, tmp_path):
+    import shutil
+
+    mine = tmp_path / "mytemplates"
+    shutil.copytree(EXAMPLES.parent / "templates", mine)
+    for fmt, ext in (("md", "md"), ("html", "html")):
+        doc = mine / fmt / f"document.{ext}.j2"
+        doc.write_text(doc.read_text().replace("Conventions", "Our conventions"), encoding="utf-8")
+    out = tmp_path / "out"
+    res = runner.invoke(cli, ["build", "--templates", str(mine), "--format", "md,html", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "## Our conventions" in (out / "worksheet.md").read_text()
+    assert "<h2>Our conventions</h2>" in (out / "worksheet-key.html").read_text()
+
+
+def test_templates_folder_errors_are_one_line(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--templates", str(tmp_path / "none"), "-o", str(tmp_path)])
+    assert res.exit_code == 2 and "no such folder" in res.output
+    (tmp_path / "empty").mkdir()
+    res = runner.invoke(cli, ["build", "--templates", str(tmp_path / "empty"), "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "has no md/ subfolder" in res.output
+    broken = tmp_path / "broken"
+    (broken / "md").mkdir(parents=True)
+    (broken / "md" / "sheet.md.j2").write_text("{% if %}\n")
+    res = runner.invoke(cli, ["build", "--templates", str(broken), "--format", "md", "-o", str(tmp_path / "p")])
+    assert res.exit_code == 2 and "line 1" in res.output and "Traceback" not in res.output
