@@ -69,7 +69,7 @@ class Expr:
 
     # _hash and _ckey: the hash and structural key, computed once;
     # _printed: {printer name: text}, filled on first print
-    __slots__ = ("_hash", "_ckey", "_printed")
+    __slots__ = ("_hash", "_ckey", "_printed", "_fv")  # _fv: the float value, once
 
     # -- structure ---------------------------------------------------------
     def _key(self) -> tuple:  # pragma: no cover - abstract
@@ -125,7 +125,11 @@ class Expr:
         return power(self, e)
 
     def __float__(self) -> float:
-        return self._float()
+        try:
+            return self._fv
+        except AttributeError:
+            self._fv = self._float()
+            return self._fv
 
     def __str__(self) -> str:
         return to_str(self)

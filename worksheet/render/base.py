@@ -81,6 +81,7 @@ class TemplateRenderer:
             lstrip_blocks=True,
             **self.env_options,
         )
+        self._prose: dict[str, str] = {}
         self.env.filters.update(
             given=self.given, exact=self.exact, decimal=self.decimal, grid=self.grid,
             math=self.math, display=self.display, text=self.text, prose=self.prose,
@@ -143,8 +144,13 @@ class TemplateRenderer:
 
     def prose(self, s: str) -> str:
         """Words with inline ``$math$`` (the conventions): escape the words only."""
-        parts = s.split("$")
-        return "".join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+        out = self._prose.get(s)  # the same conventions and notes recur on every sheet
+        if out is None:
+            parts = s.split("$")
+            out = "".join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+            if len(self._prose) < 4096:
+                self._prose[s] = out
+        return out
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:

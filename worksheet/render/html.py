@@ -30,6 +30,31 @@ def mathml(latex: str, display: bool = False) -> str:
 
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
 
+_MATH = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
+
+
+def _inner(latex: str) -> str | None:
+    """The MathML inside <math> of a (cached) conversion, or None."""
+    m = mathml(latex)
+    return m[len(_MATH):-len("</math>")] if m.startswith(_MATH) and m.endswith("</math>") else None
+
+
+def bmatrix(symbol: str, cells) -> str:
+    """``symbol = [cells]`` as MathML, assembled from the cells' conversions:
+    the cells repeat (0, 1, -1, ...) and convert once, where converting each
+    whole matrix cost most of the HTML time."""
+    parts = [_inner(f"{symbol} =")]
+    rows = []
+    for row in cells:
+        inner = [_inner(c) for c in row]
+        parts.extend(inner)
+        rows.append("<mtr>" + "".join(f"<mtd>{x}</mtd>" for x in inner) + "</mtr>")
+    if any(x is None for x in parts):  # a cell the converter could not read
+        body = r" \\ ".join(" & ".join(row) for row in cells)
+        return mathml(rf"{symbol} = \begin{{bmatrix}} {body} \end{{bmatrix}}")
+    return (f"{_MATH}<mrow>{parts[0]}<mo>&#x0005B;</mo><mtable>{''.join(rows)}</mtable>"
+            f"<mo>&#x0005D;</mo></mrow></math>")
+
 
 class HtmlRenderer(TemplateRenderer):
     name = "html"
@@ -43,8 +68,7 @@ class HtmlRenderer(TemplateRenderer):
         """``symbol = [...]``: a MathML matrix, or a table of MathML cells when
         rows or columns carry labels (tokens)."""
         if not t.rows and not t.cols:
-            body = r" \\ ".join(" & ".join(row) for row in t.cells)
-            return Markup(mathml(rf"{symbol} = \begin{{bmatrix}} {body} \end{{bmatrix}}"))
+            return Markup(bmatrix(symbol, t.cells))
         return Markup('<span class="labelled"><span class="sym">') + Markup(mathml(f"{symbol} =")) \
             + Markup("</span>") + self._table(t, lambda c: Markup(mathml(c)), "matrix") + Markup("</span>")
 

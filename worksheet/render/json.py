@@ -86,6 +86,17 @@ def _scalar(o) -> str:
     raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
 
 
+def _finite(o: float) -> str:
+    if o != o or o in (math.inf, -math.inf):
+        raise ValueError(f"Out of range float values are not JSON compliant: {o!r}")
+    return _float(o)
+
+
+# exact types only (bool before int; subclasses such as numpy floats take _scalar)
+_LEAF = {str: _str, float: _finite, int: _int, bool: lambda o: "true" if o else "false",
+         type(None): lambda o: "null"}
+
+
 def _encode(o, nl: str, out: list) -> None:
     """Append the JSON of ``o``; ``nl`` is the newline plus indent of its level."""
     inner = nl + " "
@@ -106,6 +117,11 @@ def _encode(o, nl: str, out: list) -> None:
         if not o:
             out.append("[]")
             return
+        try:  # a row of numbers or strings: the common case, in one join
+            out.append("[" + inner + ("," + inner).join([_LEAF[type(x)](x) for x in o]) + nl + "]")
+            return
+        except KeyError:
+            pass
         if not any(isinstance(x, (dict, list, tuple)) for x in o):
             out.append("[" + inner + ("," + inner).join(map(_scalar, o)) + nl + "]")
             return
