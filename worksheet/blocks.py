@@ -345,8 +345,8 @@ def attention_steps(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
                         r"not by $\sqrt{d_\mathrm{model}}$.")
     src = "s'"
     if causal:
-        S = mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s'", rows=rows, cols=cols)
-        src = "m"
+        S = mask_step(p, "masked", S, ref["masked"], sym="M", src_sym="s'", rows=rows, cols=cols)
+        src = "M"
     W = softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
                      formula=r"A = \operatorname{softmax}(" + ("M" if causal else "S'") + ")",
                      rows=rows, cols=cols)

@@ -46,8 +46,18 @@ def given(x) -> str:
     return to_latex(x)
 
 
+_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                 "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def text_escape(s: str) -> str:
+    """Text for LaTeX's ``\text{...}`` (the format-neutral cells are LaTeX)."""
+    return "".join(_TEXT_SPECIAL.get(c, c) for c in str(s))
+
+
 def exact_latex(x) -> str:
     """LaTeX of an exact step value (fractions stay fractions)."""
     if isinstance(x, str):
-        return rf"\text{{{x}}}"
+        return rf"\text{{{text_escape(x)}}}"
     return to_latex(x)

@@ -65,6 +65,11 @@ class Quantity:
         return all(isinstance(x, Fraction) and x.denominator == 1 for row in self.exact for x in row)
 
     @property
+    def show_decimals(self) -> bool:
+        """A decimal table adds something: not all integers, not labels."""
+        return not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
+
+    @property
     def symbol(self) -> str:
         """LaTeX symbol of the quantity."""
         return self.latex_name or latex_symbol(self.name)

@@ -176,22 +176,5 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                                 sym="v", a_sym="x", b_sym="W^V", rows=keys)
     else:
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
-    S = blocks.product_step(p, "scores", Q, K, ref["scores"], transpose_b=True,
-                            title="Scores (query-key dot products)", formula=r"S = Q K^\top",
-                            sym="s", a_sym="q", b_sym="k", rows=tokens, cols=keys,
-                            latex_name="S")
-    S = blocks.scale_step(p, "scaled", S, d_k, ref["scaled"], title="Scaled scores",
-                          formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
-                          sym="s'", src_sym="s", rows=tokens, cols=keys, latex_name="S'",
-                          note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
-                               r"not by $\sqrt{d_\mathrm{model}}$.")
-    src = "s'"
-    if params.causal:
-        S = blocks.mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s'", rows=tokens, cols=keys)
-        src = "m"
-    W = blocks.softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
-                            formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S'") + ")",
-                            rows=tokens, cols=keys)
-    blocks.weighted_sum_step(p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v",
-                             logits=S, rows=tokens)
+    blocks.attention_steps(p, Q, K, V, ref, causal=params.causal, rows=tokens, cols=keys)
     return p

@@ -141,8 +141,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     src = "s"
     # 2) causal mask
     if params.causal:
-        S = blocks.mask_step(p, "masked", S, ref["masked"], sym="m", src_sym="s", rows=tokens, cols=tokens)
-        src = "m"
+        S = blocks.mask_step(p, "masked", S, ref["masked"], sym="M", src_sym="s", rows=tokens, cols=tokens)
+        src = "M"
     # 3) softmax along each row
     W = blocks.softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
                             formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",

@@ -97,7 +97,8 @@ class TemplateRenderer:
 
     @staticmethod
     def exact_table(s: Step) -> Table:
-        return _shared("exact", s, lambda s: Table([[fmt.exact_latex(x) for x in row] for row in s.exact],
+        cell = fmt.given if s.rounded else fmt.exact_latex  # rounded: carried decimals
+        return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact],
                                                    s.rows, s.cols))
 
     @staticmethod

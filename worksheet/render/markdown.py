@@ -15,7 +15,8 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(t, math=True)
 
     def table(self, t: Table, math: bool) -> str:
-        wrap = (lambda c: f"${c}$") if math else (lambda c: "−∞" if c == "-inf" else c)
+        wrap = (lambda c: f"${c}$") if math else (
+            lambda c: "−∞" if c == "-inf" else c if c[:1] in "-0123456789" else self.text(c))
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         lines = ["| " + " | ".join([""] + head) + " |",
                  "|" + "---|" * (t.m + 1)]
