@@ -170,3 +170,11 @@ def test_first_error_names_the_line():
 def test_pages_of_variants_are_read_from_the_marks_latex_writes():
     aux = "\\variantpage{1}{first}{1}\n\\variantpage{1}{last}{3}\n\\variantpage{2}{first}{4}\n\\variantpage{2}{last}{6}\n"
     assert pdfmod.read_pages(aux) == {1: (1, 3), 2: (4, 6)}
+
+
+def test_existing_files_are_refused_before_latex_runs(runner, cli, tmp_path, monkeypatch):
+    (tmp_path / "worksheet.pdf").write_bytes(b"old")
+    monkeypatch.setattr(pdfmod, "compile_all", lambda *a, **k: pytest.fail("LaTeX ran"))
+    res = runner.invoke(cli, ["build", "--format", "pdf", "-o", str(tmp_path)])
+    assert res.exit_code == 2 and "already exists" in res.output
+    assert (tmp_path / "worksheet.pdf").read_bytes() == b"old"

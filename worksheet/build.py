@@ -253,13 +253,21 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     """Render one document, or the variants of an exam into one combined file
     per format and role (each variant starts on a new page in PDF).
 
-    PDFs are compiled in parallel; a missing LaTeX or a LaTeX error raises
-    (see :mod:`worksheet.render.pdf`) with the sources in the exception's
-    caller's reach via ``Rendered.latex_sources`` when ``compile_pdf`` is false.
+    PDFs are compiled in parallel, one LaTeX per core (a missing LaTeX or a
+    LaTeX error raises, see :mod:`worksheet.render.pdf`).  With
+    ``compile_pdf=False`` the PDF entries of ``files`` are empty and
+    ``latex_sources`` holds what to compile.
     """
     docs = list(docs)
     files: dict[str, str | bytes] = {}
     sources: dict[str, str] = {}
+    tex: dict[bool, str] = {}  # the LaTeX of sheet/key, shared by the tex and pdf formats
+
+    def latex(key: bool) -> str:
+        if key not in tex:
+            tex[key] = render.get("tex", templates).render_many(docs, key=key)
+        return tex[key]
+
     for fmt in formats:
         if fmt == "json":
             files[f"{name}.json"] = _json_text(docs)
@@ -268,11 +276,14 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
         for role, filename in output_names(name, fmt).items():
             if role not in roles:
                 continue
+            key = role == "key"
             if fmt == "pdf":
-                sources[filename[:-4] + ".tex"] = renderer.source(docs, key=(role == "key"))
+                sources[filename[:-4] + ".tex"] = latex(key)
                 files[filename] = b""  # filled in below, keeps the order of files
+            elif fmt == "tex":
+                files[filename] = latex(key)
             else:
-                files[filename] = renderer.render_many(docs, key=(role == "key"))
+                files[filename] = renderer.render_many(docs, key=key)
     pages: dict[str, dict[int, tuple[int, int]]] = {}
     if sources and compile_pdf:
         from .render.pdf import compile_all
@@ -333,6 +344,13 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
         files.update(r.files)
         sources.update(r.latex_sources)
     pages: dict[str, dict] = {}
+    if sources and not force:  # refuse before minutes of LaTeX, not after
+        existing = [out / f for f in files if (out / f).exists()]
+        if existing:
+            from .errors import OutputError
+
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+            raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
     if sources:
         from .render.pdf import compile_all
 
@@ -358,12 +376,12 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
             pages[tex_name[:-4] + ".pdf"] = result.pages
     if _is_variants(docs):
         if split:
-            ext = next((render.get(f).ext for f in formats if f != "json"), "json")
+            ext = next((f for f in ("pdf", "html", "md", "tex") if f in formats), "json")
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
             key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
             files[f"{name}-variants.csv"] = variants_csv(
                 docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
-                files=[f"{n}.{ext}" if ext != "json" else f"{n}.json" for n, _ in groups])
+                files=[f"{n}.{ext}" for n, _ in groups])
         else:
             files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
                                                          pages.get(f"{name}-key.pdf"))

@@ -254,7 +254,7 @@ _MUL: dict = {}
 
 def _memo_key(xs: tuple) -> tuple:
     # Fractions hash slowly (a modular inverse each time): key them by their ints
-    return tuple((x.numerator, x.denominator) if type(x) is Fraction else x for x in xs)
+    return tuple([(x._numerator, x._denominator) if type(x) is Fraction else x for x in xs])
 
 
 def add(*xs) -> Exact:
@@ -492,7 +492,13 @@ class _Printer:
 
     def __call__(self, x) -> str:
         if type(x) is Fraction:
-            return self.rational(x)
+            key = (x._numerator, x._denominator)
+            text = self._rationals.get(key)
+            if text is None:
+                if len(self._rationals) >= 1 << 14:
+                    self._rationals.clear()
+                text = self._rationals[key] = self.rational(x)
+            return text
         x = exact(x)
         if isinstance(x, NegInf):
             return self.neg_inf
@@ -548,6 +554,7 @@ class _StrPrinter(_Printer):
     """sympy-compatible ``str`` syntax."""
 
     name = "str"
+    _rationals: dict = {}  # (numerator, denominator) -> text
 
     neg_inf = "-oo"
 
@@ -584,6 +591,7 @@ class _LatexPrinter(_Printer):
     """LaTeX for sheets: ``\\frac{1}{1 + e^{-2}}``, ``\\sqrt{3}``."""
 
     name = "latex"
+    _rationals: dict = {}
 
     neg_inf = r"-\infty"
 
