@@ -282,8 +282,10 @@ def _add(xs) -> Exact:
             if isinstance(t, Fraction):
                 const += t
                 continue
+            if not isinstance(t, Expr):
+                raise TypeError(f"cannot add {t!r}")
             coeff, factors = _split(t)
-            key = tuple(_k(f) for f in factors)
+            key = factors  # Exprs: cached hashes, equal iff structurally equal
             if key in collected:
                 collected[key][0] += coeff
             else:
@@ -326,7 +328,7 @@ def _mul(xs) -> Exact:
                 exp_arg = add(exp_arg, f.arg)  # e^a e^b = e^(a+b)
                 continue
             base, e = (f.base, f.exponent) if isinstance(f, Pow) else (f, Fraction(1))
-            key = _k(base)
+            key = (base._numerator, base._denominator) if type(base) is Fraction else base
             if key in bases:
                 bases[key][1] += e
             else:
