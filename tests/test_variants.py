@@ -157,3 +157,13 @@ def test_progress_bar_on_a_terminal_only(monkeypatch):
     monkeypatch.setattr(sys, "stderr", quiet)
     cli_mod._build_variants(build_variants, ["attention"], 12, seed=1)
     assert quiet.getvalue() == ""
+
+
+def test_benchmark_script_runs(capsys):
+    """python -m worksheet.bench works (a smoke run at tiny sizes; not timed)."""
+    from worksheet import bench
+
+    assert bench.exam(2, ["md", "json"]) > 0
+    rows = dict(bench.per_kind(2))
+    assert rows["attention"]["generate+solve"] > 0 and set(rows["attention"]) >= {"md", "tex", "json", "html"}
+    assert bench.machine()["cores (nproc)"]
