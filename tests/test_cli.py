@@ -196,3 +196,13 @@ def test_solve_examples(runner, cli):
     r = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json"])
     w = json.loads(r.output)["problems"][0]["steps"][-2]
     assert w["name"] == "weights" and w["exact"][0] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+
+
+def test_written_files_get_the_usual_permissions(runner, cli, tmp_path):
+    old = os.umask(0o022)
+    try:
+        runner.invoke(cli, ["build", "--format", "md", "-o", str(tmp_path)])
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "worksheet.md").stat().st_mode) == 0o644
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]

@@ -73,3 +73,26 @@ def test_exact_sum_of_weights_is_one_symbolically():
 def test_pe_argument_prints_readably():
     assert to_str(sin(power(10000, F(-2, 5)))) == "sin(1/10000**(2/5))"
     assert to_latex(sin(power(10000, F(-2, 5)))) == r"\sin\left(\frac{1}{10000^{2/5}}\right)"
+
+
+def test_roots_of_negative_parts_keep_the_right_sign():
+    import math
+
+    x = add(1, mul(-1, exp(1)))  # 1 - e < 0
+    assert to_float(sqrt(mul(x, x))) == pytest.approx(math.e - 1)  # |x|, not x
+    assert to_float(sqrt(mul(-2, x))) == pytest.approx(math.sqrt(2 * (math.e - 1)))
+    with pytest.raises(ValueError):
+        sqrt(x)
+
+
+def test_integer_roots_of_huge_numbers_are_fast_and_exact():
+    import time
+
+    from worksheet.exact import _int_root
+
+    start = time.perf_counter()
+    assert _int_root(3**1500, 3) == 3**500
+    assert _int_root(2**1500 + 1, 5) is None
+    assert _int_root(7, 10**6) is None
+    assert _int_root(10**40, 2) == 10**20
+    assert time.perf_counter() - start < 0.5

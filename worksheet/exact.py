@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable, Union
 
 __all__ = [
@@ -354,16 +355,26 @@ def _mul(xs) -> Exact:
 
 
 def _int_root(n: int, q: int):
-    """The exact q-th root of a non-negative int, or None."""
-    if n.bit_length() > 2000:
+    """The exact q-th root of a non-negative int, or None.
+
+    Costs about one power of the size of n: a root below 2 (q > bits of n)
+    is decided at once, and the estimate uses log2 (no float overflow).
+    """
+    if n < 2:
+        return n
+    if q == 2:
+        r = math.isqrt(n)
+        return r if r * r == n else None
+    if q >= n.bit_length() or n.bit_length() > 20000:
         return None
-    r = round(n ** (1.0 / q))
+    r = round(2 ** (math.log2(n) / q))
     for cand in (r - 1, r, r + 1):
-        if cand >= 0 and cand**q == n:
+        if cand >= 2 and cand**q == n:
             return cand
     return None
 
 
+@lru_cache(maxsize=4096)
 def _squarefree(n: int) -> tuple[int, int]:
     """n = outside**2 * inside with inside squarefree (trial division)."""
     outside, inside, f = 1, n, 2
@@ -406,13 +417,16 @@ def power(base, e) -> Exact:
         return base
     if isinstance(base, Fraction):
         return _term(*_rational_power(base, e))
-    if isinstance(base, Mul):
-        # (c * f1 * f2) ** e  ->  c**e * f1**e * f2**e
+    whole = e.denominator == 1
+    if isinstance(base, Mul) and (whole or (base.coeff > 0 and all(float(f) > 0 for f in base.factors))):
+        # (c * f1 * f2) ** e  ->  c**e * f1**e * f2**e  (for a root only when each part is positive)
         return mul(power(base.coeff, e), *(power(f, e) for f in base.factors))
-    if isinstance(base, Pow):
-        return power(base.base, base.exponent * e)
+    if isinstance(base, Pow) and (whole or float(base.base) > 0):
+        return power(base.base, base.exponent * e)  # (x^a)^e = x^(a e) needs x > 0 for a root
     if isinstance(base, Func) and base.name == "exp":
         return exp(mul(e, base.arg))
+    if not whole and float(base) < 0:
+        raise ValueError("root of a negative number")
     return Pow(base, e)
 
 

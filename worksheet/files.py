@@ -14,6 +14,12 @@ from pathlib import Path
 from .errors import OutputError
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Path]:
     """Write ``{path: content}``; refuse existing files unless ``force``."""
     paths = [Path(p) for p in files]
@@ -36,6 +42,7 @@ def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Pa
             data = content.encode("utf-8") if isinstance(content, str) else content
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; use what open() would
         for tmp, path in temps:
             os.replace(tmp, path)
         temps = []
