@@ -357,8 +357,8 @@ def _mul(xs) -> Exact:
 def _int_root(n: int, q: int):
     """The exact q-th root of a non-negative int, or None.
 
-    Costs about one power of the size of n: a root below 2 (q > bits of n)
-    is decided at once, and the estimate uses log2 (no float overflow).
+    A root below 2 (q >= bits of n) is decided at once; otherwise integer
+    Newton steps (no float overflow or rounding, a few big-int powers).
     """
     if n < 2:
         return n
@@ -367,11 +367,12 @@ def _int_root(n: int, q: int):
         return r if r * r == n else None
     if q >= n.bit_length() or n.bit_length() > 20000:
         return None
-    r = round(2 ** (math.log2(n) / q))
-    for cand in (r - 1, r, r + 1):
-        if cand >= 2 and cand**q == n:
-            return cand
-    return None
+    x = 1 << -(-n.bit_length() // q)  # >= the root; integer Newton from above
+    while True:
+        y = ((q - 1) * x + n // x ** (q - 1)) // q
+        if y >= x:
+            return x if x**q == n else None
+        x = y
 
 
 @lru_cache(maxsize=4096)
