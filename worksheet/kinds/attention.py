@@ -34,7 +34,7 @@ INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 
 
 @dataclass(frozen=True)
-class Params(base.Params):
+class Params(base.Params, base.KeyValueWidths):
     seq_len: int = 3  # n, the number of tokens (rows of X)
     d_model: int = 4  # width of the token embeddings X
     d_k: int | None = None  # width of queries and keys; None: 4 when generating, K's width when solving
@@ -45,17 +45,7 @@ class Params(base.Params):
     def validate(self):
         base.positive("--seq-len", self.seq_len, 12)
         base.positive("--d-model", self.d_model, 16)
-        base.positive("--d-k", self.key_width, 64)
-        base.positive("--d-v", self.value_width, 64)
-        base.require_square_d_k(self, self.key_width)
-
-    @property
-    def key_width(self) -> int:
-        return 4 if self.d_k is None else self.d_k
-
-    @property
-    def value_width(self) -> int:
-        return self.key_width if self.d_v is None else self.d_v
+        self.validate_widths()
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:

@@ -78,6 +78,24 @@ class Params:
         return dataclasses.replace(self, **changes)
 
 
+class KeyValueWidths:
+    """d_k and d_v of the attention kinds (dataclass fields ``d_k``, ``d_v``;
+    None: d_k = 4 when generating, d_v = d_k)."""
+
+    @property
+    def key_width(self) -> int:
+        return 4 if self.d_k is None else self.d_k
+
+    @property
+    def value_width(self) -> int:
+        return self.key_width if self.d_v is None else self.d_v
+
+    def validate_widths(self) -> None:
+        positive("--d-k", self.key_width, 64)
+        positive("--d-v", self.value_width, 64)
+        require_square_d_k(self, self.key_width)
+
+
 def jsonable(v):
     if isinstance(v, Fraction):
         return str(v)

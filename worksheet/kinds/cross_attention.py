@@ -45,7 +45,7 @@ TARGET = ("<s>", "I", "am", "a", "student")  # decoder input: the translation, s
 
 
 @dataclass(frozen=True)
-class Params(base.Params):
+class Params(base.Params, base.KeyValueWidths):
     dec_len: int = 2  # m, the number of decoder tokens (rows of X_dec, queries)
     enc_len: int = 3  # n, the number of source tokens (rows of H_enc, keys and values)
     d_model: int = 4  # width of X_dec and H_enc
@@ -58,17 +58,7 @@ class Params(base.Params):
         base.positive("dec_len", self.dec_len, 12)
         base.positive("enc_len", self.enc_len, 12)
         base.positive("--d-model", self.d_model, 16)
-        base.positive("--d-k", self.key_width, 64)
-        base.positive("--d-v", self.value_width, 64)
-        base.require_square_d_k(self, self.key_width)
-
-    @property
-    def key_width(self) -> int:
-        return 4 if self.d_k is None else self.d_k
-
-    @property
-    def value_width(self) -> int:
-        return self.key_width if self.d_v is None else self.d_v
+        self.validate_widths()
 
 
 def default_target(m: int) -> tuple[str, ...]:
