@@ -389,8 +389,11 @@ def test_a_file_too_large_is_refused_before_parsing(tmp_path, causal, runner, cl
 def test_costly_entries_stop_within_the_time_budget(tmp_path, causal):
     """Every entry is a slow (but legal) square root: reading gives up after the budget."""
     key, doc = causal
-    slow = "sqrt(99999999977)"  # ~30 ms of trial division each, within the parser's own budget
-    t = {s.name: [[slow] * s.shape[1]] * s.shape[0] for s in doc.problems[0].steps}
+    # ~30 ms of trial division each, within the parser's own budget; all different,
+    # so the cache of square-free parts cannot help
+    slow = (f"sqrt({99999999977 + 2 * k})" for k in range(10**6))
+    t = {s.name: [[next(slow) for _ in range(s.shape[1])] for _ in range(s.shape[0])]
+         for s in doc.problems[0].steps}
     start = time.monotonic()
     with pytest.raises(InputError, match="too long to read"):
         check_answers(key, write_toml(tmp_path / "a.toml", t))

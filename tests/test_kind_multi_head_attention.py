@@ -90,6 +90,10 @@ def test_hand_mode_per_head_scores_are_integers(seed, causal, sizes):
         assert all(root % x.denominator == 0 for r in scaled for x in r)  # s / sqrt(d_k)
         assert all(abs(x) <= 6 for r in scaled for x in r)
         assert np.allclose(p.step(f"weights_{h}").value.sum(axis=1), 1)
+        live = np.where(np.isinf(p.step(f"scaled_{h}").value), np.nan, p.step(f"scaled_{h}").value)
+        if causal:
+            live = np.where(np.triu(np.ones_like(live), 1) > 0, np.nan, live)
+        assert (np.nanmax(live, axis=1) - np.nanmin(live, axis=1)).max() > 0  # no head is uniform
     assert p.aids and len(p.aids[0].entries) <= 16  # the e^x table
 
 

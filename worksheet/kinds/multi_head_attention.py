@@ -36,8 +36,9 @@ Hand mode draws X from {-1, 0, 1, 2} and W^Q, W^K, W^V, W^O from {-1, 0, 1},
 so every Q_h, K_h, V_h and every per-head score is an integer and the scaled
 scores have the integer sqrt(d_k) as denominator.  Draws are retried
 (boundedly, then a GenerationError) until in every head the scaled scores lie
-in [-6, 6], each row spans at most 4 and some row of some head is not constant
-(so the e^x table on the sheet stays short and the softmax is not trivial),
+in [-6, 6], each row spans at most 4 and every head has a row that is not
+constant (so the e^x table on the sheet stays short and no head's softmax is
+trivially uniform),
 every V_h is at least half non-zero, X has distinct non-zero rows and W^O
 no zero row or column.
 Calculator mode uses one-decimal entries in [-1, 1].
@@ -124,9 +125,11 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             S = ref[f"masked_{h}" if params.causal else f"scaled_{h}"]
             live = np.where(np.isinf(S), np.nan, S)
             spans.append(np.nanmax(live, axis=1) - np.nanmin(live, axis=1))
+        # every head has a row whose weights are not all equal (else it teaches nothing)
+        varied = n == 1 or all(s.max() > 0 for s in spans)
         spans = np.concatenate(spans)
         X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
-        return (spans.max() <= 4 and (spans.max() > 0 or n == 1)
+        return (spans.max() <= 4 and varied
                 and all(np.count_nonzero(ref[f"V_{h}"]) >= max(1, ref[f"V_{h}"].size // 2)
                         for h in range(1, H + 1))
                 and np.abs(X).sum(axis=1).min() > 0 and (len({tuple(r) for r in X}) == len(X) or d == 1)
