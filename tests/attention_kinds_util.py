@@ -9,20 +9,16 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 
 from latex_util import compile_tex, overfull_points
 from worksheet.build import build_document, render_document, solve_file
-from worksheet.exact import to_float, to_str
+from worksheet.exact import to_str
+from common import one_line_error  # noqa: F401
+from common import floats  # noqa: F401
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
 FILES = ["worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json"]
-
-
-def floats(m) -> np.ndarray:
-    """Float64 array of an exact matrix (a tuple of rows of exact values)."""
-    return np.array([[to_float(x) for x in row] for row in m], dtype=np.float64)
 
 
 # ---------------------------------------------------------------- input files
@@ -74,15 +70,6 @@ def solve_everywhere(runner, cli, kind: str, table: dict, tmp_path: Path):
         r = runner.invoke(cli, ["solve", kind, "-i", str(path)])
         assert r.exit_code == 0 and "answer key" in r.output, r.output
     return p_json
-
-
-def one_line_error(result) -> str:
-    """Exit 2 and exactly one line on stderr, starting ``error:``."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def solve_error(runner, cli, kind: str, table: dict, tmp_path: Path, suffix: str = ".json") -> str:

@@ -14,16 +14,12 @@ import numpy as np
 
 from latex_util import compile_tex
 from worksheet.build import build_document, render_document
-from worksheet.exact import to_float
+from common import one_line_error  # noqa: F401
+from common import floats  # noqa: F401
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
 FILES = ("worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json")
-
-
-def floats(m) -> np.ndarray:
-    """Float64 array of an exact matrix (a tuple of rows)."""
-    return np.array([[to_float(x) for x in row] for row in m], dtype=np.float64)
 
 
 def exact_steps_match(problem, expected: dict[str, np.ndarray], *, rtol=1e-9, atol=1e-9) -> None:
@@ -32,15 +28,6 @@ def exact_steps_match(problem, expected: dict[str, np.ndarray], *, rtol=1e-9, at
         got = floats(problem.step(name).exact)
         assert got.shape == want.shape, (name, got.shape, want.shape)
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
-
-
-def one_line_error(result) -> str:
-    """A user error: exit code 2 and exactly one line on stderr starting 'error: '."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def _toml_value(v) -> str:

@@ -22,6 +22,7 @@ from worksheet.check import (Expected, Tolerance, _given, check_answers, check_f
                              read_answers, read_key)
 from worksheet.errors import InputError, OutputError, WorksheetError
 from worksheet.exact import to_str
+from common import one_line_error
 
 
 @pytest.fixture(scope="module")
@@ -35,27 +36,8 @@ def causal(keydir):
     return make_key(keydir, seed=3, options={"causal": True}, name="causal.json")
 
 
-def one_line_error(result):
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
-
-
-def available_kinds():
-    out = []
-    for name in kinds.names():
-        try:
-            kinds.get(name)
-        except WorksheetError:
-            continue
-        out.append(name)
-    return out
-
-
 # ---------------------------------------------------------------- right answers
-@pytest.mark.parametrize("kind", available_kinds())
+@pytest.mark.parametrize("kind", kinds.names())
 def test_key_rounded_to_4_decimals_marks_every_step_correct(tmp_path, kind):
     key, doc = make_key(tmp_path, [kind], seed=5)
     p = doc.problems[0]
@@ -172,7 +154,6 @@ def test_a_decimal_rounded_to_3_or_more_places_is_accepted_and_one_unit_off_is_n
 @given(st.integers(-10**6, 10**6), st.integers(1, 1000), st.integers(1, 200))
 def test_exact_forms_round_trip_through_the_printer(a, b, c):
     from worksheet.exact import exp, mul, power, sqrt
-    from worksheet.parse import parse_exact
 
     x = mul(Fraction(a, b), power(1 + exp(Fraction(-c, 7)), -1)) + sqrt(c)
     g = _given(to_str(x), False)
@@ -496,7 +477,7 @@ def test_read_key_reads_build_json(causal):
 
 def kinds_with_carried_forward():
     out = []
-    for name in available_kinds():
+    for name in kinds.names():
         module = kinds.get(name)
         import inspect
 
@@ -522,7 +503,7 @@ def test_a_slip_in_the_first_step_is_carried_forward_in_every_kind(tmp_path, kin
     assert report.problems[0].carried_forward and report.marks == report.out_of - 1
 
 
-@pytest.mark.parametrize("kind", available_kinds())
+@pytest.mark.parametrize("kind", kinds.names())
 def test_the_keys_own_exact_strings_are_accepted_in_every_kind(tmp_path, kind):
     key, _ = make_key(tmp_path, [kind], seed=7)
     data = json.loads(key.read_text())["problems"][0]

@@ -7,16 +7,9 @@ import subprocess
 import sys
 
 import pytest
+from common import one_line_error
 
 KEYS = ["worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json"]
-
-
-def one_line_error(result):
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 def test_version(runner, cli):

@@ -16,7 +16,6 @@ import pytest
 
 from worksheet import kinds
 from worksheet.build import build_document
-from worksheet.errors import UnknownKindError
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 
@@ -38,17 +37,6 @@ def require_poppler(tool: str) -> str:
             pytest.fail(f"{tool} (poppler-utils) is missing but WORKSHEET_REQUIRE_LATEX=1")
         pytest.skip(f"{tool} is not installed")
     return exe
-
-
-def available_kinds() -> list[str]:
-    out = []
-    for name in kinds.names():
-        try:
-            kinds.get(name)
-        except UnknownKindError:
-            continue
-        out.append(name)
-    return out
 
 
 def pdf_text(path: Path) -> str:
@@ -79,7 +67,7 @@ def test_build_pdf_writes_only_the_finished_pdfs(runner, cli, tmp_path):
 def test_every_kind_at_default_size_fits_the_page(key):
     """No Overfull \\hbox wider than 10pt, for every kind at its default size."""
     require_latex()
-    names = available_kinds()
+    names = kinds.names()
     doc = build_document(names, seed=1)
     result = pdfmod.compile_tex(get("tex").render(doc, key=key), "all-kinds.tex")
     assert result.pdf.startswith(b"%PDF")
