@@ -334,9 +334,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     check_inputs(inputs, score)
     s, H = inputs["s"], inputs["H"]
     n, d = shape(H)
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows of H", field="tokens")
-    labels = params.tokens or base.default_tokens(n)
+    labels = base.row_labels(params.tokens, n, "rows of H")
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(labels)}
     if score == "additive":
         actual["d_a"] = shape(inputs["W_a"])[1]

@@ -140,9 +140,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     d_k = shape(inputs["W_K"] if project else inputs["K"])[1]
     if params.d_k is not None and params.d_k != d_k:
         raise ShapeError(f"d_k = {params.d_k} but the keys have {d_k} columns")
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n)
     keys = tokens if project or shape(inputs["K"])[0] == n else base.default_tokens(shape(inputs["K"])[0])
     # the sizes actually solved (generation limits do not apply to given numbers)
     actual = {**params.to_json(), "seq_len": n, "d_model": shape(first)[1], "d_k": d_k,

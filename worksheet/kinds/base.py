@@ -35,6 +35,13 @@ def default_tokens(n: int) -> tuple[str, ...]:
     return tuple(f"t{i + 1}" for i in range(n))
 
 
+def row_labels(labels, n: int, what: str = "rows", field: str = "tokens") -> tuple[str, ...]:
+    """The labels given for n rows (checked), or the default sentence."""
+    if labels is not None and len(labels) != n:
+        raise InputError(f"{len(labels)} labels for {n} {what}", field=field)
+    return tuple(labels) if labels else default_tokens(n)
+
+
 @dataclass(frozen=True)
 class Params:
     """Base of every kind's parameters.

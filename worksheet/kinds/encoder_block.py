@@ -224,9 +224,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: b
     X = inputs["X"]
     n, d = shape(X)
     H = params.heads
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n)
     eps = params.epsilon
     d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "d_ff": shape(inputs["W_1"])[1],

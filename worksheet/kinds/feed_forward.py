@@ -131,9 +131,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     X, W_1, b_1, W_2, b_2 = (inputs[k] for k in INPUTS)
     n, d = shape(X)
     d_ff = shape(W_1)[1]
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n)
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_ff": d_ff, "tokens": list(tokens)}
     p = Problem("feed-forward", TITLE, actual, seed=seed,
                 intro=(f"Apply the position-wise feed-forward network with $d_\\mathrm{{ff}} = {d_ff}$ hidden "

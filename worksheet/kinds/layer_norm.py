@@ -197,9 +197,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     X, S, gamma, beta = inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"]
     n, d = shape(X)
     eps = params.epsilon
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n)
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "eps": str(eps), "residual": S is not None,
               "tokens": list(tokens)}
     eps_text = f"$\\varepsilon = {given(eps)}$"

@@ -213,9 +213,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                          f"for {H} heads, so d_k = {d_k}")
     X, W_O = inputs["X"], inputs["W_O"]
     n, d = shape(X)
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n)
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "tokens": list(tokens)}
     p = Problem("multi-head-attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "

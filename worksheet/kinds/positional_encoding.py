@@ -151,9 +151,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     else:
         n, d = params.n, params.width
     positions = tuple(params.positions) if params.positions is not None else tuple(range(n))
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows", field="tokens")
-    tokens = (params.tokens or base.default_tokens(n)) if X is not None else None
+    tokens = (base.row_labels(params.tokens, n)) if X is not None else None
     rows = tuple(f"{t} (pos {q})" for t, q in zip(tokens, positions)) if tokens else \
         tuple(f"pos {q}" for q in positions)
     b = params.base

@@ -121,9 +121,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         raise InputError("missing matrix 'X' (the token embeddings, one row per token)", field="X")
     X = inputs["X"]
     n, d = shape(X)
-    if params.tokens is not None and len(params.tokens) != n:
-        raise InputError(f"{len(params.tokens)} labels for {n} rows of X", field="tokens")
-    tokens = params.tokens or base.default_tokens(n)
+    tokens = base.row_labels(params.tokens, n, "rows of X")
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(tokens)}
     p = Problem("self-attention-basic", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
