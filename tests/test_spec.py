@@ -184,3 +184,28 @@ def test_templates_folder_errors_are_one_line(runner, cli, tmp_path):
     (broken / "md" / "sheet.md.j2").write_text("{% if %}\n")
     res = runner.invoke(cli, ["build", "--templates", str(broken), "--format", "md", "-o", str(tmp_path / "p")])
     assert res.exit_code == 2 and "line 1" in res.output and "Traceback" not in res.output
+
+
+def test_templates_without_a_doc_block_are_a_one_line_error(runner, cli, tmp_path):
+    plain = tmp_path / "plain"
+    (plain / "md").mkdir(parents=True)
+    for role in ("sheet", "key"):
+        (plain / "md" / f"{role}.md.j2").write_text("{% for doc in docs %}# {{ doc.title }}\n{% endfor %}")
+    res = runner.invoke(cli, ["build", "--templates", str(plain), "--format", "md", "-o", str(tmp_path / "p")])
+    assert res.exit_code == 2 and "no block 'doc'" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "html"])
+@pytest.mark.parametrize("key", [False, True])
+def test_head_parts_and_foot_join_to_the_whole_template(fmt, key):
+    """The parts (rendered in parallel for big exams) are the template, whole."""
+    from worksheet import render
+    from worksheet.build import build_variants
+
+    docs = build_variants(["attention", "layer-norm"], 3, seed=4, title="Quiz", course="CS 480")
+    r = render.get(fmt)
+    whole = r.template(key).render(docs=docs, key=key)
+    assert r.render_many(docs, key=key) == whole
+    lone = build_variants(["feed-forward"], 1, seed=2)
+    assert r.render_many(lone, key=key) == r.template(key).render(docs=lone, key=key)

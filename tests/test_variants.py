@@ -11,7 +11,8 @@ import json
 import pytest
 
 from worksheet import kinds
-from worksheet.build import build_document, build_variants, variant_id, variant_seed
+from worksheet.build import (build_document, build_variants, render_documents, render_variants, variant_id,
+                            variant_seed)
 from worksheet.errors import UnknownKindError, WorksheetError
 
 
@@ -150,13 +151,75 @@ def test_progress_bar_on_a_terminal_only(monkeypatch):
 
     fake = _Terminal()
     monkeypatch.setattr(sys, "stderr", fake)
-    docs = cli_mod._build_variants(build_variants, ["attention"], 12, seed=1)
+    docs = cli_mod._with_progress(build_variants, ["attention"], 12, seed=1)
     assert len(docs) == 12 and "building variants" in fake.getvalue()
+    fake = _Terminal()
+    monkeypatch.setattr(sys, "stderr", fake)
+    outlines, _ = cli_mod._with_progress(render_variants, ["attention"], 12, ["md"], seed=1, jobs=2)
+    assert len(outlines) == 12 and "100%" in fake.getvalue()
 
     quiet = io.StringIO()
     monkeypatch.setattr(sys, "stderr", quiet)
-    cli_mod._build_variants(build_variants, ["attention"], 12, seed=1)
+    cli_mod._with_progress(build_variants, ["attention"], 12, seed=1)
     assert quiet.getvalue() == ""
+
+
+# -- on every core: the same files, byte for byte, whatever the number of processes
+
+FORMATS = ["md", "tex", "json", "html", "pdf"]
+
+
+@pytest.mark.parametrize("problems", [
+    ["attention", "layer-norm", "multi-head-attention:causal=true"],
+    ["softmax-scaling:seq-len=2"],  # few different numbers: many variants are drawn again
+])
+def test_render_variants_on_two_processes_gives_the_files_of_one(problems):
+    docs = build_variants(problems, 30, seed=3)
+    expected = render_documents(docs, FORMATS, name="exam", compile_pdf=False)
+    for jobs in (1, 2):
+        outlines, [(name, got)] = render_variants(problems, 30, FORMATS, name="exam", seed=3, jobs=jobs)
+        assert name == "exam"
+        assert got.files == expected.files and got.latex_sources == expected.latex_sources
+        assert [(d.variant, d.seed) for d in outlines] == [(d.variant, d.seed) for d in docs]
+
+
+def test_render_variants_split_on_two_processes():
+    docs = build_variants(["attention"], 30, seed=2)
+    outlines, groups = render_variants(["attention"], 30, ["md", "json"], name="ws", seed=2, jobs=2, split=True)
+    assert [n for n, _ in groups] == [f"ws-{d.variant}" for d in docs]
+    for (n, got), d in zip(groups, docs):
+        assert got.files == render_documents([d], ["md", "json"], name=n).files
+
+
+def test_an_error_in_a_worker_reaches_the_caller_as_the_same_error(monkeypatch):
+    import worksheet.build as b
+
+    monkeypatch.setattr(b, "variant_seed", lambda seed, k, attempt=0: 1)  # every draw the same
+    with pytest.raises(WorksheetError, match="different variants"):
+        b.render_variants(["attention"], 30, ["md"], jobs=2)
+
+
+def test_cli_jobs_do_not_change_a_byte(runner, cli, tmp_path):
+    outs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        r = runner.invoke(cli, ["build", "attention", "layer-norm", "--variants", "30", "--jobs", jobs,
+                                "--format", "md,tex,json,html", "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outs[0] == outs[1] and len(outs[0]) == 8  # 4 formats, 7 files, and the CSV
+
+
+def test_cli_jobs_must_be_positive(runner, cli, tmp_path):
+    r = runner.invoke(cli, ["build", "--variants", "3", "--jobs", "0", "-o", str(tmp_path)])
+    assert r.exit_code == 2 and "--jobs" in r.output
+
+
+def test_default_jobs_one_process_for_small_builds():
+    from worksheet.build import default_jobs
+
+    assert default_jobs(1) == 1 and default_jobs(23) == 1
+    assert 1 <= default_jobs(300) <= 8
 
 
 def test_benchmark_script_runs(capsys):

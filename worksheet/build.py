@@ -6,9 +6,10 @@ The CLI only parses options and calls these; a notebook can do the same.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .files import write_all
 from .model import Problem
 
 DEFAULT_KINDS = ("attention",)
+T = TypeVar("T")
 SPEC_RE = re.compile(r"^(?P<kind>[a-z0-9-]+)(?::(?P<opts>.*))?$")
 
 
@@ -186,6 +188,53 @@ def _given_key(problem: Problem) -> tuple:
 MAX_VARIANT_TRIES = 50
 
 
+@dataclass(frozen=True)
+class VariantPlan:
+    """How to build variant k of a sheet; small, so it is sent to worker processes."""
+
+    specs: tuple[ProblemSpec, ...]
+    count: int
+    seed: int = 1
+    options: dict | None = None
+    title: str | None = None
+    doc_fields: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, problems, count: int, *, seed: int = 1, options: dict | None = None,
+           title: str | None = None, **doc_fields) -> "VariantPlan":
+        if count < 1:
+            raise ParamError(f"--variants must be at least 1, not {count}")
+        specs = tuple(p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems)
+        return cls(specs, count, seed, options, title, doc_fields)
+
+    def build(self, k: int, attempt: int = 0) -> Document:
+        return build_document(self.specs, seed=variant_seed(self.seed, k, attempt), options=self.options,
+                              title=self.title, variant_id=variant_id(k, self.count), **self.doc_fields)
+
+
+def _all_different(plan: VariantPlan, first_tries: Iterable[T], retry: Callable[[int, int], T],
+                   keys: Callable[[T], tuple]) -> Iterator[T]:
+    """The variants in order, each drawn again (the next ``attempt``) while it
+    repeats the given matrices of an earlier one in some problem."""
+    seen: list[set] = [set() for _ in plan.specs]
+    for k, item in enumerate(first_tries, 1):
+        attempt = 0
+        while any(key in s for key, s in zip(keys(item), seen)):
+            attempt += 1
+            if attempt == MAX_VARIANT_TRIES:
+                raise GenerationError(
+                    f"only {k - 1} different variants found: these problems have too few different "
+                    f"hand-friendly numbers for {plan.count} variants; use larger sizes or --numbers calculator")
+            item = retry(k, attempt)
+        for key, s in zip(keys(item), seen):
+            s.add(key)
+        yield item
+
+
+def _given_keys(doc: Document) -> tuple:
+    return tuple(_given_key(p) for p in doc.problems)
+
+
 def build_variants(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, count: int = 2, *,
                    seed: int = 1, options: dict | None = None, title: str | None = None,
                    progress=None, **doc_fields) -> list[Document]:
@@ -195,26 +244,12 @@ def build_variants(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, count:
     same kinds, sizes and number mode, so equally hard, and reproducible.  No
     two variants give the same matrices in the same problem: a variant that
     repeats one is drawn again (the next ``attempt``).  ``progress(1)`` is
-    called after each variant.
+    called after each variant.  To write many variants to files,
+    :func:`render_variants` does the same work on every core.
     """
-    if count < 1:
-        raise ParamError(f"--variants must be at least 1, not {count}")
-    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
-    seen: list[set] = [set() for _ in specs]
+    plan = VariantPlan.of(problems, count, seed=seed, options=options, title=title, **doc_fields)
     docs = []
-    for k in range(1, count + 1):
-        for attempt in range(MAX_VARIANT_TRIES):
-            doc = build_document(specs, seed=variant_seed(seed, k, attempt), options=options,
-                                 title=title, variant_id=variant_id(k, count), **doc_fields)
-            keys = [_given_key(p) for p in doc.problems]
-            if not any(key in s for key, s in zip(keys, seen)):
-                break
-        else:
-            raise GenerationError(
-                f"only {k - 1} different variants found: these problems have too few different "
-                f"hand-friendly numbers for {count} variants; use larger sizes or --numbers calculator")
-        for key, s in zip(keys, seen):
-            s.add(key)
+    for doc in _all_different(plan, (plan.build(k) for k in range(1, count + 1)), plan.build, _given_keys):
         docs.append(doc)
         if progress is not None:
             progress(1)
@@ -236,15 +271,58 @@ def _is_variants(docs: Sequence[Document]) -> bool:
     return len(docs) > 1 or bool(docs and docs[0].variant)
 
 
-def _json_text(docs: Sequence[Document]) -> str:
+def _parts(doc: Document, index: int, count: int, formats: Iterable[str], templates: Path | None,
+           roles=("sheet", "key"), variants: bool = True) -> dict[tuple[str, bool], str]:
+    """Document ``index`` of ``count`` rendered for a combined file:
+    ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
+    or the whole JSON of a lone document).  See :func:`_join`."""
     from .render import json as rj
 
-    if not _is_variants(docs):
-        return rj.dumps(rj.document(docs[0]))
-    first = docs[0]
-    return rj.dumps({"title": first.title, "numbers": first.numbers,
-                     "variants": [{"id": d.variant, "seed": d.seed,
-                                   "problems": [rj.problem(p) for p in d.problems]} for d in docs]})
+    parts: dict[tuple[str, bool], str] = {}
+    for fmt in formats:
+        if fmt == "json":
+            parts["json", True] = rj.variant_text(doc) if variants else rj.dumps(rj.document(doc))
+            continue
+        src = "tex" if fmt == "pdf" else fmt  # a PDF is compiled from the LaTeX
+        for role in output_names(name="", fmt=fmt):
+            key = role == "key"
+            if role in roles and (src, key) not in parts:
+                parts[src, key] = render.get(src, templates).body(doc, index, count, key=key)
+    return parts
+
+
+def _join(outlines: Sequence[Document], parts: Sequence[dict], formats: Iterable[str], *, name: str,
+          templates: Path | None, roles=("sheet", "key"), variants: bool = True
+          ) -> tuple[dict[str, str | bytes], dict[str, str]]:
+    """The files of :func:`_parts` of every document, in order: each format's
+    head, the documents' parts, its foot.  Returns (files, LaTeX sources of PDFs)."""
+    from .render import json as rj
+
+    files: dict[str, str | bytes] = {}
+    sources: dict[str, str] = {}
+    joined: dict[tuple[str, bool], str] = {}  # the LaTeX is shared by tex and pdf
+
+    def text(src: str, key: bool) -> str:
+        if (src, key) not in joined:
+            r = render.get(src, templates)
+            joined[src, key] = (r.head(outlines, key=key) + "".join(p[src, key] for p in parts)
+                                + r.foot(outlines, key=key))
+        return joined[src, key]
+
+    for fmt in formats:
+        if fmt == "json":
+            files[f"{name}.json"] = (rj.variants_text(outlines[0], [p["json", True] for p in parts])
+                                     if variants else parts[0]["json", True])
+            continue
+        for role, filename in output_names(name, fmt).items():
+            if role not in roles:
+                continue
+            if fmt == "pdf":
+                sources[filename[:-4] + ".tex"] = text("tex", role == "key")
+                files[filename] = b""  # compiled later; keeps the order of files
+            else:
+                files[filename] = text(fmt, role == "key")
+    return files, sources
 
 
 def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: str = "worksheet",
@@ -259,31 +337,16 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     ``latex_sources`` holds what to compile.
     """
     docs = list(docs)
-    files: dict[str, str | bytes] = {}
-    sources: dict[str, str] = {}
-    tex: dict[bool, str] = {}  # the LaTeX of sheet/key, shared by the tex and pdf formats
+    formats = list(formats)
+    variants = _is_variants(docs)
+    parts = [_parts(d, i, len(docs), formats, templates, roles, variants) for i, d in enumerate(docs)]
+    outlines = [d.outline() for d in docs]
+    files, sources = _join(outlines, parts, formats, name=name, templates=templates, roles=roles,
+                           variants=variants)
+    return _compiled(files, sources, compile_pdf)
 
-    def latex(key: bool) -> str:
-        if key not in tex:
-            tex[key] = render.get("tex", templates).render_many(docs, key=key)
-        return tex[key]
 
-    for fmt in formats:
-        if fmt == "json":
-            files[f"{name}.json"] = _json_text(docs)
-            continue
-        renderer = render.get(fmt, templates)
-        for role, filename in output_names(name, fmt).items():
-            if role not in roles:
-                continue
-            key = role == "key"
-            if fmt == "pdf":
-                sources[filename[:-4] + ".tex"] = latex(key)
-                files[filename] = b""  # filled in below, keeps the order of files
-            elif fmt == "tex":
-                files[filename] = latex(key)
-            else:
-                files[filename] = renderer.render_many(docs, key=key)
+def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
     pages: dict[str, dict[int, tuple[int, int]]] = {}
     if sources and compile_pdf:
         from .render.pdf import compile_all
@@ -293,6 +356,109 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
             files[pdf_name] = result.pdf
             pages[pdf_name] = result.pages
     return Rendered(files, pages, sources)
+
+
+# ---------------------------------------------------------------- variants on every core
+
+@dataclass(frozen=True)
+class _Job:
+    """Build and render variants (in a worker process, or in this one)."""
+
+    plan: VariantPlan
+    formats: tuple[str, ...]
+    templates: Path | None
+    name: str
+    split: bool
+
+    def piece(self, k: int, attempt: int = 0) -> "_Piece":
+        doc = self.plan.build(k, attempt)
+        if self.split:
+            own = render_documents([doc], self.formats, name=f"{self.name}-{doc.variant}",
+                                   templates=self.templates, compile_pdf=False)
+            return _Piece(doc.outline(), _given_keys(doc), {}, own)
+        parts = _parts(doc, k - 1, self.plan.count, self.formats, self.templates)
+        return _Piece(doc.outline(), _given_keys(doc), parts, None)
+
+
+@dataclass
+class _Piece:
+    """One variant as the parent process needs it: no exact values, only text."""
+
+    outline: Document
+    keys: tuple  # its given matrices (no two variants share them)
+    parts: dict  # its parts of the combined files (see _parts)
+    own: Rendered | None  # with --split: its own files
+
+
+def _chunk(job: _Job, ks: Sequence[int]) -> list[_Piece]:
+    return [job.piece(k) for k in ks]
+
+
+def default_jobs(problems: int) -> int:
+    """Processes for ``problems`` problems: one per core from 24 problems on,
+    where the operating system can fork (Linux); otherwise 1."""
+    import multiprocessing
+    import os
+
+    if problems < 24 or "fork" not in multiprocessing.get_all_start_methods() or sys.platform == "darwin":
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8))
+
+
+def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
+    """Attempt 0 of every variant, in order; on ``jobs`` processes, in chunks."""
+    count = job.plan.count
+    yield job.piece(1)  # here: a setting that cannot work fails before any worker starts
+    if count == 1:
+        return
+    if jobs <= 1:
+        yield from (job.piece(k) for k in range(2, count + 1))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    ks = list(range(2, count + 1))
+    size = max(1, min(25, len(ks) // (4 * jobs)))  # a few chunks per worker; results stay in order
+    chunks = [ks[i:i + size] for i in range(0, len(ks), size)]
+    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"))
+    try:
+        for pieces in pool.map(partial(_chunk, job), chunks):
+            yield from pieces
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: Iterable[str], *,
+                    name: str = "worksheet", templates: Path | None = None, split: bool = False,
+                    jobs: int | None = None, progress=None, seed: int = 1,
+                    options: dict | None = None, title: str | None = None, **doc_fields
+                    ) -> tuple[list[Document], list[tuple[str, Rendered]]]:
+    """Build ``count`` variants (as :func:`build_variants`) and render them,
+    on ``jobs`` processes (default: :func:`default_jobs`).
+
+    Returns the variants' outlines and the files as (name, Rendered) groups:
+    one combined group, or one per variant with ``split``; PDFs are not
+    compiled yet (see :func:`write_rendered`).  The files are the same, byte
+    for byte, whatever ``jobs`` is: each variant depends only on (seed, k),
+    and the parts are joined in order.
+    """
+    formats = list(formats)
+    plan = VariantPlan.of(problems, count, seed=seed, options=options, title=title, **doc_fields)
+    if jobs is None:
+        jobs = default_jobs(count * len(plan.specs))
+    job = _Job(plan, tuple(formats), templates, name, split)
+    pieces = []
+    for piece in _all_different(plan, _first_tries(job, jobs), job.piece, lambda p: p.keys):
+        pieces.append(piece)
+        if progress is not None:
+            progress(1)
+    outlines = [p.outline for p in pieces]
+    if split:
+        return outlines, [(f"{name}-{p.outline.variant}", p.own) for p in pieces]
+    files, sources = _join(outlines, [p.parts for p in pieces], formats, name=name, templates=templates)
+    return outlines, [(name, Rendered(files, {}, sources))]
 
 
 def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int]] | None = None,
@@ -329,18 +495,29 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     LaTeX fails, nothing but its log (``NAME.log`` or ``NAME-key.log``) and the
     failing .tex are written, and :class:`LatexError` is raised.
     """
-    from .render.pdf import LatexError, LatexMissingError
-
-    out = Path(out_dir)
     docs = list(docs)
     formats = list(formats)
     groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
               else [(name, docs)])
-    rendered = [render_documents(g, formats, name=n, templates=templates, compile_pdf=False)
+    rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False))
                 for n, g in groups]
+    return write_rendered([d.outline() for d in docs], rendered, formats, out_dir, name=name,
+                          force=force, split=split)
+
+
+def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rendered]],
+                   formats: Iterable[str], out_dir: Path | str = "output", *, name: str = "worksheet",
+                   force: bool = False, split: bool = False) -> list[Path]:
+    """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
+    every file, plus ``NAME-variants.csv`` for variants, as :func:`write_documents`."""
+    from .render.pdf import LatexError, LatexMissingError
+
+    out = Path(out_dir)
+    formats = list(formats)
+    groups = [n for n, _ in rendered]
     files: dict[str, str | bytes] = {}
     sources: dict[str, str] = {}
-    for r in rendered:
+    for _, r in rendered:
         files.update(r.files)
         sources.update(r.latex_sources)
     pages: dict[str, dict] = {}
@@ -377,11 +554,11 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     if _is_variants(docs):
         if split:
             ext = next((f for f in ("pdf", "html", "md", "tex") if f in formats), "json")
-            sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
-            key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, (n, _) in enumerate(groups, 1)}
+            sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
+            key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             files[f"{name}-variants.csv"] = variants_csv(
                 docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
-                files=[f"{n}.{ext}" for n, _ in groups])
+                files=[f"{n}.{ext}" for n in groups])
         else:
             files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
                                                          pages.get(f"{name}-key.pdf"))

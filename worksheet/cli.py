@@ -111,18 +111,23 @@ def list_cmd(examples):
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
+              help="processes building --variants (same files whatever the number)  "
+                   "[default: one per core from 24 problems on]")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
 @click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="folder with a copy of templates/ to restyle the sheets")
 @size_options
-def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, paper, templates, **kw):
+def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, jobs, paper, templates,
+          **kw):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
     several for one sheet with several problems.  Settings for one problem
     only: KIND:key=value,... e.g. attention:seq-len=4,causal=true
     """
-    from .build import build_document, build_variants, render_documents, write_documents
+    from .build import build_document, build_variants, render_documents, render_variants, write_documents, \
+        write_rendered
 
     fmts = _formats(formats)
     if out == "-" and len(fmts) != 1:
@@ -153,27 +158,37 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     name = name or "worksheet"
     if split and not variants:
         raise WorksheetError("--split needs --variants N")
-    if variants:
-        docs = _build_variants(build_variants, problems, variants, seed=seed, options=options,
-                               title=title, **doc_fields)
-    else:
-        docs = [build_document(problems, seed=seed, options=options, title=title, **doc_fields)]
     if out == "-":
+        if variants:
+            docs = _with_progress(build_variants, problems, variants, seed=seed, options=options,
+                                  title=title, **doc_fields)
+        else:
+            docs = [build_document(problems, seed=seed, options=options, title=title, **doc_fields)]
         files = render_documents(docs, fmts, name=name, templates=templates, roles=("sheet",)).files
         click.echo(next(iter(files.values())), nl=False)
         return
-    if "pdf" in fmts and sys.stderr.isatty():
-        click.echo("compiling PDF with LaTeX ...", err=True)
-    for path in write_documents(docs, fmts, out, name=name, force=force, templates=templates, split=split):
+    if variants:
+        outlines, rendered = _with_progress(render_variants, problems, variants, fmts, name=name,
+                                            templates=templates, split=split, jobs=jobs, seed=seed,
+                                            options=options, title=title, **doc_fields)
+        if "pdf" in fmts and sys.stderr.isatty():
+            click.echo("compiling PDF with LaTeX ...", err=True)
+        paths = write_rendered(outlines, rendered, fmts, out, name=name, force=force, split=split)
+    else:
+        doc = build_document(problems, seed=seed, options=options, title=title, **doc_fields)
+        if "pdf" in fmts and sys.stderr.isatty():
+            click.echo("compiling PDF with LaTeX ...", err=True)
+        paths = write_documents([doc], fmts, out, name=name, force=force, templates=templates)
+    for path in paths:
         click.echo(f"wrote {path}")
 
 
-def _build_variants(build_variants, problems, count, **kw):
-    """Variants, with a progress bar on stderr when it is a terminal and there are many."""
+def _with_progress(make, problems, count, *args, **kw):
+    """``make`` variants, with a progress bar on stderr when it is a terminal and there are many."""
     if count >= 10 and sys.stderr.isatty():
         with click.progressbar(length=count, label="building variants", file=sys.stderr) as bar:
-            return build_variants(problems, count, progress=bar.update, **kw)
-    return build_variants(problems, count, **kw)
+            return make(problems, count, *args, progress=bar.update, **kw)
+    return make(problems, count, *args, **kw)
 
 
 @main.command()

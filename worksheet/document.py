@@ -7,7 +7,7 @@ LaTeX between ``$``), so every format prints the same words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .model import Problem
 
@@ -32,6 +32,13 @@ class Document:
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
     conventions: tuple[str, ...] = field(default=CONVENTIONS)
+
+    def outline(self) -> "Document":
+        """This document without its problems' inputs and steps (kind, title,
+        points and settings stay): what the head and foot of a file see, and
+        cheap to send between processes."""
+        return replace(self, problems=[Problem(p.kind, p.title, p.params, seed=p.seed, intro=p.intro,
+                                               points=p.points) for p in self.problems])
 
     @property
     def total_points(self):

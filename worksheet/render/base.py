@@ -82,6 +82,8 @@ class TemplateRenderer:
             **self.env_options,
         )
         self._prose: dict[str, str] = {}
+        self._grids: dict[tuple, str] = {}
+        self._chains: dict[bool, tuple] = {}
         self.env.filters.update(
             given=self.given, exact=self.exact, decimal=self.decimal, grid=self.grid,
             math=self.math, display=self.display, text=self.text, prose=self.prose,
@@ -111,8 +113,11 @@ class TemplateRenderer:
         return _shared("decimal", s, make)
 
     # -- filters: what the templates call -----------------------------------
+    # Each is made once per renderer and object: the sheet and the key of a
+    # document print the same given matrices, and answer grids of one shape
+    # and labels are the same text.
     def given(self, q: Quantity) -> str:
-        return self.matrix(q.symbol, self.given_table(q))
+        return _shared(self.name + ".given", q, lambda q: self.matrix(q.symbol, self.given_table(q)))
 
     def exact(self, s: Step) -> str:
         return self.matrix(s.symbol, self.exact_table(s))
@@ -121,8 +126,14 @@ class TemplateRenderer:
         return self.table(self.decimal_table(s), math=False)
 
     def grid(self, s: Step) -> str:
-        n, m = s.shape
-        return self.empty_grid(Table([[""] * m for _ in range(n)], s.rows, s.cols))
+        key = (s.shape, s.rows, s.cols)
+        out = self._grids.get(key)
+        if out is None:
+            n, m = s.shape
+            out = self.empty_grid(Table([[""] * m for _ in range(n)], s.rows, s.cols))
+            if len(self._grids) < 4096:
+                self._grids[key] = out
+        return out
 
     # -- format specific ----------------------------------------------------
     def matrix(self, symbol: str, t: Table) -> str:
@@ -155,7 +166,9 @@ class TemplateRenderer:
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:
-        name = f"{'key' if key else 'sheet'}.{self.ext}.j2"
+        return self._load(f"{'key' if key else 'sheet'}.{self.ext}.j2")
+
+    def _load(self, name: str) -> jinja2.Template:
         try:
             return self.env.get_template(name)
         except jinja2.TemplateNotFound as exc:
@@ -169,8 +182,88 @@ class TemplateRenderer:
 
     def render_many(self, docs: Sequence[Document], *, key: bool) -> str:
         """Several documents (the variants of an exam) in one file, in order;
-        the templates loop over ``docs`` and start each on a new page."""
+        each starts on a new page.  The same text as rendering the template
+        with ``docs`` (tested): ``head`` + each document's ``doc`` block + ``foot``."""
+        docs = list(docs)
+        outlines = [d.outline() for d in docs] if self.has_frame(key) else []
+        return (self.head(outlines, key=key)
+                + "".join(self.body(d, i, len(docs), key=key) for i, d in enumerate(docs))
+                + self.foot(outlines, key=key))
+
+    def has_frame(self, key: bool) -> bool:
+        """Does the sheet or key template have a ``head`` or ``foot`` block?"""
+        tmpl, parents = self._chain(key)
+        return any(b in t.blocks for t in (tmpl, *parents) for b in ("head", "foot"))
+
+    # The parts of a file, so that the documents of a big exam can be
+    # rendered in parallel (worksheet.build) and joined.
+    def head(self, outlines: Sequence[Document], *, key: bool) -> str:
+        """What comes before the first document (``outlines``: see Document.outline)."""
+        return self._block("head", key, docs=list(outlines))
+
+    def body(self, doc: Document, index: int, count: int, *, key: bool) -> str:
+        """Document ``index`` (0-based) of ``count`` in one file."""
+        return self._block("doc", key, doc=doc, loop=DocLoop(index, count), required=True)
+
+    def foot(self, outlines: Sequence[Document], *, key: bool) -> str:
+        return self._block("foot", key, docs=list(outlines))
+
+    def _block(self, block: str, key: bool, required: bool = False, **names) -> str:
+        tmpl, parents = self._chain(key)
+        if not required and not any(block in t.blocks for t in (tmpl, *parents)):
+            return ""
+        ctx = tmpl.new_context({**names, "key": key})
+        for parent in parents:  # what {% extends %} does when the template renders
+            for name, func in parent.blocks.items():
+                ctx.blocks.setdefault(name, []).append(func)
+        funcs = ctx.blocks.get(block)
+        if not funcs:
+            if required:
+                raise TemplateError(f"{tmpl.name} has no block '{block}' (copy the templates/ folder "
+                                    f"of this version of worksheet and restyle that)")
+            return ""
         try:
-            return self.template(key).render(docs=list(docs), key=key)
+            return "".join(funcs[0](ctx))
         except jinja2.UndefinedError as exc:
-            raise TemplateError(f"{self.name} template: {exc.message}") from None
+            raise TemplateError(f"{self.name} template, block {block}: {exc.message}") from None
+
+    def _chain(self, key: bool) -> tuple[jinja2.Template, list[jinja2.Template]]:
+        """The sheet or key template and the templates it extends, nearest first."""
+        chain = self._chains.get(key)
+        if chain is None:
+            tmpl = self.template(key)
+            parents, name = [], tmpl.name
+            while (name := _extends(self.env, name)) is not None:
+                if len(parents) > 8:
+                    raise TemplateError(f"{tmpl.name}: templates extend each other in a loop")
+                parents.append(self._load(name))
+            chain = self._chains[key] = (tmpl, parents)
+        return chain
+
+
+class DocLoop:
+    """``loop`` inside the ``doc`` block: this document's place among the documents."""
+
+    __slots__ = ("index0", "length")
+
+    def __init__(self, index0: int, length: int):
+        self.index0, self.length = index0, length
+
+    index = property(lambda self: self.index0 + 1)
+    first = property(lambda self: self.index0 == 0)
+    last = property(lambda self: self.index0 == self.length - 1)
+    revindex = property(lambda self: self.length - self.index0)
+    revindex0 = property(lambda self: self.length - self.index0 - 1)
+
+
+def _extends(env: jinja2.Environment, name: str) -> str | None:
+    """The template ``name`` extends, if it does (with a constant name)."""
+    from jinja2 import nodes
+
+    source = env.loader.get_source(env, name)[0]
+    node = env.parse(source).find(nodes.Extends)
+    if node is None:
+        return None
+    if not isinstance(node.template, nodes.Const):
+        raise TemplateError(f"{name}: extends a template by a computed name; name it in quotes")
+    return node.template.value

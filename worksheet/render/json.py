@@ -54,6 +54,28 @@ def document(doc: Document) -> dict:
             "problems": [problem(p) for p in doc.problems]}
 
 
+def variant_text(doc: Document) -> "Raw":
+    """One variant's entry of the combined JSON (see :func:`variants_text`),
+    already encoded, so variants can be encoded in parallel and joined."""
+    out: list[str] = []
+    _encode({"id": doc.variant, "seed": doc.seed, "problems": [problem(p) for p in doc.problems]},
+            _VARIANT_NL, out)
+    return Raw("".join(out))
+
+
+def variants_text(first: Document, parts) -> str:
+    """The JSON of an exam's variants: title, number mode and each variant
+    (``parts``, from :func:`variant_text`) with its id, seed and problems."""
+    return dumps({"title": first.title, "numbers": first.numbers, "variants": list(parts)})
+
+
+_VARIANT_NL = "\n  "  # the items of "variants", two levels down
+
+
+class Raw(str):
+    """JSON text encoded already, at the level where it is put."""
+
+
 def dumps(obj) -> str:
     """``json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=False)`` and a
     newline, byte for byte, about three times faster (see :func:`_encode`)."""
@@ -69,6 +91,8 @@ _int = int.__repr__
 
 
 def _scalar(o) -> str:
+    if type(o) is Raw:
+        return str.__str__(o)
     if isinstance(o, str):
         return _str(o)
     if o is None:
@@ -93,7 +117,7 @@ def _finite(o: float) -> str:
 
 
 # exact types only (bool before int; subclasses such as numpy floats take _scalar)
-_LEAF = {str: _str, float: _finite, int: _int, bool: lambda o: "true" if o else "false",
+_LEAF = {str: _str, Raw: str.__str__, float: _finite, int: _int, bool: lambda o: "true" if o else "false",
          type(None): lambda o: "null"}
 
 
