@@ -9,6 +9,9 @@ import io
 import json
 
 import pytest
+from hypothesis import given as hyp_given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from worksheet import kinds
 from worksheet.build import (build_document, build_variants, render_documents, render_variants, variant_id,
@@ -230,3 +233,20 @@ def test_benchmark_script_runs(capsys):
     rows = dict(bench.per_kind(2))
     assert rows["attention"]["generate+solve"] > 0 and set(rows["attention"]) >= {"md", "tex", "json", "html"}
     assert bench.machine()["cores (nproc)"]
+
+
+@settings(max_examples=200, deadline=None)
+@hyp_given(seed=st.integers(0, 2**32), n=st.integers(1, 12), m=st.integers(1, 16),
+           table=st.sampled_from([((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)), ((-1, 0, 1), (0.25, 0.45, 0.3)),
+                                  ((1, 2, 3), (1, 1, 2))]))
+def test_int_matrix_draws_what_numpy_choice_draws(seed, n, m, table):
+    """Seeds keep their numbers: the fast draw is numpy's choice, draw for draw."""
+    import numpy as np
+
+    from worksheet.kinds.base import int_matrix
+
+    values, p = table
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    expected = a.choice(np.array(values), size=(n, m), p=np.array(p) / sum(p))
+    assert int_matrix(b, n, m, values, p) == tuple(tuple(int(x) for x in row) for row in expected)
+    assert a.random() == b.random()

@@ -408,8 +408,21 @@ def _rational_power(b: Fraction, e: Fraction) -> tuple[Fraction, tuple]:
     return Fraction(1), factors
 
 
+_POW: dict = {}
+
+
 def power(base, e) -> Exact:
-    """``base ** e`` for a rational exponent, folded where it is rational."""
+    """``base ** e`` for a rational exponent, folded where it is rational; memoised."""
+    key = _memo_key((base, e))
+    out = _POW.get(key)
+    if out is None:
+        if len(_POW) >= _MEMO_MAX:
+            _POW.clear()
+        out = _POW[key] = _power(base, e)
+    return out
+
+
+def _power(base, e) -> Exact:
     base = exact(base)
     e = Fraction(e)
     if e == 0:
@@ -447,7 +460,18 @@ def _func(name: str, zero_value, arg) -> Exact:
     return Func(name, arg)
 
 
+_EXP: dict = {}
+
+
 def exp(x) -> Exact:
+    if type(x) is Fraction:  # e^q for rational q: one shared value each (printed once, its float once)
+        key = (x._numerator, x._denominator)
+        out = _EXP.get(key)
+        if out is None:
+            if len(_EXP) >= _MEMO_MAX:
+                _EXP.clear()
+            out = _EXP[key] = _func("exp", 1, x)
+        return out
     return _func("exp", 1, x)
 
 
@@ -468,6 +492,8 @@ def tanh(x) -> Exact:
 
 # ---------------------------------------------------------------- evaluation
 def to_float(x) -> float:
+    if type(x) is Fraction:  # the common case, without Fraction's property calls
+        return x._numerator / x._denominator
     if isinstance(x, Fraction):
         return x.numerator / x.denominator
     return float(x)

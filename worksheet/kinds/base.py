@@ -7,6 +7,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -181,9 +182,25 @@ def positive(name: str, value: int, upper: int | None = None) -> None:
 
 def int_matrix(rng: np.random.Generator, n: int, m: int, values: tuple[int, ...],
                p: tuple[float, ...] | None = None) -> Matrix:
-    """An n x m matrix of integers drawn from ``values``."""
-    a = rng.choice(np.array(values), size=(n, m), p=p)
+    """An n x m matrix of integers drawn from ``values`` (with probabilities ``p``).
+
+    The same draws as ``rng.choice(values, size=(n, m), p=p)`` (tested), a
+    third of its time: choice checks ``p`` on every call, and hand mode draws
+    and redraws many small matrices.
+    """
+    if p is None:
+        a = rng.choice(np.array(values), size=(n, m))
+    else:
+        a = np.asarray(values)[_cdf(p).searchsorted(rng.random((n, m)), side="right")]
     return tuple(tuple(_SMALL[x] if x in _SMALL else Fraction(x) for x in row) for row in a.tolist())
+
+
+@lru_cache(maxsize=64)
+def _cdf(p: tuple[float, ...]) -> np.ndarray:
+    """The normalised cumulative sums numpy's choice draws against."""
+    cdf = np.cumsum(np.asarray(p, dtype=np.float64))
+    cdf /= cdf[-1]
+    return cdf
 
 
 # small integers as shared (immutable) Fractions: hand mode draws many, and
