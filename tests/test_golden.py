@@ -32,3 +32,17 @@ def test_golden_outputs(case):
             path.write_text(text, encoding="utf-8")
         assert path.exists(), f"missing golden file {path}; run with WORKSHEET_UPDATE_GOLDEN=1"
         assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_worked_lines_never_repeat_a_side(numbers):
+    """``a = b = b`` says nothing twice: no worked line of any kind does it."""
+    from worksheet import kinds
+
+    for seed in range(1, 6):
+        doc = build_document(kinds.names(), seed=seed, options={"numbers": numbers})
+        for p in doc.problems:
+            for s in p.steps:
+                for line in s.work:
+                    sides = line.split(" = ")
+                    assert all(a != b for a, b in zip(sides, sides[1:])), f"{p.kind}.{s.name}: {line}"

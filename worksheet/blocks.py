@@ -128,6 +128,15 @@ def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: s
     return C
 
 
+def chain(*sides: str) -> str:
+    """``a = b = c``, each side once (``\\frac{5}{2} = \\frac{5}{2}`` says nothing)."""
+    out = [sides[0]]
+    for side in sides[1:]:
+        if side != out[-1]:
+            out.append(side)
+    return " = ".join(out)
+
+
 def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: str,
                formula: str, sym: str, src_sym: str, rows=None, cols=None,
                note: str = "", latex_name: str | None = None) -> Matrix:
@@ -136,9 +145,12 @@ def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: st
     inv = power(root, -1)
     out = tuple(tuple(mul(x, inv) for x in row) for row in S)
     i, j = 0, min(1, shape(S)[1] - 1)
-    work = [f"\\sqrt{{{to_latex(divisor_sq)}}} = {to_latex(root)}",
-            f"{entry(sym, i, j)} = \\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}} = "
-            f"\\frac{{{to_latex(S[i][j])}}}{{{to_latex(root)}}} = {to_latex(out[i][j])}"]
+    work = []
+    root_line = chain(f"\\sqrt{{{to_latex(divisor_sq)}}}", to_latex(root))
+    if " = " in root_line:  # not for sqrt(2), which is all there is to say
+        work.append(root_line)
+    work.append(chain(entry(sym, i, j), f"\\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}}",
+                      f"\\frac{{{to_latex(S[i][j])}}}{{{to_latex(root)}}}", to_latex(out[i][j])))
     if not is_rational(out[i][j]):
         work[-1] += f" \\approx {approx(out[i][j])}"
     p.add_step(name, out, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
