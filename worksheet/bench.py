@@ -6,8 +6,9 @@ Prints, as Markdown ready for BENCHMARKS.md:
 * start-up time of ``worksheet --help`` and ``worksheet list``;
 * for every kind at its default size: problems per second for
   generate + solve, and for rendering each text format (md, tex, json, html);
-* attention end to end (generate, solve, md + tex + json), in one process
-  and on every core;
+* attention end to end (generate, solve, md + tex + json) as
+  ``worksheet build attention --variants N`` does it, in one process and on
+  every core (``--jobs``);
 * wall time of a 300-variant, 5-problem exam to md + tex + json, and to one
   combined PDF (sheet and key).
 
@@ -29,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 TEXT_FORMATS = ("md", "tex", "json", "html")
@@ -101,39 +101,35 @@ def per_kind(n: int) -> list[tuple[str, dict[str, float]]]:
     return rows
 
 
-def _attention_chunk(seeds: range) -> int:
-    from .build import build_document, render_document
-
-    for s in seeds:
-        render_document(build_document(["attention"], seed=s), ["md", "tex", "json"])
-    return len(seeds)
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def attention_end_to_end(n: int) -> dict[str, float]:
-    """Attention problems/s: generate, solve and render md+tex+json, 1 process and all cores."""
-    _attention_chunk(range(1))
-    t = time.perf_counter()
-    _attention_chunk(range(1_000, 1_000 + n))
-    one = _rate(n, time.perf_counter() - t)
-    workers = os.cpu_count() or 1
-    chunks = [range(50_000 + k * n, 50_000 + (k + 1) * n) for k in range(workers)]
-    with ProcessPoolExecutor(workers) as pool:
-        list(pool.map(_attention_chunk, [range(k, k + 1) for k in range(workers)]))  # start workers
-        t = time.perf_counter()
-        done = sum(pool.map(_attention_chunk, chunks))
-        every = _rate(done, time.perf_counter() - t)
-    return {"1 process": one, f"{workers} processes": every}
+    """Attention problems/s: generate, solve and render md+tex+json, as
+    ``worksheet build attention --variants n`` does (without writing), in one
+    process and on every core."""
+    from .build import build_document, render_variants
+
+    build_document(["attention"], seed=1)  # imports
+    out = {}
+    for run, jobs in enumerate((1, _cores())):
+        t = time.perf_counter()  # a new seed each run: no value is cached from the one before
+        render_variants(["attention"], n, ["md", "tex", "json"], seed=2026 + run, jobs=jobs)
+        out[f"{jobs} process{'es' if jobs > 1 else ''}"] = _rate(n, time.perf_counter() - t)
+    return out
 
 
-def exam(variants: int, formats: list[str]) -> float:
-    """Wall seconds to build and write a ``variants`` x 5-problem exam in ``formats``."""
-    from .build import build_variants, write_documents
+def exam(variants: int, formats: list[str], jobs: int | None = None, seed: int = 2026) -> float:
+    """Wall seconds to build and write a ``variants`` x 5-problem exam in ``formats``
+    (``jobs`` processes; default: one per core, as the command does)."""
+    from .build import render_variants, write_rendered
 
     with tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
-        docs = build_variants(EXAM, variants, seed=2026, title="Benchmark exam",
-                              course="CS 480", date="Week 7")
-        write_documents(docs, formats, out, name="exam")
+        outlines, rendered = render_variants(EXAM, variants, formats, name="exam", seed=seed, jobs=jobs,
+                                             title="Benchmark exam", course="CS 480", date="Week 7")
+        write_rendered(outlines, rendered, formats, out, name="exam")
         return time.perf_counter() - t
 
 
@@ -161,17 +157,20 @@ def main(argv=None) -> None:
     for name, row in per_kind(n):
         print(f"| {name} | " + " | ".join(f"{row[k]:.0f}" for k in ("generate+solve", *TEXT_FORMATS)) + " |")
 
-    print("\n## Attention end to end (generate, solve, md + tex + json)\n")
-    for label, rate in attention_end_to_end(4 * n).items():
+    count = 6 * n
+    print(f"\n## Attention end to end (generate, solve, md + tex + json; --variants {count})\n")
+    for label, rate in attention_end_to_end(count).items():
         print(f"- {label}: {rate:.0f} problems/s")
 
     print(f"\n## Exam: {variants} variants x {len(EXAM)} problems ({', '.join(EXAM)})\n")
-    print(f"- to md + tex + json: {exam(variants, ['md', 'tex', 'json']):.1f} s")
+    print(f"- to md + tex + json, {_cores()} processes (the default): {exam(variants, ['md', 'tex', 'json']):.1f} s")
+    print(f"- to md + tex + json, 1 process (--jobs 1): "
+          f"{exam(variants, ['md', 'tex', 'json'], jobs=1, seed=2027):.1f} s")
     if not args.no_pdf:
         if shutil.which("pdflatex") is None:
             print("- to one combined PDF: skipped (no LaTeX installed)")
         else:
-            print(f"- to one combined PDF (sheet + key): {exam(variants, ['pdf']):.1f} s")
+            print(f"- to one combined PDF (sheet + key): {exam(variants, ['pdf'], seed=2028):.1f} s")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ __all__ = [
 ]
 
 HALF = Fraction(1, 2)
+# shared constants: Fractions are immutable, and Fraction(0) costs a call each time
+ZERO = Fraction(0)
+ONE = Fraction(1)
+_INTS = {k: Fraction(k) for k in range(-64, 65)}
 
 
 class NegInf:
@@ -223,24 +227,24 @@ def exact(x) -> Exact:
     if type(x) is Fraction or isinstance(x, (Expr, NegInf, Fraction)):
         return x
     if isinstance(x, int):
-        return Fraction(x)
+        return _INTS[x] if -64 <= x <= 64 else Fraction(x)
     raise TypeError(f"not an exact value: {x!r}")
 
 
 def is_rational(x) -> bool:
-    return isinstance(x, (int, Fraction))
+    return type(x) is Fraction or isinstance(x, (int, Fraction))
 
 
 def _split(x) -> tuple[Fraction, tuple]:
     """A term as (rational coefficient, factors)."""
     if isinstance(x, Mul):
         return x.coeff, x.factors
-    return Fraction(1), (x,)
+    return ONE, (x,)
 
 
 def _term(coeff: Fraction, factors: tuple):
     if coeff == 0:
-        return Fraction(0)
+        return ZERO
     if not factors:
         return coeff
     if coeff == 1 and len(factors) == 1:
@@ -272,7 +276,7 @@ def add(*xs) -> Exact:
 
 def _add(xs) -> Exact:
     """Sum with rationals folded and like terms collected (order kept)."""
-    const = Fraction(0)
+    const = ZERO
     collected: dict[tuple, list] = {}
     for x in xs:
         x = exact(x)
@@ -314,8 +318,8 @@ def mul(*xs) -> Exact:
 
 def _mul(xs) -> Exact:
     """Product with rationals folded and powers of one base merged."""
-    coeff = Fraction(1)
-    exp_arg = Fraction(0)
+    coeff = ONE
+    exp_arg = ZERO
     bases: dict = {}  # key -> [base, exponent]
     for x in xs:
         x = exact(x)
@@ -328,14 +332,14 @@ def _mul(xs) -> Exact:
             if isinstance(f, Func) and f.name == "exp":
                 exp_arg = add(exp_arg, f.arg)  # e^a e^b = e^(a+b)
                 continue
-            base, e = (f.base, f.exponent) if isinstance(f, Pow) else (f, Fraction(1))
+            base, e = (f.base, f.exponent) if isinstance(f, Pow) else (f, ONE)
             key = (base._numerator, base._denominator) if type(base) is Fraction else base
             if key in bases:
                 bases[key][1] += e
             else:
                 bases[key] = [base, e]
     if coeff == 0:
-        return Fraction(0)
+        return ZERO
     factors = [] if exp_arg == 0 else [exp(exp_arg)]
     for base, e in bases.values():
         if e == 0:
@@ -405,7 +409,7 @@ def _rational_power(b: Fraction, e: Fraction) -> tuple[Fraction, tuple]:
     factors = tuple(
         Pow(Fraction(n), s * e) for n, s in ((b.numerator, 1), (b.denominator, -1)) if n != 1
     )
-    return Fraction(1), factors
+    return ONE, factors
 
 
 _POW: dict = {}
@@ -424,9 +428,9 @@ def power(base, e) -> Exact:
 
 def _power(base, e) -> Exact:
     base = exact(base)
-    e = Fraction(e)
+    e = e if type(e) is Fraction else Fraction(e)
     if e == 0:
-        return Fraction(1)
+        return ONE
     if e == 1:
         return base
     if isinstance(base, Fraction):
@@ -453,7 +457,7 @@ def _func(name: str, zero_value, arg) -> Exact:
     arg = exact(arg)
     if isinstance(arg, NegInf):
         if name == "exp":
-            return Fraction(0)
+            return ZERO
         raise ValueError(f"{name}(-oo)")
     if arg == 0 and zero_value is not None:
         return Fraction(zero_value)
@@ -710,7 +714,7 @@ def ratio_of_exp_sums(num: Iterable[tuple], den: Iterable) -> Exact:
     top = add(*(mul(c, exp(a)) for c, a in num if not isinstance(a, NegInf)))
     bottom = add(*(exp(b) for b in den if not isinstance(b, NegInf)))
     if top == 0:
-        return Fraction(0)
+        return ZERO
     return mul(top, power(bottom, -1))
 
 
@@ -723,7 +727,7 @@ def softmax_row(row: list) -> list:
     out = []
     for a_j in row:
         if isinstance(a_j, NegInf):
-            out.append(Fraction(0))
+            out.append(ZERO)
             continue
         diffs = [add(a_k, mul(-1, a_j)) for a_k in row if not isinstance(a_k, NegInf)]
         out.append(mul(1, power(add(*(exp(d) for d in diffs)), -1)))
