@@ -17,6 +17,7 @@ from . import kinds, render
 from .document import Document
 from .errors import GenerationError, InputError, ParamError, ShapeError, WorksheetError, in_file
 from .files import write_all
+from .exact import key as _exact_key
 from .model import Problem
 
 DEFAULT_KINDS = ("attention",)
@@ -182,7 +183,9 @@ def variant_seed(seed: int, k: int, attempt: int = 0) -> int:
 
 
 def _given_key(problem: Problem) -> tuple:
-    return tuple((name, q.exact) for name, q in problem.inputs.items())
+    """The given matrices of a problem, hashable (rationals as integer pairs, which hash fast)."""
+    return tuple((name, tuple(tuple(_exact_key(x) for x in row) for row in q.exact))
+                 for name, q in problem.inputs.items())
 
 
 MAX_VARIANT_TRIES = 50

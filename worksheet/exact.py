@@ -31,7 +31,7 @@ from typing import Iterable, Union
 
 __all__ = [
     "Expr", "Add", "Mul", "Pow", "Func", "NegInf", "NEG_INF", "Exact",
-    "exact", "sqrt", "exp", "sin", "cos", "tanh", "power",
+    "exact", "key", "sqrt", "exp", "sin", "cos", "tanh", "power",
     "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
     "softmax_row", "ratio_of_exp_sums",
 ]
@@ -174,7 +174,7 @@ class Pow(Expr):
         self.exponent = exponent
 
     def _key(self):
-        return ("P", _k(self.base), self.exponent)
+        return ("P", _k(self.base), _k(self.exponent))
 
     def _float(self):
         return float(self.base) ** float(self.exponent)
@@ -190,7 +190,7 @@ class Mul(Expr):
         self.factors = factors
 
     def _key(self):
-        return ("M", self.coeff, tuple(_k(f) for f in self.factors))
+        return ("M", _k(self.coeff), tuple(_k(f) for f in self.factors))
 
     def _float(self):
         out = float(self.coeff)
@@ -209,16 +209,27 @@ class Add(Expr):
         self.terms = terms
 
     def _key(self):
-        return ("A", self.const, tuple(_k(t) for t in self.terms))
+        return ("A", _k(self.const), tuple(_k(t) for t in self.terms))
 
     def _float(self):
         return math.fsum([float(self.const), *(float(t) for t in self.terms)])
 
 
-def _k(x):
+def key(x):
+    """A hashable structural key of an exact value: equal keys, equal values.
+    Rationals become (numerator, denominator), which hash fast (a Fraction's
+    hash takes a modular inverse each time); anything else (-oo, a label) is
+    its own key."""
     if type(x) is Fraction:
-        return x
-    return x.key() if isinstance(x, Expr) else Fraction(x)
+        return (x._numerator, x._denominator)
+    if isinstance(x, Expr):
+        return x.key()
+    if isinstance(x, int):
+        return (x, 1)
+    return x
+
+
+_k = key
 
 
 # ---------------------------------------------------------------- constructors
