@@ -250,3 +250,12 @@ def test_int_matrix_draws_what_numpy_choice_draws(seed, n, m, table):
     expected = a.choice(np.array(values), size=(n, m), p=np.array(p) / sum(p))
     assert int_matrix(b, n, m, values, p) == tuple(tuple(int(x) for x in row) for row in expected)
     assert a.random() == b.random()
+
+
+def test_without_fork_the_variants_are_built_in_this_process(monkeypatch):
+    import worksheet.build as b
+
+    monkeypatch.setattr(b, "_can_fork", lambda: False)
+    assert b.default_jobs(300) == 1
+    outlines, [(_, got)] = b.render_variants(["attention"], 5, ["md"], seed=8, jobs=4)
+    assert got.files == render_documents(build_variants(["attention"], 5, seed=8), ["md"]).files

@@ -397,13 +397,21 @@ def _chunk(job: _Job, ks: Sequence[int]) -> list[_Piece]:
     return [job.piece(k) for k in ks]
 
 
-def default_jobs(problems: int) -> int:
-    """Processes for ``problems`` problems: one per core from 24 problems on,
-    where the operating system can fork (Linux); otherwise 1."""
+def _can_fork() -> bool:
+    """Worker processes are forked (they start at once, with everything
+    imported); not on macOS, where forking a process that has loaded system
+    libraries is unsafe, nor on Windows, which cannot fork."""
     import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
+
+
+def default_jobs(problems: int) -> int:
+    """Processes for ``problems`` problems: one per core (at most 8) from 24
+    problems on, where worker processes can be forked; otherwise 1."""
     import os
 
-    if problems < 24 or "fork" not in multiprocessing.get_all_start_methods() or sys.platform == "darwin":
+    if problems < 24 or not _can_fork():
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 8))
@@ -415,7 +423,7 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
     yield job.piece(1)  # here: a setting that cannot work fails before any worker starts
     if count == 1:
         return
-    if jobs <= 1:
+    if jobs <= 1 or not _can_fork():
         yield from (job.piece(k) for k in range(2, count + 1))
         return
     import multiprocessing
