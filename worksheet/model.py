@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -59,17 +60,19 @@ class Quantity:
     def shape(self) -> tuple[int, int]:
         return shape(self.exact)
 
-    @property
+    # computed once (the templates ask for each several times); a frozen
+    # dataclass still lets cached_property store into the instance dict
+    @cached_property
     def integral(self) -> bool:
         """Every entry an integer (decimals would add nothing)."""
         return all(isinstance(x, Fraction) and x.denominator == 1 for row in self.exact for x in row)
 
-    @property
+    @cached_property
     def show_decimals(self) -> bool:
         """A decimal table adds something: not all integers, not labels."""
         return not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
 
-    @property
+    @cached_property
     def symbol(self) -> str:
         """LaTeX symbol of the quantity."""
         return self.latex_name or latex_symbol(self.name)

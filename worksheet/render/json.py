@@ -146,6 +146,16 @@ def _encode(o, nl: str, out: list) -> None:
             return
         except KeyError:
             pass
+        if all(type(row) is list for row in o):  # a matrix: rows of leaves, in one join
+            deeper = inner + " "
+            try:
+                rows = ["[" + deeper + ("," + deeper).join([_LEAF[type(x)](x) for x in row]) + inner + "]"
+                        if row else "[]" for row in o]
+            except KeyError:
+                pass
+            else:
+                out.append("[" + inner + ("," + inner).join(rows) + nl + "]")
+                return
         if not any(isinstance(x, (dict, list, tuple)) for x in o):
             out.append("[" + inner + ("," + inner).join(map(_scalar, o)) + nl + "]")
             return
