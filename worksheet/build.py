@@ -417,6 +417,14 @@ def default_jobs(problems: int) -> int:
     return max(1, min(cores, 8))
 
 
+def _quiet_worker() -> None:
+    """Ctrl-C is the main process's to handle (it cancels what is left), so a
+    worker does not print a traceback of its own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
     """Attempt 0 of every variant, in order; on ``jobs`` processes, in chunks."""
     count = job.plan.count
@@ -433,7 +441,8 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
     ks = list(range(2, count + 1))
     size = max(1, min(25, len(ks) // (4 * jobs)))  # a few chunks per worker; results stay in order
     chunks = [ks[i:i + size] for i in range(0, len(ks), size)]
-    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"))
+    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"),
+                               initializer=_quiet_worker)
     try:
         for pieces in pool.map(partial(_chunk, job), chunks):
             yield from pieces
