@@ -96,3 +96,54 @@ def test_integer_roots_of_huge_numbers_are_fast_and_exact():
     assert _int_root(7, 10**6) is None
     assert _int_root(10**40, 2) == 10**20
     assert time.perf_counter() - start < 0.5
+
+
+# -- the softmax fast paths build the same trees as the general add/mul
+
+def _generic_softmax_matmul(S, V):
+    out = []
+    for row in S:
+        live = [(k, x) for k, x in enumerate(row) if x is not NEG_INF]
+        m = max((x for _, x in live), key=float)
+        exps = [(k, exp(add(x, mul(-1, m)))) for k, x in live]
+        inv = power(add(*(e for _, e in exps)), -1)
+        tops = [add(*(mul(V[k][j], e) for k, e in exps)) for j in range(len(V[0]))]
+        out.append(tuple(F(0) if t == 0 else mul(t, inv) for t in tops))
+    return tuple(out)
+
+
+@st.composite
+def attention_rows(draw):
+    n, m, d_v = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    entry = st.one_of(st.integers(-3, 3).map(F), small)
+    if draw(st.booleans()):  # calculator mode with d_k = 2: scores over sqrt(2)
+        entry = entry.map(lambda x: mul(x, power(sqrt(2), -1)))
+    S = [[draw(entry) for _ in range(m)] for _ in range(n)]
+    for i in range(n):  # mask some, keep one live entry per row
+        for j in range(m):
+            if j != i % m and draw(st.integers(0, 4)) == 0:
+                S[i][j] = NEG_INF
+    V = [[draw(st.sampled_from([F(0), F(1), F(-1), F(2), F(1, 2)])) for _ in range(d_v)] for _ in range(m)]
+    return tuple(map(tuple, S)), tuple(map(tuple, V))
+
+
+@settings(max_examples=300, deadline=None)
+@given(attention_rows())
+def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
+    from worksheet.blocks import softmax_matmul
+    from worksheet.exact import key
+
+    S, V = SV
+    fast, generic = softmax_matmul(S, V), _generic_softmax_matmul(S, V)
+    assert [[key(x) for x in row] for row in fast] == [[key(x) for x in row] for row in generic]
+    assert [[to_str(x) for x in row] for row in fast] == [[to_str(x) for x in row] for row in generic]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([F(0), F(1), F(-1), F(3, 2)]),
+                          st.sampled_from([F(0), F(-1), F(-1, 2), F(-2)])), max_size=6))
+def test_exp_combination_is_the_sum_add_and_mul_give(pairs):
+    from worksheet.exact import exp_combination, key
+
+    es = [(c, exp(d)) for c, d in pairs]
+    assert key(exp_combination(es)) == key(add(*(mul(c, e) for c, e in es)))

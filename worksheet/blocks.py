@@ -16,8 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from .errors import ShapeError
-from .exact import (NEG_INF, NegInf, add, exp, is_rational, mul, power, ratio_of_exp_sums,
-                    softmax_row, sqrt, to_latex)
+from .exact import (NEG_INF, ONE, Add, Func, Mul, NegInf, add, exp, exp_combination, is_rational, mul, power,
+                    ratio_of_exp_sums, softmax_row, sqrt, to_latex)
 from .fmt import decimal
 from .model import Aid, Matrix, Problem, shape
 
@@ -253,17 +253,37 @@ def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
     for row in S:
         live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
         m = max((x for _, x in live), key=float)
-        shifted = [(k, add(x, mul(-1, m))) for k, x in live]
+        rational = all(type(x) is Fraction for _, x in live)
+        shifted = [(k, x - m if rational else add(x, mul(-1, m))) for k, x in live]
         # ratio_of_exp_sums(...) for each column j, with the row's e^d and
         # 1 / sum e^d computed once
         exps = [(k, exp(d)) for k, d in shifted]
-        inv = power(add(*(e for _, e in exps)), -1)
+        total = add(*(e for _, e in exps))
+        inv = power(total, -1)
         row_out = []
         for j in range(len(V[0])):
-            top = add(*(mul(V[k][j], e) for k, e in exps))
-            row_out.append(Fraction(0) if top == 0 else mul(top, inv))
+            top = exp_combination((V[k][j], e) for k, e in exps)
+            row_out.append(Fraction(0) if top == 0 else _over(top, inv, total))
         out.append(tuple(row_out))
     return tuple(out)
+
+
+def _over(top, inv, total):
+    """``mul(top, inv)`` for ``inv = total**-1``: the same tree (tested), built
+    directly in the cases a softmax row gives (a memoised mul of a new sum
+    costs its structural key)."""
+    if isinstance(total, Add):  # then inv is Pow(total, -1)
+        if type(top) is Fraction:
+            return inv if top == 1 else Mul(top, (inv,))
+        if isinstance(top, Func) and top.name == "exp":
+            return Mul(ONE, (top, inv))
+        if isinstance(top, Mul) and len(top.factors) == 1 and isinstance(top.factors[0], Func) \
+                and top.factors[0].name == "exp":
+            return Mul(top.coeff, (top.factors[0], inv))
+        if isinstance(top, Add):
+            same = top is total or (len(top.terms) == len(total.terms) and top == total)
+            return ONE if same else Mul(ONE, (top, inv))
+    return mul(top, inv)
 
 
 def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym: str,

@@ -439,7 +439,7 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
     from functools import partial
 
     ks = list(range(2, count + 1))
-    size = max(1, min(25, len(ks) // (4 * jobs)))  # a few chunks per worker; results stay in order
+    size = max(1, min(8, len(ks) // (4 * jobs)))  # small chunks: no worker waits long for the last
     chunks = [ks[i:i + size] for i in range(0, len(ks), size)]
     pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"),
                                initializer=_quiet_worker)

@@ -33,7 +33,7 @@ __all__ = [
     "Expr", "Add", "Mul", "Pow", "Func", "NegInf", "NEG_INF", "Exact",
     "exact", "key", "sqrt", "exp", "sin", "cos", "tanh", "power",
     "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
-    "softmax_row", "ratio_of_exp_sums",
+    "softmax_row", "ratio_of_exp_sums", "exp_combination",
 ]
 
 HALF = Fraction(1, 2)
@@ -716,13 +716,40 @@ def to_sympy(x):
 
 
 # ---------------------------------------------------------------- softmax
+def exp_combination(pairs: Iterable[tuple]) -> Exact:
+    """``sum_k c_k e_k`` for (coefficient, ``exp(d_k)``) pairs: the value
+    ``add(*(mul(c, e) for c, e in pairs))`` gives, the same tree (tested), built
+    directly when every coefficient is rational (an attention output has one
+    such sum per entry: the memoised add/mul cost five times as much)."""
+    pairs = list(pairs)
+    if not all(type(c) is Fraction for c, _ in pairs):
+        return add(*(mul(c, e) for c, e in pairs))
+    const = ZERO
+    coeffs: dict = {}  # e -> summed coefficient, in order of first (nonzero) appearance
+    for c, e in pairs:
+        if not c._numerator:
+            continue  # 0 e^d is 0, and does not place e^d among the terms
+        if type(e) is Fraction:  # e^0 = 1
+            const += c * e
+        elif e in coeffs:
+            coeffs[e] += c
+        else:
+            coeffs[e] = c
+    terms = tuple(_term(c, (e,)) for e, c in coeffs.items() if c != 0)
+    if not terms:
+        return const
+    if const == 0 and len(terms) == 1:
+        return terms[0]
+    return Add(const, terms)
+
+
 def ratio_of_exp_sums(num: Iterable[tuple], den: Iterable) -> Exact:
     """``(sum_j c_j e^{a_j}) / (sum_j e^{b_j})``, exponents exact.
 
     ``num`` holds (coefficient, exponent) pairs, ``den`` exponents.  Masked
     (``-oo``) exponents drop out, ``e^0`` is 1.
     """
-    top = add(*(mul(c, exp(a)) for c, a in num if not isinstance(a, NegInf)))
+    top = exp_combination((exact(c), exp(a)) for c, a in num if not isinstance(a, NegInf))
     bottom = add(*(exp(b) for b in den if not isinstance(b, NegInf)))
     if top == 0:
         return ZERO
@@ -736,10 +763,12 @@ def softmax_row(row: list) -> list:
     exactly (as real numbers; each is written in its own simplest form).
     """
     out = []
+    live = [a for a in row if not isinstance(a, NegInf)]
+    rational = all(type(a) is Fraction for a in live)
     for a_j in row:
         if isinstance(a_j, NegInf):
             out.append(ZERO)
             continue
-        diffs = [add(a_k, mul(-1, a_j)) for a_k in row if not isinstance(a_k, NegInf)]
+        diffs = [a_k - a_j for a_k in live] if rational else [add(a_k, mul(-1, a_j)) for a_k in live]
         out.append(mul(1, power(add(*(exp(d) for d in diffs)), -1)))
     return out
