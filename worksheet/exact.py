@@ -519,28 +519,33 @@ def _str_rational(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
+# The printers read signs off numerators (a Fraction's denominator is
+# positive): Fraction comparisons are Python calls, and printing is hot.
+
 def _neg(x) -> bool:
     """Does x print with a leading minus sign?"""
+    if isinstance(x, Mul):
+        return x.coeff._numerator < 0
+    if type(x) is Fraction:
+        return x._numerator < 0
+    if isinstance(x, Add):
+        first = x.terms[0] if x.const._numerator == 0 else x.const
+        return _neg(first)
     if isinstance(x, Fraction):
         return x < 0
-    if isinstance(x, Mul):
-        return x.coeff < 0
-    if isinstance(x, Add):
-        first = x.terms[0] if x.const == 0 else x.const
-        return _neg(first)
     return isinstance(x, NegInf)
 
 
-def _num_den(x: Mul) -> tuple[list, list, Fraction, Fraction]:
-    """Split a product into numerator and denominator factors."""
+def _num_den(x: Mul) -> tuple[list, list, int, int]:
+    """Split a product into numerator and denominator factors, and |coefficient|
+    into its numerator and denominator."""
     num, den = [], []
     for f in x.factors:
-        if isinstance(f, Pow) and f.exponent < 0:
+        if isinstance(f, Pow) and f.exponent._numerator < 0:
             den.append(power(f.base, -f.exponent))
         else:
             num.append(f)
-    c = abs(x.coeff)
-    return num, den, Fraction(c.numerator), Fraction(c.denominator)
+    return num, den, abs(x.coeff._numerator), x.coeff._denominator
 
 
 class _Printer:
@@ -557,24 +562,23 @@ class _Printer:
                     self._rationals.clear()
                 text = self._rationals[key] = self.rational(x)
             return text
-        x = exact(x)
+        if isinstance(x, Expr):
+            # values are immutable and shared (add/mul are memoised), so each
+            # prints once per printer: a key prints its values in md, tex and json
+            try:
+                printed = x._printed
+            except AttributeError:
+                printed = x._printed = {}
+            text = printed.get(self.name)
+            if text is None:
+                text = printed[self.name] = getattr(self, "_" + type(x).__name__)(x)
+            return text
         if isinstance(x, NegInf):
             return self.neg_inf
-        if isinstance(x, Fraction):
-            return self.rational(x)
-        # values are immutable and shared (add/mul are memoised), so each
-        # prints once per printer: a key prints its values in md, tex and json
-        try:
-            printed = x._printed
-        except AttributeError:
-            printed = x._printed = {}
-        text = printed.get(self.name)
-        if text is None:
-            text = printed[self.name] = getattr(self, "_" + type(x).__name__)(x)
-        return text
+        return self.rational(exact(x))  # an int (or a subclass of Fraction)
 
     def _Add(self, x: Add) -> str:
-        parts = [x.const] if x.const != 0 else []
+        parts = [x.const] if x.const._numerator != 0 else []
         parts += list(x.terms)
         out = self(parts[0])
         for t in parts[1:]:
@@ -586,14 +590,14 @@ class _Printer:
 
     def _Mul(self, x: Mul) -> str:
         num, den, cn, cd = _num_den(x)
-        sign = "-" if x.coeff < 0 else ""
+        sign = "-" if x.coeff._numerator < 0 else ""
         top = self.product(cn, num)
         if not den and cd == 1:
             return sign + top
         bottom = self.product(cd, den)
         return sign + self.fraction(top, bottom)
 
-    def product(self, c: Fraction, factors: list) -> str:
+    def product(self, c: int, factors: list) -> str:
         """``c * f1 * f2``; a lone sum is left bare for the caller to group."""
         if c == 1 and len(factors) == 1:
             return self(factors[0])
@@ -603,7 +607,7 @@ class _Printer:
 
     def factor(self, f) -> str:
         s = self(f)
-        if isinstance(f, Add) or (isinstance(f, Fraction) and f.denominator != 1):
+        if isinstance(f, Add) or (type(f) is Fraction and f._denominator != 1):
             return self.paren(s)
         return s
 
@@ -663,7 +667,7 @@ class _LatexPrinter(_Printer):
     def rational(self, q):
         if q.denominator == 1:
             return str(q.numerator)
-        sign = "-" if q < 0 else ""
+        sign = "-" if q.numerator < 0 else ""
         return rf"{sign}\frac{{{abs(q.numerator)}}}{{{q.denominator}}}"
 
     def paren(self, s):
@@ -686,7 +690,7 @@ class _LatexPrinter(_Printer):
 
     def _Func(self, x: Func) -> str:
         if x.name == "exp":
-            return "e" if x.arg == 1 else f"e^{{{self(x.arg)}}}"
+            return "e" if x.arg is ONE or x.arg == 1 else f"e^{{{self(x.arg)}}}"
         return rf"\{x.name}\left({self(x.arg)}\right)"
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -45,6 +44,21 @@ def to_array(m: Matrix) -> np.ndarray:
     return np.array([[to_float(x) for x in row] for row in m], dtype=np.float64)
 
 
+class _once:
+    """A property computed on first use and kept in the instance dict (which
+    a frozen dataclass has); functools.cached_property takes a lock per
+    first use on Python 3.11, which costs more than most of these."""
+
+    def __init__(self, f):
+        self.f, self.name, self.__doc__ = f, f.__name__, f.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.f(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A named matrix given to the student: exact entries, float values, labels."""
@@ -60,19 +74,18 @@ class Quantity:
     def shape(self) -> tuple[int, int]:
         return shape(self.exact)
 
-    # computed once (the templates ask for each several times); a frozen
-    # dataclass still lets cached_property store into the instance dict
-    @cached_property
+    # computed once (the templates ask for each several times); see _once
+    @_once
     def integral(self) -> bool:
         """Every entry an integer (decimals would add nothing)."""
         return all(isinstance(x, Fraction) and x.denominator == 1 for row in self.exact for x in row)
 
-    @cached_property
+    @_once
     def show_decimals(self) -> bool:
         """A decimal table adds something: not all integers, not labels."""
         return not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
 
-    @cached_property
+    @_once
     def symbol(self) -> str:
         """LaTeX symbol of the quantity."""
         return self.latex_name or latex_symbol(self.name)
@@ -165,9 +178,8 @@ def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = Fals
     if shape(exact) != value.shape:
         raise VerificationError(f"{where}: exact shape {shape(exact)} != float shape {value.shape}")
     rtol, atol = (5e-3, 5e-3) if rounded else (RTOL, ATOL)
-    for i, row in enumerate(exact):
-        for j, x in enumerate(row):
-            v = float(value[i, j])
+    for i, (row, vrow) in enumerate(zip(exact, value.tolist())):
+        for j, (x, v) in enumerate(zip(row, vrow)):
             if isinstance(x, str):  # a label (next-token prediction): checked by its kind
                 continue
             if isinstance(x, NegInf):
