@@ -259,3 +259,17 @@ def test_without_fork_the_variants_are_built_in_this_process(monkeypatch):
     assert b.default_jobs(300) == 1
     outlines, [(_, got)] = b.render_variants(["attention"], 5, ["md"], seed=8, jobs=4)
     assert got.files == render_documents(build_variants(["attention"], 5, seed=8), ["md"]).files
+
+
+def test_render_variants_gives_back_the_collector_thresholds(monkeypatch):
+    import gc
+
+    import worksheet.build as b
+
+    before = gc.get_threshold()
+    b.render_variants(["attention"], 2, ["md"], seed=1)
+    assert gc.get_threshold() == before
+    monkeypatch.setattr(b, "variant_seed", lambda seed, k, attempt=0: 1)  # fails: every draw the same
+    with pytest.raises(WorksheetError):
+        b.render_variants(["attention"], 3, ["md"], jobs=1)
+    assert gc.get_threshold() == before

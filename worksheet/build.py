@@ -5,8 +5,10 @@ The CLI only parses options and calls these; a notebook can do the same.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
@@ -450,6 +452,22 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextmanager
+def _fewer_collections():
+    """Run Python's cycle collector a twentieth as often (workers inherit it).
+
+    Building a sheet allocates many small objects that form no cycles (exact
+    values are trees), so most collections find nothing and cost about 7% of
+    a big build; the old thresholds come back afterwards.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(old[0] * 20, *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: Iterable[str], *,
                     name: str = "worksheet", templates: Path | None = None, split: bool = False,
                     jobs: int | None = None, progress=None, seed: int = 1,
@@ -470,10 +488,11 @@ def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: 
         jobs = default_jobs(count * len(plan.specs))
     job = _Job(plan, tuple(formats), templates, name, split)
     pieces = []
-    for piece in _all_different(plan, _first_tries(job, jobs), job.piece, lambda p: p.keys):
-        pieces.append(piece)
-        if progress is not None:
-            progress(1)
+    with _fewer_collections():
+        for piece in _all_different(plan, _first_tries(job, jobs), job.piece, lambda p: p.keys):
+            pieces.append(piece)
+            if progress is not None:
+                progress(1)
     outlines = [p.outline for p in pieces]
     if split:
         return outlines, [(f"{name}-{p.outline.variant}", p.own) for p in pieces]
