@@ -230,6 +230,7 @@ def test_benchmark_script_runs(capsys):
     from worksheet import bench
 
     assert bench.exam(2, ["md", "json"]) > 0
+    assert set(bench.attention_end_to_end(2)) == {"--jobs 1", f"--jobs {bench._cores()}"}
     rows = dict(bench.per_kind(2))
     assert rows["attention"]["generate+solve"] > 0 and set(rows["attention"]) >= {"md", "tex", "json", "html"}
     assert bench.machine()["cores (nproc)"]

@@ -6,9 +6,8 @@ Prints, as Markdown ready for BENCHMARKS.md:
 * start-up time of ``worksheet --help`` and ``worksheet list``;
 * for every kind at its default size: problems per second for
   generate + solve, and for rendering each text format (md, tex, json, html);
-* attention end to end (generate, solve, md + tex + json) as
-  ``worksheet build attention --variants N`` does it, in one process and on
-  every core (``--jobs``);
+* attention end to end: ``worksheet build attention --variants N --format
+  md,tex,json`` in a fresh process, with ``--jobs 1`` and on every core;
 * wall time of a 300-variant, 5-problem exam to md + tex + json, and to one
   combined PDF (sheet and key).
 
@@ -106,17 +105,17 @@ def _cores() -> int:
 
 
 def attention_end_to_end(n: int) -> dict[str, float]:
-    """Attention problems/s: generate, solve and render md+tex+json, as
-    ``worksheet build attention --variants n`` does (without writing), in one
-    process and on every core."""
-    from .build import build_document, render_variants
-
-    build_document(["attention"], seed=1)  # imports
+    """Attention problems/s end to end: ``worksheet build attention --variants n
+    --format md,tex,json`` in a fresh process (start-up, generate, solve,
+    render, write), in one process (``--jobs 1``) and on every core."""
     out = {}
     for run, jobs in enumerate((1, _cores())):
-        t = time.perf_counter()  # a new seed each run: no value is cached from the one before
-        render_variants(["attention"], n, ["md", "tex", "json"], seed=2026 + run, jobs=jobs)
-        out[f"{jobs} process{'es' if jobs > 1 else ''}"] = _rate(n, time.perf_counter() - t)
+        with tempfile.TemporaryDirectory() as folder:
+            cmd = _command() + ["build", "attention", "--variants", str(n), "--seed", str(2026 + run),
+                                "--jobs", str(jobs), "--format", "md,tex,json", "-o", folder]
+            t = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+            out[f"--jobs {jobs}"] = _rate(n, time.perf_counter() - t)
     return out
 
 
@@ -157,10 +156,11 @@ def main(argv=None) -> None:
     for name, row in per_kind(n):
         print(f"| {name} | " + " | ".join(f"{row[k]:.0f}" for k in ("generate+solve", *TEXT_FORMATS)) + " |")
 
-    count = 6 * n
-    print(f"\n## Attention end to end (generate, solve, md + tex + json; --variants {count})\n")
+    count = 20 * n
+    print(f"\n## Attention end to end: `worksheet build attention --variants {count} --format md,tex,json`\n")
+    print("(a fresh process each: start-up, generate, solve, render, write)\n")
     for label, rate in attention_end_to_end(count).items():
-        print(f"- {label}: {rate:.0f} problems/s")
+        print(f"- {label}: {rate:.0f} problems/s ({count / rate:.1f} s)")
 
     print(f"\n## Exam: {variants} variants x {len(EXAM)} problems ({', '.join(EXAM)})\n")
     print(f"- to md + tex + json, {_cores()} processes (the default): {exam(variants, ['md', 'tex', 'json']):.1f} s")
