@@ -15,14 +15,14 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(t, math=True)
 
     def table(self, t: Table, math: bool) -> str:
-        wrap = (lambda c: f"${c}$") if math else (
-            lambda c: "−∞" if c == "-inf" else c if c[:1] in "-0123456789" else self.text(c))
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         lines = ["| " + " | ".join([""] + head) + " |",
                  "|" + "---|" * (t.m + 1)]
         for i, row in enumerate(t.cells):
             label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
-            lines.append("| " + " | ".join([label] + [wrap(c).replace("|", "\\|") for c in row]) + " |")
+            cells = [f"${c}$" for c in row] if math else [
+                "−∞" if c == "-inf" else c if c[:1] in "-0123456789" else self.text(c) for c in row]
+            lines.append("| " + " | ".join([label] + [c.replace("|", "\\|") for c in cells]) + " |")
         return "\n".join(lines)
 
     def empty_grid(self, t: Table) -> str:
