@@ -10,6 +10,7 @@ blocks; the blocks never look at which kind called them.
 from __future__ import annotations
 
 import math
+import operator
 from fractions import Fraction
 from typing import Sequence
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from .errors import ShapeError
 from .exact import (NEG_INF, ONE, Add, Func, Mul, NegInf, add, exp, exp_combination, is_rational, mul, power,
-                    ratio_of_exp_sums, softmax_row, sqrt, to_latex)
+                    rational, softmax_row, sqrt, to_latex)
 from .fmt import decimal
 from .model import Aid, Matrix, Problem, shape
 
@@ -27,25 +28,27 @@ from .model import Aid, Matrix, Problem, shape
 def matmul(A: Matrix, B: Matrix) -> Matrix:
     """Exact ``A @ B`` (Fractions stay Fractions; sums of Exprs use exact.add)."""
     Bt = list(zip(*B))
-    if all(is_rational(x) for row in A for x in row) and all(is_rational(x) for c in Bt for x in c):
+    if all(type(x) is Fraction for row in A for x in row) and all(type(x) is Fraction for c in Bt for x in c):
         # integer arithmetic over a common denominator: one Fraction per entry
         # instead of one per product and partial sum (same values)
         da, Ai = _scaled(A)
         db, Bi = _scaled(Bt)
         den = da * db
-        return tuple(tuple(Fraction(sum(a * b for a, b in zip(row, col)), den) for col in Bi) for row in Ai)
+        return tuple(tuple(rational(sum(map(operator.mul, row, col)), den) for col in Bi) for row in Ai)
     return tuple(tuple(add(*(mul(a, b) for a, b in zip(row, col))) for col in Bt) for row in A)
 
 
 def _scaled(rows) -> tuple[int, list[list[int]]]:
-    """Rational rows as (d, integer rows) with rows = integer rows / d."""
+    """Fraction rows as (d, integer rows) with rows = integer rows / d."""
     d = 1
     for row in rows:
         for x in row:
-            q = x.denominator
+            q = x._denominator
             if d % q:
                 d = d * q // math.gcd(d, q)
-    return d, [[x.numerator * (d // x.denominator) for x in row] for row in rows]
+    if d == 1:
+        return 1, [[x._numerator for x in row] for row in rows]
+    return d, [[x._numerator * (d // x._denominator) for x in row] for row in rows]
 
 
 def transpose(A: Matrix) -> Matrix:
@@ -211,7 +214,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         work.append(f"{entry(sym, i, j)} = \\frac{{e^{{{to_latex(d)}}}}}{{\\sum_k e^{{{src_sym}_{{{i + 1}k}} - m_{{{i + 1}}}}}}} = "
                     f"{to_latex(W[i][j])} \\approx {approx(W[i][j])}")
     if len(live) < m:
-        work.append(f"\\text{{masked entries: }} e^{{-\\infty}} = 0")
+        work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {sym}_{{{i + 1}j}} = 1")
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)

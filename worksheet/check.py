@@ -596,7 +596,7 @@ def _answers_from_table(table: dict, label: str) -> Answers:
         other = [k for k in table if k not in numbered]
         if other:
             raise InputError("mixes numbered problems with step names at the top level; put every "
-                             f"step under its problem's number, e.g. [1]", file=label, field=_clip(other[0]))
+                             "step under its problem's number, e.g. [1]", file=label, field=_clip(other[0]))
         if len(numbered) > MAX_PROBLEMS:
             raise InputError(f"more than {MAX_PROBLEMS} problems", file=label)
         for k in numbered:

@@ -31,7 +31,7 @@ from typing import Iterable, Union
 
 __all__ = [
     "Expr", "Add", "Mul", "Pow", "Func", "NegInf", "NEG_INF", "Exact",
-    "exact", "key", "sqrt", "exp", "sin", "cos", "tanh", "power",
+    "exact", "key", "rational", "sqrt", "exp", "sin", "cos", "tanh", "power",
     "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
     "softmax_row", "ratio_of_exp_sums", "exp_combination",
 ]
@@ -238,8 +238,16 @@ def exact(x) -> Exact:
     if type(x) is Fraction or isinstance(x, (Expr, NegInf, Fraction)):
         return x
     if isinstance(x, int):
-        return _INTS[x] if -64 <= x <= 64 else Fraction(x)
+        return rational(x)
     raise TypeError(f"not an exact value: {x!r}")
+
+
+def rational(numerator: int, denominator: int = 1) -> Fraction:
+    """``Fraction(numerator, denominator)``; small integers are shared values
+    (Fractions are immutable, and exact arithmetic makes many of them)."""
+    if denominator == 1 and -64 <= numerator <= 64:
+        return _INTS[numerator]
+    return Fraction(numerator, denominator)
 
 
 def is_rational(x) -> bool:

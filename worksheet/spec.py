@@ -29,7 +29,7 @@ from __future__ import annotations
 import datetime
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 

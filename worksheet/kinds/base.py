@@ -13,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import GenerationError, InputError, ParamError
+from ..exact import rational
 from ..model import Matrix
 
 NUMBER_MODES = ("hand", "calculator")
@@ -192,7 +193,7 @@ def int_matrix(rng: np.random.Generator, n: int, m: int, values: tuple[int, ...]
         a = rng.choice(np.array(values), size=(n, m))
     else:
         a = np.asarray(values)[_cdf(p).searchsorted(rng.random((n, m)), side="right")]
-    return tuple(tuple(_SMALL[x] if x in _SMALL else Fraction(x) for x in row) for row in a.tolist())
+    return tuple(tuple(rational(x) for x in row) for row in a.tolist())  # small ints: shared values
 
 
 @lru_cache(maxsize=64)
@@ -201,11 +202,6 @@ def _cdf(p: tuple[float, ...]) -> np.ndarray:
     cdf = np.cumsum(np.asarray(p, dtype=np.float64))
     cdf /= cdf[-1]
     return cdf
-
-
-# small integers as shared (immutable) Fractions: hand mode draws many, and
-# retries draw again (int_matrix ran ~40% of attention's generate+solve)
-_SMALL = {k: Fraction(k) for k in range(-32, 33)}
 
 
 def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10,

@@ -202,7 +202,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
               "tokens": list(tokens)}
     eps_text = f"$\\varepsilon = {given(eps)}$"
     p = Problem("layer-norm", TITLE, actual, seed=seed,
-                intro=((f"Add the sublayer output $S$ to $X$ (residual connection), then l" if S is not None
+                intro=(("Add the sublayer output $S$ to $X$ (residual connection), then l" if S is not None
                         else "L")
                        + f"ayer-normalise each token (row) over its ${d}$ features with {eps_text} "
                        "and the population variance (divide by $d$), then scale by $\\gamma$ and shift "
