@@ -376,13 +376,18 @@ class _Job:
     split: bool
 
     def piece(self, k: int, attempt: int = 0) -> "_Piece":
+        from .render.base import forget_tables
+
         doc = self.plan.build(k, attempt)
         if self.split:
             own = render_documents([doc], self.formats, name=f"{self.name}-{doc.variant}",
                                    templates=self.templates, compile_pdf=False)
-            return _Piece(doc.outline(), _given_keys(doc), {}, own)
-        parts = _parts(doc, k - 1, self.plan.count, self.formats, self.templates)
-        return _Piece(doc.outline(), _given_keys(doc), parts, None)
+            piece = _Piece(doc.outline(), _given_keys(doc), {}, own)
+        else:
+            parts = _parts(doc, k - 1, self.plan.count, self.formats, self.templates)
+            piece = _Piece(doc.outline(), _given_keys(doc), parts, None)
+        forget_tables()  # this variant is rendered in every format: its tables are not needed again
+        return piece
 
 
 @dataclass

@@ -45,6 +45,12 @@ def _shared(what: str, obj, make) -> Table:
     return table
 
 
+def forget_tables() -> None:
+    """Drop the shared tables: for a caller that has rendered its documents
+    in every format and will not render them again (variants, one by one)."""
+    _TABLES.clear()
+
+
 class TemplateError(WorksheetError):
     """A template (e.g. a lecturer's copy given with --templates) that cannot be used."""
 
