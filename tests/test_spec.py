@@ -209,3 +209,15 @@ def test_head_parts_and_foot_join_to_the_whole_template(fmt, key):
     assert r.render_many(docs, key=key) == whole
     lone = build_variants(["feed-forward"], 1, seed=2)
     assert r.render_many(lone, key=key) == r.template(key).render(docs=lone, key=key)
+
+
+def test_output_outside_the_blocks_is_an_error_not_lost(runner, cli, tmp_path):
+    import shutil
+
+    mine = tmp_path / "mine"
+    shutil.copytree(EXAMPLES.parent / "templates", mine)
+    doc = mine / "md" / "document.md.j2"
+    doc.write_text("Printed outside every block\n" + doc.read_text(encoding="utf-8"), encoding="utf-8")
+    res = runner.invoke(cli, ["build", "--templates", str(mine), "--format", "md", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "document.md.j2, line 1: output outside the head, doc and foot" in res.output
+    assert not (tmp_path / "o").exists()

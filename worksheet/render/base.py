@@ -209,27 +209,23 @@ class TemplateRenderer:
 
     def body(self, doc: Document, index: int, count: int, *, key: bool) -> str:
         """Document ``index`` (0-based) of ``count`` in one file."""
-        return self._block("doc", key, doc=doc, loop=DocLoop(index, count), required=True)
+        return self._block("doc", key, doc=doc, loop=DocLoop(index, count))
 
     def foot(self, outlines: Sequence[Document], *, key: bool) -> str:
         return self._block("foot", key, docs=list(outlines))
 
-    def _block(self, block: str, key: bool, required: bool = False, **names) -> str:
+    def _block(self, block: str, key: bool, **names) -> str:
+        """One block of the sheet or key template ('' if it has none; every
+        template has a ``doc`` block, see _chain)."""
         tmpl, parents = self._chain(key)
-        if not required and not any(block in t.blocks for t in (tmpl, *parents)):
+        if not any(block in t.blocks for t in (tmpl, *parents)):
             return ""
         ctx = tmpl.new_context({**names, "key": key})
         for parent in parents:  # what {% extends %} does when the template renders
             for name, func in parent.blocks.items():
                 ctx.blocks.setdefault(name, []).append(func)
-        funcs = ctx.blocks.get(block)
-        if not funcs:
-            if required:
-                raise TemplateError(f"{tmpl.name} has no block '{block}' (copy the templates/ folder "
-                                    f"of this version of worksheet and restyle that)")
-            return ""
         try:
-            return "".join(funcs[0](ctx))
+            return "".join(ctx.blocks[block][0](ctx))
         except jinja2.UndefinedError as exc:
             raise TemplateError(f"{self.name} template, block {block}: {exc.message}") from None
 
@@ -243,6 +239,10 @@ class TemplateRenderer:
                 if len(parents) > 8:
                     raise TemplateError(f"{tmpl.name}: templates extend each other in a loop")
                 parents.append(self._load(name))
+            if not any("doc" in t.blocks for t in (tmpl, *parents)):
+                raise TemplateError(f"{tmpl.name} has no block 'doc' (copy the templates/ folder "
+                                    f"of this version of worksheet and restyle that)")
+            _check_outside_blocks(self.env, (parents or [tmpl])[-1].name)
             chain = self._chains[key] = (tmpl, parents)
         return chain
 
@@ -260,6 +260,29 @@ class DocLoop:
     last = property(lambda self: self.index0 == self.length - 1)
     revindex = property(lambda self: self.length - self.index0)
     revindex0 = property(lambda self: self.length - self.index0 - 1)
+
+
+def _check_outside_blocks(env: jinja2.Environment, name: str) -> None:
+    """The outermost template may print nothing outside its blocks: files
+    are joined from the ``head``, ``doc`` and ``foot`` blocks, so such text
+    would be lost.  Loops around blocks, ``set``, macros and imports are fine."""
+    from jinja2 import nodes
+
+    def stray(body):
+        for node in body:
+            if isinstance(node, nodes.For):
+                yield from stray(node.body)
+                yield from stray(node.else_)
+            elif isinstance(node, nodes.Output):
+                yield from (n for n in node.nodes if not (isinstance(n, nodes.TemplateData) and not n.data.strip()))
+            elif not isinstance(node, (nodes.Block, nodes.Extends, nodes.Assign, nodes.AssignBlock, nodes.Macro,
+                                       nodes.Import, nodes.FromImport)):
+                yield node
+
+    node = next(stray(env.parse(env.loader.get_source(env, name)[0]).body), None)
+    if node is not None:
+        raise TemplateError(f"{name}, line {node.lineno}: output outside the head, doc and foot blocks "
+                            f"would be lost; move it into one of them")
 
 
 def _extends(env: jinja2.Environment, name: str) -> str | None:
