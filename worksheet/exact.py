@@ -272,8 +272,6 @@ def _term(coeff: Fraction, factors: tuple):
 
 
 _MEMO_MAX = 1 << 16
-_ADD: dict = {}
-_MUL: dict = {}
 
 
 def _memo_key(xs: tuple) -> tuple:
@@ -281,20 +279,28 @@ def _memo_key(xs: tuple) -> tuple:
     return tuple([(x._numerator, x._denominator) if type(x) is Fraction else x for x in xs])
 
 
-def add(*xs) -> Exact:
-    """Sum with rationals folded and like terms collected (order kept); memoised
-    (values are immutable, and a softmax adds the same sums many times)."""
-    key = _memo_key(xs)
-    out = _ADD.get(key)
-    if out is None:
-        if len(_ADD) >= _MEMO_MAX:
-            _ADD.clear()
-        out = _ADD[key] = _add(xs)
-    return out
+def _memoised(build):
+    """``build(args)`` remembered by the (structural) arguments: values are
+    immutable and shared, so equal arguments may share one result, which then
+    prints and converts to float once (a softmax makes the same sums, powers
+    and e^q many times).  At most 65,536 results are kept per constructor."""
+    table: dict = {}
+
+    def memo(*xs):
+        key = _memo_key(xs)
+        out = table.get(key)
+        if out is None:
+            if len(table) >= _MEMO_MAX:
+                table.clear()
+            out = table[key] = build(xs)
+        return out
+
+    memo.__name__, memo.__doc__, memo.table = build.__name__.lstrip("_"), build.__doc__, table
+    return memo
 
 
 def _add(xs) -> Exact:
-    """Sum with rationals folded and like terms collected (order kept)."""
+    """``add(*xs)``: the sum, rationals folded and like terms collected (order kept)."""
     const = ZERO
     collected: dict[tuple, list] = {}
     for x in xs:
@@ -324,19 +330,8 @@ def _add(xs) -> Exact:
     return Add(const, terms)
 
 
-def mul(*xs) -> Exact:
-    """Product with rationals folded and powers of one base merged; memoised."""
-    key = _memo_key(xs)
-    out = _MUL.get(key)
-    if out is None:
-        if len(_MUL) >= _MEMO_MAX:
-            _MUL.clear()
-        out = _MUL[key] = _mul(xs)
-    return out
-
-
 def _mul(xs) -> Exact:
-    """Product with rationals folded and powers of one base merged."""
+    """``mul(*xs)``: the product, rationals folded and powers of one base merged."""
     coeff = ONE
     exp_arg = ZERO
     bases: dict = {}  # key -> [base, exponent]
@@ -431,21 +426,9 @@ def _rational_power(b: Fraction, e: Fraction) -> tuple[Fraction, tuple]:
     return ONE, factors
 
 
-_POW: dict = {}
-
-
-def power(base, e) -> Exact:
-    """``base ** e`` for a rational exponent, folded where it is rational; memoised."""
-    key = _memo_key((base, e))
-    out = _POW.get(key)
-    if out is None:
-        if len(_POW) >= _MEMO_MAX:
-            _POW.clear()
-        out = _POW[key] = _power(base, e)
-    return out
-
-
-def _power(base, e) -> Exact:
+def _power(args) -> Exact:
+    """``power(base, e)``: ``base ** e`` for a rational exponent, folded where it is rational."""
+    base, e = args
     base = exact(base)
     e = e if type(e) is Fraction else Fraction(e)
     if e == 0:
@@ -479,23 +462,13 @@ def _func(name: str, zero_value, arg) -> Exact:
             return ZERO
         raise ValueError(f"{name}(-oo)")
     if arg == 0 and zero_value is not None:
-        return Fraction(zero_value)
+        return rational(zero_value)
     return Func(name, arg)
 
 
-_EXP: dict = {}
-
-
-def exp(x) -> Exact:
-    if type(x) is Fraction:  # e^q for rational q: one shared value each (printed once, its float once)
-        key = (x._numerator, x._denominator)
-        out = _EXP.get(key)
-        if out is None:
-            if len(_EXP) >= _MEMO_MAX:
-                _EXP.clear()
-            out = _EXP[key] = _func("exp", 1, x)
-        return out
-    return _func("exp", 1, x)
+def _exp(args) -> Exact:
+    """``exp(x)``: e^x (e^0 = 1, e^-oo = 0)."""
+    return _func("exp", 1, args[0])
 
 
 def sin(x) -> Exact:
@@ -511,6 +484,13 @@ def tanh(x) -> Exact:
     if _neg(x) and not isinstance(x, NegInf):  # odd: tanh(-a) = -tanh(a), as sympy writes it
         return mul(-1, _func("tanh", 0, mul(-1, x)))
     return _func("tanh", 0, x)
+
+
+# the public constructors, memoised: add(*xs), mul(*xs), power(base, e), exp(x)
+add = _memoised(_add)
+mul = _memoised(_mul)
+power = _memoised(_power)
+exp = _memoised(_exp)
 
 
 # ---------------------------------------------------------------- evaluation
