@@ -274,3 +274,22 @@ def test_render_variants_gives_back_the_collector_thresholds(monkeypatch):
     with pytest.raises(WorksheetError):
         b.render_variants(["attention"], 3, ["md"], jobs=1)
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_an_existing_file_is_refused_before_any_variant_is_built(runner, cli, tmp_path, monkeypatch, split):
+    import worksheet.build as b
+
+    out = tmp_path / "out"
+    out.mkdir()
+    existing = out / ("ws-v007.md" if split else "ws-variants.csv")
+    existing.write_text("mine")
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("built before refusing")
+
+    monkeypatch.setattr(b, "render_variants", no_build)
+    args = ["build", "--variants", "300", "--name", "ws", "--format", "md,json", "-o", str(out)]
+    r = runner.invoke(cli, args + (["--split"] if split else []))
+    assert r.exit_code == 2 and f"{existing} already exists" in r.output
+    assert existing.read_text() == "mine"

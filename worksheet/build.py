@@ -18,7 +18,7 @@ import numpy as np
 from . import kinds, render
 from .document import Document
 from .errors import GenerationError, InputError, ParamError, ShapeError, WorksheetError, in_file
-from .files import write_all
+from .files import refuse_existing, write_all
 from .exact import key as _exact_key
 from .model import Problem
 
@@ -152,6 +152,14 @@ def output_names(name: str, fmt: str) -> dict[str, str]:
     if fmt == "json":
         return {"key": f"{name}.json"}
     return {"sheet": f"{name}.{ext}", "key": f"{name}-key.{ext}"}
+
+
+def planned_files(name: str, formats: Iterable[str], variants: int = 0, split: bool = False) -> list[str]:
+    """The files a build writes, known before building (so that a big build
+    refuses an existing file at once, not after the work)."""
+    groups = [f"{name}-{variant_id(k, variants)}" for k in range(1, variants + 1)] if split else [name]
+    files = [f for g in groups for fmt in formats for f in output_names(g, fmt).values()]
+    return files + ([f"{name}-variants.csv"] if variants else [])
 
 
 def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
@@ -566,12 +574,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
         sources.update(r.latex_sources)
     pages: dict[str, dict] = {}
     if sources and not force:  # refuse before minutes of LaTeX, not after
-        existing = [out / f for f in files if (out / f).exists()]
-        if existing:
-            from .errors import OutputError
-
-            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-            raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
+        refuse_existing(out / f for f in files)
     if sources:
         from .render.pdf import compile_all
 

@@ -158,6 +158,11 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     name = name or "worksheet"
     if split and not variants:
         raise WorksheetError("--split needs --variants N")
+    if out != "-" and not force:
+        from .build import planned_files
+        from .files import refuse_existing
+
+        refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
     if out == "-":
         if variants:
             docs = _with_progress(build_variants, problems, variants, seed=seed, options=options,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from .errors import OutputError
 
@@ -20,14 +21,19 @@ def _umask() -> int:
     return mask
 
 
+def refuse_existing(paths: Iterable) -> None:
+    """Raise OutputError naming the first of ``paths`` that exists (and how many more)."""
+    existing = [p for p in map(Path, paths) if p.exists()]
+    if existing:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
+
+
 def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Path]:
     """Write ``{path: content}``; refuse existing files unless ``force``."""
     paths = [Path(p) for p in files]
     if not force:
-        existing = [p for p in paths if p.exists()]
-        if existing:
-            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-            raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
+        refuse_existing(paths)
     temps: list[tuple[Path, Path]] = []
     try:
         for path, content in files.items():
