@@ -221,3 +221,17 @@ def test_output_outside_the_blocks_is_an_error_not_lost(runner, cli, tmp_path):
     res = runner.invoke(cli, ["build", "--templates", str(mine), "--format", "md", "-o", str(tmp_path / "o")])
     assert res.exit_code == 2 and "document.md.j2, line 1: output outside the head, doc and foot" in res.output
     assert not (tmp_path / "o").exists()
+
+
+def test_templates_folder_restyles_variants_built_on_two_processes(runner, cli, tmp_path):
+    import shutil
+
+    mine = tmp_path / "mytemplates"
+    shutil.copytree(EXAMPLES.parent / "templates", mine)
+    doc = mine / "md" / "document.md.j2"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("Conventions", "Our conventions"), encoding="utf-8")
+    out = tmp_path / "out"
+    res = runner.invoke(cli, ["build", "--templates", str(mine), "--format", "md", "--variants", "30",
+                              "--jobs", "2", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "worksheet.md").read_text(encoding="utf-8").count("## Our conventions") == 30
