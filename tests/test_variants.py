@@ -293,3 +293,11 @@ def test_an_existing_file_is_refused_before_any_variant_is_built(runner, cli, tm
     r = runner.invoke(cli, args + (["--split"] if split else []))
     assert r.exit_code == 2 and f"{existing} already exists" in r.output
     assert existing.read_text() == "mine"
+
+
+def test_render_variants_keeps_no_tables_of_rendered_variants():
+    """Each variant's shared render tables go once it is rendered (memory of big exams)."""
+    from worksheet.render import base
+
+    render_variants(["attention"], 5, ["md", "tex", "json"], seed=4, jobs=1)
+    assert not base._TABLES
