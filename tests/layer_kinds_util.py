@@ -42,6 +42,13 @@ def _toml_value(v) -> str:
     return str(v)  # int, or a decimal written as a TOML float (read exactly)
 
 
+def solve_error(runner, cli, kind: str, table: dict, path: Path) -> str:
+    """The one-line error of ``worksheet solve KIND --input PATH`` for a bad table
+    (None values drop the matrix), written as JSON or TOML by the suffix."""
+    f = write_input(path, {k: v for k, v in table.items() if v is not None})
+    return one_line_error(runner.invoke(cli, ["solve", kind, "--input", str(f)]))
+
+
 def write_input(path: Path, table: dict) -> Path:
     """Write ``table`` as JSON or TOML (by the suffix of ``path``)."""
     if path.suffix == ".toml":

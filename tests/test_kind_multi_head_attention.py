@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, one_line_error, write_input
+from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ShapeError
 from worksheet.exact import NegInf, is_rational
@@ -160,9 +160,7 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
 ])
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
-    table = {k: v for k, v in {**TABLE, **change}.items() if v is not None}
-    f = write_input(tmp_path / f"bad{suffix}", table)
-    assert message in one_line_error(runner.invoke(cli, ["solve", KIND, "--input", str(f)]))
+    assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
 
 
 def test_errors_name_the_matrices():

@@ -11,7 +11,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, one_line_error, write_input
+from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ParamError, ShapeError
 from worksheet.exact import is_rational, to_str, to_sympy
@@ -108,8 +108,7 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
 ])
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message, suffix):
-    f = write_input(tmp_path / f"bad{suffix}", table)
-    assert message in one_line_error(runner.invoke(cli, ["solve", KIND, "--input", str(f)]))
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / f"bad{suffix}")
 
 
 def test_bad_parameters():
