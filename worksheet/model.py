@@ -106,6 +106,13 @@ class Step(Quantity):
     note: str = ""
     rounded: bool = False  # exact holds values rounded to 4 places (long chains)
     places: int = 4  # decimal places shown on the key
+    written: str = ""  # a step that asks for words: the model answer (prose, inline $maths$)
+    lines: int = 0  # ruled writing lines on the student sheet for a written step
+
+    @property
+    def is_written(self) -> bool:
+        """A step answered in words (no matrix): ``check`` leaves it to a person."""
+        return bool(self.written)
 
 
 @dataclass(frozen=True)
@@ -153,6 +160,19 @@ class Problem:
         step = Step(name, exact, value, _labels(rows), _labels(cols), latex_name,
                     title=title, formula=formula, work=tuple(work), note=note,
                     rounded=rounded, places=places)
+        self.steps.append(step)
+        return step
+
+    def add_written(self, name: str, *, title: str, answer: str, lines: int = 5) -> Step:
+        """Add a step that asks for words ("which would you use, and why?").
+
+        ``title`` is the question, ``answer`` the model answer printed on the
+        key (both prose with inline ``$maths$``); the sheet gets ``lines``
+        ruled lines.  Its matrix is empty (0 x 0): nothing to compute.
+        """
+        if not answer:
+            raise ValueError(f"{self.kind}.{name}: a written step needs a model answer")
+        step = Step(name, (), np.zeros((0, 0)), title=title, written=answer, lines=lines)
         self.steps.append(step)
         return step
 

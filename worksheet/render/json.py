@@ -37,6 +37,8 @@ def step(s: Step) -> dict:
         out["work"] = list(s.work)
     if s.rounded:
         out["rounded"] = True
+    if s.written:
+        out["written"] = s.written
     return out
 
 
