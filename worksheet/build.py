@@ -151,6 +151,8 @@ def output_names(name: str, fmt: str) -> dict[str, str]:
     ext = render.get(fmt).ext if fmt in render.FORMATS else fmt
     if fmt == "json":
         return {"key": f"{name}.json"}
+    if fmt == "moodle":  # one file: the questions, with the worked key as their feedback
+        return {"sheet": f"{name}-moodle.xml"}
     return {"sheet": f"{name}.{ext}", "key": f"{name}-key.{ext}"}
 
 
@@ -285,7 +287,7 @@ def _is_variants(docs: Sequence[Document]) -> bool:
 
 
 def _parts(doc: Document, index: int, count: int, formats: Iterable[str], templates: Path | None,
-           roles=("sheet", "key"), variants: bool = True) -> dict[tuple[str, bool], str]:
+           roles=("sheet", "key"), variants: bool = True, bank: str = "worksheet") -> dict[tuple[str, bool], str]:
     """Document ``index`` of ``count`` rendered for a combined file:
     ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
     or the whole JSON of a lone document).  See :func:`_join`."""
@@ -295,6 +297,9 @@ def _parts(doc: Document, index: int, count: int, formats: Iterable[str], templa
     for fmt in formats:
         if fmt == "json":
             parts["json", True] = rj.variant_text(doc) if variants else rj.dumps(rj.document(doc))
+            continue
+        if fmt == "moodle":  # its categories are named after the build (bank), see render.moodle
+            parts["moodle", False] = render.get(fmt, templates).body(doc, index, count, bank=bank)
             continue
         src = "tex" if fmt == "pdf" else fmt  # a PDF is compiled from the LaTeX
         for role in output_names(name="", fmt=fmt):
@@ -340,7 +345,7 @@ def _join(outlines: Sequence[Document], parts: Sequence[dict], formats: Iterable
 
 def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: str = "worksheet",
                      templates: Path | None = None, roles=("sheet", "key"),
-                     compile_pdf: bool = True) -> Rendered:
+                     compile_pdf: bool = True, bank: str | None = None) -> Rendered:
     """Render one document, or the variants of an exam into one combined file
     per format and role (each variant starts on a new page in PDF).
 
@@ -352,7 +357,7 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     docs = list(docs)
     formats = list(formats)
     variants = _is_variants(docs)
-    parts = [_parts(d, i, len(docs), formats, templates, roles, variants) for i, d in enumerate(docs)]
+    parts = [_parts(d, i, len(docs), formats, templates, roles, variants, bank or name) for i, d in enumerate(docs)]
     outlines = [d.outline() for d in docs]
     files, sources = _join(outlines, parts, formats, name=name, templates=templates, roles=roles,
                            variants=variants)
@@ -389,10 +394,10 @@ class _Job:
         doc = self.plan.build(k, attempt)
         if self.split:
             own = render_documents([doc], self.formats, name=f"{self.name}-{doc.variant}",
-                                   templates=self.templates, compile_pdf=False)
+                                   templates=self.templates, compile_pdf=False, bank=self.name)
             piece = _Piece(doc.outline(), _given_keys(doc), {}, own)
         else:
-            parts = _parts(doc, k - 1, self.plan.count, self.formats, self.templates)
+            parts = _parts(doc, k - 1, self.plan.count, self.formats, self.templates, bank=self.name)
             piece = _Piece(doc.outline(), _given_keys(doc), parts, None)
         forget_tables()  # this variant is rendered in every format: its tables are not needed again
         return piece
@@ -551,7 +556,7 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     formats = list(formats)
     groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
               else [(name, docs)])
-    rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False))
+    rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False, bank=name))
                 for n, g in groups]
     return write_rendered([d.outline() for d in docs], rendered, formats, out_dir, name=name,
                           force=force, split=split)
@@ -600,12 +605,12 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
             pages[tex_name[:-4] + ".pdf"] = result.pages
     if _is_variants(docs):
         if split:
-            ext = next((f for f in ("pdf", "html", "md", "tex") if f in formats), "json")
+            student = next((f for f in ("pdf", "html", "md", "tex", "moodle") if f in formats), "json")
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             files[f"{name}-variants.csv"] = variants_csv(
                 docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
-                files=[f"{n}.{ext}" for n in groups])
+                files=[next(iter(output_names(n, student).values())) for n in groups])
         else:
             files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
                                                          pages.get(f"{name}-key.pdf"))

@@ -134,7 +134,8 @@ from .errors import InputError, OutputError, WorksheetError
 from .exact import NegInf, Add, Func, Mul, Pow
 from .parse import format_decimal_places, parse_exact
 
-__all__ = ["Tolerance", "Key", "read_key", "read_answers", "check_answers", "check_folder",
+__all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
+           "decimal_tolerance",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES"]
 
 STATUSES = ("correct", "carried-forward", "incorrect", "missing")
@@ -309,14 +310,24 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
     return e.alt is not None and _near(g, e.alt, True, 0.0, tol, extra)
 
 
+def decimal_tolerance(places: int, expected):
+    """How far a plain decimal written to ``places`` places may be from the
+    ``expected`` value and still be right (the default rule): half a unit in
+    its last place, never more than 0.005, plus ``1e-12 * max(1, |expected|)``
+    for float noise.  An mpmath number; ``worksheet.render.moodle`` gives
+    Moodle this tolerance for a 4-place answer."""
+    ctx = _ctx()
+    half_unit = ctx.mpf(5) / ctx.mpf(10) ** (places + 1)
+    return min(half_unit, ctx.mpf("0.005")) + 1e-12 * max(1, abs(expected))
+
+
 def _near(g: Given, target, precise: bool, rounding: float, tol: Tolerance, extra: float) -> bool:
     diff = abs(g.mp - target)
     size = abs(target)
     if tol.override:
         return diff <= (tol.atol or 0.0) + (tol.rtol or 0.0) * size + extra
     if g.places is not None:
-        half_unit = _ctx().mpf(5) / _ctx().mpf(10) ** (g.places + 1)
-        return diff <= min(half_unit, _ctx().mpf("0.005")) + 1e-12 * max(1, size) + extra
+        return diff <= decimal_tolerance(g.places, size) + extra
     rtol = EXACT_RTOL if precise else FLOAT_RTOL
     return diff <= max(rtol * max(1, size), rounding) + extra
 
@@ -607,6 +618,12 @@ def _answers_from_table(table: dict, label: str) -> Answers:
     else:
         problems[None] = _flatten(table, label, None)
     return Answers(label, problems, meta.get("variant"), meta.get("student"))
+
+
+def answers_from_dict(table: dict, *, label: str = "answers") -> Answers:
+    """Answers given as a dict, the shape an answer file reads to (step name ->
+    matrix; entries ints or text such as ``"0.8808"`` or ``"1/(1+e^-2)"``)."""
+    return _answers_from_table(dict(table), label)
 
 
 def _clip(name: str) -> str:
@@ -1004,12 +1021,13 @@ class Report:
 
 
 # ---------------------------------------------------------------- marking
-def check_answers(key: Path | str | Key, answers: Path | str, *, rtol: float | None = None,
+def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol: float | None = None,
                   atol: float | None = None, tolerance: Tolerance | None = None) -> Report:
-    """Mark one answer file against a key (a path or a :class:`Key` already read)."""
+    """Mark one answer file (or :class:`Answers` already read) against a key
+    (a path or a :class:`Key` already read)."""
     tol = tolerance or Tolerance(rtol, atol)
     key = key if isinstance(key, Key) else read_key(key)
-    ans = read_answers(answers)
+    ans = answers if isinstance(answers, Answers) else read_answers(answers)
     try:
         problems = key.problems(ans.variant)
     except InputError as exc:

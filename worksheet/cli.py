@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .errors import WorksheetError
 
-FORMAT_HELP = "comma list of md, tex, json, pdf, html"
+FORMAT_HELP = "comma list of md, tex, json, pdf, html, moodle (Moodle XML question bank)"
 
 
 class WorksheetGroup(click.Group):

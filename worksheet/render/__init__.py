@@ -20,6 +20,7 @@ FORMATS: dict[str, str] = {
     "json": "json:JsonRenderer",
     "pdf": "pdf:PdfRenderer",
     "html": "html:HtmlRenderer",
+    "moodle": "moodle:MoodleRenderer",
 }
 
 
