@@ -83,9 +83,11 @@ def no_field(html: str) -> str:
 # into "}" and "#".  The documentation asks for a backslash before } # ~ / " \,
 # but Moodle keeps the backslash before ~ / " \, and a backslash written as
 # "\\" would stop the "~" after it from separating two answers; so those four
-# are written as character references, which Moodle decodes.
+# are written as character references, which Moodle decodes.  So are "=" and
+# "%" (an answer starting with them would be read as its grade) and "{" (no
+# "{1:SHORTANSWER:" inside an answer, should a reader look for fields there).
 _CLOZE = {"}": "\\}", "#": "\\#", "~": "&#126;", "/": "&#47;", '"': "&#34;", "\\": "&#92;",
-          "&": "&amp;"}
+          "&": "&amp;", "=": "&#61;", "%": "&#37;", "{": "&#123;"}
 
 
 def cloze_escape(text: str, *, html: bool = True) -> str:

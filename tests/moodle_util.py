@@ -1,0 +1,216 @@
+r"""Reading Moodle XML and Cloze fields the way Moodle does, for the tests.
+
+Two independent readers of the Cloze (embedded answers) grammar:
+
+* :func:`fields` follows the documented grammar (MoodleDocs, "Embedded
+  Answers (Cloze) question type"), written here as a scanner::
+
+      field    = "{" [weight] ":" TYPE ":" alt *("~" alt) "}"
+      weight   = digits                            (default 1)
+      alt      = [fraction] answer ["#" feedback]
+      fraction = "=" | "%" ["-"] digits [("." | ",") *digit] "%"
+      answer   = text up to a "~", "#" or "}"     ("#" right after "&" belongs to
+                                                   a character reference, &#..;)
+      feedback = text up to a "~" or "}"
+      NUMERICAL answer = number [":" tolerance]
+      a backslash before } # ~ / " \ makes that character plain text;
+      the text is HTML: character references are decoded after the escapes.
+
+* :func:`moodle_fields` is a port of what Moodle's importer runs
+  (``qtype_multianswer_extract_question`` in
+  ``question/type/multianswer/questiontype.php``): its regular expressions,
+  its loop over the alternatives, then ``html_entity_decode`` and the
+  replacement of ``\}`` and ``\#``.
+
+The tests require both to read the same fields from every question.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
+         "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
+         "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
+         "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
+SPECIAL = '}#~/"\\'
+NUMBER = r"-?(?:(?:[0-9]+[.,]?[0-9]*|[.,][0-9]+)(?:[eE][-+]?[0-9]+)?)"
+NUMERICAL_ANSWER = re.compile(rf"^({NUMBER})(?::({NUMBER}))?$")
+# longest type first, so that MULTICHOICE_V is not read as MULTICHOICE
+_START = re.compile(r"\{([0-9]*):(%s):" % "|".join(sorted(TYPES, key=len, reverse=True)))
+
+
+class ClozeError(ValueError):
+    pass
+
+
+@dataclass
+class Alternative:
+    fraction: float  # 1.0 for "=", 0.0 when none is given
+    answer: str  # decoded text (for NUMERICAL: "value:tolerance")
+    feedback: str
+
+    @property
+    def value(self) -> float:
+        return float(_numeric(self.answer)[0].replace(",", "."))
+
+    @property
+    def tolerance(self) -> float:
+        tol = _numeric(self.answer)[1]
+        return 0.0 if tol is None else float(tol.replace(",", "."))
+
+
+@dataclass
+class Field:
+    weight: int
+    type: str
+    alternatives: list[Alternative]
+    text: str  # the field as written
+
+    @property
+    def right(self) -> list[Alternative]:
+        return [a for a in self.alternatives if a.fraction == 1.0]
+
+
+def _numeric(answer: str) -> tuple[str, str | None]:
+    m = NUMERICAL_ANSWER.match(answer)
+    if m is None:
+        raise ClozeError(f"not a NUMERICAL answer: {answer!r}")
+    return m.group(1), m.group(2)
+
+
+# ---------------------------------------------------------------- the documented grammar
+def fields(text: str) -> list[Field]:
+    """Every field of a question text, by the documented grammar."""
+    out, pos = [], 0
+    while (m := _START.search(text, pos)) is not None:
+        alts, end = _alternatives(text, m.end())
+        field = Field(int(m.group(1) or 1), m.group(2), alts, text[m.start():end])
+        if field.type in ("NUMERICAL", "NM"):
+            for a in alts:
+                _numeric(a.answer)
+        out.append(field)
+        pos = end
+    return out
+
+
+def _alternatives(text: str, p: int) -> tuple[list[Alternative], int]:
+    alts = []
+    while True:
+        fraction, p = _fraction(text, p)
+        answer, p, stop = _until(text, p, "~#}", answer=True)
+        if not answer:
+            raise ClozeError(f"empty answer at {p}")
+        feedback = ""
+        if stop == "#":
+            feedback, p, stop = _until(text, p + 1, "~}", answer=False)
+        alts.append(Alternative(fraction, html.unescape(answer), html.unescape(feedback)))
+        if stop == "}":
+            return alts, p + 1
+        p += 1  # "~"
+
+
+def _fraction(text: str, p: int) -> tuple[float, int]:
+    if text.startswith("=", p):
+        return 1.0, p + 1
+    m = re.compile(r"%(-?[0-9]+(?:[.,][0-9]*)?)%").match(text, p)
+    if m:
+        return float(m.group(1).replace(",", ".")) / 100, m.end()
+    return 0.0, p
+
+
+def _until(text: str, p: int, stops: str, *, answer: bool) -> tuple[str, int, str]:
+    """The text from ``p`` up to an unescaped stop character; escapes removed."""
+    out = []
+    while p < len(text):
+        c = text[p]
+        if c == "\\" and p + 1 < len(text) and text[p + 1] in SPECIAL:
+            out.append(text[p + 1])
+            p += 2
+            continue
+        if c in stops and not (answer and c == "#" and "".join(out).endswith(("&", "&amp;"))):
+            return "".join(out), p, c
+        out.append(c)
+        p += 1
+    raise ClozeError("a field is not closed with }")
+
+
+# ---------------------------------------------------------------- Moodle's importer, ported
+_M_FRACTION = r"=|%(-?[0-9]+(?:[.,][0-9]*)?)%"
+_M_ANSWER = r".+?(?<!\\)(?<!&)(?<!&amp;)(?=[~#}]|$)"  # PCRE's (?<!\\\\|&|&amp;), split for Python
+_M_FEEDBACK = r".*?(?<!\\)(?=[~}]|$)"
+_M_ALT = rf"({_M_FRACTION})?({_M_ANSWER})(#({_M_FEEDBACK}))?"
+_M_ALT_NC = rf"(?:{_M_FRACTION.replace('(-?', '(?:-?')})?(?:{_M_ANSWER})(?:#(?:{_M_FEEDBACK}))?"
+_M_TYPES = "|".join(TYPES)  # in Moodle's order, as its regex has them
+_M_FIELD = re.compile(rf"\{{([0-9]*):({_M_TYPES}):({_M_ALT_NC}(?:~{_M_ALT_NC})*)\}}", re.S)
+_M_ALT_RE = re.compile("~?" + _M_ALT, re.S)
+
+
+def moodle_fields(text: str) -> list[Field]:
+    """The fields Moodle's importer reads, in order (see the module docstring)."""
+    out = []
+    while (m := _M_FIELD.search(text)) is not None:
+        weight, kind, remaining = m.group(1), m.group(2), m.group(3)
+        alts = []
+        while (a := _M_ALT_RE.search(remaining)) is not None:
+            fraction = 1.0 if a.group(1) == "=" else float(a.group(2).replace(",", ".")) / 100 if a.group(2) else 0.0
+            answer = a.group(3)
+            if not (kind in ("NUMERICAL", "NM") and NUMERICAL_ANSWER.match(answer)):
+                answer = html.unescape(answer).replace("\\}", "}").replace("\\#", "#")
+            feedback = a.group(5) or ""
+            feedback = html.unescape(feedback).replace("\\}", "}").replace("\\#", "#")
+            alts.append(Alternative(fraction, answer, feedback))
+            remaining = remaining.split(a.group(0), 1)[1]
+        out.append(Field(int(weight or 1), kind, alts, m.group(0)))
+        text = text.replace(m.group(0), f"{{#{len(out)}}}", 1)
+    return out
+
+
+# ---------------------------------------------------------------- the XML
+@dataclass
+class Question:
+    category: str
+    name: str
+    text: str  # question text (HTML)
+    feedback: str  # general feedback (HTML)
+
+
+def questions(xml_text: str) -> list[Question]:
+    """The Cloze questions of a Moodle XML file, each with the category it is imported into."""
+    root = ET.fromstring(xml_text)
+    assert root.tag == "quiz"
+    out, category = [], None
+    for q in root:
+        assert q.tag == "question", q.tag
+        if q.get("type") == "category":
+            category = q.findtext("category/text")
+            continue
+        assert q.get("type") == "cloze", q.get("type")
+        assert q.find("questiontext").get("format") == "html"
+        assert q.find("generalfeedback").get("format") == "html"
+        out.append(Question(category, q.findtext("name/text"), q.findtext("questiontext/text"),
+                            q.findtext("generalfeedback/text")))
+    return out
+
+
+class _Tags(__import__("html.parser").parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def html_tags_and_text(fragment: str) -> tuple[list[tuple[str, dict]], str]:
+    """The start tags of an HTML fragment and its text (references decoded), as a browser reads them."""
+    p = _Tags()
+    p.feed(fragment)
+    p.close()
+    return p.tags, "".join(p.text)
