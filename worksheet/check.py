@@ -1453,3 +1453,19 @@ def check_folder(key: Path | str, folder: Path | str, *, summary: Path | str | N
         write_all({summary_path: report.summary_csv()}, force=True)
         report.summary = str(summary_path)
     return report
+
+
+class _CallableModule(type(dataclasses)):
+    """``worksheet.check(problem, answers)`` (see :func:`worksheet.api.check`):
+    importing this module sets the package's attribute ``check`` to it, so the
+    module itself is what the call reaches."""
+
+    def __call__(self, problem, answers):
+        from .api import check
+
+        return check(problem, answers)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

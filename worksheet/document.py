@@ -40,6 +40,21 @@ class Document:
         return replace(self, problems=[Problem(p.kind, p.title, p.params, seed=p.seed, intro=p.intro,
                                                points=p.points) for p in self.problems])
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the answer key (worked solutions unfolded) through the HTML
+        renderer; the page's own head (styles) is left out, so the notebook's
+        styles stay as they are."""
+        from .render import get
+
+        return get("html").body(self, 0, 1, key=True).replace('<details class="solution">',
+                                                                '<details class="solution" open>')
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter: the answer key through the Markdown renderer."""
+        from .render import get
+
+        return get("md").render(self, key=True)
+
     @property
     def total_points(self):
         """The sum of the problems' points (exam specs), or None when none has points."""

@@ -90,6 +90,17 @@ class Quantity:
         """LaTeX symbol of the quantity."""
         return self.latex_name or latex_symbol(self.name)
 
+    def to_sympy(self):
+        """This matrix as a ``sympy.Matrix`` of the same exact values (``-oo`` for a
+        masked entry, a token label as a ``sympy.Symbol``); imports sympy."""
+        import sympy
+
+        from .exact import to_sympy
+
+        n, m = self.shape
+        return sympy.Matrix(n, m, [sympy.Symbol(x) if isinstance(x, str) else to_sympy(x)
+                                   for row in self.exact for x in row])
+
 
 @dataclass(frozen=True)
 class Step(Quantity):
@@ -187,6 +198,29 @@ class Problem:
         if name in self.inputs:
             return self.inputs[name]
         return self.step(name)
+
+    # -- for notebooks and library users (see worksheet.api) ------------------
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Each computed step's float64 values by name (copies; -inf where masked)."""
+        return {s.name: s.value.copy() for s in self.steps if not s.is_written}
+
+    def to_sympy(self) -> dict:
+        """Each computed step as a ``sympy.Matrix`` by name (the exact values;
+        written steps have none).  Imports sympy."""
+        return {s.name: s.to_sympy() for s in self.steps if not s.is_written}
+
+    def _document(self):
+        from .document import Document
+
+        return Document(self.title, [self], seed=self.seed, numbers=str(self.params.get("numbers") or "own"))
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the worked example, through the HTML renderer."""
+        return self._document()._repr_html_()
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter: the worked example, through the Markdown renderer."""
+        return self._document()._repr_markdown_()
 
 
 def _labels(labels):
