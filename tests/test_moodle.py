@@ -356,3 +356,21 @@ def test_tolerance_is_checks_rule_for_four_places():
     assert moodle.tolerance(0.5) == float(decimal_tolerance(4, 0.5)) == pytest.approx(5e-5)
     assert moodle.tolerance(-1e6) == pytest.approx(5e-5 + 1e-6)
     assert math.isclose(moodle.tolerance(0), 5e-5 + 1e-12)
+
+
+def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_refused(tmp_path, runner, cli):
+    import shutil
+
+    root = Path(__file__).parent.parent / "templates"
+    mine = tmp_path / "mine"
+    shutil.copytree(root, mine)
+    q = mine / "moodle" / "question.html.j2"
+    q.write_text(q.read_text(encoding="utf-8").replace("Type every entry", "Please type every entry"),
+                 encoding="utf-8")
+    r = runner.invoke(cli, ["build", "--format", "moodle", "--templates", str(mine), "-o", "-"])
+    assert r.exit_code == 0, r.output
+    assert "Please type every entry" in mu.questions(r.stdout)[0].text
+    old = tmp_path / "old"  # a copy from before --format moodle
+    shutil.copytree(root, old, ignore=shutil.ignore_patterns("moodle"))
+    r = runner.invoke(cli, ["build", "--format", "moodle", "--templates", str(old), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 2 and "no moodle/ subfolder" in r.stderr and not (tmp_path / "out").exists()

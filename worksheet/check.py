@@ -120,8 +120,10 @@ import io
 import json
 import math
 import re
+import sys
 import time
 import tomllib
+import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -1455,10 +1457,10 @@ def check_folder(key: Path | str, folder: Path | str, *, summary: Path | str | N
     return report
 
 
-class _CallableModule(type(dataclasses)):
+class _CallableModule(types.ModuleType):
     """``worksheet.check(problem, answers)`` (see :func:`worksheet.api.check`):
     importing this module sets the package's attribute ``check`` to it, so the
-    module itself is what the call reaches."""
+    module itself is what that call reaches."""
 
     def __call__(self, problem, answers):
         from .api import check
@@ -1466,6 +1468,4 @@ class _CallableModule(type(dataclasses)):
         return check(problem, answers)
 
 
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _CallableModule
+sys.modules[__name__].__class__ = _CallableModule
