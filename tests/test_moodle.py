@@ -23,7 +23,6 @@ from worksheet.build import ProblemSpec, build_document, render_document
 from worksheet.check import decimal_tolerance
 from worksheet.document import Document
 from worksheet.exact import to_float
-from worksheet.model import Problem
 from worksheet.parse import parse_exact
 from worksheet.render import moodle
 
