@@ -84,6 +84,8 @@ def test_a_label_entry_is_a_sympy_symbol_and_written_steps_have_no_matrix():
     assert isinstance(label, sympy.Symbol) and label.name == p["prediction"].exact[0][0]
     p.add_written("why", title="Why?", answer="Because.")
     assert "why" not in p.to_sympy() and "why" not in p.arrays()
+    marks = worksheet.check(p, {"prediction": [[p["prediction"].exact[0][0]]]})  # words: left to a person
+    assert marks["prediction"].status == "correct" and "why" not in marks.steps
 
 
 def test_check_accepts_numpy_arrays_text_and_masked_entries():
