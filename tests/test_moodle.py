@@ -373,3 +373,17 @@ def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_ref
     shutil.copytree(root, old, ignore=shutil.ignore_patterns("moodle"))
     r = runner.invoke(cli, ["build", "--format", "moodle", "--templates", str(old), "-o", str(tmp_path / "out")])
     assert r.exit_code == 2 and "no moodle/ subfolder" in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_weights_are_rounded_near_equal_shares_when_exact_ones_would_be_huge():
+    import numpy as np
+
+    from worksheet.model import Problem
+
+    p = Problem("made-up", "Made up", {})
+    for n in (7, 11, 13, 16, 17, 19):  # lcm 7 * 11 * 13 * 16 * 17 * 19: far above MAX_TOTAL
+        p.add_step(f"s{n}", ((1,) * n,), np.ones((1, n)), title=f"{n} entries", formula="x")
+    w = moodle.field_weights(p)
+    totals = [w[f"s{n}"] * n for n in (7, 11, 13, 16, 17, 19)]
+    assert all(isinstance(x, int) and x >= 1 for x in w.values())
+    assert sum(totals) <= moodle.MAX_TOTAL and max(totals) / min(totals) <= 1.05
