@@ -9,11 +9,12 @@ which browsers draw natively.  Autoescape is on, so every user-supplied text
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, prose_parts
 
 
 @lru_cache(maxsize=8192)
@@ -22,10 +23,22 @@ def mathml(latex: str, display: bool = False) -> str:
     from latex2mathml.converter import convert
 
     try:
-        return convert(latex, display="block" if display else "inline")
+        return strip_unsafe(convert(latex, display="block" if display else "inline"))
     except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
         FALLBACKS.append(latex)
         return f'<code class="tex">{escape(latex)}</code>'
+
+
+# attributes MathML must never carry here: links (latex2mathml turns \href
+# into an href), scripts, styles.  The maths allow-list (worksheet.safetext)
+# already keeps \href and \style out; this is the second line of defence.
+_UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
+                          re.I)
+
+
+def strip_unsafe(markup: str) -> str:
+    """MathML with every link, script and style attribute removed."""
+    return _UNSAFE_ATTR.sub("", markup)
 
 
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
@@ -104,5 +117,4 @@ class HtmlRenderer(TemplateRenderer):
         return escape(s)
 
     def prose(self, s: str) -> Markup:
-        parts = str(s).split("$")
-        return Markup("").join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+        return Markup("").join(self.math(p) if is_math else self.text(p) for is_math, p in prose_parts(s))

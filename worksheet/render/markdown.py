@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .base import Table, TemplateRenderer
 
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|#"})
+# Markdown specials (and $, which starts maths in Jupyter and GitHub) get a backslash; &, < and > become HTML entities (a
+# backslash does not stop every Markdown viewer from reading <script> as HTML)
+_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 
 class MarkdownRenderer(TemplateRenderer):
