@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 from .base import Table, TemplateRenderer
 
-# Markdown specials (and $, which starts maths in Jupyter and GitHub) get a backslash; &, < and > become HTML entities (a
-# backslash does not stop every Markdown viewer from reading <script> as HTML)
-_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
+# backslash; < and > become HTML entities (a backslash does not stop every
+# Markdown viewer from reading <script> as HTML), and so does an & that does
+# not start an entity (&nbsp; in the answer grids stays).
+_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "<": "&lt;", ">": "&gt;"})
+_STRAY_AMP = re.compile(r"&(?!#[0-9]+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+_TEXT_ARG = re.compile(r"\\text\{[^{}]*\}")
+
+
+def no_tags(latex: str) -> str:
+    """LaTeX for Markdown maths without a ``<`` a viewer could read as an
+    HTML tag (a token label "<eos>" in a formula): ``\\textless{}`` inside
+    ``\\text{...}`` (as in the cells, worksheet.fmt.text_escape), ``\\lt``
+    elsewhere."""
+    if "<" not in latex:
+        return latex
+    latex = _TEXT_ARG.sub(lambda m: m.group().replace("<", r"\textless{}").replace(">", r"\textgreater{}"), latex)
+    return latex.replace("<", r"\lt ")
 
 
 class MarkdownRenderer(TemplateRenderer):
@@ -31,10 +50,10 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(Table([["&nbsp;" * 8] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
 
     def math(self, latex: str) -> str:
-        return f"${latex}$"
+        return f"${no_tags(latex)}$"
 
     def display(self, latex: str) -> str:
-        return f"$$\n{latex}\n$$"
+        return f"$$\n{no_tags(latex)}\n$$"
 
     def text(self, s: str) -> str:
-        return str(s).translate(_MD_SPECIAL)
+        return _STRAY_AMP.sub("&amp;", str(s)).translate(_MD_SPECIAL)
