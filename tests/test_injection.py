@@ -73,11 +73,12 @@ def test_token_label_with_dollar_maths_is_refused_in_a_spec_section(runner, cli,
 
 @pytest.mark.parametrize("kind", ["attention", "self-attention-basic", "softmax-scaling", "cross-attention",
                                   "multi-head-attention", "layer-norm", "feed-forward", "encoder-block",
-                                  "alignment"])
+                                  "alignment", "positional-encoding", ("cross-attention", "source_tokens"),
+                                  ("next-token", "vocab")])
 def test_every_kind_with_labels_refuses_a_label_that_opens_maths(kind):
     from worksheet import kinds
 
-    field = "tokens"
+    kind, field = kind if isinstance(kind, tuple) else (kind, "tokens")
     with pytest.raises(WorksheetError, match=field):
         kinds.get(kind).Params.from_options({field: f"{PASSWD} b"})
 
