@@ -328,12 +328,22 @@ def test_markdown_escaped_text_has_no_tags_or_maths(s):
 
 @given(st.text(max_size=40))
 def test_html_label_cells_never_hold_markup(s):
+    """Every label that may be used converts to MathML (no fallback to the
+    LaTeX source) holding only MathML tags, in a cell and in a formula."""
+    from worksheet.blocks import latex_text
     from worksheet.fmt import exact_latex
+    from worksheet.render.html import FALLBACKS
 
-    out = mathml(exact_latex(s))
+    try:
+        check_label(s, field="tokens")
+    except safetext.TextError:
+        return
+    before = len(FALLBACKS)
+    out = mathml(exact_latex(s)) + mathml(latex_text(s))
+    assert len(FALLBACKS) == before, s
     tags = re.findall(r"<(/?[a-zA-Z][\w:-]*)", out)
     assert set(tags) <= {"math", "/math", "mrow", "/mrow", "mtext", "/mtext", "mi", "/mi", "mo", "/mo", "mn", "/mn",
-                         "mspace", "/mspace", "msup", "/msup", "msub", "/msub", "code", "/code"}
+                         "mspace", "/mspace", "msup", "/msup", "msub", "/msub"}
     assert "href=" not in out and "style=" not in out
 
 
@@ -383,3 +393,15 @@ def test_latex_environment_is_paranoid_and_without_shell_escape():
     env = pdf.latex_env()
     assert env["openin_any"] == "p" and env["openout_any"] == "p"
     assert "-no-shell-escape" in pdf.LATEX_FLAGS
+
+
+@given(st.text(alphabet="\\{}^_$%#&<>abcdeinptuxy /()=+-0123456789", max_size=30))
+def test_accepted_maths_holds_only_listed_commands(latex):
+    """Whatever the allow-list accepts has no command off the list, no ^^
+    and balanced braces, however the characters are arranged."""
+    if math_problem(latex) is not None:
+        return
+    stripped = re.sub(r"\\[,;!{}| ]", "", latex)
+    assert set(re.findall(r"\\([A-Za-z]+)", stripped)) <= safetext.MATH_COMMANDS
+    assert "^^" not in stripped and not set(stripped) & set("$%#&<")
+    assert stripped.count("{") == stripped.count("}")

@@ -47,7 +47,8 @@ def _plain_text(m: re.Match) -> str:
             return "\uff5b" if e.group(2) == "{" else "\uff5d"
         return _TEXT_NAMED.get(e.group(3), e.group())
 
-    return r"\text{" + _TEXT_ESCAPES.sub(one, m.group(1)) + "}"
+    text = _TEXT_ESCAPES.sub(one, m.group(1))
+    return r"\text{" + ("\u2060" if text.startswith("%") else "") + text + "}"  # latex2mathml fails on \text{%...}
 
 
 # attributes MathML must never carry here: links (latex2mathml turns \href
