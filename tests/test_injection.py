@@ -405,3 +405,17 @@ def test_accepted_maths_holds_only_listed_commands(latex):
     assert set(re.findall(r"\\([A-Za-z]+)", stripped)) <= safetext.MATH_COMMANDS
     assert "^^" not in stripped and not set(stripped) & set("$%#&<")
     assert stripped.count("{") == stripped.count("}")
+
+
+@pytest.mark.parametrize("fmt", ["tex", "md"])
+def test_a_label_in_a_decimal_table_that_starts_with_a_digit_is_text(fmt):
+    """Decimal cells print as numbers only when they are numbers: a label
+    such as 1\\input{...} (a template may show any step's decimals) is escaped."""
+    from worksheet.render.base import Table
+
+    out = get(fmt).table(Table([["1.5000", r"1\input{/etc/passwd}", "-<script>"]], None, None), math=False)
+    assert r"\input{" not in out
+    if fmt == "tex":
+        assert "$1.5000$" in out and r"1\textbackslash{}input\{/etc/passwd\}" in out
+    else:
+        assert "| 1.5000 |" in out and "<script>" not in out and "-&lt;script&gt;" in out

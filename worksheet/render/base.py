@@ -7,6 +7,7 @@ piece of text is written.  Layout lives only in ``templates/<format>/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -292,6 +293,15 @@ class TemplateRenderer:
             _check_outside_blocks(self.env, (parents or [tmpl])[-1].name)
             chain = self._chains[key] = (tmpl, parents)
         return chain
+
+
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def is_number(cell: str) -> bool:
+    """Is a decimal-table cell a number (printed as maths)?  Anything else,
+    such as a token label, is text and escaped, even when it starts with a digit."""
+    return _NUMBER.fullmatch(cell) is not None
 
 
 def prose_parts(s: str) -> list[tuple[bool, str]]:

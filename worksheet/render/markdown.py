@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, is_number
 
 # Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
 # backslash; < and > become HTML entities (a backslash does not stop every
@@ -42,7 +42,7 @@ class MarkdownRenderer(TemplateRenderer):
         for i, row in enumerate(t.cells):
             label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
             cells = [f"${c}$" for c in row] if math else [
-                "−∞" if c == "-inf" else c if c[:1] in "-0123456789" else self.text(c) for c in row]
+                "−∞" if c == "-inf" else c if is_number(c) else self.text(c) for c in row]
             lines.append("| " + " | ".join([label] + [c.replace("|", "\\|") for c in cells]) + " |")
         return "\n".join(lines)
 
