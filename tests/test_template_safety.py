@@ -55,6 +55,11 @@ def test_include_outside_the_templates_folder_is_refused(runner, cli, tmp_path, 
     assert "root:" not in line
 
 
+def test_include_of_a_missing_template_names_it(runner, cli, tmp_path):
+    line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'nosuch.md.j2' %}" + END})
+    assert "sheet.md.j2, line 3: template 'nosuch.md.j2' is not in" in line
+
+
 def test_template_that_is_not_utf8_is_named(runner, cli, tmp_path):
     line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET.encode() + b"caf\xe9" + END.encode()})
     assert "sheet.md.j2: not UTF-8 text (byte" in line

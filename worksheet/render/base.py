@@ -267,8 +267,9 @@ class TemplateRenderer:
         elif isinstance(exc, UnicodeDecodeError):
             reason = f"a template it includes is not UTF-8 text (byte {exc.start + 1})"
         elif isinstance(exc, jinja2.TemplateNotFound):
-            reason = (f"template {exc.name!r} is not in {self.env.loader.searchpath[0]} "
-                      f"(templates may include only templates of that folder)")
+            outside = str(exc.name).startswith("/") or ".." in str(exc.name).split("/")
+            reason = (f"template {exc.name!r} is not in {self.env.loader.searchpath[0]}"
+                      + (" (templates may include only templates of that folder)" if outside else ""))
         elif isinstance(exc, jinja2.TemplateError):
             reason = exc.message or type(exc).__name__
         else:
