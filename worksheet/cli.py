@@ -41,6 +41,13 @@ def _fail(message: str, code: int = 2):
     sys.exit(code)
 
 
+def _line(value: str | None, field: str) -> str | None:
+    """A one-line plain-text option (see worksheet.safetext.check_line)."""
+    from .safetext import check_line
+
+    return value if value is None else check_line(value, field=field)
+
+
 def _formats(value: str, allowed=None) -> list[str]:
     from .render import FORMATS
 
@@ -107,7 +114,8 @@ def list_cmd(examples):
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
 @click.option("--name", default=None, help="base name of the files  [default: worksheet]")
 @click.option("--force", is_flag=True, help="overwrite existing files")
-@click.option("--title", default=None, help="title printed on the sheet")
+@click.option("--title", default=None, callback=lambda ctx, param, value: _line(value, "--title"),
+              help="title printed on the sheet (one line of plain text)")
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
@@ -201,7 +209,8 @@ def _with_progress(make, problems, count, *args, **kw):
 @click.option("-i", "--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON or TOML file of named matrices")
 @click.option("--example", help="a reference example instead of a file (see 'worksheet list --examples')")
-@click.option("--format", "fmt", default="md", show_default=True, help="md, tex or json")
+@click.option("--format", "fmt", default="md", show_default=True,
+              help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)")
 @click.option("-o", "--out", default="-", show_default=True, help="output file, or - for stdout")
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
 @click.option("--causal/--no-causal", default=None, help="mask future tokens (overrides the file)")
@@ -215,6 +224,8 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     formats = _formats(fmt)
     if len(formats) != 1:
         raise WorksheetError("solve writes one format; give one with --format")
+    if formats == ["pdf"] and out == "-":  # never binary on stdout (a terminal or a pipe)
+        raise WorksheetError("-o - writes text; write a PDF to a file with -o FILE.pdf")
     options = {"causal": causal}
     if example:
         if input_file or kind:

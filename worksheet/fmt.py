@@ -41,8 +41,8 @@ def given(x) -> str:
         p = terminating_places(x)
         if p is not None:
             return f"{x.numerator / x.denominator:.{p}f}" if p else str(x.numerator)
-    if isinstance(x, str):
-        return x
+    if isinstance(x, str):  # a label: text, never LaTeX
+        return rf"\text{{{text_escape(x)}}}"
     return to_latex(x)
 
 

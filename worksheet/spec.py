@@ -20,7 +20,10 @@
     causal = true
 
 An unknown key or a value of the wrong type is an error naming the key and
-its line (exit code 2).  Loading a spec checks every section's parameters,
+its line (exit code 2).  Title, course and date are one line of plain text,
+instructions plain text; a prompt's ``$...$`` formulas may use only the maths
+listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
+Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
 """
 
@@ -34,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, ParamError, WorksheetError
+from .safetext import TextError, check_line, check_paragraph, check_prose
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -116,6 +120,11 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             if not isinstance(data[key], str):
                 fail(f"must be text, not {_show(data[key])}", key)
             setattr(spec, key, data[key])
+    for key, check in (("title", check_line), ("course", check_line), ("instructions", check_paragraph)):
+        try:
+            check(getattr(spec, key) or "", field=key)
+        except TextError as exc:
+            fail(exc.reason, key)
     if spec.name is not None and (not spec.name or re.search(r"[/\\]", spec.name)):
         fail("must be a plain file name (no folders)", "name")
     if "date" in data:
@@ -124,7 +133,10 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             d = d.isoformat()
         if not isinstance(d, str):
             fail(f"must be text or a date, not {_show(d)}", "date")
-        spec.date = d
+        try:
+            spec.date = check_line(d, field="date")
+        except TextError as exc:
+            fail(exc.reason, "date")
     for key, choices in (("paper", PAPERS), ("numbers", NUMBER_MODES)):
         if key in data:
             if data[key] not in choices:
@@ -183,6 +195,10 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     prompt = table.get("prompt", "")
     if not isinstance(prompt, str):
         fail(f"must be text, not {_show(prompt)}", "prompt", i)
+    try:  # printed as prose: its $...$ formulas may use only the allowed maths
+        check_prose(prompt, field="prompt")
+    except TextError as exc:
+        fail(exc.reason, "prompt", i)
     # check the parameters now, with the exam's number mode, so errors name the key
     merged = {"numbers": spec.numbers, **params}
     try:

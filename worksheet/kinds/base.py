@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import GenerationError, InputError, ParamError
 from ..exact import rational
 from ..model import Matrix
+from ..safetext import check_labels
 
 NUMBER_MODES = ("hand", "calculator")
 MAX_TRIES = 2000  # bounded retries for hand-friendly numbers
@@ -41,7 +42,7 @@ def row_labels(labels, n: int, what: str = "rows", field: str = "tokens") -> tup
     """The labels given for n rows (checked), or the default sentence."""
     if labels is not None and len(labels) != n:
         raise InputError(f"{len(labels)} labels for {n} {what}", field=field)
-    return tuple(labels) if labels else default_tokens(n)
+    return check_labels(labels, field=field) if labels else default_tokens(n)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,10 @@ class Params:
     def __post_init__(self):
         if self.numbers not in NUMBER_MODES:
             raise ParamError(f"--numbers must be one of {', '.join(NUMBER_MODES)}, not '{self.numbers}'")
+        for f in fields(self):  # labels: printable, bounded, no $ (see worksheet.safetext)
+            value = getattr(self, f.name)
+            if str(f.type).startswith("tuple[str") and value is not None:
+                check_labels(value, field=f.name)
         self.validate()
 
     def validate(self) -> None:
@@ -138,7 +143,7 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
             value = value.split()
         if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
             raise InputError("must be a list of labels", **where)
-        return tuple(str(x) for x in value)
+        return check_labels([str(x) for x in value], **where)
     if t.startswith("tuple[int"):
         if isinstance(value, str):
             value = [int(x) for x in value.replace(",", " ").split()]

@@ -7,6 +7,7 @@ piece of text is written.  Layout lives only in ``templates/<format>/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -16,6 +17,7 @@ from .. import fmt
 from ..document import Document
 from ..errors import WorksheetError
 from ..model import Quantity, Step
+from ..safetext import math_problem
 
 
 def default_templates() -> Path:
@@ -164,8 +166,7 @@ class TemplateRenderer:
         """Words with inline ``$math$`` (the conventions): escape the words only."""
         out = self._prose.get(s)  # the same conventions and notes recur on every sheet
         if out is None:
-            parts = s.split("$")
-            out = "".join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+            out = "".join(self.math(p) if is_math else self.text(p) for is_math, p in prose_parts(s))
             if len(self._prose) < 4096:
                 self._prose[s] = out
         return out
@@ -181,6 +182,12 @@ class TemplateRenderer:
             raise TemplateError(f"template {exc.name} is missing from {self.env.loader.searchpath[0]}") from None
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"{exc.filename or exc.name}, line {exc.lineno}: {exc.message}") from None
+        except UnicodeDecodeError as exc:
+            raise TemplateError(f"{Path(self.env.loader.searchpath[0]) / name}: not UTF-8 text "
+                                f"(byte {exc.start + 1})") from None
+        except RecursionError:
+            raise TemplateError(f"{Path(self.env.loader.searchpath[0]) / name}: "
+                                f"nested too deeply to compile") from None
 
     def render(self, doc: Document, *, key: bool) -> str:
         """One document (a sheet or its key) as one file."""
@@ -226,8 +233,50 @@ class TemplateRenderer:
                 ctx.blocks.setdefault(name, []).append(func)
         try:
             return "".join(ctx.blocks[block][0](ctx))
-        except jinja2.UndefinedError as exc:
-            raise TemplateError(f"{self.name} template, block {block}: {exc.message}") from None
+        except WorksheetError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the template's own code failed: see template_failure
+            failure = self.template_failure(exc, block)
+            if failure is None:
+                raise
+            raise failure from None
+
+    def template_failure(self, exc: Exception, block: str) -> TemplateError | None:
+        """The one-line error for an exception raised while a template ran
+        (``{{ 1/0 }}``, an include that is missing, outside the templates
+        folder or not UTF-8, a macro that calls itself without end, an
+        undefined name), naming the template file and line; None when the
+        exception came from worksheet's own code (a bug, not the template's).
+
+        Jinja rewrites the traceback so that template code shows as frames
+        of the template file at its line (``Environment.handle_exception``).
+        """
+        try:
+            self.env.handle_exception()
+        except BaseException as rewritten:  # noqa: BLE001 - handle_exception always raises
+            frames = _frames(rewritten.__traceback__)
+        else:  # pragma: no cover - handle_exception always raises
+            frames = []
+        package = str(Path(__file__).resolve().parent.parent)
+        last = max((k for k, (file, _) in enumerate(frames) if file.endswith(".j2")), default=None)
+        if not isinstance(exc, (jinja2.TemplateError, RecursionError, UnicodeDecodeError)) and (
+                last is None or any(f.startswith(package) for f, _ in frames[last + 1:])):
+            return None
+        if isinstance(exc, RecursionError):
+            reason = "templates call or include each other without end"
+        elif isinstance(exc, UnicodeDecodeError):
+            reason = f"a template it includes is not UTF-8 text (byte {exc.start + 1})"
+        elif isinstance(exc, jinja2.TemplateNotFound):
+            outside = str(exc.name).startswith("/") or ".." in str(exc.name).split("/")
+            reason = (f"template {exc.name!r} is not in {self.env.loader.searchpath[0]}"
+                      + (" (templates may include only templates of that folder)" if outside else ""))
+        elif isinstance(exc, jinja2.TemplateError):
+            reason = exc.message or type(exc).__name__
+        else:
+            reason = f"{type(exc).__name__}: {exc}"
+        where = f"{frames[last][0]}, line {frames[last][1]}" if last is not None else \
+            f"{self.name} template, block {block}"
+        return TemplateError(f"{where}: {reason}".replace("\n", " "))
 
     def _chain(self, key: bool) -> tuple[jinja2.Template, list[jinja2.Template]]:
         """The sheet or key template and the templates it extends, nearest first."""
@@ -247,6 +296,32 @@ class TemplateRenderer:
         return chain
 
 
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def is_number(cell: str) -> bool:
+    """Is a decimal-table cell a number (printed as maths)?  Anything else,
+    such as a token label, is text and escaped, even when it starts with a digit."""
+    return _NUMBER.fullmatch(cell) is not None
+
+
+def prose_parts(s: str) -> list[tuple[bool, str]]:
+    """The pieces of prose: (True, formula) for each ``$...$``, (False, words)
+    between them.  A formula that fails :func:`worksheet.safetext.math_problem`
+    (a command off the list, e.g. from a label that slipped through) comes
+    back as words, ``$`` and all, so the renderer escapes it: prose never
+    runs a command it was not meant to."""
+    out: list[tuple[bool, str]] = []
+    for i, part in enumerate(str(s).split("$")):
+        if i % 2 and math_problem(part) is None:
+            out.append((True, part))
+        elif i % 2:
+            out.append((False, f"${part}$"))
+        elif part:
+            out.append((False, part))
+    return out
+
+
 class DocLoop:
     """``loop`` inside the ``doc`` block: this document's place among the documents."""
 
@@ -260,6 +335,15 @@ class DocLoop:
     last = property(lambda self: self.index0 == self.length - 1)
     revindex = property(lambda self: self.length - self.index0)
     revindex0 = property(lambda self: self.length - self.index0 - 1)
+
+
+def _frames(tb) -> list[tuple[str, int]]:
+    """(file name, line) of each frame of a traceback, outermost first."""
+    out = []
+    while tb is not None:
+        out.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    return out
 
 
 def _check_outside_blocks(env: jinja2.Environment, name: str) -> None:

@@ -9,11 +9,12 @@ which browsers draw natively.  Autoescape is on, so every user-supplied text
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, prose_parts
 
 
 @lru_cache(maxsize=8192)
@@ -22,10 +23,73 @@ def mathml(latex: str, display: bool = False) -> str:
     from latex2mathml.converter import convert
 
     try:
-        return convert(latex, display="block" if display else "inline")
+        return clean_mathml(convert(_TEXT_ARG.sub(_plain_text, latex), display="block" if display else "inline"))
     except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
         FALLBACKS.append(latex)
         return f'<code class="tex">{escape(latex)}</code>'
+
+
+# \text{...} as worksheet.fmt.text_escape writes it (a token label in a
+# cell): latex2mathml reads neither \textless{} nor \_ there, and ends the
+# text at the first }, so the escapes become the characters they stand for
+# (braces and backslash as look-alikes); clean_mathml then escapes them for HTML.
+_TEXT_ARG = re.compile(r"\\text\{((?:[^{}\\]|\\[$&%#_{}]|\\(?:text[a-z]+|[~^])\{\})*)\}")
+_TEXT_ESCAPES = re.compile(r"\\([$&%#_])|\\([{}])|\\(text[a-z]+|[~^])\{\}")
+_TEXT_NAMED = {"textbackslash": "\u29f5", "textless": "<", "textgreater": ">", "textasciitilde": "~",
+               "textasciicircum": "^", "~": "~", "^": "^"}
+
+
+def _plain_text(m: re.Match) -> str:
+    def one(e: re.Match) -> str:
+        if e.group(1):
+            return e.group(1)
+        if e.group(2):
+            return "\uff5b" if e.group(2) == "{" else "\uff5d"
+        return _TEXT_NAMED.get(e.group(3), e.group())
+
+    text = _TEXT_ESCAPES.sub(one, m.group(1))
+    return r"\text{" + ("\u2060" if text.startswith("%") else "") + text + "}"  # latex2mathml fails on \text{%...}
+
+
+# attributes MathML must never carry here: links (latex2mathml turns \href
+# into an href), scripts, styles.  The maths allow-list (worksheet.safetext)
+# already keeps \href and \style out; this is the second line of defence.
+_UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
+                          re.I)
+
+
+def strip_unsafe(markup: str) -> str:
+    """MathML with every link, script and style attribute removed."""
+    return _UNSAFE_ATTR.sub("", markup)
+
+
+# latex2mathml copies the text of \text{...} into <mtext> as it is, so a
+# label "<script>" would arrive as a tag: only these MathML tags, with these
+# attributes, stay markup; every other <, > and stray & becomes text.
+_MATHML_TAG = re.compile(
+    r'</?(?:math|mrow|mi|mn|mo|mtext|ms|mspace|msqrt|mroot|mfrac|msub|msup|msubsup|munder|mover|munderover'
+    r'|mtable|mtr|mtd|mstyle|mpadded|mphantom|menclose)'
+    r'(?:\s+(?:xmlns|display|mathvariant|stretchy|fence|separator|lspace|rspace|width|height|depth|columnalign'
+    r'|columnlines|rowlines|columnspacing|rowspacing|linethickness|accent|accentunder|movablelimits|form'
+    r'|minsize|maxsize|symmetric|largeop|notation|frame|scriptlevel|displaystyle)="[^"<>]*")*\s*/?>')
+_STRAY_AMP = re.compile(r"&(?!#[0-9]+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+def clean_mathml(markup: str) -> str:
+    """MathML where only known MathML tags and attributes are markup (see
+    _MATHML_TAG); links, scripts and styles are dropped or become text."""
+    markup = strip_unsafe(markup)
+    out, at = [], 0
+    for m in _MATHML_TAG.finditer(markup):
+        out.append(_text(markup[at:m.start()]))
+        out.append(m.group())
+        at = m.end()
+    out.append(_text(markup[at:]))
+    return "".join(out)
+
+
+def _text(s: str) -> str:
+    return _STRAY_AMP.sub("&amp;", s).replace("<", "&lt;").replace(">", "&gt;")
 
 
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
@@ -104,5 +168,4 @@ class HtmlRenderer(TemplateRenderer):
         return escape(s)
 
     def prose(self, s: str) -> Markup:
-        parts = str(s).split("$")
-        return Markup("").join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+        return Markup("").join(self.math(p) if is_math else self.text(p) for is_math, p in prose_parts(s))

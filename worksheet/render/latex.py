@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, is_number
 
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -51,7 +51,7 @@ class LatexRenderer(TemplateRenderer):
 
     def table(self, t: Table, math: bool) -> str:
         wrap = (lambda c: f"${c}$") if math else (
-            lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if c[:1] in "-0123456789" else tex_escape(c))
+            lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
         head = " & ".join([""] + [tex_escape(c) for c in t.cols]) if t.cols else \
             " & ".join([""] + [str(j + 1) for j in range(t.m)])
         rows = [" & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row])

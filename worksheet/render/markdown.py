@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
-from .base import Table, TemplateRenderer
+import re
 
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|#"})
+from .base import Table, TemplateRenderer, is_number
+
+# Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
+# backslash; < and > become HTML entities (a backslash does not stop every
+# Markdown viewer from reading <script> as HTML), and so does an & that does
+# not start an entity (&nbsp; in the answer grids stays).
+_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "<": "&lt;", ">": "&gt;"})
+_STRAY_AMP = re.compile(r"&(?!#[0-9]+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+
+
+_TEXT_ARG = re.compile(r"\\text\{[^{}]*\}")
+
+
+def no_tags(latex: str) -> str:
+    """LaTeX for Markdown maths without a ``<`` a viewer could read as an
+    HTML tag (a token label "<eos>" in a formula): ``\\textless{}`` inside
+    ``\\text{...}`` (as in the cells, worksheet.fmt.text_escape), ``\\lt``
+    elsewhere."""
+    if "<" not in latex:
+        return latex
+    latex = _TEXT_ARG.sub(lambda m: m.group().replace("<", r"\textless{}").replace(">", r"\textgreater{}"), latex)
+    return latex.replace("<", r"\lt ")
 
 
 class MarkdownRenderer(TemplateRenderer):
@@ -21,7 +42,7 @@ class MarkdownRenderer(TemplateRenderer):
         for i, row in enumerate(t.cells):
             label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
             cells = [f"${c}$" for c in row] if math else [
-                "−∞" if c == "-inf" else c if c[:1] in "-0123456789" else self.text(c) for c in row]
+                "−∞" if c == "-inf" else c if is_number(c) else self.text(c) for c in row]
             lines.append("| " + " | ".join([label] + [c.replace("|", "\\|") for c in cells]) + " |")
         return "\n".join(lines)
 
@@ -29,10 +50,10 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(Table([["&nbsp;" * 8] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
 
     def math(self, latex: str) -> str:
-        return f"${latex}$"
+        return f"${no_tags(latex)}$"
 
     def display(self, latex: str) -> str:
-        return f"$$\n{latex}\n$$"
+        return f"$$\n{no_tags(latex)}\n$$"
 
     def text(self, s: str) -> str:
-        return str(s).translate(_MD_SPECIAL)
+        return _STRAY_AMP.sub("&amp;", str(s)).translate(_MD_SPECIAL)

@@ -1,7 +1,8 @@
 """PDF: the LaTeX renderer's output compiled by latexmk (or pdflatex).
 
 LaTeX runs in a fresh temporary folder with ``-interaction=nonstopmode
--halt-on-error -no-shell-escape``; only a finished PDF comes back (as bytes,
+-halt-on-error -no-shell-escape`` and may not open files outside it (see
+:func:`latex_env`); only a finished PDF comes back (as bytes,
 for :func:`worksheet.files.write_all`).  Nothing here changes the layout:
 that is ``templates/tex``.
 
@@ -107,6 +108,27 @@ def needs_second_pass(source: str) -> bool:
     return bool(_REFERS_BACK.search(source))
 
 
+def latex_env() -> dict[str, str]:
+    """The environment of a LaTeX run.
+
+    * ``openin_any=p`` and ``openout_any=p`` (kpathsea's "paranoid"): LaTeX
+      may read and write only files below its working folder or found in the
+      TeX installation, never an absolute path or one with ``..``.  With
+      ``-no-shell-escape`` this is the second line of defence behind the
+      escaping of every user text: even a missed escape cannot read
+      ``/etc/passwd`` into a PDF (tested).
+    * ``SOURCE_DATE_EPOCH`` and ``FORCE_SOURCE_DATE=1``: the PDF's dates and
+      its trailer ``/ID`` (pdfTeX derives it from the date and the file name)
+      are fixed, so the same command and seed give a byte-identical PDF
+      (tested).  The date is the caller's ``SOURCE_DATE_EPOCH`` when it is a
+      whole number, otherwise 0 (1 January 1970).
+    * ``max_print_line``: log lines unwrapped, easier to read and parse.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    return {**os.environ, "max_print_line": "10000", "openin_any": "p", "openout_any": "p",
+            "SOURCE_DATE_EPOCH": epoch if epoch.isdigit() else "0", "FORCE_SOURCE_DATE": "1"}
+
+
 def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
     """Compile one LaTeX source in a temporary folder; raise on any error."""
     found = engine()
@@ -114,7 +136,7 @@ def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
         raise LatexMissingError(missing_message())
     name, exe = found
     stem = Path(tex_name).stem
-    env = {**os.environ, "max_print_line": "10000"}  # log lines unwrapped: easier to read and parse
+    env = latex_env()
     with tempfile.TemporaryDirectory(prefix="worksheet-latex-") as tmp:
         folder = Path(tmp)
         (folder / f"{stem}.tex").write_text(source, encoding="utf-8")
