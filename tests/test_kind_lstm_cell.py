@@ -228,6 +228,17 @@ def test_agrees_with_real_torch_lstmcell():
         np.testing.assert_allclose(p.step(name).value, want, rtol=1e-10, atol=1e-12, err_msg=name)
 
 
+def test_reference_example_keeps_one_unit_of_c0_and_forgets_the_other(runner, cli):
+    from worksheet.build import solve_example
+
+    p = solve_example("lstm-forget")
+    assert p.step("f").exact == ((rec.sigmoid(F(2)), rec.sigmoid(F(-2))),)
+    c = p.step("c").value[0]  # f c0 + i g = (sigma(2) + tanh(1)/2, -sigma(-2) - sigma(1) tanh(1))
+    np.testing.assert_allclose(c, [sigmoid(2) + np.tanh(1) / 2, -sigmoid(-2) - sigmoid(1) * np.tanh(1)], rtol=1e-12)
+    r = runner.invoke(cli, ["solve", "--example", "lstm-forget", "--format", "json"])
+    assert r.exit_code == 0 and '"kind": "lstm-cell"' in r.output
+
+
 def test_golden_files():
     check_golden(KIND)
 

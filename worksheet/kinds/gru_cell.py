@@ -189,13 +189,13 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
         lhs = f"a^{{n}}_{{{j + 1}}}" if T == 1 else f"a^{{n}}_{{{t},{j + 1}}}"
-        out.append(
-            rf"{lhs} = ({_x(t, T)} W_{{n}}[:,{j + 1}] + b_{{n,{j + 1}}}) + {rec.sub('r', t, T, j)} \, "
-            rf"({rec.prev_h(t, T)} W_{{hn}}[:,{j + 1}] + b_{{hn,{j + 1}}}) = "
-            rf"({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + {blocks.work_term(inputs['b_n'][0][j])[0]})"
-            rf" + {decimal(R[0][j])} \cdot ({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
-            rf"{blocks.work_term(inputs['b_hn'][0][j])[0]}) \approx {blocks.work_term(A_x[0][j])[0]} + "
-            rf"{decimal(R[0][j])} \cdot {blocks.work_term(A_h[0][j])[0]} {rec.to_places(A[0][j], places)}")
+        r = decimal(R[0][j])
+        out.append(rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
+                   rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
+                   rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
+                   rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})")
+        out.append(rf"{lhs} \approx {blocks.work_term(A_x[0][j])[0]} + {r} \cdot {blocks.work_term(A_h[0][j])[0]} "
+                   rf"{rec.to_places(A[0][j], places)}")
         out.append(rec.act_work(rec.sub("n", t, T, j), TANH, A_r[0][j], N[0][j]))
     return out
 
