@@ -125,3 +125,30 @@ def diagnosed(tmp_path, kind: str, options: dict, wrong, code: str, seeds=range(
     assert all(st[n] == "correct" for n in names[:k]), report.text()
     assert all(st[n] in ("carried-forward", "correct") for n in names[k + 1:]), report.text()
     return report
+
+
+# ---------------------------------------------------------------- every format
+def every_format_builds(runner, cli, kind: str, out) -> None:
+    """One sheet with the kind at 1, 2 and 3 time steps builds in md, tex, json, pdf
+    and html (pdf needs LaTeX: skipped without it unless WORKSHEET_REQUIRE_LATEX=1)."""
+    import os
+
+    import pytest
+
+    from worksheet.render import pdf as pdfmod
+
+    formats = "md,tex,json,html"
+    if pdfmod.engine() is not None:
+        formats += ",pdf"
+    elif os.environ.get("WORKSHEET_REQUIRE_LATEX") == "1":
+        pytest.fail("LaTeX is missing but WORKSHEET_REQUIRE_LATEX=1")
+    specs = [f"{kind}:steps={t}" for t in (1, 2, 3)]
+    r = runner.invoke(cli, ["build", *specs, "--format", formats, "-o", str(out)])
+    assert r.exit_code == 0, (r.output, r.stderr)
+    for ext in formats.split(","):
+        for name in (f"worksheet.{ext}", f"worksheet-key.{ext}") if ext != "json" else ("worksheet.json",):
+            assert (out / name).stat().st_size > 500, name
+    if "pdf" in formats:
+        assert (out / "worksheet.pdf").read_bytes().startswith(b"%PDF")
+    html = (out / "worksheet.html").read_text(encoding="utf-8")
+    assert "you may need" in html and html.count("<h2") >= 3

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from check_util import make_key, recompute, statuses, table, write_toml
 from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
-from recurrent_util import diagnosed, real_torch_chain, sigmoid, torch_chain
+from recurrent_util import diagnosed, every_format_builds, real_torch_chain, sigmoid, torch_chain
 from worksheet.build import build_document, render_document, solve_file
 from worksheet.check import check_answers
 from worksheet.errors import InputError, ParamError, ShapeError
@@ -198,7 +198,9 @@ def _x(v):
     ("reset-outside", lambda v: ("n", np.tanh(_x(v) @ v["W_n"] + v["b_n"] + (v["r"] * v["h0"]) @ v["W_hn"]
                                               + v["b_hn"]))),
     ("gru-cho-update", lambda v: ("h", v["z"] * v["n"] + (1 - v["z"]) * v["h0"])),
-], ids=["tanh-on-z", "reset-outside", "gru-cho-update"])
+    ("tanh-for-sigmoid", lambda v: ("n", sigmoid(_x(v) @ v["W_n"] + v["b_n"] + v["r"] * (v["h0"] @ v["W_hn"]
+                                                                                      + v["b_hn"])))),
+], ids=["tanh-on-z", "reset-outside", "gru-cho-update", "sigma-on-n"])
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 def test_named_mistake_is_diagnosed(tmp_path, code, wrong, numbers):
     diagnosed(tmp_path, KIND, {"numbers": numbers}, wrong, code)
@@ -215,6 +217,10 @@ def test_agrees_with_real_torch_grucell():
     p = kind.solve(kind.generate(np.random.default_rng(7), params), params)
     for name, want in real_torch_chain(KIND, float_inputs(p)).items():
         np.testing.assert_allclose(p.step(name).value, want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
+    every_format_builds(runner, cli, KIND, tmp_path)
 
 
 def test_golden_files():

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from check_util import make_key, statuses, table, write_toml, recompute
 from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
-from recurrent_util import diagnosed, real_torch_chain, sigmoid, torch_chain
+from recurrent_util import diagnosed, every_format_builds, real_torch_chain, sigmoid, torch_chain
 from worksheet.build import build_document, solve_file
 from worksheet.check import check_answers
 from worksheet.errors import InputError, ParamError, ShapeError
@@ -114,6 +114,19 @@ def test_hand_mode_allows_three_time_steps_at_most():
     with pytest.raises(ParamError, match="at most 3 time steps"):
         kind.Params(steps=4)
     assert kind.Params(steps=12, numbers="calculator").steps == 12
+    with pytest.raises(ParamError, match="at most 4 hidden units"):
+        kind.Params(d_h=5)
+
+
+@pytest.mark.parametrize("spec, message", [(f"{KIND}:steps=4", "at most 3 time steps"),
+                                           (f"{KIND}:d_h=6", "at most 4 hidden units"),
+                                           (f"{KIND}:steps=0", "steps must be between 1 and 12")])
+def test_cli_rejects_hand_sizes_beyond_pencil_with_one_line(runner, cli, tmp_path, spec, message):
+    from common import one_line_error
+
+    r = runner.invoke(cli, ["build", spec, "-o", str(tmp_path)])
+    assert message in one_line_error(r)
+    assert not any(tmp_path.iterdir())
 
 
 TABLE = {"x": [[1, "0.5"]], "h0": [[0, 1]], "c0": [["0.5", -1]],
@@ -216,6 +229,19 @@ def test_named_mistake_is_diagnosed(tmp_path, code, wrong, numbers):
     diagnosed(tmp_path, KIND, {"numbers": numbers}, wrong, code)
 
 
+def test_a_forgotten_forget_term_is_named_from_h_alone(tmp_path):
+    """A student who wrote only h, computed from c = i * g, is still told which mistake it was."""
+    for seed in range(1, 20):
+        key, doc = make_key(tmp_path, [KIND], seed=seed)
+        p = doc.problems[0]
+        values = recompute(p, {"c": p.step("i").value * p.step("g").value})
+        if np.abs(values["h"] - p.step("h").value).max() > 0.01:
+            break
+    report = check_answers(key, write_toml(tmp_path / "a.toml", table({"h": values["h"]})))
+    assert {s.name: s.mistake for s in report.problems[0].steps if s.status == "incorrect"} == {
+        "h": "c-without-forget"}, report.text()
+
+
 def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):
     diagnosed(tmp_path, f"{KIND}:steps=2", {}, lambda v: ("c_2", v["i_2"] * v["g_2"]), "c-without-forget")
 
@@ -237,6 +263,10 @@ def test_reference_example_keeps_one_unit_of_c0_and_forgets_the_other(runner, cl
     np.testing.assert_allclose(c, [sigmoid(2) + np.tanh(1) / 2, -sigmoid(-2) - sigmoid(1) * np.tanh(1)], rtol=1e-12)
     r = runner.invoke(cli, ["solve", "--example", "lstm-forget", "--format", "json"])
     assert r.exit_code == 0 and '"kind": "lstm-cell"' in r.output
+
+
+def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
+    every_format_builds(runner, cli, KIND, tmp_path)
 
 
 def test_golden_files():

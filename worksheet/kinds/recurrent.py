@@ -34,8 +34,8 @@ that holds; a user's own numbers that drift further are an InputError
 and then h moves h by up to 0.01, more than the 5e-3 a rounded step may
 differ from the unrounded chain.
 
-Hand mode allows at most 3 time steps (the table grows by up to 5 d_h
-values per step); calculator mode up to 12.  From t = 2 on the
+Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
+to 5 d_h values per step); calculator mode up to 12 steps and d_h <= 8.  From t = 2 on the
 pre-activations are 3-decimal numbers (h_{t-1} is carried so), and the
 table lists σ and tanh at exactly those arguments.
 """
@@ -58,6 +58,7 @@ HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's 
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
 CALC_PLACES = 4
 HAND_MAX_STEPS = 3  # more time steps by hand: a table of dozens of σ values
+HAND_MAX_UNITS = 4  # d_h by hand, for the same reason
 HAND_RANGE = 3  # hand mode: every pre-activation in [-3, 3]
 AID_TITLE = r"Values of $\sigma$ and $\tanh$ you may need"
 
@@ -98,6 +99,9 @@ class Params(base.Params):
         base.positive("steps", self.steps, 12)
         base.positive("d_in", self.d_in, 8)
         base.positive("d_h", self.d_h, 8)
+        if self.numbers == "hand" and self.d_h > HAND_MAX_UNITS:
+            raise ParamError(f"d_h = {self.d_h}: hand mode allows at most {HAND_MAX_UNITS} hidden units "
+                             "(the table of σ and tanh values grows with each); use --numbers calculator")
         if self.numbers == "hand" and self.steps > HAND_MAX_STEPS:
             raise ParamError(f"steps = {self.steps}: hand mode allows at most {HAND_MAX_STEPS} time steps "
                              "(the table of σ and tanh values grows with each); use --numbers calculator")
