@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import blocks
-from ..exact import add, mul, tanh
+from ..exact import add, mul
 from ..fmt import decimal
 from ..model import Matrix, Problem, shape, verify
 from . import base, recurrent as rec
