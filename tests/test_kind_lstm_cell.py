@@ -62,6 +62,8 @@ def test_several_steps_follow_pytorch_step_after_step(seed, T):
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
     want = torch_chain(KIND, float_inputs(p))
     assert [s.name for s in p.steps] == [f"{n}_{t}" for t in range(1, T + 1) for n in STEPS]
+    assert not p.aids  # calculator mode: no table
+    assert all(10 * x == int(10 * x) for q in p.inputs.values() for row in q.exact for x in row)  # one decimal
     for s in p.steps:
         np.testing.assert_allclose(s.value, want[s.name], rtol=1e-12, atol=1e-12, err_msg=s.name)
         np.testing.assert_allclose(floats(s.exact), want[s.name], atol=2e-3, err_msg=s.name)
