@@ -87,6 +87,18 @@ CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
             "The concatenated heads were not multiplied by W^O."),
     Mistake("relu-after-second-layer",
             "The ReLU was applied after the second linear layer instead of after the first."),
+    Mistake("tanh-for-sigmoid",
+            "sigma and tanh were swapped on a gate: the gates (f, i, o; z, r) use the logistic sigma, "
+            "the candidate (g; n) uses tanh."),
+    Mistake("c-without-forget",
+            "The forget term was left out of the cell state: c_t = f * c_(t-1) + i * g, not i * g."),
+    Mistake("h-from-c-without-tanh",
+            "The hidden state was computed as o * c: the cell state goes through tanh first, h = o * tanh(c)."),
+    Mistake("gru-cho-update",
+            "z and 1 - z were swapped in the update: this GRU (PyTorch's) has h' = (1 - z) * n + z * h."),
+    Mistake("reset-outside",
+            "The reset gate was applied to h before the product with W_hn (Cho et al.); "
+            "this GRU (PyTorch's) uses r * (h W_hn + b_hn)."),
     Mistake(SLIP,
             "Exactly one entry is wrong: an arithmetic slip."),
 )}
@@ -449,3 +461,63 @@ def _relu_second(v, params):
 @register("feed-forward", "output", "relu-after-second-layer")
 def _relu_both(v, params):
     return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)
+
+
+# ---------------------------------------------------------------- lstm-cell, gru-cell
+# LSTM steps f, i, g, o, c, h; GRU steps z, r, n, h; with several time steps
+# each is suffixed _t (f_2), and its rules read the step's own time step.
+def _rec():
+    from .kinds import recurrent  # local: the kinds package stays off this module's import
+
+    return recurrent
+
+
+def _gate_with(act: str, gate: str) -> Rule:
+    def rule(v, params):
+        rec = _rec()
+        a = rec.np_pre(v, gate)
+        return np.tanh(a) if act == "tanh" else rec.np_sigmoid(a)
+    return rule
+
+
+for _g in ("f", "i", "o"):
+    register("lstm-cell", _g, "tanh-for-sigmoid")(_gate_with("tanh", _g))
+register("lstm-cell", "g", "tanh-for-sigmoid")(_gate_with("sigma", "g"))
+for _g in ("z", "r"):
+    register("gru-cell", _g, "tanh-for-sigmoid")(_gate_with("tanh", _g))
+
+
+@register("lstm-cell", "c", "c-without-forget")
+def _c_without_forget(v, params):
+    return v["i"] * v["g"]
+
+
+@register("lstm-cell", "h", "h-from-c-without-tanh")
+def _h_without_tanh(v, params):
+    return v["o"] * v["c"]
+
+
+def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
+    """(x_t, h_{t-1}) of a GRU rule's time step."""
+    rec = _rec()
+    t = rec.time_of(v.suffix)
+    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
+    return x, rec.before(v, "h", t, "h0")
+
+
+@register("gru-cell", "n", "tanh-for-sigmoid")
+def _gru_n_sigmoid(v, params):
+    x, h = _gru_prev(v)
+    return _rec().np_sigmoid(x @ v["W_n"] + v["b_n"] + v["r"] * (h @ v["W_hn"] + v["b_hn"]))
+
+
+@register("gru-cell", "n", "reset-outside")
+def _gru_reset_outside(v, params):
+    x, h = _gru_prev(v)
+    return np.tanh(x @ v["W_n"] + v["b_n"] + (v["r"] * h) @ v["W_hn"] + v["b_hn"])
+
+
+@register("gru-cell", "h", "gru-cho-update")
+def _gru_cho_update(v, params):
+    _, h = _gru_prev(v)
+    return v["z"] * v["n"] + (1 - v["z"]) * h

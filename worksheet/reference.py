@@ -47,6 +47,17 @@ _LARGE_RED_DOG = [["0.2", "-0.8", "-0.6", "0.9", "0.1"],
                   ["0.5", "0.6", "-0.8", "0.7", "0.7"],
                   ["0.6", "0.0", "0.8", "0.9", "0.4"]]
 
+def _lstm_forget() -> dict:
+    # x = [1, 0], h0 = 0: each gate's pre-activation is the first row of its W
+    # (W_h and b are 0): f = [2, -2], i = [0, 1], g = [1, -1], o = [1, 0].
+    zero = [[0, 0], [0, 0]]
+    rows = {"f": [2, -2], "i": [0, 1], "g": [1, -1], "o": [1, 0]}
+    table = {"x": [[1, 0]], "h0": [[0, 0]], "c0": [[1, -1]]}
+    for g, row in rows.items():
+        table.update({f"W_{g}": [row, [0, 0]], f"W_h{g}": zero, f"b_{g}": [[0, 0]]})
+    return table
+
+
 EXAMPLES: dict[str, Example] = {
     "thinking-machines": Example(
         "attention", "q1.k1 = 112, q1.k2 = 96 with d_k = 64: scaled 14 and 12, weights 0.8808 and 0.1192",
@@ -65,4 +76,7 @@ EXAMPLES: dict[str, Example] = {
     "large-red-dog": Example(
         "positional-encoding", "embeddings of 'The Large Red Dog' (d_model = 5) plus their positional encoding",
         {"X": _LARGE_RED_DOG, "d_model": 5, "tokens": ["The", "Large", "Red", "Dog"]}),
+    "lstm-forget": Example(
+        "lstm-cell", "one LSTM step from h0 = 0: the forget gate keeps unit 1 of c0 (sigma(2)) and drops unit 2 "
+        "(sigma(-2))", _lstm_forget()),
 }

@@ -1,0 +1,233 @@
+"""gru-cell: exact steps vs PyTorch's GRUCell formulas in numpy (its weight
+layout, gates r, z, n, b_hn inside r ⊙ (...)), hand-mode integers and the
+printed σ/tanh table, the convention stated on the sheet, files, CLI, every
+format, check (error carried forward, named mistakes) and golden files."""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from check_util import make_key, recompute, statuses, table, write_toml
+from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from recurrent_util import diagnosed, every_format_builds, real_torch_chain, sigmoid, torch_chain
+from worksheet.build import build_document, render_document, solve_file
+from worksheet.check import check_answers
+from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.kinds import gru_cell as kind
+from worksheet.kinds import recurrent as rec
+
+KIND = "gru-cell"
+STEPS = ["z", "r", "n", "h"]
+entries = st.fractions(min_value=-2, max_value=2, max_denominator=10)
+
+
+@st.composite
+def gru_inputs(draw):
+    d, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    mat = lambda r, c: tuple(tuple(draw(entries) for _ in range(c)) for _ in range(r))
+    m = {"x": mat(1, d), "h0": mat(1, k), "b_hn": mat(1, k)}
+    for g in "zrn":
+        m[f"W_{g}"], m[f"W_h{g}"], m[f"b_{g}"] = mat(d, k), mat(k, k), mat(1, k)
+    return m
+
+
+def float_inputs(p):
+    return {n: q.value for n, q in p.inputs.items()}
+
+
+def calc(**kw):
+    return kind.Params(numbers="calculator", **kw)
+
+
+@settings(max_examples=25, deadline=None)
+@given(gru_inputs())
+def test_one_step_agrees_with_pytorch_grucell_formulas(m):
+    p = kind.solve(m, calc())
+    want = torch_chain(KIND, float_inputs(p))
+    for name in ("z", "r"):  # exact gates
+        np.testing.assert_allclose(floats(p.step(name).exact), want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    for name in ("n", "h"):  # value: the unrounded chain; exact: from the carried 4 decimals
+        np.testing.assert_allclose(p.step(name).value, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+        assert p.step(name).rounded
+        np.testing.assert_allclose(floats(p.step(name).exact), want[name], atol=2e-4, err_msg=name)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 4))
+def test_several_steps_follow_pytorch_step_after_step(seed, T):
+    params = calc(steps=T)
+    p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
+    want = torch_chain(KIND, float_inputs(p))
+    assert [s.name for s in p.steps] == [f"{n}_{t}" for t in range(1, T + 1) for n in STEPS]
+    assert not p.aids  # calculator mode: no table
+    assert all(10 * x == int(10 * x) for q in p.inputs.values() for row in q.exact for x in row)  # one decimal
+    for s in p.steps:
+        np.testing.assert_allclose(s.value, want[s.name], rtol=1e-12, atol=1e-12, err_msg=s.name)
+        np.testing.assert_allclose(floats(s.exact), want[s.name], atol=2e-3, err_msg=s.name)
+
+
+def test_reset_gate_multiplies_h_W_hn_plus_b_hn_and_z_keeps_the_old_state():
+    # x = 0, h0 = 1, W = 0 except W_hn = 1, b_hn = 1: z = r = 1/2, n = tanh(0 + 1/2 (1 + 1)) = tanh(1)
+    one, zero = ((F(1),),), ((F(0),),)
+    m = {"x": zero, "h0": one, "W_hn": one, "b_hn": one,
+         **{n: zero for n in ("W_z", "W_r", "W_n", "W_hz", "W_hr", "b_z", "b_r", "b_n")}}
+    p = kind.solve(m, calc())
+    assert p.step("r").exact == ((F(1, 2),),) and p.step("z").exact == ((F(1, 2),),)
+    assert p.step("n").exact == ((rec.tanh(F(1)),),)
+    # h = (1 - z) n + z h0 = tanh(1)/2 + 1/2 = 0.88079... carried to 4 places
+    assert p.step("h").exact == ((F(8808, 10**4),),)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3))
+def test_hand_mode_has_small_integer_pre_activations_and_the_table_holds_every_value(seed, T, d_in, d_h):
+    params = kind.Params(steps=T, d_in=d_in, d_h=d_h)
+    p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
+    for name in kind.NEEDED:
+        assert p[name].integral
+    f = float_inputs(p)
+    x = (f["x"] if T == 1 else f["X"])[:1]
+    (aid,) = p.aids
+    args = dict(aid.entries)
+    for g in "zr":
+        a = x @ f[f"W_{g}"] + f["h0"] @ f[f"W_h{g}"] + f[f"b_{g}"]
+        assert np.all(a == np.round(a)) and np.abs(a).max() <= 3
+        assert all(rf"\sigma({int(k)})" in args for k in a.ravel())
+    for t in range(1, T + 1):
+        n = p.step(rec.name("n", t, T))
+        for v in n.exact[0]:
+            assert any(abs(float(v) - float(val)) < 1e-4 for k, val in aid.entries if k.startswith(r"\tanh"))
+
+
+def test_table_values_are_the_sigma_and_tanh_of_their_arguments():
+    p = build_document([f"{KIND}:steps=3"], seed=2).problems[0]
+    (aid,) = p.aids
+    for (arg, val), x in zip(aid.entries, aid.values):
+        want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
+        assert val == f"{want:.4f}", (arg, val)
+
+
+def test_the_sheet_states_pytorchs_convention_and_prints_the_table():
+    doc = build_document([KIND], seed=1)
+    sheet = render_document(doc, ["md"], name="w")["w.md"]
+    assert "PyTorch's convention" in sheet and "Cho et al." in sheet
+    assert r"r \odot (h W_{hn} + b_{hn})" in sheet and r"(1 - z) \odot n + z \odot h" in sheet
+    assert r"Values of $\sigma$ and $\tanh$ you may need" in sheet
+    assert "answer key" not in sheet and "Carried forward" not in sheet
+
+
+def test_hand_mode_allows_three_time_steps_at_most():
+    with pytest.raises(ParamError, match="at most 3 time steps"):
+        kind.Params(steps=5)
+
+
+TABLE = {"x": [[1, "0.5"]], "h0": [[0, 1]], "b_hn": [[1, 0]],
+         **{f"W_{g}": [[1, 0], [0, -1]] for g in "zrn"},
+         **{f"W_h{g}": [[0, 1], [1, 0]] for g in "zrn"},
+         **{f"b_{g}": [[0, "1/2"]] for g in "zrn"}}
+
+
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
+    f = write_input(tmp_path / f"in{suffix}", TABLE)
+    p = solve_file(KIND, f)
+    assert p.step("z").exact[0][0] == rec.sigmoid(F(2))
+    r = runner.invoke(cli, ["solve", KIND, "--input", str(f), "--format", "json"])
+    assert r.exit_code == 0, r.stderr
+    assert '"name": "n"' in r.output
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"W_hn": [[1, 2, 3]]}, "W_hn is 1 x 3 but must be 2 x 2"),
+    ({"W_z": [[1, 2]]}, "W_z is 1 x 2 but must be 2 x 2"),
+    ({"b_hn": [[1, 2, 3]]}, "b_hn is 1 x 3 but must be 1 x 2"),
+    ({"b_hn": None}, "missing matrix 'b_hn'"),
+    ({"h0": [[1, 2], [3, 4]]}, "h0 is 2 x 2 but must be 1 x any"),
+    ({"X": [[1, 2]]}, "give x (one time step) or X"),
+])
+@pytest.mark.parametrize("suffix", [".json", ".toml"])
+def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
+    assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
+
+
+def test_errors_name_the_matrices():
+    with pytest.raises(InputError, match="missing matrix 'x'"):
+        kind.solve({}, kind.Params())
+    m = kind.generate(np.random.default_rng(1), kind.Params())
+    with pytest.raises(ShapeError, match="W_hr is 2 x 3"):
+        kind.solve({**m, "W_hr": ((1, 2, 3), (4, 5, 6))}, kind.Params())
+
+
+def test_hand_mode_that_drifts_is_one_clear_error(runner, cli, tmp_path):
+    """Carrying 3 decimals by hand through recurrent weights that magnify rounding (x 30):
+    an InputError naming the step and the way out, not a crash."""
+    m = kind.generate(np.random.default_rng(6), calc(steps=3))
+    m = {k: tuple(tuple(x * 30 for x in r) for r in v) if k.startswith("W_h") else v for k, v in m.items()}
+    with pytest.raises(InputError, match=r"carrying 3 decimals drifts .* \(at r_3\[1,1\]\); use --numbers calculator"):
+        kind.solve(m, kind.Params(steps=3))
+    table = {k: [[str(x) for x in r] for r in v] for k, v in m.items()}
+    msg = solve_error(runner, cli, KIND, {**table, "numbers": "hand"}, tmp_path / "drift.json")
+    assert "drift.json" in msg and "use --numbers calculator" in msg
+    assert kind.solve(m, calc(steps=3)).step("h_3").rounded  # calculator mode carries 4 decimals: fine
+
+
+@pytest.mark.parametrize("spec, args", [(f"{KIND}", []), (f"{KIND}:steps=2", []),
+                                        (f"{KIND}:steps=3", ["--numbers", "calculator", "--seed", "5"])])
+def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, spec, args):
+    data = cli_build_compiles(runner, cli, spec, args, tmp_path)
+    steps = [s["name"] for s in data["problems"][0]["steps"]]
+    assert steps[:4] == (STEPS if spec == KIND else [f"{n}_1" for n in STEPS])
+
+
+def test_a_wrong_reset_gate_still_lets_n_and_h_be_marked_on_the_students_r(tmp_path):
+    key, doc = make_key(tmp_path, [KIND], seed=2)
+    p = doc.problems[0]
+    values = recompute(p, {"r": p.step("r").value + 0.2})
+    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
+    st = statuses(report)
+    assert st["r"] == "incorrect" and st["z"] == "correct"
+    assert st["n"] == "carried-forward" and st["h"] in ("carried-forward", "correct")
+
+
+def _x(v):
+    return v["x"] if "x" in v else v["X"][:1]
+
+
+@pytest.mark.parametrize("code, wrong", [
+    ("tanh-for-sigmoid", lambda v: ("z", np.tanh(_x(v) @ v["W_z"] + v["h0"] @ v["W_hz"] + v["b_z"]))),
+    ("reset-outside", lambda v: ("n", np.tanh(_x(v) @ v["W_n"] + v["b_n"] + (v["r"] * v["h0"]) @ v["W_hn"]
+                                              + v["b_hn"]))),
+    ("gru-cho-update", lambda v: ("h", v["z"] * v["n"] + (1 - v["z"]) * v["h0"])),
+    ("tanh-for-sigmoid", lambda v: ("n", sigmoid(_x(v) @ v["W_n"] + v["b_n"] + v["r"] * (v["h0"] @ v["W_hn"]
+                                                                                      + v["b_hn"])))),
+], ids=["tanh-on-z", "reset-outside", "gru-cho-update", "sigma-on-n"])
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_named_mistake_is_diagnosed(tmp_path, code, wrong, numbers):
+    diagnosed(tmp_path, KIND, {"numbers": numbers}, wrong, code)
+
+
+def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):
+    diagnosed(tmp_path, f"{KIND}:steps=2", {},
+              lambda v: ("h_2", v["z_2"] * v["n_2"] + (1 - v["z_2"]) * v["h_1"]), "gru-cho-update")
+
+
+def test_agrees_with_real_torch_grucell():
+    pytest.importorskip("torch")
+    params = calc(steps=3, d_in=3, d_h=2)
+    p = kind.solve(kind.generate(np.random.default_rng(7), params), params)
+    for name, want in real_torch_chain(KIND, float_inputs(p)).items():
+        np.testing.assert_allclose(p.step(name).value, want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
+    every_format_builds(runner, cli, KIND, tmp_path)
+
+
+def test_golden_files():
+    check_golden(KIND)
+
+
+def test_golden_files_two_steps():
+    check_golden(f"{KIND}/steps-2", f"{KIND}:steps=2")

@@ -1,0 +1,211 @@
+"""One GRU cell step (Cho et al. 2014) in PyTorch's convention, row vectors.
+
+For each time step t = 1..T (x_t is row t of X; h_0 = h0):
+
+    z_t = σ(x_t W_z + h_{t-1} W_hz + b_z)                       # update gate
+    r_t = σ(x_t W_r + h_{t-1} W_hr + b_r)                       # reset gate
+    n_t = tanh(x_t W_n + b_n + r_t ⊙ (h_{t-1} W_hn + b_hn))     # candidate
+    h_t = (1 - z_t) ⊙ n_t + z_t ⊙ h_{t-1}
+
+with σ(a) = 1 / (1 + e^{-a}).  This is ``torch.nn.GRUCell``: weight_ih =
+[W_r; W_z; W_n]^T (PyTorch orders the gates r, z, n), weight_hh =
+[W_hr; W_hz; W_hn]^T, bias_ih = [b_r; b_z; b_n] with b_r, b_z holding the
+whole gate biases, and bias_hh = [0; 0; b_hn] (b_hn stays inside r ⊙ (...);
+tested).  Cho et al. apply the reset gate before the product,
+tanh(x W_n + (r ⊙ h) W_hn + b_n), and write h_t = z ⊙ h_{t-1} + ... with z
+and 1 - z the other way round in the paper; the sheet says which convention
+it uses, and ``check`` names both as mistakes (``reset-outside``,
+``gru-cho-update``).
+
+Steps ``z``, ``r``, ``n``, ``h``; with ``steps`` = T > 1 suffixed with t.
+The candidate's pre-activation holds r, so it is carried rounded (3 decimals
+in hand mode, 4 in calculator mode) before its tanh, and h_t is carried
+rounded likewise (see :mod:`worksheet.kinds.recurrent`).
+
+Hand mode draws x from {-1, 0, 1, 2} and the weights, biases and h0 from
+{-1, 0, 1}, retried (boundedly) until every pre-activation lies in [-3, 3]
+(the candidate's for r = 1), h W_hn + b_hn is not all zero (so r matters) and
+z and r are not all σ(0); the sheet prints the σ and tanh values needed.
+Calculator mode uses one-decimal entries in [-1, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import blocks
+from ..exact import add, mul
+from ..fmt import decimal
+from ..model import Matrix, Problem, shape, verify
+from . import base, recurrent as rec
+from .recurrent import SIGMA, TANH
+
+TITLE = "GRU cell"
+INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
+NEEDED = INPUTS[2:]
+
+
+class Params(rec.Params):
+    pass
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    T, d, k = params.steps, params.d_in, params.d_h
+    xname = "x" if T == 1 else "X"
+    draw, draw_x = ((rec.calc_matrix, rec.calc_matrix) if params.numbers == "calculator"
+                    else (rec.hand_matrix, rec.hand_x))
+
+    def make():
+        m = {xname: draw_x(rng, T, d), "h0": draw(rng, 1, k)}
+        for gate in "zrn":
+            m[f"W_{gate}"], m[f"W_h{gate}"], m[f"b_{gate}"] = draw(rng, d, k), draw(rng, k, k), draw(rng, 1, k)
+        m["b_hn"] = draw(rng, 1, k)
+        return m
+
+    def ok(m):
+        f = {n: rec.to_np(v) for n, v in m.items()}
+        ref = reference(f)
+        X = rec.np_rows(f)
+        for t in range(1, T + 1):
+            x, h = X[t - 1: t], ref[rec.name("h", t - 1, T)] if t > 1 else f["h0"]
+            zr = [rec.np_affine(x, f[f"W_{g}"], h, f[f"W_h{g}"], f[f"b_{g}"]) for g in "zr"]
+            hn = h @ f["W_hn"] + f["b_hn"]
+            if t == 1 and (not np.any(hn) or not any(np.any(a) for a in zr)):
+                return False
+            if params.numbers == "hand" and max(np.abs(np.round(a, 2)).max()
+                                               for a in zr + [x @ f["W_n"] + f["b_n"] + hn]) > rec.HAND_RANGE:
+                return False
+        return params.numbers == "calculator" or rec.drift_ok(solve, m, params)
+
+    return base.retry("gru-cell", make, ok, f"steps={T}, d_in={d}, d_h={k} with pre-activations in [-3, 3]")
+
+
+def reference(inputs: dict[str, np.ndarray], given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The unrounded float64 chain, step by step (the independent computation).
+
+    A step named in ``given`` takes that value and later steps follow from it
+    (``worksheet check``'s error carried forward).
+    """
+    g = given or {}
+    X = rec.np_rows(inputs)
+    T = X.shape[0]
+    h = inputs["h0"]
+    out: dict[str, np.ndarray] = {}
+
+    def put(base_name, t, fresh):
+        n = rec.name(base_name, t, T)
+        out[n] = g[n] if n in g else fresh()
+        return out[n]
+
+    for t in range(1, T + 1):
+        x, hp = X[t - 1: t], h
+        z = put("z", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_z"], hp, inputs["W_hz"], inputs["b_z"])))
+        r = put("r", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_r"], hp, inputs["W_hr"], inputs["b_r"])))
+        n = put("n", t, lambda: np.tanh(x @ inputs["W_n"] + inputs["b_n"] + r * (hp @ inputs["W_hn"] + inputs["b_hn"])))
+        h = put("h", t, lambda: (1 - z) * n + z * hp)
+    return out
+
+
+def check_inputs(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix, int]:
+    key, X = rec.sequence(inputs, params)
+    d_h = rec.require_inputs(inputs, NEEDED, shape(X)[1],
+                             "give h0, W_z, W_r, W_n, W_hz, W_hr, W_hn, b_z, b_r, b_n and b_hn")
+    return key, X, d_h
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    key, X, d_h = check_inputs(inputs, params)
+    places = rec.places_of(params)
+    return rec.solved("gru-cell", places, lambda: _solve(inputs, params, seed, key, X, d_h, places))
+
+
+def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
+    T, d_in = shape(X)
+    hand = params.numbers == "hand"
+    actual = {**params.to_json(), "steps": T, "d_in": d_in, "d_h": d_h}
+    runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
+    p = Problem("gru-cell", TITLE, actual, seed=seed, intro=(
+        f"Run a GRU cell for {runs} from $h_0$, in PyTorch's convention (row vectors): "
+        r"$z = \sigma(x W_z + h W_{hz} + b_z)$, $r = \sigma(x W_r + h W_{hr} + b_r)$, "
+        r"$n = \tanh(x W_n + b_n + r \odot (h W_{hn} + b_{hn}))$ and $h' = (1 - z) \odot n + z \odot h$, "
+        r"with $\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
+        r"(Cho et al. apply $r$ to $h$ before the product with $W_{hn}$; we follow PyTorch.) "
+        + (f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
+           r"$\tanh$ from the table." if hand else
+           f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals.")))
+    for n in (key,) + NEEDED:
+        p.add_input(n, inputs[n], rows=rec.time_labels(T) if n == "X" else None,
+                    latex_name="h_0" if n == "h0" else None)
+    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}))
+    table = rec.Table() if hand else None
+    f = {n: rec.to_np(inputs[n]) for n in NEEDED}
+    h = inputs["h0"]
+    for t in range(1, T + 1):
+        x = (X[t - 1],)
+        xf, hf = rec.to_np(x), rec.to_np(h)
+        G = {}
+        for gate, title in (("z", "Update gate"), ("r", "Reset gate")):
+            G[gate] = rec.gate_step(chain, rec.name(gate, t, T), SIGMA, letter=gate, gate=gate, t=t, T=T,
+                                    x_row=x, W=inputs[f"W_{gate}"], h_row=h, W_h=inputs[f"W_h{gate}"],
+                                    b=inputs[f"b_{gate}"], title=title + (f" (t = {t})" if T > 1 else ""),
+                                    table=table)
+        rf = rec.to_np(G["r"])
+        # candidate: the pre-activation holds r, so it is carried rounded before the tanh
+        A_x = blocks.add_row(blocks.matmul(x, inputs["W_n"]), inputs["b_n"])
+        A_h = blocks.add_row(blocks.matmul(h, inputs["W_hn"]), inputs["b_hn"])
+        A = (tuple(add(a, mul(r, b)) for a, r, b in zip(A_x[0], G["r"][0], A_h[0])),)
+        verify(f"gru-cell.{rec.name('n', t, T)} (pre-activation)", A,
+               xf @ f["W_n"] + f["b_n"] + rf * (hf @ f["W_hn"] + f["b_hn"]))
+        A_r = rec.rounded(A, places)
+        N = rec.apply(TANH, A_r)
+        if table is not None:
+            table.need(TANH, A_r)
+        N = chain.add(rec.name("n", t, T), N, np.tanh(rec.to_np(A_r)), carried=True,
+                      title="Candidate" + (f" (t = {t})" if T > 1 else ""),
+                      formula=rf"{rec.sub('n', t, T)} = \tanh({_x(t, T)} W_{{n}} + b_{{n}} + {rec.sub('r', t, T)} "
+                              rf"\odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
+                      work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
+                      latex_name=rec.sub("n", t, T))
+        nf, zf = rec.to_np(N), rec.to_np(G["z"])
+        h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in
+                         zip(G["z"][0], N[0], h[0])),)
+        h = chain.add(rec.name("h", t, T), h_exact, (1 - zf) * nf + zf * hf, places=places,
+                      title="Hidden state" + (f" (t = {t})" if T > 1 else ""),
+                      formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
+                              rf" + {rec.sub('z', t, T)} \odot {rec.prev_h(t, T)}",
+                      work=_h_work(t, T, G["z"], N, h, h_exact, places),
+                      latex_name=rec.sub("h", t, T))
+    if table is not None:
+        table.add_to(p)
+    p.notes.append(rec.round_note(places, hand))
+    return p
+
+
+def _x(t: int, T: int) -> str:
+    return "x" if T == 1 else rec.sub("x", t, T)
+
+
+def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
+    out = []
+    for j in rec.units(len(N[0])):
+        lhs = f"a^{{n}}_{{{j + 1}}}" if T == 1 else f"a^{{n}}_{{{t},{j + 1}}}"
+        r = decimal(R[0][j])
+        out.append(rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
+                   rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
+                   rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
+                   rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})")
+        out.append(rf"{lhs} \approx {blocks.work_term(A_x[0][j])[0]} + {r} \cdot {blocks.work_term(A_h[0][j])[0]} "
+                   rf"{rec.to_places(A[0][j], places)}")
+        out.append(rec.act_work(rec.sub("n", t, T, j), TANH, A_r[0][j], N[0][j]))
+    return out
+
+
+def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
+    out = []
+    for j in rec.units(len(N[0])):
+        z, n = decimal(Z[0][j]), blocks.work_term(N[0][j], limit=0)[0]
+        hp = f"h_{{0,{j + 1}}}" if t == 1 else rec.sub("h", t - 1, T, j)
+        out.append(rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
+                   rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
+                   rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}")
+    return out

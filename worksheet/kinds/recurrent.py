@@ -1,0 +1,368 @@
+"""What the gated recurrent cells (``lstm-cell``, ``gru-cell``) share: the
+exact logistic function, the time-step inputs and names, the gate step with
+its worked lines, the carried rounding of the state, and the table of σ and
+tanh values printed on a hand-mode sheet.
+
+Row convention: x_t (1 x d_in) and h_{t-1} (1 x d_h) are rows, every gate is
+
+    a   = x_t W + h_{t-1} W_h + b      (W: d_in x d_h, W_h: d_h x d_h, b: 1 x d_h)
+    gate = σ(a) = 1 / (1 + e^{-a})      or tanh(a)
+
+computed exactly with :mod:`worksheet.exact` (``σ(2)`` is ``1/(1 + exp(-2))``).
+
+Names.  With ``steps`` = T = 1 the steps are plain (``f``, ``c``, ``h``); with
+T > 1 each is suffixed with its time step t = 1..T (``f_1``, ..., ``h_1``,
+``f_2``, ...), in time order.  The initial states are the inputs ``h0`` (and
+``c0``); one time step reads row t of ``X`` (T x d_in), or the one row ``x``.
+
+Carried rounding (the rule a person follows by hand).  Gate values are exact.
+The state -- LSTM c_t and h_t, GRU h_t -- is a sum of products of σ and tanh
+values, whose exact form grows with every time step, so it is carried rounded
+(half away from zero) to ``places`` decimals: 3 in hand mode, where tanh(c_t)
+and the next step's σ(a) are then read from the printed table at those
+3-decimal arguments, and 4 in calculator mode.  The GRU's candidate
+pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) holds r, so it is carried
+rounded in the same way before its tanh.  From the first rounding on, every
+step is marked ``rounded`` and gates are carried with 4 decimals (the
+table's), as in the encoder block.  Each step's exact value is checked
+against a float64 recomputation from the carried values (its own
+arithmetic, 1e-9); its ``value`` is the unrounded float64 chain of the
+kind's ``reference`` (independent numpy, PyTorch's formulas), which a
+rounded step must stay within 5e-3 of.  Hand-mode draws are retried until
+that holds; a user's own numbers that drift further are an InputError
+("use --numbers calculator").  Why 3 decimals by hand: with 2, rounding c
+and then h moves h by up to 0.01, more than the 5e-3 a rounded step may
+differ from the unrounded chain.
+
+Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
+to 5 d_h values per step); calculator mode up to 12 steps and d_h <= 8.  From t = 2 on the
+pre-activations are 3-decimal numbers (h_{t-1} is carried so), and the
+table lists σ and tanh at exactly those arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ParamError, ShapeError, VerificationError
+from ..exact import add, exp, mul, power, tanh, to_latex
+from ..fmt import decimal
+from ..model import Aid, Matrix, Problem, shape, to_array, verify
+from . import base
+
+HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's arguments)
+GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
+CALC_PLACES = 4
+HAND_MAX_STEPS = 3  # more time steps by hand: a table of dozens of σ values
+HAND_MAX_UNITS = 4  # d_h by hand, for the same reason
+HAND_RANGE = 3  # hand mode: every pre-activation in [-3, 3]
+AID_TITLE = r"Values of $\sigma$ and $\tanh$ you may need"
+
+
+# ---------------------------------------------------------------- the functions
+def sigmoid(a):
+    """The logistic function σ(a) = 1 / (1 + e^{-a}), exactly (σ(0) = 1/2)."""
+    return power(add(1, exp(mul(-1, a))), -1)
+
+
+def np_sigmoid(a: np.ndarray) -> np.ndarray:
+    """Float64 σ, without overflow for large |a|."""
+    a = np.asarray(a, dtype=np.float64)
+    return np.where(a >= 0, 1.0 / (1.0 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1.0 + np.exp(-np.abs(a))))
+
+
+@dataclass(frozen=True)
+class Act:
+    """An activation: exact, float64 and its LaTeX name."""
+
+    exact: Callable
+    np: Callable
+    latex: str
+
+
+SIGMA = Act(sigmoid, np_sigmoid, r"\sigma")
+TANH = Act(tanh, np.tanh, r"\tanh")
+
+
+# ---------------------------------------------------------------- parameters and inputs
+@dataclass(frozen=True)
+class Params(base.Params):
+    steps: int = 1  # T, the number of time steps (rows of X); hand mode: at most 3
+    d_in: int = 2  # width of x_t
+    d_h: int = 2  # width of the hidden state (and of every gate)
+
+    def validate(self):
+        base.positive("steps", self.steps, 12)
+        base.positive("d_in", self.d_in, 8)
+        base.positive("d_h", self.d_h, 8)
+        if self.numbers == "hand" and self.d_h > HAND_MAX_UNITS:
+            raise ParamError(f"d_h = {self.d_h}: hand mode allows at most {HAND_MAX_UNITS} hidden units "
+                             "(the table of σ and tanh values grows with each); use --numbers calculator")
+        if self.numbers == "hand" and self.steps > HAND_MAX_STEPS:
+            raise ParamError(f"steps = {self.steps}: hand mode allows at most {HAND_MAX_STEPS} time steps "
+                             "(the table of σ and tanh values grows with each); use --numbers calculator")
+
+
+def name(base_name: str, t: int, T: int) -> str:
+    """``f`` when T = 1, else ``f_t``."""
+    return base_name if T == 1 else f"{base_name}_{t}"
+
+
+def sequence(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix]:
+    """The input rows x_1..x_T: ``x`` (one row) or ``X`` (T rows), checked."""
+    if "x" in inputs and "X" in inputs:
+        raise InputError("give x (one time step) or X (one row per time step), not both", field="X")
+    if "x" not in inputs and "X" not in inputs:
+        raise InputError("missing matrix 'x' (or 'X' with one row per time step)", field="x")
+    key = "x" if "x" in inputs else "X"
+    X = inputs[key]
+    T = shape(X)[0]
+    if key == "x" and T != 1:
+        raise ShapeError(f"x has {T} rows but is one time step (1 row); give several time steps as X")
+    if T > 12:
+        raise ShapeError(f"X has {T} rows: at most 12 time steps")
+    if params.steps != 1 and params.steps != T:
+        raise ShapeError(f"{key} has {T} rows but steps = {params.steps}: one row per time step")
+    return key, X
+
+
+def require_inputs(inputs: dict[str, Matrix], names: tuple[str, ...], d_in: int, give: str) -> int:
+    """Check the weights and states; returns d_h (the width of h0)."""
+    for n in names:
+        if n not in inputs:
+            raise InputError(f"missing matrix '{n}' ({give})", field=n)
+    blocks.require_shape("h0", inputs["h0"], 1, None, "the initial hidden state is one row")
+    d_h = shape(inputs["h0"])[1]
+    for n in names:
+        if n.startswith("W_h"):
+            blocks.require_shape(n, inputs[n], d_h, d_h, f"it maps h (width {d_h}) to a gate (width {d_h})")
+        elif n.startswith("W_"):
+            blocks.require_shape(n, inputs[n], d_in, d_h, f"it maps x (width {d_in}) to a gate (width {d_h})")
+        elif n.startswith("b_") or n in ("c0",):
+            blocks.require_shape(n, inputs[n], 1, d_h, f"one entry per hidden unit (h0 has {d_h})")
+    return d_h
+
+
+def time_labels(T: int) -> tuple[str, ...]:
+    return tuple(f"t={t}" for t in range(1, T + 1))
+
+
+# ---------------------------------------------------------------- generation
+def hand_matrix(rng: np.random.Generator, n: int, m: int) -> Matrix:
+    """Weights, biases, states: integers in {-1, 0, 1}."""
+    return base.int_matrix(rng, n, m, (-1, 0, 1), (0.3, 0.35, 0.35))
+
+
+def hand_x(rng: np.random.Generator, n: int, m: int) -> Matrix:
+    return base.int_matrix(rng, n, m, (-1, 0, 1, 2), (0.25, 0.25, 0.3, 0.2))
+
+
+def calc_matrix(rng: np.random.Generator, n: int, m: int) -> Matrix:
+    return base.decimal_matrix(rng, n, m)
+
+
+# ---------------------------------------------------------------- exact rows
+def affine(x: Matrix, W: Matrix, h: Matrix, W_h: Matrix, b: Matrix) -> Matrix:
+    """The exact pre-activation x W + h W_h + b of one time step (one row)."""
+    return blocks.entrywise(add, blocks.matmul(x, W), blocks.matmul(h, W_h), b)
+
+
+def np_affine(x, W, h, W_h, b) -> np.ndarray:
+    return x @ W + h @ W_h + b
+
+
+def apply(act: Act, A: Matrix) -> Matrix:
+    return tuple(tuple(act.exact(a) for a in row) for row in A)
+
+
+def rounded(M: Matrix, places: int) -> Matrix:
+    return blocks.round_matrix(M, places)
+
+
+# ---------------------------------------------------------------- worked lines
+def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
+    """``f_{1}`` (T = 1, unit 1), ``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row)."""
+    idx = [str(t)] if T > 1 else []
+    if j is not None:
+        idx.append(str(j + 1))
+    return f"{letter}_{{{','.join(idx)}}}" if idx else letter
+
+
+def prev_h(t: int, T: int) -> str:
+    return "h_{0}" if t == 1 else sub("h", t - 1, T)
+
+
+def dot_terms(a_row, col) -> str:
+    """``(1 \\cdot 2 + 0 \\cdot (-1))`` with numbers as the sheet prints them."""
+    terms = []
+    for x, w in zip(a_row, col):
+        terms.append(f"{blocks.work_term(x)[0]} \\cdot {blocks.work_term(w)[0]}")
+    return "(" + " + ".join(terms) + ")"
+
+
+def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row, W_h, b, a) -> str:
+    """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
+    xs = "x" if T == 1 else sub("x", t, T)
+    lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
+    return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
+            rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
+            rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}")
+
+
+def act_work(lhs: str, act: Act, a, value) -> str:
+    """``f_{1} = \\sigma(2) = \\frac{1}{1 + e^{-2}} \\approx 0.8808``."""
+    arg = blocks.work_term(a)[0]
+    arg = arg[1:-1] if arg.startswith("(") and arg.endswith(")") else arg
+    exact = to_latex(value)
+    line = rf"{lhs} = {act.latex}({arg})"
+    if exact != decimal(value) and len(exact) <= 60 and r"\tanh" not in exact:
+        line += f" = {exact}"
+    return line + rf" \approx {decimal(value)}"
+
+
+def units(d_h: int) -> range:
+    """The units whose arithmetic the key writes out (all of a small state)."""
+    return range(min(d_h, 2))
+
+
+# ---------------------------------------------------------------- the σ / tanh table
+class Table:
+    """The σ and tanh values a hand-mode problem needs, collected step by step."""
+
+    def __init__(self):
+        self.needed: dict[tuple[str, object], None] = {}
+
+    def need(self, act: Act, A: Matrix) -> None:
+        for row in A:
+            for a in row:
+                self.needed[(act.latex, a)] = None
+
+    def add_to(self, p: Problem) -> None:
+        if not self.needed:
+            return
+        order = sorted(self.needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
+        acts = {r"\sigma": SIGMA, r"\tanh": TANH}
+        entries = tuple((rf"{f}({blocks.work_term(a)[0].strip('()')})", decimal(acts[f].exact(a)))
+                        for f, a in order)
+        p.aids.append(Aid(AID_TITLE, entries, tuple(a for _, a in order)))
+
+
+# ---------------------------------------------------------------- the carried chain
+class Chain:
+    """Adds the steps of a cell, carrying values as :mod:`worksheet.kinds.recurrent` says.
+
+    Each step's exact value is first checked against ``fresh``, its float64
+    value recomputed by numpy from the carried values (its own arithmetic).
+    A rounding point (``places`` given) rounds it; from the first rounding
+    point on, every step is marked ``rounded`` and gates are carried with 4
+    decimals (the table's).  ``ref`` -- what the step's ``value`` holds -- is
+    the unrounded chain of :func:`reference`, which a rounded step must stay
+    within 5e-3 of.
+    """
+
+    def __init__(self, p: Problem, ref: dict[str, np.ndarray]):
+        self.p, self.ref, self.rounding = p, ref, False
+
+    def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
+            carried: bool = False, **kw) -> Matrix:
+        verify(f"{self.p.kind}.{step}", exact, np.atleast_2d(fresh))
+        if places is None and not self.rounding and not carried:
+            self.p.add_step(step, exact, self.ref[step], **kw)
+            return exact
+        self.rounding = True
+        shown = GATE_PLACES if places is None else places
+        R = exact if carried else rounded(exact, shown)
+        self.p.add_step(step, R, self.ref[step], rounded=True, places=shown, **kw)
+        return R
+
+
+def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: int, T: int,
+              x_row: Matrix, W: Matrix, h_row: Matrix, W_h: Matrix, b: Matrix,
+              title: str, table: Table | None) -> Matrix:
+    """Add the step ``act(x_t W + h_{t-1} W_h + b)``; returns its carried row."""
+    A = affine(x_row, W, h_row, W_h, b)
+    G = apply(act, A)
+    if table is not None:
+        table.need(act, A)
+    work = []
+    for j in units(shape(G)[1]):
+        work.append(affine_work(f"a^{{{gate}}}", t, T, j, gate, x_row[0], W, h_row[0], W_h, b, A[0][j]))
+        work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
+    xs = "x" if T == 1 else sub("x", t, T)
+    fresh = act.np(np_affine(to_array(x_row), to_array(W), to_array(h_row), to_array(W_h), to_array(b)))
+    return chain.add(step, G, fresh, title=title,
+                     formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
+                             rf"W_{{h{gate}}} + b_{{{gate}}})",
+                     work=work, latex_name=sub(letter, t, T))
+
+
+def drift_ok(solve: Callable, inputs: dict[str, Matrix], params: Params) -> bool:
+    """Does the chain carried by hand stay within 5e-3 of the unrounded one (generation)?"""
+    if params.steps == 1:
+        return True
+    try:
+        solve(inputs, params)
+    except InputError:
+        return False
+    return True
+
+
+def solved(kind: str, places: int, solve: Callable[[], Problem]) -> Problem:
+    """``solve()``, with drift of the carried chain as a clear input error."""
+    try:
+        return solve()
+    except VerificationError as exc:
+        where = str(exc).split(":")[0].removeprefix(f"{kind}.")
+        raise InputError(f"carrying {places} decimals drifts more than 5e-3 from the unrounded values "
+                         f"(at {where}); use --numbers calculator") from None
+
+
+def to_places(x, places: int) -> str:
+    """``\\approx 0.8965 \\to 0.897``: the value, then as carried (once if they agree)."""
+    full, kept = decimal(x), decimal(x, places)
+    return rf"\approx {full}" + ("" if kept == full else rf" \to {kept}")
+
+
+def round_note(places: int, hand: bool) -> str:
+    if hand:
+        return (f"Carried rounded to {places} decimals, as by hand: later steps (and the table of "
+                r"$\sigma$ and $\tanh$) use these values.")
+    return f"Carried rounded to {places} decimals; later steps use these values."
+
+
+def np_rows(inputs: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The float input rows (``x`` or ``X``)."""
+    return inputs["x"] if "x" in inputs else inputs["X"]
+
+
+def to_np(M: Matrix) -> np.ndarray:
+    return to_array(M)
+
+
+def places_of(params: Params) -> int:
+    return HAND_PLACES if params.numbers == "hand" else CALC_PLACES
+
+
+# ---------------------------------------------------------------- for the mistakes
+def time_of(suffix: str) -> int:
+    """The time step of a rule's context (``"_2"`` -> 2; no suffix -> 1)."""
+    return int(suffix[1:]) if suffix else 1
+
+
+def before(v, letter: str, t: int, initial: str) -> np.ndarray:
+    """The state ``letter`` after time step t - 1 (``h_1``), or the initial one (``h0``)."""
+    if t == 1:
+        return v[initial]
+    return v.data[f"{letter}_{t - 1}"]
+
+
+def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
+    """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.mistakes.Values`."""
+    t = time_of(v.suffix)
+    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
+    h = before(v, "h", t, "h0") if h is None else h
+    return x @ v.data[f"W_{gate}"] + h @ v.data[f"W_h{gate}"] + v.data[f"b_{gate}"]
