@@ -29,7 +29,7 @@ def test_reference_numbers_of_the_lecture():
     assert [s.name for s in p.steps] == STEPS
     raw, root, dk = (p.step(n) for n in STEPS)
     assert round(raw.value[0][0], 4) == 1.0 and f"{raw.value[0][1]:.4e}" == "1.1254e-07"
-    assert [to_str(x) for x in root.exact[0]] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+    assert [to_str(x) for x in root.exact[0]] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]
     assert [round(v, 4) for v in root.value[0]] == [0.8808, 0.1192]
     assert [round(v, 4) for v in dk.value[0]] == [0.5622, 0.4378]
     assert sympy.simplify(to_sympy(dk.exact[0][0]) - 1 / (1 + sympy.exp(F(-1, 4)))) == 0
