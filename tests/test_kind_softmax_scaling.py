@@ -36,7 +36,7 @@ def test_reference_numbers_of_the_lecture():
     # the scaled scores are written out: 14 and 12, then 7/4 and 3/2
     assert r"z = \frac{s}{\sqrt{64}} = \begin{bmatrix} 14 & 12 \end{bmatrix}" in root.work
     assert r"z = \frac{s}{64} = \begin{bmatrix} \frac{7}{4} & \frac{3}{2} \end{bmatrix}" in dk.work
-    assert r"\alpha_{12} \approx 1.1254 \times 10^{-7}" in raw.work  # not just 0.0000
+    assert r"\alpha_{2} \approx 1.1254 \times 10^{-7}" in raw.work  # not just 0.0000; one index: one query
 
 
 def test_the_key_reads_each_softmax():

@@ -52,7 +52,7 @@ from ..exact import mul, power, sqrt, to_latex
 from ..model import Matrix, Problem, shape
 from . import base
 
-TITLE = "Why scale by the square root of d_k"
+TITLE = r"Why scale by $\sqrt{d_k}$"
 INPUTS = ("scores",)
 
 PEAKED = 0.95  # the largest weight at or above this: nearly one-hot
@@ -179,10 +179,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     root = sqrt(d_k)
     cases = (
         ("softmax_raw", Fraction(1), "Softmax of the raw scores", r"\operatorname{softmax}(s)", None),
-        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by sqrt(d_k)",
+        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by $\sqrt{d_k}$",
          r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
          rf"\frac{{s}}{{\sqrt{{{d_k}}}}}"),
-        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by d_k",
+        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by $d_k$",
          r"\operatorname{softmax}\left(\frac{s}{d_k}\right)", rf"\frac{{s}}{{{d_k}}}"),
     )
     for name, divisor, title, formula, scaled_sym in cases:
@@ -197,12 +197,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             note += (r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
                      r"$\sqrt{d_k}$ brings them back to unit scale.")
         blocks.softmax_step(p, name, z, value, sym=r"\alpha", src_sym="z", title=title,
-                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula)
+                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula,
+                            vector=True)
         lines = [rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} "
                  + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"]
         if name == "softmax_sqrt_dk":
             lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
-        tiny = [blocks.entry(r"\alpha", 0, k) + r" \approx " + _sci(float(v))
+        tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(float(v))
                 for k, v in enumerate(value[0]) if 0 < v < 5e-5]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
     return p
