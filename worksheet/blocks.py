@@ -284,17 +284,31 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
     src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
     total = add(*(exp(d) for _, d in shifted))
+    calculator = p.params.get("numbers") == "calculator"
+
+    def number(x) -> str:  # -1/2 as the table prints it; calculator mode: -0.5 (4 decimals if not exact)
+        if not calculator:
+            return to_latex(x)
+        if not is_rational(x):
+            return approx(x)
+        s = work_term(x, 0)[0]
+        return s[1:-1] if s.startswith("(") else s
+
+    def power_of_e(d) -> str:
+        return f"e^{{{number(d)}}}"
+
+    rel = "=" if is_rational(top) or not calculator else "\\approx"
     work = [
-        f"{m_i} = \\max_j {src_j} = {to_latex(top)}",
-        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([f"e^{{{to_latex(d)}}}" for _, d in shifted])
+        f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
+        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
         + f" \\approx {approx(total)}{terms_count(len(shifted))}",
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
-        exact_part = f"{to_latex(W[i][j])} \\approx " if shown(p, W[i][j]) else ""
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{e^{{{to_latex(d)}}}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} = "
-                    f"{exact_part}{approx(W[i][j])}")
+        exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
+                    f"{exact_part} {approx(W[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")

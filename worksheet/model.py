@@ -23,7 +23,7 @@ from .exact import NegInf, to_float
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
 
-EXACT_SHOWN_CHARS = 24  # calculator mode: an exact form is printed only while its LaTeX is this short
+EXACT_SHOWN_CHARS = 32  # calculator mode: an exact form is printed only while its LaTeX is this short
 
 RTOL = 1e-9
 ATOL = 1e-12
