@@ -584,7 +584,7 @@ def dot_work(lhs: str, a: Sequence, b: Sequence, result, *, plus=None, limit: in
     if rounded and res.startswith("= "):
         res = "\\approx " + res[2:]
     rel = "\\approx" if rounded else "="
-    return f"{lhs} {rel} {' + '.join(terms)} {res}"
+    return f"{lhs} {rel} {join_terms(terms)} {res}{terms_count(len(terms))}"
 
 
 def sum_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str, formula: str,

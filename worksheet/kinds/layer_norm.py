@@ -236,10 +236,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 2) mean, one per row
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
-    terms = " + ".join(blocks.work_term(x)[0] for x in R[i])
+    terms = blocks.join_terms([blocks.work_term(x)[0] for x in R[i]])
     p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
                title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
-               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"],
+               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"
+                     + blocks.terms_count(d)],
                rows=tokens, cols=("mean",), latex_name=r"\mu",
                note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.")
     M = after(p.steps[-1].exact)
@@ -247,13 +248,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     # 3) population variance, one per row
     devs = [tuple(add(x, mul(-1, M[r][0])) for x in R[r]) for r in range(n)]
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
-    sq = " + ".join(f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i])
-    sq_vals = " + ".join(blocks.work_term(mul(x, x))[0] for x in devs[i])
+    sq = blocks.join_terms([f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i]])
+    sq_vals = blocks.join_terms([blocks.work_term(mul(x, x))[0] for x in devs[i]])
     p.add_step("variance", V, blocks.carried(carry, lambda: np_variance(A(R), A(M)), ref["variance"]),
                title="Variance of each token (population: divide by $d$)",
                formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
                work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
-                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"],
+                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"
+                     + blocks.terms_count(d)],
                rows=tokens, cols=("variance",), latex_name=r"\sigma^2",
                note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.")
     V = after(p.steps[-1].exact)
