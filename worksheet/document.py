@@ -18,11 +18,11 @@ CONVENTION_TEXT = {
     "token_rows": r"Tokens are rows (row-vector convention): row $i$ of $X$ is token $i$.",
     "scores": r"Scores $S = Q K^\top$: row $i$ is query $i$, column $j$ is key $j$; "
               r"scaled scores are $S' = S / \sqrt{d_k}$.",
-    "self_scores": r"Scores $S = X X^\top$ (no trained weights, no scaling): row $i$ is token $i$ as a query, "
-                   r"column $j$ token $j$ as a key; output $= A X$.",
+    "self_scores": r"Scores $S = X X^\top$ (no weights, no scaling): row $i$ is query $i$, column $j$ key $j$; "
+                   r"output $= A X$.",
     "softmax": r"The softmax runs along each row (over the keys), so every row of weights sums to 1.",
-    "softmax_form": r"Exact weights are written $e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ with $m_i$ the "
-                    r"largest entry of row $i$, so every exponent is at most 0.",
+    "softmax_form": r"Softmax by hand: subtract the row maximum $m_i$, "
+                    r"$\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ (every exponent $\le 0$).",
     "output": r"Output $Z = A V$: row $i$ is query $i$'s weighted sum of the values.",
     "causal": r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
     "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
