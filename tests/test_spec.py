@@ -5,6 +5,7 @@ build in every format."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -262,3 +263,12 @@ def test_midterm_asks_which_softmax_in_words_with_a_model_answer():
     asked = scaling.step("written_2")  # the kind's own written step is "written"
     assert asked.title == "Which of the three would you use in a Transformer, and why?"
     assert r"$s / \sqrt{d_k}$" in asked.written and asked.lines == 6
+
+
+@pytest.mark.parametrize("example", ["midterm.toml", "study-sheet.toml"])
+def test_example_text_writes_its_maths_between_dollars(example):
+    spec = load_spec(EXAMPLES / example)
+    texts = [spec.title or "", spec.instructions] + [t for s in spec.sections for t in (s.prompt, s.question, s.answer)]
+    for text in texts:
+        words = re.sub(r"\$[^$]*\$", "", text)
+        assert not any(bad in words for bad in ("e^", "sqrt", "d_k", "\\")), text
