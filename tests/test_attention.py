@@ -97,7 +97,7 @@ def test_thinking_machines_reference_numbers():
     assert [to_str(x) for x in p.step("scores").exact[0]] == ["112", "96"]
     assert [to_str(x) for x in p.step("scaled").exact[0]] == ["14", "12"]
     w = p.step("weights")
-    assert [to_str(x) for x in w.exact[0]] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+    assert [to_str(x) for x in w.exact[0]] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]  # e^{s - max}: exponents <= 0
     assert [round(v, 4) for v in w.value[0]] == [0.8808, 0.1192]
 
 

@@ -44,13 +44,16 @@ def test_key_rounded_to_4_decimals_marks_every_step_correct(tmp_path, kind):
     values = key_values(p)
     steps = {}
     for s in p.steps:
+        if s.is_written:  # words (softmax-scaling): left to a person
+            continue
         if any(isinstance(x, str) for row in s.exact for x in row):  # a label: give its text
             steps[s.name] = [[x for x in row] for row in s.exact]
         else:
             steps[s.name] = table(values, steps=[s.name])[s.name]
     report = check_answers(key, write_toml(tmp_path / "a.toml", steps))
-    assert set(statuses(report).values()) == {"correct"}, report.text()
-    assert report.exit_code == 0 and report.marks == report.out_of == len(p.steps)
+    assert {st for name, st in statuses(report).items() if not p.step(name).is_written} == {"correct"}, report.text()
+    assert all(statuses(report)[s.name] == "by-person" for s in p.steps if s.is_written)
+    assert report.exit_code == 0 and report.marks == report.out_of == sum(not s.is_written for s in p.steps)
 
 
 def test_the_keys_own_exact_strings_are_accepted(tmp_path, causal):
@@ -499,7 +502,7 @@ def test_a_slip_in_the_first_step_is_carried_forward_in_every_kind(tmp_path, kin
     assert st_[first.name] == "incorrect", report.text()
     if first.value.size > 1:
         assert mistakes_of(report)[first.name] == "arithmetic-slip"
-    assert all(st_[s.name] in ("carried-forward", "correct") for s in p.steps[1:]), report.text()
+    assert all(st_[s.name] in ("carried-forward", "correct", "by-person") for s in p.steps[1:]), report.text()
     assert report.problems[0].carried_forward and report.marks == report.out_of - 1
 
 
@@ -509,4 +512,50 @@ def test_the_keys_own_exact_strings_are_accepted_in_every_kind(tmp_path, kind):
     data = json.loads(key.read_text())["problems"][0]
     answers = write_json(tmp_path / "a.json", {s["name"]: s["exact"] for s in data["steps"]})
     report = check_answers(key, answers)
-    assert report.ok and set(statuses(report).values()) == {"correct"}, report.text()
+    written = {s["name"] for s in data["steps"] if s.get("written")}
+    assert report.ok and {st for n, st in statuses(report).items() if n not in written} == {"correct"}, report.text()
+    assert all(statuses(report)[n] == "by-person" for n in written)
+
+
+# ---------------------------------------------------------------- written answers
+def test_a_written_step_is_marked_by_a_person_not_missing(tmp_path):
+    key, doc = make_key(tmp_path, ["softmax-scaling"], seed=1)
+    p = doc.problems[0]
+    assert p.step("written").is_written
+    numbers = {s.name: table(key_values(p), steps=[s.name])[s.name] for s in p.steps if not s.is_written}
+    for answers in (numbers, {**numbers, "written": "too peaked, about right, too flat"}):
+        report = check_answers(key, write_json(tmp_path / "a.json", answers))
+        st_ = statuses(report)
+        assert st_["written"] == "by-person" and "missing" not in st_.values(), report.text()
+        assert "marked by a person" in report.text()
+        assert report.exit_code == 0 and report.marks == report.out_of == 3
+        data = report.to_dict()["problems"][0]["steps"][-1]
+        assert data["status"] == "by-person" and data["out_of"] == 0 and "marked by a person" in data["message"]
+
+
+def test_a_wrong_number_still_fails_beside_a_written_step(tmp_path):
+    key, doc = make_key(tmp_path, ["softmax-scaling"], seed=1)
+    p = doc.problems[0]
+    numbers = {s.name: table(key_values(p), steps=[s.name])[s.name] for s in p.steps if not s.is_written}
+    numbers["softmax_raw"] = [["0.5", "0.5"]]
+    report = check_answers(key, write_json(tmp_path / "a.json", numbers))
+    assert statuses(report)["softmax_raw"] == "incorrect" and statuses(report)["written"] == "by-person"
+    assert report.exit_code == 1
+
+
+def test_an_exam_question_is_a_written_step_marked_by_a_person(tmp_path, runner, cli):
+    spec = tmp_path / "exam.toml"
+    spec.write_text('[[sections]]\nkind = "layer-norm"\npoints = 4\n'
+                    'question = "Why divide by $d$, not $d - 1$?"\n'
+                    "answer = '''Layer norm uses the population variance.'''\n", encoding="utf-8")
+    res = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "json", "-o", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "out" / "worksheet.json").read_text(encoding="utf-8"))
+    last = data["problems"][0]["steps"][-1]
+    assert last["name"] == "written" and last["title"] == "Why divide by $d$, not $d - 1$?"
+    assert last["written"] == "Layer norm uses the population variance."
+    mean = next(st for st in data["problems"][0]["steps"] if st["name"] == "mean")
+    answers = write_json(tmp_path / "a.json", {"mean": mean["exact"]})
+    report = check_answers(tmp_path / "out" / "worksheet.json", answers)
+    assert statuses(report)["written"] == "by-person"
+    assert sum(st == "missing" for st in statuses(report).values()) == len(data["problems"][0]["steps"]) - 2

@@ -190,7 +190,7 @@ def test_non_utf8_and_missing_files(runner, cli, tmp_path):
 def test_solve_examples(runner, cli):
     r = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json"])
     w = json.loads(r.output)["problems"][0]["steps"][-2]
-    assert w["name"] == "weights" and w["exact"][0] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+    assert w["name"] == "weights" and w["exact"][0] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]
 
 
 def test_written_files_get_the_usual_permissions(runner, cli, tmp_path):

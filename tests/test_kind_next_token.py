@@ -37,7 +37,9 @@ def test_exact_matches_numpy_and_the_prediction_is_the_first_largest(problem):
     z = floats(mats["h"]) @ floats(mats["W_vocab"]) / float(T)
     prob = np.exp(z - z.max())
     prob /= prob.sum()
-    np.testing.assert_allclose(floats(p.step("logits").exact), z, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(floats(p.step("logits").exact), z * float(T), rtol=1e-12, atol=1e-12)  # h W_vocab
+    scaled = p.step("scaled_logits" if T != 1 else "logits")
+    np.testing.assert_allclose(floats(scaled.exact), z, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(floats(p.step("probabilities").exact), prob, rtol=1e-9, atol=1e-12)
     pred = p.step("prediction")
     exact_logits = p.step("logits").exact[0]
@@ -53,7 +55,8 @@ def test_generated_problems_verify_for_random_sizes_and_seeds(seed, d, v, T, num
     vocab = tuple(f"w{k}" for k in range(v))
     params = kind.Params.from_options({"d_model": d, "vocab": list(vocab), "temperature": T, "numbers": numbers})
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)  # add_step verifies
-    assert [s.name for s in p.steps] == ["logits", "probabilities", "prediction"]
+    assert [s.name for s in p.steps] == (["logits", "probabilities", "prediction"] if T == "1" else
+                                         ["logits", "scaled_logits", "probabilities", "prediction"])
     assert p.inputs["W_vocab"].shape == (d, v) and p.step("probabilities").shape == (1, v)
     assert abs(p.step("probabilities").value.sum() - 1) < 1e-12
 
@@ -65,7 +68,8 @@ def test_hand_mode_has_integer_products_pleasant_logits_and_a_unique_choice(seed
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
     assert p.inputs["h"].integral and all(-1 <= x <= 2 for x in p.inputs["h"].exact[0])
     assert all(x in (-1, 0, 1) for r in p.inputs["W_vocab"].exact for x in r)
-    z = p.step("logits").exact[0]
+    assert all(x.denominator == 1 for x in p.step("logits").exact[0])  # the model's logits h W_vocab
+    z = p.step("scaled_logits" if T != "1" else "logits").exact[0]
     assert all((x * params.temperature).denominator == 1 for x in z)  # integers / T
     assert max(abs(x) for x in z) <= 6 and 0 < max(z) - min(z) <= 4
     assert sum(x == max(z) for x in z) == 1  # no tie to break
@@ -95,12 +99,17 @@ def test_temperature_divides_the_logits_but_never_changes_the_choice():
     mats = {"h": ((1, 2),), "W_vocab": ((1, 0, -1), (0, 1, 1))}
     cold = solve_inputs(KIND, mats, {"temperature": "0.5", "vocab": ["x", "y", "z"]})
     hot = solve_inputs(KIND, mats, {"temperature": "4", "vocab": ["x", "y", "z"]})
-    assert [str(x) for x in cold.step("logits").exact[0]] == ["2", "4", "2"]
-    assert [str(x) for x in hot.step("logits").exact[0]] == ["1/4", "1/2", "1/4"]
+    assert [str(x) for x in cold.step("logits").exact[0]] == ["1", "2", "1"]  # h W_vocab, whatever T
+    assert [str(x) for x in hot.step("logits").exact[0]] == ["1", "2", "1"]
+    assert [str(x) for x in cold.step("scaled_logits").exact[0]] == ["2", "4", "2"]
+    assert [str(x) for x in hot.step("scaled_logits").exact[0]] == ["1/4", "1/2", "1/4"]
+    assert [s.name for s in hot.steps] == ["logits", "scaled_logits", "probabilities", "prediction"]
     assert cold.step("prediction").exact == hot.step("prediction").exact == (("y",),)
     assert cold.step("probabilities").value.max() > hot.step("probabilities").value.max()
     assert "never the greedy choice" in hot.step("prediction").note
-    assert r"\frac{1 \cdot 0 + 2 \cdot 1}{4}" in hot.step("logits").work[0]
+    assert r"1 \cdot 0 + 2 \cdot 1 = 2" in hot.step("logits").work[0]
+    assert r"\frac{z_{2}}{T} = \frac{2}{4} = \frac{1}{2}" in hot.step("scaled_logits").work[0]
+    assert r"softmax}(z')" in hot.step("probabilities").formula
 
 
 def test_default_labels_for_other_vocabulary_sizes():
@@ -145,7 +154,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
              "vocab": ["didn't", "étudiant", "<eos>"], "temperature": "0.5"}
     p = solve_everywhere(runner, cli, KIND, table, tmp_path)
     assert p.params["temperature"] == "1/2" and p.params["vocab"] == ["didn't", "étudiant", "<eos>"]
-    assert [str(x) for x in p.step("logits").exact[0]] == ["1", "2", "-2"]
+    assert [str(x) for x in p.step("logits").exact[0]] == ["1/2", "1", "-1"]
+    assert [str(x) for x in p.step("scaled_logits").exact[0]] == ["1", "2", "-2"]
     assert p.step("prediction").exact == (("étudiant",),)
     r = runner.invoke(cli, ["solve", KIND, "-i", str(tmp_path / "in.toml")])
     assert "étudiant" in r.output and "didn't" in r.output
@@ -191,3 +201,24 @@ def test_every_step_has_a_title_a_formula_and_worked_arithmetic():
     p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
     for s in p.steps:
         assert s.title and s.formula and s.work, s.name
+
+
+def test_temperature_one_has_no_scaled_logits_step():
+    p = solve_inputs(KIND, {"h": ((1, 2),), "W_vocab": ((1, 0, -1), (0, 1, 1))}, {"vocab": ["x", "y", "z"]})
+    assert [s.name for s in p.steps] == ["logits", "probabilities", "prediction"]
+    assert p.step("probabilities").formula.endswith("softmax}(z)")
+
+
+def test_carried_forward_marking_recomputes_from_the_scaled_logits():
+    ref = kind.reference({"h": np.array([[1.0, 2.0]]), "W_vocab": np.array([[1.0, 0, -1], [0, 1, 1]])}, 2,
+                         given={"scaled_logits": np.array([[0.0, 3.0, 0.0]])})
+    assert ref["logits"].tolist() == [[1.0, 2.0, 1.0]]
+    assert ref["probabilities"].argmax() == 1 and ref["prediction"][0, 0] == 1
+    assert ref["probabilities"][0, 1] == pytest.approx(np.exp(3) / (np.exp(3) + 2))
+
+
+def test_prediction_is_numbered_like_the_columns():
+    p = solve_inputs(KIND, {"h": ((1, 0),), "W_vocab": ((0, 1, 2, 0), (1, 1, 1, 1))})
+    work = " ".join(p.step("prediction").work)
+    assert r"p_{3}" in work and "token 3 of 4" in work and "counting from 0" not in work
+    assert "p_{13}" not in " ".join(p.step("probabilities").work)  # one index: p_j

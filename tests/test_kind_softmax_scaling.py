@@ -26,17 +26,17 @@ def numpy_softmax(z):
 
 def test_reference_numbers_of_the_lecture():
     p = solve_inputs(KIND, {"scores": ((112, 96),)}, {"d_k": 64})
-    assert [s.name for s in p.steps] == STEPS
+    assert [s.name for s in p.steps] == STEPS + ["written"]
     raw, root, dk = (p.step(n) for n in STEPS)
     assert round(raw.value[0][0], 4) == 1.0 and f"{raw.value[0][1]:.4e}" == "1.1254e-07"
-    assert [to_str(x) for x in root.exact[0]] == ["1/(1 + exp(-2))", "1/(1 + exp(2))"]
+    assert [to_str(x) for x in root.exact[0]] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]
     assert [round(v, 4) for v in root.value[0]] == [0.8808, 0.1192]
     assert [round(v, 4) for v in dk.value[0]] == [0.5622, 0.4378]
     assert sympy.simplify(to_sympy(dk.exact[0][0]) - 1 / (1 + sympy.exp(F(-1, 4)))) == 0
     # the scaled scores are written out: 14 and 12, then 7/4 and 3/2
     assert r"z = \frac{s}{\sqrt{64}} = \begin{bmatrix} 14 & 12 \end{bmatrix}" in root.work
     assert r"z = \frac{s}{64} = \begin{bmatrix} \frac{7}{4} & \frac{3}{2} \end{bmatrix}" in dk.work
-    assert r"\alpha_{12} \approx 1.1254 \times 10^{-7}" in raw.work  # not just 0.0000
+    assert r"\alpha_{2} \approx 1.1254 \times 10^{-7}" in raw.work  # not just 0.0000; one index: one query
 
 
 def test_the_key_reads_each_softmax():
@@ -153,7 +153,9 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
                                   ["--numbers", "calculator", "--d-k", "10", "--seq-len", "4"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
-    assert [s["name"] for s in data["problems"][0]["steps"]] == STEPS
+    steps = data["problems"][0]["steps"]
+    assert [s["name"] for s in steps] == STEPS + ["written"]
+    assert steps[-1]["written"] and steps[-1]["exact"] == [] and "peaked" in steps[-1]["title"]
 
 
 @pytest.mark.parametrize("case, options", [("default", {}), ("d_k-16", {"d_k": 16, "seq_len": 3})])
@@ -164,5 +166,19 @@ def test_golden_files(case, options):
 def test_every_step_has_a_title_a_formula_and_worked_arithmetic():
     params = kind.Params()
     p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
-    for s in p.steps:
+    for s in p.steps[:-1]:
         assert s.title and s.formula and s.work and s.note, s.name
+    written = p.steps[-1]
+    assert written.is_written and written.lines > 0 and "peaked" in written.title
+
+
+@pytest.mark.parametrize("seed, numbers", [(1, "hand"), (2, "hand"), (3, "calculator")])
+def test_the_written_step_answers_peaked_right_or_flat_with_this_problems_numbers(seed, numbers):
+    params = kind.Params(numbers=numbers) if numbers == "hand" else kind.Params(numbers=numbers, d_k=10)
+    p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
+    answer = p.step("written").written
+    for name in STEPS:
+        value = p.step(name).value[0]
+        label = kind.READING[kind.classify(value)][0]
+        assert f"${value.max():.4f}$" in answer and label in answer
+    assert r"$\sqrt{d_k}$" in answer and p.step("written").lines >= 5

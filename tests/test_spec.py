@@ -5,10 +5,12 @@ build in every format."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from worksheet.build import build_document
 from worksheet.spec import SpecError, load_spec, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -89,6 +91,12 @@ def test_cli_options_override_the_spec(runner, cli, tmp_path):
     ('[[sections]]\npoints = 3\n', "sections[1].kind: is missing"),
     ('title = "x"\n', "sections: is missing"),
     ('[[sections]]\nkind = "attention"\nd_k = 3\n', "not a perfect square"),
+    ('[[sections]]\nkind = "attention"\nquestion = "Why?"\n', "sections[1].question: a question needs its model answer"),
+    ('[[sections]]\nkind = "attention"\nanswer = "Because."\n', "sections[1].answer: an answer needs its question"),
+    ('[[sections]]\nkind = "attention"\nquestion = 3\nanswer = "x"\n', "sections[1].question: must be text"),
+    ('[[sections]]\nkind = "attention"\nquestion = "Why?"\nanswer = "x"\nlines = 0\n',
+     "sections[1].lines: must be a whole number of lines from 1 to 30"),
+    ('[[sections]]\nkind = "attention"\nlines = 4\n', "sections[1].lines: lines are for a written answer"),
 ])
 def test_bad_specs_name_the_key(tmp_path, text, needle):
     path = write(tmp_path, text)
@@ -235,3 +243,32 @@ def test_templates_folder_restyles_variants_built_on_two_processes(runner, cli, 
                               "--jobs", "2", "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert (out / "worksheet.md").read_text(encoding="utf-8").count("## Our conventions") == 30
+
+
+def test_a_section_question_becomes_a_written_step_with_its_model_answer():
+    spec = parse_spec('[[sections]]\nkind = "attention"\nquestion = "Why scale by $\\\\sqrt{d_k}$?"\n'
+                      "answer = \'\'\'So the softmax\nis not saturated.\'\'\'\nlines = 3\n")
+    assert spec.sections[0].answer == "So the softmax is not saturated."  # one paragraph
+    doc = build_document(spec.problem_specs(), seed=1)
+    step = doc.problems[0].steps[-1]
+    assert (step.name, step.title, step.lines) == ("written", r"Why scale by $\sqrt{d_k}$?", 3)
+    assert step.is_written and step.written == "So the softmax is not saturated."
+
+
+def test_midterm_asks_which_softmax_in_words_with_a_model_answer():
+    spec = load_spec(EXAMPLES / "midterm.toml")
+    doc = build_document(spec.problem_specs(), seed=1)
+    scaling = doc.problems[0]
+    assert scaling.kind == "softmax-scaling" and "Which of the three" not in scaling.intro  # a step, not a prompt
+    asked = scaling.step("written_2")  # the kind's own written step is "written"
+    assert asked.title == "Which of the three would you use in a Transformer, and why?"
+    assert r"$s / \sqrt{d_k}$" in asked.written and asked.lines == 6
+
+
+@pytest.mark.parametrize("example", ["midterm.toml", "study-sheet.toml"])
+def test_example_text_writes_its_maths_between_dollars(example):
+    spec = load_spec(EXAMPLES / example)
+    texts = [spec.title or "", spec.instructions] + [t for s in spec.sections for t in (s.prompt, s.question, s.answer)]
+    for text in texts:
+        words = re.sub(r"\$[^$]*\$", "", text)
+        assert not any(bad in words for bad in ("e^", "sqrt", "d_k", "\\")), text

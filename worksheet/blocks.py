@@ -18,9 +18,8 @@ import numpy as np
 
 from .errors import ShapeError
 from .exact import (NEG_INF, ONE, Add, Func, Mul, NegInf, add, exp, exp_combination, is_rational, mul, power,
-                    rational, softmax_row, sqrt, to_latex)
-from .fmt import decimal
-from .model import Aid, Matrix, Problem, shape
+                    rational, sqrt, to_latex, to_str)
+from .model import EXACT_SHOWN_CHARS, Aid, Matrix, Problem, shape
 
 # ---------------------------------------------------------------- exact linear algebra
 
@@ -84,26 +83,8 @@ def require_shape(name: str, A: Matrix, rows: int | None, cols: int | None, why:
 
 
 # ---------------------------------------------------------------- LaTeX of arithmetic
-
-
-def lx(x) -> str:
-    """LaTeX of an exact number, negative ones in parentheses (for products)."""
-    s = to_latex(x)
-    return f"({s})" if s.startswith("-") else s
-
-
-def dot_latex(a: Sequence, b: Sequence) -> str:
-    """``1 \\cdot 0 + 2 \\cdot 1 + (-1) \\cdot 1``."""
-    return " + ".join(f"{lx(x)} \\cdot {lx(y)}" for x, y in zip(a, b))
-
-
-def entry(sym: str, i: int, j: int) -> str:
-    """``s_{12}`` for 0-based (i, j)."""
-    return f"{sym}_{{{i + 1}{j + 1}}}" if max(i, j) < 9 else f"{sym}_{{{i + 1},{j + 1}}}"
-
-
-def approx(x, places: int = 4) -> str:
-    return decimal(x, places)
+# (in worksheet.worklines)
+from .worklines import LONG_SUM, approx, dot_latex, entry, join_terms, lx, terms_count  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------- step blocks
@@ -120,15 +101,24 @@ def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: s
     """
     Bm = transpose(B) if transpose_b else B
     C = matmul(A, Bm)
-    n, m = shape(C)
-    i, j = entry_at or (0, min(1, m - 1))
+    i, j = entry_at or nonzero_entry(C)
     col = [row[j] for row in Bm]
     b_part = f"{b_sym}_{{{j + 1}}}" if transpose_b else f"{b_sym}_{{:,{j + 1}}}"
     work = [f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
-            f"{dot_latex(A[i], col)} = {to_latex(C[i][j])}"]
+            f"{dot_latex(A[i], col)} = {to_latex(C[i][j])}{terms_count(len(col))}"]
     p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                latex_name=latex_name, note=note)
     return C
+
+
+def nonzero_entry(C: Matrix) -> tuple[int, int]:
+    """The worked entry of a matrix step: (0, 1) (the second of the first row),
+    unless it is 0 or masked; then the first entry in reading order that is
+    neither (a worked entry that comes out 0 teaches nothing)."""
+    n, m = shape(C)
+    first = (0, min(1, m - 1))
+    cells = [first] + [(i, j) for i in range(n) for j in range(m)]
+    return next(((i, j) for i, j in cells if not isinstance(C[i][j], NegInf) and C[i][j] != 0), first)
 
 
 def chain(*sides: str) -> str:
@@ -147,7 +137,7 @@ def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: st
     root = sqrt(divisor_sq)
     inv = power(root, -1)
     out = tuple(tuple(mul(x, inv) for x in row) for row in S)
-    i, j = 0, min(1, shape(S)[1] - 1)
+    i, j = nonzero_entry(S)
     work = []
     root_line = chain(f"\\sqrt{{{to_latex(divisor_sq)}}}", to_latex(root))
     if " = " in root_line:  # not for sqrt(2), which is all there is to say
@@ -169,10 +159,11 @@ def causal_mask(S: Matrix) -> Matrix:
 def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
               rows=None, cols=None) -> Matrix:
     out = causal_mask(S)
+    src = src_sym[0].upper() + src_sym[1:]  # the matrix of the entries s'_ij: S'
     work = [f"{entry(sym, 0, 1)} = -\\infty \\quad (j = 2 > i = 1)" if shape(S)[1] > 1 else "",
             f"{entry(sym, 0, 0)} = {entry(src_sym, 0, 0)} = {to_latex(S[0][0])} \\quad (j \\le i)"]
     p.add_step(name, out, value, title="Causal mask",
-               formula=r"M_{ij} = \begin{cases} S'_{ij} & j \le i \\ -\infty & j > i \end{cases}",
+               formula=rf"M_{{ij}} = \begin{{cases}} {src}_{{ij}} & j \le i \\ -\infty & j > i \end{{cases}}",
                work=[w for w in work if w], rows=rows, cols=cols,
                latex_name="M",
                note=r"A token may attend only to itself and earlier tokens; masked scores are "
@@ -180,42 +171,111 @@ def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str
     return out
 
 
+def _shifted(row) -> list:
+    """``[(j, s_j - m)]`` over the live (unmasked) entries, ``m`` the row maximum:
+    every exponent is <= 0, so the sheet's table of e^x has them all."""
+    live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
+    m = max((x for _, x in live), key=float)
+    if all(type(x) is Fraction for _, x in live):
+        return [(k, x - m) for k, x in live]
+    return [(k, add(x, mul(-1, m))) for k, x in live]
+
+
 def softmax_rows(S: Matrix) -> Matrix:
-    return tuple(tuple(softmax_row(list(row))) for row in S)
+    """Exact row softmax in the form the key writes and the e^x table supports:
+
+        alpha_ij = e^{s_ij - m_i} / sum_k e^{s_ik - m_i},   m_i = max_k s_ik
+
+    (``1/(1 + e^{-1})``, ``e^{-1}/(1 + e^{-1})``; masked entries exactly 0):
+    the same ratio as :func:`softmax_matmul` gives for the outputs, so a weight
+    reads the same in every step.
+    """
+    out = []
+    for row in S:
+        exps = {k: exp(d) for k, d in _shifted(row)}
+        total = add(*exps.values())
+        inv = power(total, -1)
+        out.append(tuple(_over(exps[j], inv, total) if j in exps else Fraction(0) for j in range(len(row))))
+    return tuple(out)
+
+
+def teaching_row(S: Matrix, live=lambda x: not isinstance(x, NegInf)) -> int:
+    """The row a worked softmax (and its weighted sum) shows: the first whose
+    live entries are not all equal (equal weights 1/n teach nothing), else the
+    first with two live entries, else the first."""
+    rows = [[x for x in row if live(x)] for row in S]
+    return next((r for r, xs in enumerate(rows) if len(set(map(to_str, xs))) > 1),
+                next((r for r, xs in enumerate(rows) if len(xs) > 1), 0))
+
+
+def aids_allowed(p: Problem) -> bool:
+    """Tables of values (e^x, sin/cos, tanh) are printed in hand mode only: in
+    calculator mode a calculator is allowed, and a table of computed values
+    would give steps away."""
+    return p.params.get("numbers") != "calculator"
+
+
+def shown(p: Problem, x) -> bool:
+    """An exact value goes into a worked line: always in hand mode, in
+    calculator mode only when short (see :data:`worksheet.model.EXACT_SHOWN_CHARS`)."""
+    return p.params.get("numbers") != "calculator" or len(to_latex(x)) <= EXACT_SHOWN_CHARS
+
+
+def _sub(sym: str, i: int, j: int | str, vector: bool) -> str:
+    """``s_{1j}`` / ``s_{12}``, or for a one-row problem (``vector``) ``s_j`` / ``s_2``."""
+    jj = j if isinstance(j, str) else j + 1
+    if vector:
+        return f"{sym}_{{{jj}}}"
+    return entry(sym, i, j) if not isinstance(j, str) else f"{sym}_{{{i + 1}{j}}}"
 
 
 def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
                  title: str = "Attention weights (softmax along each row)",
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
-                 latex_name: str | None = "A") -> Matrix:
-    """Row-wise exact softmax; work shows one whole row via the row maximum.
+                 latex_name: str | None = "A", vector: bool = False) -> Matrix:
+    """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
+    (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
+    ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``).
 
-    Adds (once per problem) an aid with the values of e^x the rows need,
-    when every exponent is rational.
+    Adds (once per problem, hand mode only) an aid with the values of e^x the
+    rows need, when every exponent is rational.
     """
     W = softmax_rows(S)
-    n, m = shape(S)
-    if work_row is None:  # the first row with two or more unmasked entries
-        live = [sum(not isinstance(x, NegInf) for x in row) for row in S]
-        work_row = next((r for r, c in enumerate(live) if c > 1), 0)
-    i = work_row
-    row = S[i]
-    live = [(j, x) for j, x in enumerate(row) if not isinstance(x, NegInf)]
-    top = max(live, key=lambda jx: float(jx[1]))[1]
-    shifted = [(j, add(x, mul(-1, top))) for j, x in live]
+    i = teaching_row(S) if work_row is None else work_row
+    m_i = "m" if vector else f"m_{{{i + 1}}}"
+    shifted = _shifted(S[i])
+    top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
+    src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
+    total = add(*(exp(d) for _, d in shifted))
+    calculator = p.params.get("numbers") == "calculator"
+
+    def number(x) -> str:  # -1/2 as the table prints it; calculator mode: -0.5 (4 decimals if not exact)
+        if not calculator:
+            return to_latex(x)
+        if not is_rational(x):
+            return approx(x)
+        s = work_term(x, 0)[0]
+        return s[1:-1] if s.startswith("(") else s
+
+    def power_of_e(d) -> str:
+        return f"e^{{{number(d)}}}"
+
+    rel = "=" if is_rational(top) or not calculator else "\\approx"
     work = [
-        f"m_{{{i + 1}}} = \\max_j {src_sym}_{{{i + 1}j}} = {to_latex(top)}",
-        f"\\sum_j e^{{{src_sym}_{{{i + 1}j}} - m_{{{i + 1}}}}} = "
-        + " + ".join(f"e^{{{to_latex(d)}}}" for _, d in shifted)
-        + f" \\approx {approx(add(*(exp(d) for _, d in shifted)))}",
+        f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
+        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
+        + f" \\approx {approx(total)}{terms_count(len(shifted))}",
     ]
-    for j, d in shifted[:2]:
-        work.append(f"{entry(sym, i, j)} = \\frac{{e^{{{to_latex(d)}}}}}{{\\sum_k e^{{{src_sym}_{{{i + 1}k}} - m_{{{i + 1}}}}}}} = "
-                    f"{to_latex(W[i][j])} \\approx {approx(W[i][j])}")
-    if len(live) < m:
+    first = shifted[0]
+    second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
+    for j, d in [first] + ([second] if second else []):
+        exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
+                    f"{exact_part} {approx(W[i][j])}")
+    if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
-    work.append(f"\\sum_j {sym}_{{{i + 1}j}} = 1")
+    work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
     if aid:
@@ -224,7 +284,10 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
 
 
 def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
-    """Add the table of e^{x - row max} needed for a softmax by hand."""
+    """Add the table of e^{x - row max} (every x - max <= 0) needed for a
+    softmax by hand; nothing in calculator mode (:func:`aids_allowed`)."""
+    if not aids_allowed(p):
+        return
     xs: set = set()
     for row in S:
         live = [x for x in row if not isinstance(x, NegInf)]
@@ -250,17 +313,14 @@ def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
     """``softmax(S) V`` exactly, each entry as one ratio of sums of exponentials.
 
     ``z_ij = sum_k v_kj e^{s_ik - m_i} / sum_k e^{s_ik - m_i}`` reads better
-    than the sum of n separate fractions that ``matmul(weights, V)`` gives.
+    than the sum of n separate fractions that ``matmul(weights, V)`` gives,
+    and has the denominator of the weights (:func:`softmax_rows`).
     """
     out = []
     for row in S:
-        live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
-        m = max((x for _, x in live), key=float)
-        rational = all(type(x) is Fraction for _, x in live)
-        shifted = [(k, x - m if rational else add(x, mul(-1, m))) for k, x in live]
         # ratio_of_exp_sums(...) for each column j, with the row's e^d and
         # 1 / sum e^d computed once
-        exps = [(k, exp(d)) for k, d in shifted]
+        exps = [(k, exp(d)) for k, d in _shifted(row)]
         total = add(*(e for _, e in exps))
         inv = power(total, -1)
         row_out = []
@@ -293,20 +353,24 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
                       w_sym: str, v_sym: str, logits: Matrix | None = None,
                       title: str = "Output (weighted sum of values)",
                       formula: str = "Z = A V", rows=None, cols=None, note: str = "",
-                      latex_name: str | None = "Z") -> Matrix:
-    """``Z = A V`` exactly; the work shows one entry with decimals.
+                      latex_name: str | None = "Z", vector: bool = False) -> Matrix:
+    """``Z = A V`` exactly; the work shows one entry with decimals, in the row
+    the softmax step worked (:func:`teaching_row`) and a column where it is
+    not 0.  ``vector``: one row, written ``c_1 = sum_k alpha_k h_{k1}``.
 
     With ``logits`` (the matrix the softmax was taken of) each exact entry is
-    written as a single ratio, see :func:`softmax_matmul`.
+    written as a single ratio over the weights' denominator, see :func:`softmax_matmul`.
     """
     Z = softmax_matmul(logits, V) if logits is not None else matmul(W, V)
-    i = 1 if shape(W)[0] > 1 and any(isinstance(x, Fraction) and x == 0 for x in W[0][1:]) else 0
-    j = 0
-    terms = " + ".join(f"{approx(W[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V)))
-    work = [f"{entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {approx(Z[i][j])}"]
-    if not is_rational(Z[i][j]):
-        work.append(f"{entry(sym, i, j)} = {to_latex(Z[i][j])}")
+    i = teaching_row(logits) if logits is not None else teaching_row(W, live=lambda x: x != 0)
+    j = next((c for c, x in enumerate(Z[i]) if x != 0), 0)
+    lhs = f"{sym}_{{{j + 1}}}" if vector else entry(sym, i, j)
+    w_k = f"{w_sym}_{{k}}" if vector else f"{w_sym}_{{{i + 1}k}}"
+    terms = join_terms([f"{approx(W[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
+    work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
+            f"\\approx {approx(Z[i][j])}{terms_count(len(V))}"]
+    if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
+        work.append(f"{lhs} = {to_latex(Z[i][j])}")
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
     return Z
@@ -410,174 +474,6 @@ def latex_text(s: str) -> str:
 
 
 # ---------------------------------------------------------------- shared by the layer kinds
-# (multi-head-attention, positional-encoding, layer-norm, feed-forward, encoder-block)
-
-import dataclasses as _dataclasses  # noqa: E402
-import math as _math  # noqa: E402
-
-from .exact import to_str as _to_str  # noqa: E402
-from .fmt import terminating_places as _terminating_places  # noqa: E402
-from .model import verify as _verify  # noqa: E402
-
-SHORT = 40  # an exact entry "reads well" while its str() has at most this many characters
-
-
-def add_row(A: Matrix, b: Matrix) -> Matrix:
-    """``A + b``: the one-row matrix ``b`` added to every row of ``A`` (a bias)."""
-    (row,) = b
-    return tuple(tuple(add(x, y) for x, y in zip(r, row)) for r in A)
-
-
-def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
-    """LaTeX of one number inside a worked line, and whether it was rounded.
-
-    Integers print as integers, terminating rationals as decimals (as the
-    sheet prints given numbers: ``0.75``, and the 4-place values a long chain
-    carries), other rationals as fractions (``\\frac{1}{3}``); short
-    irrational values exactly (``\\sin\\left(1\\right)``); anything longer as
-    4 decimals (then the line says ``\\approx``).  Negative numbers and sums
-    come in parentheses, ready for a product.
-    """
-    if isinstance(x, NegInf):
-        return r"(-\infty)", False
-    if is_rational(x):
-        q = Fraction(x)
-        places = _terminating_places(q)
-        if q.denominator > 1 and places is not None:
-            s = f"{float(q):.{places}f}"
-            return (f"({s})" if q < 0 else s), False
-        return lx(q), False
-    if len(_to_str(x)) <= limit:
-        s = to_latex(x)
-        return (rf"\left({s}\right)" if " " in s or s.startswith("-") else s), False
-    s = approx(x)
-    return (f"({s})" if s.startswith("-") else s), True
-
-
-def work_result(x, limit: int = SHORT) -> str:
-    """``= value`` for the end of a worked line: exact when short, else ``\\approx`` 4 decimals."""
-    if isinstance(x, NegInf) or (is_rational(x) and len(_to_str(x)) <= limit):
-        s, _ = work_term(x, limit)
-        return "= " + (s[1:-1] if s.startswith("(") and s.endswith(")") else s)
-    if len(_to_str(x)) <= limit:
-        return f"= {to_latex(x)} \\approx {approx(x)}"
-    return f"\\approx {approx(x)}"
-
-
-def dot_work(lhs: str, a: Sequence, b: Sequence, result, *, plus=None, limit: int = SHORT) -> str:
-    """``lhs = a_1 b_1 + a_2 b_2 + ... (+ plus) = result``, one worked entry of a product.
-
-    Numbers print as :func:`work_term` says (``limit=0``: every irrational
-    number as 4 decimals); if any is rounded the line uses ``\\approx``.
-    """
-    rounded = False
-    terms = []
-    for x, y in zip(a, b):
-        (sx, rx), (sy, ry) = work_term(x, limit), work_term(y, limit)
-        rounded = rounded or rx or ry
-        terms.append(f"{sx} \\cdot {sy}")
-    if plus is not None:
-        s, r = work_term(plus, limit)
-        rounded = rounded or r
-        terms.append(s)
-    res = work_result(result, 0 if rounded else limit)
-    if rounded and res.startswith("= "):
-        res = "\\approx " + res[2:]
-    rel = "\\approx" if rounded else "="
-    return f"{lhs} {rel} {' + '.join(terms)} {res}"
-
-
-def sum_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str, formula: str,
-             sym: str, a_sym: str, b_sym: str, rows=None, cols=None, latex_name: str | None = None,
-             note: str = "", entry_at: tuple[int, int] | None = None) -> Matrix:
-    """A step ``C = A + B`` (entrywise; a one-row ``B`` is added to every row), one entry worked."""
-    C = add_row(A, B) if shape(B)[0] == 1 and shape(A)[0] != 1 else entrywise(add, A, B)
-    i, j = entry_at or (0, 0)
-    b = B[0][j] if shape(B)[0] == 1 else B[i][j]
-    b_entry = f"{b_sym}_{{{j + 1}}}" if shape(B)[0] == 1 and shape(A)[0] != 1 else entry(b_sym, i, j)
-    (sa, ra), (sb, rb) = work_term(A[i][j]), work_term(b)
-    res = work_result(C[i][j])
-    if (ra or rb) and res.startswith("= "):
-        res = "\\approx " + res[2:]
-    rel = "\\approx" if ra or rb else "="
-    work = [f"{entry(sym, i, j)} = {entry(a_sym, i, j)} + {b_entry} {rel} {sa} + {sb} {res}"]
-    p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               latex_name=latex_name, note=note)
-    return C
-
-
-def round_exact(x, places: int = 4) -> Fraction:
-    """``x`` rounded to ``places`` decimals, half away from zero, as a Fraction.
-
-    Rationals are rounded exactly; other values through their float64 value.
-    """
-    scale = 10**places
-    if is_rational(x):
-        q = abs(Fraction(x)) * scale
-        k = _math.floor(q + Fraction(1, 2))
-        return Fraction(k if x >= 0 else -k, scale)
-    v = float(x)
-    k = _math.floor(abs(v) * scale + 0.5)
-    return Fraction(k if v >= 0 else -k, scale)
-
-
-def round_matrix(M: Matrix, places: int = 4) -> Matrix:
-    """Every entry rounded by :func:`round_exact` (-oo stays -oo)."""
-    return tuple(tuple(x if isinstance(x, NegInf) else round_exact(x, places) for x in row) for row in M)
-
-
-@_dataclasses.dataclass
-class Carry:
-    """How a long chain (the encoder block) carries its values from step to step.
-
-    A step keeps its exact value while every entry reads well (its ``str`` has
-    at most ``limit`` characters) and nothing before it was rounded.  From the
-    first step that fails this, the step shows -- and the chain goes on
-    with -- every entry rounded to ``places`` decimals (a Fraction), and that
-    step and every later one is marked ``rounded``.  Kinds that accept a
-    ``carry`` call :meth:`after` on each step they add, and compute the float
-    value of a step from the carried values once :attr:`rounding` is on.
-    """
-
-    limit: int = SHORT
-    places: int = 4
-    rounding: bool = False  # True once a value has been rounded
-
-    def readable(self, M: Matrix) -> bool:
-        return all(isinstance(x, NegInf) or len(_to_str(x)) <= self.limit for row in M for x in row)
-
-    def after(self, p: Problem) -> Matrix:
-        """Apply the rule to the step just added to ``p``; the matrix to carry on with."""
-        s = p.steps[-1]
-        if not self.rounding and self.readable(s.exact):
-            return s.exact
-        self.rounding = True
-        R = round_matrix(s.exact, self.places)
-        _verify(f"{p.kind}.{s.name}", R, s.value, rounded=True)
-        p.steps[-1] = _dataclasses.replace(s, exact=R, rounded=True, places=self.places)
-        return R
-
-
-def carried(carry: "Carry | None", fresh, reference):
-    """The float value of a step: ``reference`` (the independent chain) until
-    ``carry`` has rounded something, then ``fresh()`` (recomputed in float64
-    from the carried, rounded values, so the step's own arithmetic is checked).
-    """
-    return fresh() if carry is not None and carry.rounding else reference
-
-
-def relabel_last(p: Problem, **changes) -> None:
-    """Change the title, symbol or note of the step just added (e.g. one made by a block)."""
-    p.steps[-1] = _dataclasses.replace(p.steps[-1], **changes)
-
-
-def busiest_entry(A: Matrix, B: Matrix) -> tuple[int, int]:
-    """The (i, j) of ``A B`` whose dot product has the most non-zero terms (the
-    first such), so that a worked entry shows real arithmetic."""
-    best, at = -1, (0, 0)
-    for i, row in enumerate(A):
-        for j in range(len(B[0])):
-            k = sum(1 for x, r in zip(row, B) if x != 0 and r[j] != 0)
-            if k > best:
-                best, at = k, (i, j)
-    return at
+# (in worksheet.layer_blocks; re-exported here, where the kinds look for them)
+from .layer_blocks import (SHORT, Carry, add_row, busiest_entry, carried, dot_work, relabel_last,  # noqa: E402,F401
+                           round_exact, round_matrix, sum_step, work_result, work_term)

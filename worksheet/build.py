@@ -36,6 +36,9 @@ class ProblemSpec:
     options: dict
     points: Any = None
     prompt: str = ""
+    question: str = ""  # a question answered in words: a last, written step
+    answer: str = ""  # its model answer
+    lines: int = 5  # ruled lines for it on the sheet
 
     @classmethod
     def parse(cls, text: str) -> "ProblemSpec":
@@ -83,6 +86,10 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
     problem.points = spec.points
     if spec.prompt:
         problem.intro = f"{problem.intro} {spec.prompt}".strip()
+    if spec.question:
+        taken = {s.name for s in problem.steps}
+        name = next(n for n in ["written"] + [f"written_{k}" for k in range(2, len(taken) + 3)] if n not in taken)
+        problem.add_written(name, title=spec.question, answer=spec.answer, lines=spec.lines)
     return problem
 
 

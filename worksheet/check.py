@@ -94,6 +94,11 @@ Marking, per step (1 mark each)
   own; then ``arithmetic-slip`` when exactly one entry (of two or more) is
   wrong against the key or against the carried-forward values.
 * **missing** -- no answer for the step.
+* **by-person** -- a step answered in words (its key step has a ``"written"``
+  model answer: "which would you use, and why?").  ``check`` does not mark
+  it: the report says "marked by a person", whatever the answer file holds
+  for it (text, or nothing); it counts 0 of 0 marks, so it never makes the
+  exit code 1.
 
 A matrix of the wrong shape is an error (exit 2), unless the carried-forward
 values or a named mistake have that shape (``concat-wrong-axis``).
@@ -140,8 +145,9 @@ __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", 
            "decimal_tolerance",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES"]
 
-STATUSES = ("correct", "carried-forward", "incorrect", "missing")
-SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–"}
+STATUSES = ("correct", "carried-forward", "incorrect", "missing", "by-person")
+SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–", "by-person": "✎"}
+BY_PERSON = "marked by a person (a written answer; the key has a model answer)"
 
 MAX_ANSWER_BYTES = 512 * 1024
 MAX_KEY_BYTES = 64 * 1024 * 1024
@@ -382,6 +388,7 @@ class KeyStep:
     value: np.ndarray  # float64, -inf for masked
     cells: list[list[Expected]]
     rounded: bool = False
+    written: str = ""  # a step answered in words: the key's model answer (marked by a person)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -535,6 +542,9 @@ def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
     for s in steps_raw:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
             raise InputError(f"{where}: a step has no \"name\"", file=file)
+        if isinstance(s.get("written"), str) and s["written"]:  # words, no matrix: for a person
+            steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"]))
+            continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
         rounded = bool(s.get("rounded"))
         cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), rounded)
@@ -906,6 +916,8 @@ class StepResult:
             return "correct"
         if self.status == "missing":
             return "missing"
+        if self.status == "by-person":
+            return BY_PERSON
         if self.status == "carried-forward":
             if self.carried_from:
                 return f"carried forward: follows from your own {', '.join(self.carried_from)}"
@@ -1070,6 +1082,8 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[s
                 hint = (f"; did you mean '{close_[0]}'?" if close_
                         else f"; the steps are {', '.join(names)}")
                 raise InputError(f"unknown step{hint}", file=file, field=where)
+            if kp.step(name).written:  # a written answer: left to a person, not read
+                continue
             rows = _raw_matrix(value, file=file, where=where)
             raw.setdefault(number, {})[name] = (rows, kp.step(name), where)
     deadline = time.monotonic() + PARSE_SECONDS
@@ -1227,6 +1241,9 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
     own = _Own(kp, run)
     results: list[StepResult] = []
     for k, ks in enumerate(kp.steps):
+        if ks.written:
+            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0))
+            continue
         grid = grids.get(ks.name)
         if grid is None:
             results.append(StepResult(ks.name, "missing", title=ks.title))

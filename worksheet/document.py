@@ -1,23 +1,85 @@
 """A document is what one output file shows: a titled list of problems.
 
 ``build`` makes one per sheet (or per variant); renderers turn it into text.
-The conventions stated on every sheet live here, format-neutral (inline
-LaTeX between ``$``), so every format prints the same words.
+The conventions a sheet states live here, format-neutral (inline LaTeX
+between ``$``), so every format prints the same words; a sheet states only
+those its problems use (:func:`conventions_for`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from .model import Problem
 
-CONVENTIONS = (
-    r"Tokens are rows (row-vector convention): $Q = X W^Q$, $K = X W^K$, $V = X W^V$.",
-    r"Scores $S = Q K^\top$: row $i$ is query $i$, column $j$ is key $j$; scaled scores are $S / \sqrt{d_k}$.",
-    r"The softmax runs along each row (over the keys), so every row of weights sums to 1; output $= A V$.",
-    r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
-    r"Exact answers are given where they are short; decimals are rounded to 4 places.",
-)
+# every convention a sheet may state, by key (format-neutral: inline LaTeX between $)
+CONVENTION_TEXT = {
+    "rows": r"Tokens are rows (row-vector convention): $Q = X W^Q$, $K = X W^K$, $V = X W^V$.",
+    "token_rows": r"Tokens are rows (row-vector convention): row $i$ of $X$ is token $i$.",
+    "scores": r"Scores $S = Q K^\top$: row $i$ is query $i$, column $j$ is key $j$; "
+              r"scaled scores are $S' = S / \sqrt{d_k}$.",
+    "self_scores": r"Scores $S = X X^\top$ (no weights, no scaling): row $i$ is query $i$, column $j$ key $j$; "
+                   r"output $= A X$.",
+    "softmax": r"The softmax runs along each row (over the keys), so every row of weights sums to 1.",
+    "softmax_form": r"Softmax by hand: subtract the row maximum $m_i$, "
+                    r"$\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ (every exponent $\le 0$).",
+    "output": r"Output $Z = A V$: row $i$ is query $i$'s weighted sum of the values.",
+    "causal": r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
+    "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
+             r"$\mathrm{concat} = [\mathrm{head}_1 \cdots \mathrm{head}_H]$, output $= \mathrm{concat}\, W^O$.",
+    "cross": r"Cross-attention: the queries come from the decoder, the keys and values from the encoder output.",
+    "alignment": r"Alignment: $e_j = \mathrm{score}(s, h_j)$, $\alpha = \operatorname{softmax}(e)$ over the "
+                 r"encoder states, context $c = \sum_j \alpha_j h_j$.",
+    "one_query": r"One query's scores $s$ form one row; the softmax runs along it, so the weights sum to 1.",
+    "vocab": r"The softmax runs over the vocabulary, so the probabilities sum to 1; tokens are numbered "
+             r"from 1, as the columns.",
+    "pe": r"$\mathrm{PE}_{\mathrm{pos},2i} = \sin(\mathrm{pos} / \mathrm{base}^{2i/d_\mathrm{model}})$, "
+          r"$\mathrm{PE}_{\mathrm{pos},2i+1} = \cos(\cdot)$ of the same angle: positions and columns "
+          r"count from 0, angles are in radians.",
+    "layer_norm": r"Layer norm works on each token (row) across its $d$ features, with the population "
+                  r"variance (divide by $d$): $y = \gamma (x - \mu) / \sqrt{\sigma^2 + \varepsilon} + \beta$.",
+    "ffn": r"Feed-forward: $\mathrm{ReLU}(X W_1 + b_1) W_2 + b_2$, each token (row) on its own; "
+           r"a bias row is added to every row.",
+    "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
+}
+
+# the conventions each kind's problems use, in the order a sheet states them
+KIND_CONVENTIONS = {
+    "attention": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "exact"),
+    "self-attention-basic": ("token_rows", "self_scores", "softmax", "softmax_form", "causal", "exact"),
+    "softmax-scaling": ("one_query", "softmax_form", "exact"),
+    "multi-head-attention": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact"),
+    "positional-encoding": ("pe", "exact"),
+    "layer-norm": ("token_rows", "layer_norm", "exact"),
+    "feed-forward": ("token_rows", "ffn", "exact"),
+    "cross-attention": ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact"),
+    "alignment": ("alignment", "softmax_form", "exact"),
+    "encoder-block": ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn",
+                      "exact"),
+    "next-token": ("vocab", "softmax_form", "exact"),
+}
+CONDITIONAL = {"causal": "causal", "pe": "positional"}  # stated only when the problem's parameter is true
+NOT_CONDITIONAL = {"positional-encoding"}  # kinds whose every problem uses its conditional conventions
+
+def conventions_for(problems) -> tuple[str, ...]:
+    """The conventions the problems use: the union of their kinds' lists
+    (:data:`KIND_CONVENTIONS`) in first-use order, ``causal`` only for a causal
+    problem and ``pe`` for an encoder block with ``positional``.  A kind not
+    listed states every attention convention."""
+    keys: list[str] = []
+    for p in problems:
+        for key in KIND_CONVENTIONS.get(p.kind, tuple(CONVENTION_TEXT)):
+            flag = CONDITIONAL.get(key)
+            if flag and p.kind not in NOT_CONDITIONAL and not p.params.get(flag):
+                continue
+            if key not in keys:
+                keys.append(key)
+    if "rows" in keys and "token_rows" in keys:  # "rows" says it already
+        keys.remove("token_rows")
+    if "exact" in keys:  # the general remark closes the list
+        keys.remove("exact")
+        keys.append("exact")
+    return tuple(CONVENTION_TEXT[k] for k in keys)
 
 
 @dataclass
@@ -31,7 +93,11 @@ class Document:
     instructions: str = ""
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
-    conventions: tuple[str, ...] = field(default=CONVENTIONS)
+    conventions: tuple[str, ...] | None = None  # None: those the problems use (conventions_for)
+
+    def __post_init__(self):
+        if self.conventions is None:
+            self.conventions = conventions_for(self.problems)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,

@@ -23,6 +23,8 @@ from .exact import NegInf, to_float
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
 
+EXACT_SHOWN_CHARS = 32  # calculator mode: an exact form is printed only while its LaTeX is this short
+
 RTOL = 1e-9
 ATOL = 1e-12
 
@@ -119,6 +121,7 @@ class Step(Quantity):
     places: int = 4  # decimal places shown on the key
     written: str = ""  # a step that asks for words: the model answer (prose, inline $maths$)
     lines: int = 0  # ruled writing lines on the student sheet for a written step
+    exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
 
     @property
     def is_written(self) -> bool:
@@ -170,7 +173,8 @@ class Problem:
         verify(f"{self.kind}.{name}", exact, value, rounded=rounded)
         step = Step(name, exact, value, _labels(rows), _labels(cols), latex_name,
                     title=title, formula=formula, work=tuple(work), note=note,
-                    rounded=rounded, places=places)
+                    rounded=rounded, places=places,
+                    exact_shown=shows_exact(exact, self.params.get("numbers", "hand")))
         self.steps.append(step)
         return step
 
@@ -221,6 +225,21 @@ class Problem:
     def _repr_markdown_(self) -> str:
         """Jupyter: the worked example, through the Markdown renderer."""
         return self._document()._repr_markdown_()
+
+
+def shows_exact(exact: Matrix, numbers: str) -> bool:
+    """Whether a key prints a step's exact matrix beside its decimals.
+
+    Hand mode: always (the exact forms are what the pencil gives).  Calculator
+    mode: decimals lead, and the exact matrix is printed only when every entry's
+    LaTeX has at most :data:`EXACT_SHOWN_CHARS` characters (``\\frac{1}{1 + e^{-2}}``
+    is; ``\\frac{e^{- \\frac{1749}{20000}}}{1 + ...}`` is not).
+    """
+    if numbers != "calculator":
+        return True
+    from .exact import to_latex
+
+    return all(isinstance(x, str) or len(to_latex(x)) <= EXACT_SHOWN_CHARS for row in exact for x in row)
 
 
 def _labels(labels):

@@ -16,6 +16,9 @@
     kind = "attention"
     points = 10
     prompt = "Show every step."          # optional, printed after the problem's own text
+    question = "Which would you use, and why?"   # optional: a question answered in words
+    answer = "The scaled one: ..."       # its model answer (required with a question), for the key
+    lines = 5                            # optional: ruled lines for the answer (default 5)
     seq_len = 3                          # any parameter of the kind (see 'worksheet list')
     causal = true
 
@@ -25,6 +28,13 @@ instructions plain text; a prompt's ``$...$`` formulas may use only the maths
 listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
+
+A ``question`` becomes the problem's last step, named ``written`` (``written_2``
+if the kind already has a step of that name): the sheet gives it ruled lines,
+the key prints ``answer``, the JSON holds it in the step's ``"written"`` field
+and ``worksheet check`` leaves it to a person.  Both may use ``$...$`` maths
+(in a TOML literal string, ``'''...'''``, a backslash is written once); line
+breaks inside them are spaces.
 """
 
 from __future__ import annotations
@@ -42,7 +52,8 @@ from .safetext import TextError, check_line, check_paragraph, check_prose
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
 MAX_VARIANTS = 2000
-SECTION_KEYS = ("kind", "points", "prompt")
+SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines")
+MAX_LINES = 30  # ruled lines for one written answer
 
 
 class SpecError(InputError):
@@ -55,6 +66,9 @@ class Section:
     params: dict[str, Any]  # the kind's parameters, names with _
     points: int | float | None = None
     prompt: str = ""
+    question: str = ""  # a question answered in words (a written step), or ""
+    answer: str = ""  # its model answer
+    lines: int = 5  # ruled lines on the sheet for the answer
 
 
 @dataclass
@@ -74,7 +88,8 @@ class ExamSpec:
     def problem_specs(self):
         from .build import ProblemSpec
 
-        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt) for s in self.sections]
+        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines)
+                for s in self.sections]
 
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
@@ -179,7 +194,7 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             continue
         name = key.replace("-", "_")
         if name not in fields:
-            fail(f"unknown key; a section has kind, points, prompt and the parameters of "
+            fail(f"unknown key; a section has kind, points, prompt, question, answer, lines and the parameters of "
                  f"{kind_name}: {', '.join(fields)}", key, i)
         if isinstance(value, (datetime.date, datetime.time, dict)):
             fail(f"has the wrong type ({_show(value)})", key, i)
@@ -199,6 +214,25 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
         check_prose(prompt, field="prompt")
     except TextError as exc:
         fail(exc.reason, "prompt", i)
+    written = {}
+    for key in ("question", "answer"):
+        value = table.get(key, "")
+        if not isinstance(value, str):
+            fail(f"must be text, not {_show(value)}", key, i)
+        written[key] = " ".join(value.split())  # a multi-line TOML string reads as one paragraph
+        try:  # printed as prose, like the prompt
+            check_prose(written[key], field=key)
+        except TextError as exc:
+            fail(exc.reason, key, i)
+    if written["question"] and not written["answer"]:
+        fail("a question needs its model answer: add answer = \"...\" (printed on the key)", "question", i)
+    if written["answer"] and not written["question"]:
+        fail("an answer needs its question: add question = \"...\"", "answer", i)
+    lines = table.get("lines", 5)
+    if isinstance(lines, bool) or not isinstance(lines, int) or not 1 <= lines <= MAX_LINES:
+        fail(f"must be a whole number of lines from 1 to {MAX_LINES}, not {_show(lines)}", "lines", i)
+    if "lines" in table and not written["question"]:
+        fail("lines are for a written answer: add question and answer", "lines", i)
     # check the parameters now, with the exam's number mode, so errors name the key
     merged = {"numbers": spec.numbers, **params}
     try:
@@ -209,7 +243,7 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     except ParamError as exc:
         key = next((k for k in table if k.replace("-", "_") in str(exc).replace("-", "_")), "kind")
         fail(str(exc), key, i)
-    return Section(kind_name, params, points, prompt.strip())
+    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines)
 
 
 def _show(value) -> str:

@@ -355,11 +355,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     W = blocks.softmax_step(p, "weights", E, ref["weights"], sym=r"\alpha", src_sym="e",
                             title="Attention weights (softmax of the scores)",
                             formula=r"\alpha_j = \frac{e^{e_j}}{\sum_k e^{e_k}}", cols=labels,
-                            latex_name=r"\alpha")
-    if score == "additive":
+                            latex_name=r"\alpha", vector=True)
+    if score == "additive" and blocks.aids_allowed(p):
         _additive_aids(p, inputs, E)
     # 3) context vector: the weighted sum of the encoder states
     blocks.weighted_sum_step(p, "context", W, H, ref["context"], sym="c", w_sym=r"\alpha", v_sym="h",
                              logits=E, title="Context vector (weighted sum of the encoder states)",
-                             formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c")
+                             formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c", vector=True)
     return p

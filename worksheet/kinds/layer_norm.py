@@ -3,7 +3,8 @@
 Each token (row) is normalised across its d features, with the population
 variance (divide by d, not d - 1):
 
-    residual  R = X + S                                  # only when S (a sublayer output) is given
+    residual  R = X + S                                  # only when S (a sublayer output) is given;
+                                                         # printed R = X + F (S is the scores elsewhere)
     mean      mu_i      = (1/d) sum_j r_ij               # (n, 1): one per token
     variance  sigma^2_i = (1/d) sum_j (r_ij - mu_i)^2    # (n, 1): one per token
     normalized  xhat_ij = (r_ij - mu_i) / sqrt(sigma^2_i + eps)
@@ -48,6 +49,9 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Add & Norm (layer normalisation)"
+# printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
+# attention scores on every sheet, so it is not used here (R: residual, Y: output)
+SYMBOLS = {"S": "F"}
 INPUTS = ("X", "S", "gamma", "beta")
 CALCULATOR_EPS = Fraction(1, 100000)
 
@@ -202,7 +206,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
               "tokens": list(tokens)}
     eps_text = f"$\\varepsilon = {given(eps)}$"
     p = Problem("layer-norm", TITLE, actual, seed=seed,
-                intro=(("Add the sublayer output $S$ to $X$ (residual connection), then l" if S is not None
+                intro=(("Add the sublayer output $F$ to $X$ (residual connection), then l" if S is not None
                         else "L")
                        + f"ayer-normalise each token (row) over its ${d}$ features with {eps_text} "
                        "and the population variance (divide by $d$), then scale by $\\gamma$ and shift "
@@ -210,7 +214,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                        f"${n} \\times 1$ columns."))
     for name in INPUTS:
         if name in inputs:
-            p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None)
+            p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None,
+                        latex_name=SYMBOLS.get(name))
     arr = {k: q.value for k, q in p.inputs.items()}
     ref = reference(arr["X"], arr.get("S"), arr["gamma"], arr["beta"], float(eps))
     A = to_array
@@ -221,7 +226,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     # 1) residual
     if S is not None:
         blocks.sum_step(p, "residual", X, S, blocks.carried(carry, lambda: A(X) + A(S), ref["residual"]),
-                        title="Residual connection", formula="R = X + S", sym="r", a_sym="x", b_sym="s",
+                        title="Residual connection", formula="R = X + F", sym="r", a_sym="x", b_sym="f",
                         rows=tokens, latex_name="R",
                         note="Add the sublayer's input back before normalising (Add & Norm).")
         R, r_sym = after(p.steps[-1].exact), "r"
@@ -231,10 +236,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 2) mean, one per row
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
-    terms = " + ".join(blocks.work_term(x)[0] for x in R[i])
+    terms = blocks.join_terms([blocks.work_term(x)[0] for x in R[i]])
     p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
                title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
-               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"],
+               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"
+                     + blocks.terms_count(d)],
                rows=tokens, cols=("mean",), latex_name=r"\mu",
                note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.")
     M = after(p.steps[-1].exact)
@@ -242,13 +248,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     # 3) population variance, one per row
     devs = [tuple(add(x, mul(-1, M[r][0])) for x in R[r]) for r in range(n)]
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
-    sq = " + ".join(f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i])
-    sq_vals = " + ".join(blocks.work_term(mul(x, x))[0] for x in devs[i])
+    sq = blocks.join_terms([f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i]])
+    sq_vals = blocks.join_terms([blocks.work_term(mul(x, x))[0] for x in devs[i]])
     p.add_step("variance", V, blocks.carried(carry, lambda: np_variance(A(R), A(M)), ref["variance"]),
-               title="Variance of each token (population: divide by d)",
+               title="Variance of each token (population: divide by $d$)",
                formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
                work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
-                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"],
+                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"
+                     + blocks.terms_count(d)],
                rows=tokens, cols=("variance",), latex_name=r"\sigma^2",
                note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.")
     V = after(p.steps[-1].exact)
@@ -275,7 +282,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                      rf"\frac{{{blocks.work_term(R[i][j])[0]} - {blocks.work_term(M[i][0])[0]}}}"
                      rf"{{{_short(sd)}}} {blocks.work_result(N[i][j])}"],
                rows=tokens, latex_name=r"\hat{X}",
-               note="Each row now has mean 0 and (with eps = 0) variance 1." if eps == 0 else
+               note=r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1." if eps == 0 else
                     "Each row now has mean 0 and variance close to 1.")
     N = after(p.steps[-1].exact)
 

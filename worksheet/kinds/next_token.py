@@ -1,10 +1,13 @@
 """The decoder's last step: vocabulary logits, softmax, greedy next token.
 
-    logits        z = h W_vocab / T               # h: (1, d), W_vocab: (d, |vocab|), T > 0
-    probabilities p = softmax(z)                  # (1, |vocab|), sums to exactly 1
-    prediction    y = argmax_j p_j                # greedy: the most probable token
+    logits        z  = h W_vocab                  # h: (1, d), W_vocab: (d, |vocab|): the model's logits
+    scaled_logits z' = z / T                      # only when T != 1 (T > 0)
+    probabilities p  = softmax(z')                # (1, |vocab|), sums to exactly 1
+    prediction    y  = argmax_j p_j               # greedy: the most probable token
 
-Steps: ``logits``, ``probabilities``, ``prediction``.
+Steps: ``logits``, ``scaled_logits`` (T != 1 only), ``probabilities``,
+``prediction``.  A one-row problem, so entries carry one 1-based index
+(``z_2``, ``p_4``: token 4 of the vocabulary).
 
 The ``prediction`` step's exact entry is the chosen token's label (a string)
 and its value the label's 0-based index in the vocabulary (BRIEF.md).  A tie
@@ -22,8 +25,8 @@ plus "<eos>".  Labels must be distinct.
 Hand mode draws h from {-1, 0, 1, 2} and W_vocab from {-1, 0, 1} (integer
 h W_vocab) and retries (boundedly) until every logit lies in [-6, 6], they
 span at most 4 (so the e^x table stays short) and the largest is unique, so
-the greedy choice needs no tie rule.  With T != 1 the logits are the integers
-divided by T.  Calculator mode uses one-decimal entries.
+the greedy choice needs no tie rule.  With T != 1 the logits are integers
+and the scaled logits the integers divided by T.  Calculator mode uses one-decimal entries.
 """
 
 from __future__ import annotations
@@ -103,14 +106,18 @@ def reference(inputs: dict[str, np.ndarray], temperature,
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    z = g["logits"] if "logits" in g else inputs["h"] @ inputs["W_vocab"] / float(temperature)
+    logits = g["logits"] if "logits" in g else inputs["h"] @ inputs["W_vocab"]
+    out = {"logits": logits}
+    z = logits
+    if temperature != 1:
+        z = out["scaled_logits"] = g["scaled_logits"] if "scaled_logits" in g else logits / float(temperature)
     if "probabilities" in g:
         p = g["probabilities"]
     else:
         e = np.exp(z - z.max())
         p = e / e.sum()
     pred = g["prediction"] if "prediction" in g else np.array([[float(np.argmax(p[0]))]])
-    return {"logits": z, "probabilities": p, "prediction": pred}
+    return {**out, "probabilities": p, "prediction": pred}
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
@@ -150,45 +157,51 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_input("W_vocab", W, cols=vocab, latex_name=r"W_\mathrm{vocab}")
     ref = reference({k: q.value for k, q in p.inputs.items()}, T)
 
-    # 1) logits: one score per vocabulary token
+    # 1) logits: one score per vocabulary token, h W_vocab (the model's logits)
     products = blocks.matmul(h, W)[0]
-    z = tuple(x / T for x in products)  # rational: h, W_vocab and T are
     j = min(1, size - 1)  # the representative logit: the second, unless its product is 0
     if products[j] == 0 and any(x != 0 for x in products):
         j = next(k for k, x in enumerate(products) if x != 0)
     col = [row[j] for row in W]
     tok = blocks.latex_text(vocab[j])
-    if T == 1:
-        formula = r"z = h \, W_\mathrm{vocab}"
-        work = [rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
-                rf"= {to_latex(z[j])}"]
-    else:
-        formula = rf"z = \frac{{h \, W_\mathrm{{vocab}}}}{{T}}, \quad T = {to_latex(T)}"
-        work = [rf"z_{{{j + 1}}} \; ({tok}) = \frac{{h \cdot W_{{:,{j + 1}}}}}{{T}} = "
-                rf"\frac{{{blocks.dot_latex(h[0], col)}}}{{{to_latex(T)}}} = "
-                rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"]
-    p.add_step("logits", (z,), ref["logits"], title="Logits (one score per vocabulary token)",
-               formula=formula, work=work, cols=vocab, latex_name="z")
-    # 2) softmax over the vocabulary
-    P = blocks.softmax_step(p, "probabilities", (z,), ref["probabilities"], sym="p", src_sym="z",
+    work = [rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
+            rf"= {to_latex(products[j])}{blocks.terms_count(len(col))}"]
+    p.add_step("logits", (products,), ref["logits"], title="Logits (one score per vocabulary token)",
+               formula=r"z = h \, W_\mathrm{vocab}", work=work, cols=vocab, latex_name="z")
+    z, src = products, "z"
+    # 2) temperature: divide the logits by T (T != 1 only)
+    if T != 1:
+        z, src = tuple(x / T for x in products), "z'"  # rational: h, W_vocab and T are
+        p.add_step("scaled_logits", (z,), ref["scaled_logits"],
+                   title="Logits divided by the temperature",
+                   formula=rf"z' = \frac{{z}}{{T}}, \quad T = {to_latex(T)}",
+                   work=[rf"z'_{{{j + 1}}} = \frac{{z_{{{j + 1}}}}}{{T}} = "
+                         rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"],
+                   cols=vocab, latex_name="z'",
+                   note=("A temperature above 1 flattens the distribution, below 1 sharpens it."))
+    # 3) softmax over the vocabulary
+    P = blocks.softmax_step(p, "probabilities", (z,), ref["probabilities"], sym="p", src_sym=src,
                             title="Probabilities (softmax over the vocabulary)",
-                            formula=r"p = \operatorname{softmax}(z)", cols=vocab, latex_name="p")
-    # 3) greedy choice on the exact logits (the softmax keeps their order)
+                            formula=rf"p = \operatorname{{softmax}}({src})", cols=vocab, latex_name="p",
+                            vector=True)
+    # 4) greedy choice on the exact logits (the softmax keeps their order)
     best = _first_max(z)
     ref_best = int(ref["prediction"][0, 0])
     probs = ref["probabilities"][0]
     if ref_best != best and not math.isclose(probs[ref_best], probs[best], rel_tol=1e-12):
         raise VerificationError(f"next-token.prediction: exact choice {best} != float choice {ref_best}")
     ties = [k for k, x in enumerate(z) if x == z[best]]
-    work = [rf"\max_j p_j = {blocks.entry('p', 0, best)} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
-            rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{index {best} in the vocabulary, counting from 0}})"]
+    work = [rf"\max_j p_j = p_{{{best + 1}}} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
+            rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{token {best + 1} of {size}}})"]
     if len(ties) > 1:
         work.insert(1, r"\text{tie between } " + ", ".join(blocks.latex_text(vocab[k]) for k in ties)
                     + r": \text{the first in the vocabulary wins}")
     note = ("Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
             "The softmax keeps the order of the logits, so the choice is also the largest logit"
             + (": dividing by $T > 0$ changes the probabilities but never the greedy choice." if T != 1 else ".")
-            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else ""))
+            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else "")
+            + f" (Tokens are numbered from 1 here, as the columns; the JSON value of this step is the "
+              f"0-based index {best}.)")
     p.add_step("prediction", ((vocab[best],),), np.array([[float(best)]]),
                title="Prediction (greedy: the most probable token)",
                formula=r"\hat{y} = \arg\max_j \, p_j", work=work, note=note, cols=("next token",),

@@ -164,8 +164,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                        + (f" and add it to the embeddings $X$ of the tokens {', '.join(tokens)}." if X is not None
                           else ".")
                        + " Angles are in radians; $i$ counts the (sin, cos) pairs of columns."))
+    # one indexing on the whole sheet: rows by position, columns from 0 (as PE_{pos,2i})
+    col_index = tuple(str(jj) for jj in range(d))
     if X is not None:
-        p.add_input("X", X, rows=tokens)
+        p.add_input("X", X, rows=rows, cols=col_index)
     ref = reference(positions, d, b, p.inputs["X"].value if X is not None else None)
 
     # 1) angles: one per position and pair
@@ -221,7 +223,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                 rf"\mathrm{{PE}}_{{{positions[rr]},{jj}}} = {sx} + {sp} {blocks.work_result(E[rr][jj])}"]
         p.add_step("X_plus_PE", E, blocks.carried(carry, lambda: to_array(X) + to_array(PE), ref["X_plus_PE"]),
                    title="Embeddings plus positional encoding", formula=r"X + \mathrm{PE}", work=work,
-                   rows=tokens, latex_name=r"X + \mathrm{PE}",
+                   rows=rows, cols=col_index, latex_name=r"X + \mathrm{PE}",
                    note="Entry by entry: row = token at position pos, column index j from 0 as in PE.")
         if carry is not None:
             carry.after(p)
@@ -237,7 +239,7 @@ def _np_pe(angles: np.ndarray, d: int) -> np.ndarray:
 
 def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
     """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones)."""
-    if numbers != "hand":
+    if numbers != "hand" or not blocks.aids_allowed(p):
         return
     needed = []  # (angle, with its cosine)
     for row in angles:

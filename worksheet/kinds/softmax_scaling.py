@@ -4,7 +4,10 @@
     softmax_sqrt_dk = softmax(s / sqrt(d_k))      # what the Transformer does
     softmax_dk      = softmax(s / d_k)            # dividing too much
 
-Steps: ``softmax_raw``, ``softmax_sqrt_dk``, ``softmax_dk``.
+Steps: ``softmax_raw``, ``softmax_sqrt_dk``, ``softmax_dk``, then ``written``:
+the question "too peaked, about right or too flat?" answered in words (the
+sheet gives ruled lines, the key a model answer with this problem's numbers;
+``worksheet check`` leaves it to a person).
 
 Dot products of d_k-dimensional vectors with unit-variance entries have a
 standard deviation of about sqrt(d_k), so raw scores grow with the width and
@@ -52,9 +55,15 @@ from ..exact import mul, power, sqrt, to_latex
 from ..model import Matrix, Problem, shape
 from . import base
 
-TITLE = "Why scale by the square root of d_k"
+TITLE = r"Why scale by $\sqrt{d_k}$"
 INPUTS = ("scores",)
 
+QUESTION = "For each of the three softmaxes, say whether it is too peaked, about right or too flat, and why."
+WHICH = {"softmax_raw": "Raw scores", "softmax_sqrt_dk": r"Divided by $\sqrt{d_k}$",
+         "softmax_dk": r"Divided by $d_k$"}
+WHY = (r"A Transformer divides by $\sqrt{d_k}$: dot products of $d_k$-dimensional vectors with "
+       r"unit-variance entries have a standard deviation of about $\sqrt{d_k}$, so dividing by "
+       r"$\sqrt{d_k}$ brings them back to unit scale, where the softmax is neither saturated nor uniform.")
 PEAKED = 0.95  # the largest weight at or above this: nearly one-hot
 FLAT = 0.1  # the largest weight less than this above 1/n: nearly uniform
 READING = {  # label, what it shows
@@ -179,12 +188,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     root = sqrt(d_k)
     cases = (
         ("softmax_raw", Fraction(1), "Softmax of the raw scores", r"\operatorname{softmax}(s)", None),
-        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by sqrt(d_k)",
+        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by $\sqrt{d_k}$",
          r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
          rf"\frac{{s}}{{\sqrt{{{d_k}}}}}"),
-        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by d_k",
+        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by $d_k$",
          r"\operatorname{softmax}\left(\frac{s}{d_k}\right)", rf"\frac{{s}}{{{d_k}}}"),
     )
+    readings = []  # one sentence per softmax, for the model answer
     for name, divisor, title, formula, scaled_sym in cases:
         z = (tuple(mul(x, power(divisor, -1)) for x in s[0]),)  # (1, n)
         value = ref[name]
@@ -193,16 +203,20 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         label, meaning = READING[kind]
         note = (rf"Largest weight ${value[0][j]:.4f}$ (key {keys[j]}; equal weights would be "
                 rf"$1/n = {1 / n:.4f}$), so this softmax is {label}: {meaning}.")
+        readings.append(rf"{WHICH[name]}: the largest weight is ${value[0][j]:.4f}$ (key {keys[j]}; "
+                        rf"equal weights would be $1/{n} = {1 / n:.4f}$), so it is {label}: {meaning}.")
         if name == "softmax_sqrt_dk":
             note += (r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
                      r"$\sqrt{d_k}$ brings them back to unit scale.")
         blocks.softmax_step(p, name, z, value, sym=r"\alpha", src_sym="z", title=title,
-                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula)
+                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula,
+                            vector=True)
         lines = [rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} "
                  + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"]
         if name == "softmax_sqrt_dk":
             lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
-        tiny = [blocks.entry(r"\alpha", 0, k) + r" \approx " + _sci(float(v))
+        tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(float(v))
                 for k, v in enumerate(value[0]) if 0 < v < 5e-5]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
+    p.add_written("written", title=QUESTION, lines=6, answer=" ".join(readings) + " " + WHY)
     return p
