@@ -103,10 +103,15 @@ Untrusted input
 
 Answer files come from students.  Nothing is evaluated: numbers and exact
 forms go through the bounded parser of :mod:`worksheet.parse`; files are at
-most 512 KB, matrices at most 64 x 64 and must match the key's shapes before
-their entries are parsed, at most 200 steps and 100 problems per file, and
-reading the entries of one file stops with an error after one second.  Every
-problem with the file is an :class:`~worksheet.errors.InputError` naming the
+most 512 KB, matrices at most 64 x 64, at most 200 steps and 100 problems
+per file, and reading the entries of one file stops with an error once a
+count of parser work is spent (:data:`worksheet.limits.ANSWER_WORK`;
+counted, never timed, so a file gets the same result on every machine).  A
+key is read in the same order: its file size, then its structure and the
+shapes of its steps (at most 64 x 64, :data:`~worksheet.limits.MAX_KEY_STEPS`
+steps per problem), and its exact strings only when a step is marked, from a
+shared work budget (past it, the step's float ``value`` is used).  Every
+problem with a file is an :class:`~worksheet.errors.InputError` naming the
 file, the step, the row and the column.
 """
 
@@ -120,7 +125,6 @@ import io
 import json
 import math
 import re
-import time
 import tomllib
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -132,7 +136,10 @@ import numpy as np
 from . import mistakes
 from .errors import InputError, OutputError, WorksheetError
 from .exact import NegInf, Add, Func, Mul, Pow
-from .parse import format_decimal_places, parse_exact
+from .limits import (
+    ANSWER_WORK, KEY_WORK, MAX_ANSWER_BYTES, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_STEPS,
+)
+from .parse import Budget, format_decimal_places, parse_exact
 
 __all__ = ["Tolerance", "Key", "read_key", "read_answers", "check_answers", "check_folder",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES"]
@@ -140,15 +147,12 @@ __all__ = ["Tolerance", "Key", "read_key", "read_answers", "check_answers", "che
 STATUSES = ("correct", "carried-forward", "incorrect", "missing")
 SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–"}
 
-MAX_ANSWER_BYTES = 512 * 1024
-MAX_KEY_BYTES = 64 * 1024 * 1024
 MAX_SIZE = 64  # rows or columns of one answer matrix
 MAX_STEPS = 200  # steps in one problem of an answer file
 MAX_PROBLEMS = 100  # problems in one answer file
 MAX_NAME = 100  # characters of a step name or a metadata field
 MAX_LABEL = 200  # characters of a token label
 MAX_NESTING = 4  # nested tables for dotted step names
-PARSE_SECONDS = 1.0  # time to read the entries of one answer file
 DIGITS = 50  # decimal digits of the high-precision comparison
 EXACT_RTOL = 1e-40  # "exactly equal" at 50 digits
 ROUNDED_KEY = 5e-5 * (1 + 1e-9)  # half a unit in the 4th place: a "rounded" key step's own rounding
@@ -367,12 +371,23 @@ class KeyStep:
     name: str
     title: str
     value: np.ndarray  # float64, -inf for masked
-    cells: list[list[Expected]]
+    exact: list | None  # the key's exact strings (rows), read when first needed
     rounded: bool = False
+    budget: Budget | None = field(default=None, repr=False)  # the key's, shared by its steps
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.value.shape
+
+    @property
+    def cells(self) -> list[list[Expected]]:
+        """The expected entries, parsed from the exact strings on first use."""
+        if "_cells" not in self.__dict__:
+            arr, exact = self.value, self.exact
+            self.__dict__["_cells"] = [
+                [_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
+                 for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+        return self.__dict__["_cells"]
 
     @property
     def labels(self) -> bool:
@@ -398,12 +413,16 @@ class Key:
     path: str
     variants: dict[str, list[dict]]  # id -> raw problem dicts
     _parsed: dict = field(default_factory=dict, repr=False)
+    budget: Budget = field(default_factory=lambda: Budget(*KEY_WORK), repr=False)
 
     def problems(self, variant: str | None = None) -> list[KeyProblem]:
+        """The problems of a variant: structure and shapes checked, exact strings not yet read."""
         vid = self.variant_id(variant)
         if vid not in self._parsed:
-            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid)
-                                 for i, raw in enumerate(self.variants[vid])]
+            raws = self.variants[vid]
+            _check_key_size(raws, self.path)
+            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, self.budget)
+                                 for i, raw in enumerate(raws)]
         return self._parsed[vid]
 
     def variant_id(self, variant: str | None) -> str:
@@ -475,8 +494,33 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
     return exact, arr
 
 
-def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
-    """An expected entry from the key's exact string (our own output) and its float."""
+def _check_key_size(raws: list, file: str) -> None:
+    """Steps per problem and entries of a variant within the limits, counted
+    on the raw JSON before any of it is converted."""
+    entries = 0
+    for number, raw in enumerate(raws, start=1):
+        steps = raw.get("steps") if isinstance(raw, dict) else None
+        if not isinstance(steps, list):
+            continue  # _key_problem names it
+        if len(steps) > MAX_KEY_STEPS:
+            raise InputError(f"problem {number} has {len(steps)} steps, more than the limit of "
+                             f"{MAX_KEY_STEPS}", file=file)
+        for q in [*steps, *((raw.get("inputs") or {}).values() if isinstance(raw.get("inputs"), dict) else ())]:
+            value = q.get("value") if isinstance(q, dict) else None
+            if not isinstance(value, list):
+                continue
+            if len(value) > MAX_SIZE or any(not isinstance(r, list) or len(r) > MAX_SIZE for r in value):
+                name = q.get("name", "an input")
+                raise InputError(f"problem {number}, step {_show(name)}: a \"value\" matrix larger than "
+                                 f"{MAX_SIZE} x {MAX_SIZE} (or not a matrix)", file=file)
+            entries += sum(len(r) for r in value)
+            if entries > MAX_KEY_ENTRIES:
+                raise InputError(f"more than {MAX_KEY_ENTRIES} entries in one variant", file=file)
+
+
+def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) -> Expected:
+    """An expected entry from the key's exact string (our own output) and its float;
+    the float alone where the string cannot be read (or the key's work budget is spent)."""
     if x == -math.inf:
         return Expected(None, False, "-oo")
     if rounded:
@@ -487,7 +531,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
         alt = None
         if isinstance(text, str):
             try:
-                alt = _mp(parse_exact(text))
+                alt = _mp(parse_exact(text, budget))
             except ValueError:
                 alt = None
         return dataclasses.replace(e, text=text if alt is not None else e.text, rounding=ROUNDED_KEY,
@@ -495,7 +539,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
     if not isinstance(text, str):
         return _expected_float(x)
     try:
-        value = parse_exact(text)
+        value = parse_exact(text, budget)
         if isinstance(value, NegInf):
             return Expected(None, True, "-oo")
         return Expected(_mp(value), True, text)
@@ -505,7 +549,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
         return _expected_float(x)  # longer than the parser reads: use the float
 
 
-def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
+def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget | None = None) -> KeyProblem:
     where = f"problem {number}" + (f" of variant {variant}" if variant else "")
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
         raise InputError(f"{where} has no \"kind\"", file=file)
@@ -523,10 +567,7 @@ def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
             raise InputError(f"{where}: a step has no \"name\"", file=file)
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
-        rounded = bool(s.get("rounded"))
-        cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), rounded)
-                  for j in range(arr.shape[1])] for i in range(arr.shape[0])]
-        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, cells, rounded))
+        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget))
     return KeyProblem(number, raw["kind"], params, inputs, steps)
 
 
@@ -757,11 +798,11 @@ def _entry_text(x: Any) -> str:
     return x
 
 
-def _given(x: Any, labels: bool) -> Given:
+def _given(x: Any, labels: bool, budget: Budget | None = None) -> Given:
     """Parse one answer entry (ValueError with a short reason)."""
     text = _entry_text(x)
     try:
-        value = parse_exact(text)
+        value = parse_exact(text, budget)
     except ValueError as exc:
         if labels and text.strip() and len(text) <= MAX_LABEL:
             return Given(text, label=text.strip())
@@ -1052,7 +1093,7 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[s
                 raise InputError(f"unknown step{hint}", file=file, field=where)
             rows = _raw_matrix(value, file=file, where=where)
             raw.setdefault(number, {})[name] = (rows, kp.step(name), where)
-    deadline = time.monotonic() + PARSE_SECONDS
+    budget = Budget(*ANSWER_WORK)
     out: dict[int, dict[str, list[list[Given]]]] = {}
     for number, steps in raw.items():
         for name, (rows, ks, where) in steps.items():
@@ -1061,11 +1102,8 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[s
             for i, row in enumerate(rows, start=1):
                 parsed = []
                 for j, x in enumerate(row, start=1):
-                    if time.monotonic() > deadline:
-                        raise InputError(f"the entries take too long to read (over {PARSE_SECONDS:g} s)",
-                                         file=file, field=where, row=i, col=j)
                     try:
-                        parsed.append(_given(x, labels))
+                        parsed.append(_given(x, labels, budget))
                     except ValueError as exc:
                         raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
                 grid.append(parsed)
