@@ -157,7 +157,9 @@ def test_solve_to_file_refuses_to_overwrite(runner, cli, tmp_path):
 @pytest.mark.parametrize("content, message", [
     ('{"Q": [[1, "x"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not a number"),
     ('{"Q": [[1, "nan"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2"),
-    ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Infinity is not a finite number"),
+    ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not finite: 'Infinity'"),
+    ('{"Q": [[1, 1]], "K": [[1, 1]], "V": [[NaN]]}', "V, row 1, column 1: not finite: 'NaN'"),
+    ('{"Q": [[1, 1]], "K": [[-Infinity, 1]], "V": [[1]]}', "K, row 1, column 1: not finite: '-Infinity'"),
     ('{"Q": [[1, 2], [3]], "K": [[1, 1]], "V": [[1]]}', "Q, row 2: ragged rows"),
     ('{"Q": [[1, 2]], "K": [[1, 1, 1]], "V": [[1]]}', "Q is 1 x 2 and K is 1 x 3"),
     ('{"X": [[1, 2]], "W_Q": [[1], [1]], "W_K": [[1], [1], [1]], "W_V": [[1], [1]]}', "X is 1 x 2 and W_K is 3 x 1"),

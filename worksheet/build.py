@@ -141,9 +141,22 @@ def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
     merged.setdefault("numbers", "calculator")
     try:
         params = kind.Params.from_options(merged, source=label)
-        return kind.solve(inputs, params)
+        return kind.solve(inputs, params, **_carry(kind))
     except (InputError, ShapeError, ParamError) as exc:
         raise in_file(exc, label) from None
+
+
+def _carry(kind) -> dict:
+    """A kind that can carry decimals (its ``solve`` takes ``carry``) keeps exact
+    forms of the user's numbers only while they are short: see
+    :data:`worksheet.limits.MAX_EXACT_CHARS` (generated problems are small and
+    always exact)."""
+    import inspect
+
+    from .blocks import Carry
+    from .limits import MAX_EXACT_CHARS
+
+    return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}
 
 
 def output_names(name: str, fmt: str) -> dict[str, str]:

@@ -11,9 +11,10 @@ chosen by measuring the worst accepted input (the largest sizes filled with
 Input files of ``worksheet solve`` (JSON or TOML):
 
 * at most ``MAX_INPUT_BYTES`` (1 MB);
-* each matrix at most ``MAX_ROWS`` (32) rows and ``MAX_COLS`` (64) columns,
-  and all the matrices of a file together at most ``MAX_ENTRIES`` (2048)
-  entries;
+* each matrix at most ``MAX_ROWS`` (16) rows and ``MAX_COLS`` (64) columns,
+  and all the matrices of a file together at most ``MAX_ENTRIES`` (1024)
+  entries (the work of attention grows with the cube of the number of tokens,
+  so rows are the tighter limit);
 * each number (entry or numeric parameter such as ``eps`` or
   ``temperature``) in the range ``|x| <= MAX_MAGNITUDE`` (10^6), with a
   denominator (in lowest terms) of at most ``MAX_DENOMINATOR`` (10^12): so a
@@ -24,6 +25,18 @@ Input files of ``worksheet solve`` (JSON or TOML):
   so do fractions such as 1/3 and 1/7; what is refused is, e.g., 1/p for
   hundreds of distinct primes, whose sums have denominators of thousands of
   digits (the exact arithmetic would run for minutes).
+
+Exact forms of ``worksheet solve``: the kinds whose exact forms can grow
+beyond the input limits (multi-head attention, whose heads' softmax
+denominators are mixed by W^O; layer norm, feed-forward and positional
+encoding, which share the mechanism) keep exact values while every entry's
+exact form has at most ``MAX_EXACT_CHARS`` (200) characters; from the first
+step past that, that step and every later one carry values rounded to 4
+decimals, marked ``rounded`` (the key says "carried forward rounded to 4
+places"), the same rule the encoder block always follows.  The other kinds
+stay exact within the input limits: their worst accepted input (16 x 21
+queries, keys and values of 12-digit decimals) writes about 1.3 MB of
+Markdown in a few seconds.
 
 Keys and answer files of ``worksheet check``: the file size is checked
 first (``MAX_KEY_BYTES``, ``MAX_ANSWER_BYTES``), then the structure and
@@ -45,12 +58,13 @@ from fractions import Fraction
 from math import gcd
 
 MAX_INPUT_BYTES = 1_000_000  # an input file of solve
-MAX_ROWS = 32  # rows of one input matrix (tokens, or d_model of a weight matrix)
+MAX_ROWS = 16  # rows of one input matrix (tokens, or d_model of a weight matrix)
 MAX_COLS = 64  # columns of one input matrix (thinking-machines has d_k = 64)
-MAX_ENTRIES = 2048  # entries of all the matrices of one input file together
+MAX_ENTRIES = 1024  # entries of all the matrices of one input file together
 MAX_MAGNITUDE = 10**6  # |x| of an input number
 MAX_DENOMINATOR = 10**12  # denominator of an input number (12 decimal places)
 MAX_COMMON_DENOMINATOR = 10**12  # common denominator of all the entries of a file
+MAX_EXACT_CHARS = 200  # characters of an exact entry solve keeps (kinds that can carry decimals)
 
 MAX_KEY_BYTES = 64 * 1024 * 1024  # a key of check (300 variants of a big exam fit)
 MAX_ANSWER_BYTES = 512 * 1024  # an answer file of check
