@@ -6,6 +6,7 @@ The CLI only parses options and calls these; a notebook can do the same.
 from __future__ import annotations
 
 import gc
+import os
 import re
 import sys
 from contextlib import contextmanager
@@ -600,14 +601,13 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
             raise LatexMissingError(f"{exc}; wrote the LaTeX instead: "
                                     f"{', '.join(str(p) for p in written if p.suffix == '.tex')}") from None
         except LatexError as exc:
-            log = out / (exc.tex_name[:-4] + ".log")
-            diag = {log: exc.log}
-            tex = out / exc.tex_name
-            if force or not tex.exists():
-                diag[tex] = exc.source
-            write_all(diag, force=True)
-            raise LatexError(f"{exc}; log kept in {log}", tex_name=exc.tex_name, log=exc.log,
-                             source=exc.source) from None
+            # the log and the failing .tex are kept, but an existing file only with --force
+            log, tex = out / (exc.tex_name[:-4] + ".log"), out / exc.tex_name
+            diag = {p: t for p, t in ((log, exc.log), (tex, exc.source)) if force or not os.path.lexists(p)}
+            write_all(diag, force=force)
+            kept = (f"; log kept in {log}" if log in diag
+                    else f"; {log} already exists, so the log was not written (use --force)")
+            raise LatexError(f"{exc}{kept}", tex_name=exc.tex_name, log=exc.log, source=exc.source) from None
         for tex_name, result in compiled.items():
             files[tex_name[:-4] + ".pdf"] = result.pdf
             pages[tex_name[:-4] + ".pdf"] = result.pages
