@@ -476,7 +476,24 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
         for pieces in pool.map(partial(_chunk, job), chunks):
             yield from pieces
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        with _no_interrupts():  # a second Ctrl-C must not break the clean-up (it would hang)
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _no_interrupts():
+    """Ignore Ctrl-C for a moment (in the main thread; elsewhere nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 @contextmanager

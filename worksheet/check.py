@@ -359,10 +359,13 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a number")
 
 
+_NON_FINITE = frozenset({"NaN", "Infinity"})
+
+
 def _json_constant(name: str) -> str:
-    if name == "-Infinity":
-        return "-inf"
-    raise ValueError(f"{name} is not a finite number")
+    """JSON's NaN and Infinity are read as their text, so the entry holding one
+    is refused with its step, row and column (-Infinity is -oo, a masked score)."""
+    return "-inf" if name == "-Infinity" else name
 
 
 # ---------------------------------------------------------------- the key
@@ -801,6 +804,8 @@ def _entry_text(x: Any) -> str:
 def _given(x: Any, labels: bool, budget: Budget | None = None) -> Given:
     """Parse one answer entry (ValueError with a short reason)."""
     text = _entry_text(x)
+    if text in _NON_FINITE and not labels:
+        raise ValueError(f"not a finite number: {text}")
     try:
         value = parse_exact(text, budget)
     except ValueError as exc:
