@@ -1102,7 +1102,8 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[s
     out: dict[int, dict[str, list[list[Given]]]] = {}
     for number, steps in raw.items():
         for name, (rows, ks, where) in steps.items():
-            labels = ks.labels
+            # the key's strings are read only for an answer of its shape (see _mark_problem)
+            labels = len(rows) == ks.shape[0] and len(rows[0]) == ks.shape[1] and ks.labels
             grid = []
             for i, row in enumerate(rows, start=1):
                 parsed = []
@@ -1256,7 +1257,8 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
             continue
         own.answers[ks.name] = _array(grid)
         own.rounding[ks.name] = _rounding(grid)
-        wrong_key = _wrong(grid, ks.cells, tol)
+        # the key's exact strings are read only for an answer of the key's shape
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key == []:
             results.append(StepResult(ks.name, "correct", title=ks.title))
             continue
@@ -1334,7 +1336,8 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
                 if candidate is not None and _wrong(grid, candidate, tol) == []:
                     return code
     if _shape(grid)[0] * _shape(grid)[1] >= 2:
-        wrong_key = _wrong(grid, kp.steps[k].cells, tol)
+        ks = kp.steps[k]
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key is not None and len(wrong_key) == 1:
             return mistakes.SLIP
         for g in own.givens(k):

@@ -137,13 +137,13 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
 
 
 def _check_common_denominator(inputs: dict, file: str | None) -> None:
-    """All entries over one denominator of at most 10^12 (see :mod:`worksheet.limits`)."""
+    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.limits`)."""
     lcm = 1
     for name, m in inputs.items():
         for i, row in enumerate(m, start=1):
             for j, x in enumerate(row, start=1):
                 lcm = common_denominator((Fraction(1, lcm), x))
                 if lcm > MAX_COMMON_DENOMINATOR:
-                    raise InputError("the entries have no common denominator of at most 10^12 (the limit): "
+                    raise InputError("the entries have no common denominator of at most 10^18 (the limit): "
                                      "use decimals of at most 12 places or fractions over a few small "
                                      "denominators", file=file, field=name, row=i, col=j)

@@ -21,10 +21,10 @@ Input files of ``worksheet solve`` (JSON or TOML):
   decimal has at most 12 places, ``1e308``, ``1e-1000`` and ``10**99`` are
   refused;
 * all the entries of a file over one common denominator of at most
-  ``MAX_COMMON_DENOMINATOR`` (10^12).  Decimals of up to 12 places qualify, and
-  so do fractions such as 1/3 and 1/7; what is refused is, e.g., 1/p for
-  hundreds of distinct primes, whose sums have denominators of thousands of
-  digits (the exact arithmetic would run for minutes).
+  ``MAX_COMMON_DENOMINATOR`` (10^18).  Decimals of up to 12 places qualify,
+  also mixed with fractions such as 1/3, 1/7 and 1/11; what is refused is,
+  e.g., 1/p for hundreds of distinct primes, whose sums have denominators of
+  thousands of digits (the exact arithmetic would run for minutes).
 
 Exact forms of ``worksheet solve``: the kinds whose exact forms can grow
 beyond the input limits (multi-head attention, whose heads' softmax
@@ -63,7 +63,7 @@ MAX_COLS = 64  # columns of one input matrix (thinking-machines has d_k = 64)
 MAX_ENTRIES = 1024  # entries of all the matrices of one input file together
 MAX_MAGNITUDE = 10**6  # |x| of an input number
 MAX_DENOMINATOR = 10**12  # denominator of an input number (12 decimal places)
-MAX_COMMON_DENOMINATOR = 10**12  # common denominator of all the entries of a file
+MAX_COMMON_DENOMINATOR = 10**18  # common denominator of all the entries of a file
 MAX_EXACT_CHARS = 200  # characters of an exact entry solve keeps (kinds that can carry decimals)
 
 MAX_KEY_BYTES = 64 * 1024 * 1024  # a key of check (300 variants of a big exam fit)
