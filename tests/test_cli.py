@@ -344,3 +344,14 @@ def test_ctrl_c_while_workers_build_variants_exits_130_with_one_line(tmp_path):
     assert r.returncode == 130, r.stderr
     assert [line for line in r.stderr.splitlines() if line.strip()] == ["error: interrupted"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, True])
+def test_the_library_refuses_a_seed_numpy_cannot_take(seed):
+    from worksheet.build import build_document, build_variants
+    from worksheet.errors import ParamError
+
+    with pytest.raises(ParamError, match="seed must be a whole number from 0 to 4294967295"):
+        build_document(["attention"], seed=seed)
+    with pytest.raises(ParamError, match="seed must be a whole number"):
+        build_variants(["attention"], 2, seed=seed)

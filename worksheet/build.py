@@ -66,6 +66,15 @@ def _option_value(text: str):
     return text
 
 
+def check_seed(seed) -> int:
+    """A seed is a whole number from 0 to 2^32 - 1 (numpy refuses negative ones)."""
+    from .limits import MAX_SEED
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
+    return seed
+
+
 def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
     """The generator of problem ``index`` (0-based) of variant ``variant``."""
     return np.random.default_rng([seed, variant, index])
@@ -92,6 +101,7 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
                    variant: int = 0, variant_id: str = "", **doc_fields) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
     options = dict(options or {})
+    check_seed(seed)
     specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
     for s in specs:
         kinds.get(s.kind)  # unknown kinds fail before any work
@@ -231,6 +241,7 @@ class VariantPlan:
            title: str | None = None, **doc_fields) -> "VariantPlan":
         if count < 1:
             raise ParamError(f"--variants must be at least 1, not {count}")
+        check_seed(seed)
         specs = tuple(p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems)
         return cls(specs, count, seed, options, title, doc_fields)
 
