@@ -230,3 +230,17 @@ def test_a_key_with_a_huge_step_is_refused_before_its_entries(runner, cli, tmp_p
     a.write_text("s = [[1]]\n")
     line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
     assert f"{k}" in line and "larger than 64 x 64" in line
+
+
+@pytest.mark.parametrize("problems, steps, message", [
+    (1001, 1, "1001 problems in one variant, more than the limit of 1000"),
+    (1, 401, "problem 1 has 401 steps, more than the limit of 400"),
+])
+def test_a_key_with_too_many_problems_or_steps_is_refused(runner, cli, tmp_path, problems, steps, message):
+    step = {"name": "s", "value": [[0]], "exact": [["0"]]}
+    k = tmp_path / "k.json"
+    k.write_text(json.dumps({"problems": [{"kind": "attention", "steps": [step] * steps}] * problems}))
+    a = tmp_path / "a.toml"
+    a.write_text("s = [[1]]\n" if problems == 1 else "variant = \"x\"\n[1]\ns = [[1]]\n")
+    line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
+    assert f"{k}: {message}" in line

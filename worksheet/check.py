@@ -137,7 +137,8 @@ from . import mistakes
 from .errors import InputError, OutputError, WorksheetError
 from .exact import NegInf, Add, Func, Mul, Pow
 from .limits import (
-    ANSWER_WORK, KEY_WORK, MAX_ANSWER_BYTES, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_STEPS,
+    ANSWER_WORK, KEY_WORK, MAX_ANSWER_BYTES, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS,
+    MAX_KEY_STEPS,
 )
 from .parse import Budget, format_decimal_places, parse_exact
 
@@ -500,6 +501,9 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
 def _check_key_size(raws: list, file: str) -> None:
     """Steps per problem and entries of a variant within the limits, counted
     on the raw JSON before any of it is converted."""
+    if len(raws) > MAX_KEY_PROBLEMS:
+        raise InputError(f"{len(raws)} problems in one variant, more than the limit of {MAX_KEY_PROBLEMS}",
+                         file=file)
     entries = 0
     for number, raw in enumerate(raws, start=1):
         steps = raw.get("steps") if isinstance(raw, dict) else None

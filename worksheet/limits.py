@@ -40,8 +40,9 @@ Markdown in a few seconds.
 
 Keys and answer files of ``worksheet check``: the file size is checked
 first (``MAX_KEY_BYTES``, ``MAX_ANSWER_BYTES``), then the structure and
-the shapes (a key's steps at most ``MAX_KEY_STEPS`` per problem, each matrix
-at most 64 x 64), and only then are entries read; reading the entries of one
+the shapes (at most ``MAX_KEY_PROBLEMS`` problems per variant and
+``MAX_KEY_STEPS`` steps per problem, each matrix at most 64 x 64, at most
+``MAX_KEY_ENTRIES`` entries per variant), and only then are entries read; reading the entries of one
 answer file is bounded by a count of work (``ANSWER_WORK``: trial divisions
 and tree nodes, see :class:`worksheet.parse.Budget`), never by the clock, so
 the same file gets the same result on every machine; a key's exact strings
@@ -68,6 +69,7 @@ MAX_EXACT_CHARS = 200  # characters of an exact entry solve keeps (kinds that ca
 
 MAX_KEY_BYTES = 64 * 1024 * 1024  # a key of check (300 variants of a big exam fit)
 MAX_ANSWER_BYTES = 512 * 1024  # an answer file of check
+MAX_KEY_PROBLEMS = 1000  # problems in one variant of a key
 MAX_KEY_STEPS = 400  # steps in one problem of a key
 MAX_KEY_ENTRIES = 4_000_000  # entries of all the steps of a key (about the 64 MB cap's worth)
 # parser work (see worksheet.parse.Budget): trial divisions for square roots, and tree
