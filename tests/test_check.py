@@ -537,3 +537,13 @@ def test_the_keys_own_exact_strings_are_accepted_in_every_kind(tmp_path, kind):
     answers = write_json(tmp_path / "a.json", {s["name"]: s["exact"] for s in data["steps"]})
     report = check_answers(key, answers)
     assert report.ok and set(statuses(report).values()) == {"correct"}, report.text()
+
+
+def test_a_students_name_with_control_characters_is_shown_escaped(tmp_path, causal, runner, cli):
+    key, doc = causal
+    n = len(doc.problems[0].inputs["X"].exact)  # scores are n x n
+    a = write_toml(tmp_path / "a.toml", {"scores": [[0] * n] * n}, meta={"student": "Eve\x1b[2J\nerror: forged"})
+    r = runner.invoke(cli, ["check", str(key), str(a)])
+    assert r.exit_code == 1, r.output
+    first = r.output.splitlines()[0]
+    assert "\x1b" not in r.output and "Eve\\x1b[2J\\nerror: forged" in first

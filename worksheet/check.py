@@ -134,7 +134,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import mistakes
-from .errors import InputError, OutputError, WorksheetError
+from .errors import InputError, OutputError, WorksheetError, printable
 from .exact import NegInf, Add, Func, Mul, Pow
 from .limits import (
     ANSWER_WORK, KEY_WORK, MAX_ANSWER_BYTES, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS,
@@ -1050,7 +1050,7 @@ class Report:
             if many:
                 lines.append(f"  marks: {p.marks}/{p.out_of}")
         lines.append(f"Total: {self.marks}/{self.out_of}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
 
 
 # ---------------------------------------------------------------- marking
@@ -1428,7 +1428,7 @@ class ClassReport:
             lines.append(f"  {f.file:<{width}}  {r.marks}/{r.out_of}" + (f"  {'; '.join(bad)}" if bad else ""))
         if self.summary:
             lines.append(f"wrote {self.summary}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
 
 
 def _cell(text: str | None) -> str:

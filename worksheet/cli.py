@@ -236,7 +236,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
             click.echo("compiling PDF with LaTeX ...", err=True)
         paths = write_documents([doc], fmts, out, name=name, force=force, templates=templates)
     for path in paths:
-        _echo(f"wrote {path}")
+        _echo(f"wrote {printable(str(path))}")
 
 
 def _with_progress(make, problems, count, *args, **kw):
@@ -281,7 +281,7 @@ def solve(kind, input_file, example, fmt, out, force, causal):
         _echo(text, nl=False)
     else:
         write_all({Path(out): text}, force=force)
-        _echo(f"wrote {out}")
+        _echo(f"wrote {printable(out)}")
 
 
 @main.command()
