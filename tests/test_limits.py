@@ -244,3 +244,13 @@ def test_a_key_with_too_many_problems_or_steps_is_refused(runner, cli, tmp_path,
     a.write_text("s = [[1]]\n" if problems == 1 else "variant = \"x\"\n[1]\ns = [[1]]\n")
     line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
     assert f"{k}: {message}" in line
+
+
+def test_a_key_value_beyond_float64_is_one_line(runner, cli, tmp_path):
+    k = tmp_path / "k.json"
+    k.write_text('{"problems": [{"kind": "attention", "steps": [{"name": "s", "value": [[1%s]]}]}]}'
+                 % ("0" * 400))
+    a = tmp_path / "a.toml"
+    a.write_text("s = [[1]]\n")
+    line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
+    assert f"{k}" in line and "step s: \"value\" is not a matrix of numbers" in line

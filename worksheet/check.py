@@ -488,7 +488,7 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
     try:
         arr = np.array([[-math.inf if x is None else float(x) for x in row] for row in value],
                        dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         raise InputError(f"{where}: \"value\" is not a matrix of numbers", file=file) from None
     if arr.ndim != 2:
         raise InputError(f"{where}: \"value\" is not a matrix", file=file)
