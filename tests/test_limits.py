@@ -254,3 +254,19 @@ def test_a_key_value_beyond_float64_is_one_line(runner, cli, tmp_path):
     a.write_text("s = [[1]]\n")
     line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
     assert f"{k}" in line and "step s: \"value\" is not a matrix of numbers" in line
+
+
+def test_each_variant_of_a_key_has_its_own_work_budget(tmp_path):
+    """Marking one variant cannot use up the budget of another (a class folder
+    is marked the same whatever the order of its files)."""
+    from worksheet.check import read_key
+
+    step = {"name": "s", "value": [[2.0]], "exact": [["2"]]}
+    k = tmp_path / "k.json"
+    k.write_text(json.dumps({"variants": [{"id": v, "problems": [{"kind": "attention", "steps": [step]}]}
+                                          for v in ("v01", "v02")]}))
+    key = read_key(k)
+    a, b = key.problems("v01")[0].steps[0], key.problems("v02")[0].steps[0]
+    a.budget.roots = a.budget.nodes = -1  # spent
+    assert b.budget is not a.budget and not b.budget.spent
+    assert b.cells[0][0].precise  # read exactly

@@ -377,7 +377,7 @@ class KeyStep:
     value: np.ndarray  # float64, -inf for masked
     exact: list | None  # the key's exact strings (rows), read when first needed
     rounded: bool = False
-    budget: Budget | None = field(default=None, repr=False)  # the key's, shared by its steps
+    budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -417,15 +417,17 @@ class Key:
     path: str
     variants: dict[str, list[dict]]  # id -> raw problem dicts
     _parsed: dict = field(default_factory=dict, repr=False)
-    budget: Budget = field(default_factory=lambda: Budget(*KEY_WORK), repr=False)
 
     def problems(self, variant: str | None = None) -> list[KeyProblem]:
-        """The problems of a variant: structure and shapes checked, exact strings not yet read."""
+        """The problems of a variant: structure and shapes checked, exact strings not
+        yet read (each variant's are read from a work budget of its own, once, so a
+        class folder is marked the same whatever the order of its files)."""
         vid = self.variant_id(variant)
         if vid not in self._parsed:
             raws = self.variants[vid]
             _check_key_size(raws, self.path)
-            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, self.budget)
+            budget = Budget(*KEY_WORK)
+            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, budget)
                                  for i, raw in enumerate(raws)]
         return self._parsed[vid]
 

@@ -46,8 +46,8 @@ the shapes (at most ``MAX_KEY_PROBLEMS`` problems per variant and
 answer file is bounded by a count of work (``ANSWER_WORK``: trial divisions
 and tree nodes, see :class:`worksheet.parse.Budget`), never by the clock, so
 the same file gets the same result on every machine; a key's exact strings
-are read only for the steps being marked, from ``KEY_WORK`` (past it, a
-step's float ``value`` is the expected value).
+are read only for the steps being marked, from ``KEY_WORK`` per variant
+(past it, a step's float ``value`` is the expected value).
 
 Exam specs: ``points`` is a finite number from 0 to ``MAX_POINTS`` per
 section.  Seeds are whole numbers from 0 to ``MAX_SEED``.
@@ -75,7 +75,7 @@ MAX_KEY_ENTRIES = 4_000_000  # entries of all the steps of a key (about the 64 M
 # parser work (see worksheet.parse.Budget): trial divisions for square roots, and tree
 # nodes exact.py walks; one costly entry spends at most 100,000 and 12,000 of them
 ANSWER_WORK = (2_500_000, 1_000_000)  # every entry of one answer file together
-KEY_WORK = (2_500_000, 1_000_000)  # the exact strings of one key read by one check
+KEY_WORK = (2_500_000, 1_000_000)  # the exact strings of one variant of a key
 
 MAX_POINTS = 10**6  # points of one spec section
 MAX_SEED = 2**32 - 1  # --seed and a spec's seed
