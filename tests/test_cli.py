@@ -159,7 +159,9 @@ def test_solve_to_file_refuses_to_overwrite(runner, cli, tmp_path):
 @pytest.mark.parametrize("content, message", [
     ('{"Q": [[1, "x"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not a number"),
     ('{"Q": [[1, "nan"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2"),
-    ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Infinity is not a finite number"),
+    ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not finite: 'Infinity'"),
+    ('{"Q": [[1, 1]], "K": [[1, 1]], "V": [[NaN]]}', "V, row 1, column 1: not finite: 'NaN'"),
+    ('{"Q": [[1, 1]], "K": [[-Infinity, 1]], "V": [[1]]}', "K, row 1, column 1: not finite: '-Infinity'"),
     ('{"Q": [[1, 2], [3]], "K": [[1, 1]], "V": [[1]]}', "Q, row 2: ragged rows"),
     ('{"Q": [[1, 2]], "K": [[1, 1, 1]], "V": [[1]]}', "Q is 1 x 2 and K is 1 x 3"),
     ('{"X": [[1, 2]], "W_Q": [[1], [1]], "W_K": [[1], [1], [1]], "W_V": [[1], [1]]}', "X is 1 x 2 and W_K is 3 x 1"),
@@ -201,3 +203,157 @@ def test_written_files_get_the_usual_permissions(runner, cli, tmp_path):
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "worksheet.md").stat().st_mode) == 0o644
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------- issue 10: hostile input, one line each
+def _unchanged(runner, cli, tmp_path, args) -> str:
+    """Run a bad command in a folder with old output: one line, exit 2, nothing changed."""
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    (out / "worksheet.md").write_text("old")
+    before = sorted((p.name, p.read_bytes()) for p in out.iterdir())
+    line = one_line_error(runner.invoke(cli, [*args, "-o", str(out)]))
+    assert sorted((p.name, p.read_bytes()) for p in out.iterdir()) == before
+    return line
+
+
+@pytest.mark.parametrize("extra", [[], ["--variants", "2"]])
+def test_a_negative_seed_is_one_line(runner, cli, tmp_path, extra):
+    line = _unchanged(runner, cli, tmp_path, ["build", "--seed", "-1", "--force", *extra])
+    assert "--seed" in line and "-1" in line
+
+
+def test_a_seed_beyond_numpys_range_is_one_line(runner, cli, tmp_path):
+    assert "--seed" in _unchanged(runner, cli, tmp_path, ["build", "--seed", str(2**32), "--force"])
+
+
+def test_positions_that_are_not_numbers_name_the_field(runner, cli, tmp_path):
+    f = tmp_path / "pos.toml"
+    f.write_text('positions = "0 1 x"\nd_model = 4\n')
+    line = one_line_error(runner.invoke(cli, ["solve", "positional-encoding", "-i", str(f)]))
+    assert f"{f}, positions: must be a list of whole numbers" in line
+    line = _unchanged(runner, cli, tmp_path, ["build", "positional-encoding:positions=0 x", "--force"])
+    assert "positions: must be a list of whole numbers" in line
+
+
+@pytest.mark.parametrize("points, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"),
+                                           ("1e308", "1e+308"), ("1000001", "1000001")])
+def test_spec_points_must_be_finite_and_bounded(runner, cli, tmp_path, points, shown):
+    spec = tmp_path / "exam.toml"
+    section = f'[[sections]]\nkind = "attention"\npoints = {points}\n'
+    spec.write_text('title = "x"\n' + section + section)  # two sections: their sum must not overflow
+    line = _unchanged(runner, cli, tmp_path, ["build", "--spec", str(spec), "--force"])
+    assert f"{spec}, sections[1].points: must be a number of points from 0 to 1000000" in line
+    assert shown in line
+
+
+def test_spec_points_at_the_limit_add_up(runner, cli, tmp_path):
+    spec = tmp_path / "exam.toml"
+    section = '[[sections]]\nkind = "attention"\npoints = 1e6\n'
+    spec.write_text('title = "x"\n' + section + section)
+    r = runner.invoke(cli, ["build", "--spec", str(spec), "-o", str(tmp_path / "o"), "--format", "md"])
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("name", ["a\nerror: forged", "\x1b[31mred\x1b[0m", "tab\there", "nul\x00", "\u2028x"])
+def test_control_characters_in_names_are_escaped_on_one_line(runner, cli, tmp_path, name):
+    f = tmp_path / "in.json"
+    f.write_text(json.dumps({"Q": [[1]], "K": [[1]], "V": [[1]], name: 1}))
+    line = one_line_error(runner.invoke(cli, ["solve", "attention", "-i", str(f)]))
+    assert line.isprintable() and "unknown field" in line
+    assert repr(name)[1:-1] in line  # shown escaped, e.g. \n and \x1b
+
+
+def test_control_characters_in_a_file_name_are_escaped(runner, cli, tmp_path):
+    f = tmp_path / "in\nerror: forged.json"
+    line = one_line_error(runner.invoke(cli, ["solve", "attention", "-i", str(f)]))
+    assert line.isprintable() and "in\\nerror: forged.json" in line
+
+
+def test_control_characters_in_answer_step_names_are_escaped(runner, cli, tmp_path):
+    key = tmp_path / "k.json"
+    assert runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json",
+                               "-o", str(key)]).exit_code == 0
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps({"sco\nres\x1b[2J": [[1, 2]]}))
+    line = one_line_error(runner.invoke(cli, ["check", str(key), str(a)]))
+    assert line.isprintable() and "unknown step" in line
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity"])
+def test_json_nan_in_an_answer_file_names_step_row_and_column(runner, cli, tmp_path, constant):
+    key = tmp_path / "k.json"
+    assert runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json",
+                               "-o", str(key)]).exit_code == 0
+    a = tmp_path / "a.json"
+    a.write_text('{"scores": [[112, %s], [96, 88]]}' % constant)
+    line = one_line_error(runner.invoke(cli, ["check", str(key), str(a)]))
+    assert f"{a}, scores, row 1, column 2: not a finite number: {constant}" in line
+
+
+def _run(code: str, *args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, **kw)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_on_stdout_is_one_line():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "worksheet.cli", "solve", "--example", "scaling"],
+                           stdout=full, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == ["error: cannot write to standard output: No space left on device"]
+
+
+def test_a_closed_pipe_ends_quietly():
+    code = ("import sys, os\n"
+            "r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"  # stdout: a pipe nobody reads
+            "from worksheet.cli import main\n"
+            "main(['solve', '--example', 'thinking-machines'])\n")
+    r = _run(code)
+    assert r.returncode == 141 and r.stderr == ""
+
+
+INTERRUPT = ("import os, signal, sys\n"
+             "import worksheet.build as b\n"
+             "def interrupted(*a, **k):\n"
+             "    os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of the work\n"
+             "    signal.pause() if hasattr(signal, 'pause') else None\n"
+             "b.{target} = interrupted\n"
+             "from worksheet.cli import main\n"
+             "main(sys.argv[1:])\n")
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path):
+    r = _run(INTERRUPT.format(target="build_document"), "build", "-o", str(tmp_path / "out"), timeout=120)
+    assert r.returncode == 130, r.stderr
+    assert [line for line in r.stderr.splitlines() if line.strip()] == ["error: interrupted"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_while_workers_build_variants_exits_130_with_one_line(tmp_path):
+    """The worker-pool path: a worker (which ignores Ctrl-C itself) sends it to
+    the main process while the pool runs."""
+    code = ("import os, signal, sys\n"
+            "import worksheet.build as b\n"
+            "chunk = b._chunk\n"
+            "def interrupting(job, ks):\n"
+            "    os.kill(os.getppid(), signal.SIGINT)\n"
+            "    return chunk(job, ks)\n"
+            "b._chunk = interrupting\n"
+            "from worksheet.cli import main\n"
+            "main(sys.argv[1:])\n")
+    r = _run(code, "build", "--variants", "12", "-j", "2", "-o", str(tmp_path / "out"), timeout=120)
+    assert r.returncode == 130, r.stderr
+    assert [line for line in r.stderr.splitlines() if line.strip()] == ["error: interrupted"]
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, True])
+def test_the_library_refuses_a_seed_numpy_cannot_take(seed):
+    from worksheet.build import build_document, build_variants
+    from worksheet.errors import ParamError
+
+    with pytest.raises(ParamError, match="seed must be a whole number from 0 to 4294967295"):
+        build_document(["attention"], seed=seed)
+    with pytest.raises(ParamError, match="seed must be a whole number"):
+        build_variants(["attention"], 2, seed=seed)

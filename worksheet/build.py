@@ -6,6 +6,7 @@ The CLI only parses options and calls these; a notebook can do the same.
 from __future__ import annotations
 
 import gc
+import os
 import re
 import sys
 from contextlib import contextmanager
@@ -68,6 +69,15 @@ def _option_value(text: str):
     return text
 
 
+def check_seed(seed) -> int:
+    """A seed is a whole number from 0 to 2^32 - 1 (numpy refuses negative ones)."""
+    from .limits import MAX_SEED
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
+    return seed
+
+
 def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
     """The generator of problem ``index`` (0-based) of variant ``variant``."""
     return np.random.default_rng([seed, variant, index])
@@ -98,6 +108,7 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
                    variant: int = 0, variant_id: str = "", **doc_fields) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
     options = dict(options or {})
+    check_seed(seed)
     specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
     for s in specs:
         kinds.get(s.kind)  # unknown kinds fail before any work
@@ -148,9 +159,22 @@ def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
     merged.setdefault("numbers", "calculator")
     try:
         params = kind.Params.from_options(merged, source=label)
-        return kind.solve(inputs, params)
+        return kind.solve(inputs, params, **_carry(kind))
     except (InputError, ShapeError, ParamError) as exc:
         raise in_file(exc, label) from None
+
+
+def _carry(kind) -> dict:
+    """A kind that can carry decimals (its ``solve`` takes ``carry``) keeps exact
+    forms of the user's numbers only while they are short: see
+    :data:`worksheet.limits.MAX_EXACT_CHARS` (generated problems are small and
+    always exact)."""
+    import inspect
+
+    from .blocks import Carry
+    from .limits import MAX_EXACT_CHARS
+
+    return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}
 
 
 def output_names(name: str, fmt: str) -> dict[str, str]:
@@ -226,6 +250,7 @@ class VariantPlan:
            title: str | None = None, **doc_fields) -> "VariantPlan":
         if count < 1:
             raise ParamError(f"--variants must be at least 1, not {count}")
+        check_seed(seed)
         specs = tuple(p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems)
         return cls(specs, count, seed, options, title, doc_fields)
 
@@ -474,7 +499,24 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
         for pieces in pool.map(partial(_chunk, job), chunks):
             yield from pieces
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        with _no_interrupts():  # a second Ctrl-C must not break the clean-up (it would hang)
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _no_interrupts():
+    """Ignore Ctrl-C for a moment (in the main thread; elsewhere nothing changes)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 @contextmanager
@@ -599,14 +641,13 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
             raise LatexMissingError(f"{exc}; wrote the LaTeX instead: "
                                     f"{', '.join(str(p) for p in written if p.suffix == '.tex')}") from None
         except LatexError as exc:
-            log = out / (exc.tex_name[:-4] + ".log")
-            diag = {log: exc.log}
-            tex = out / exc.tex_name
-            if force or not tex.exists():
-                diag[tex] = exc.source
-            write_all(diag, force=True)
-            raise LatexError(f"{exc}; log kept in {log}", tex_name=exc.tex_name, log=exc.log,
-                             source=exc.source) from None
+            # the log and the failing .tex are kept, but an existing file only with --force
+            log, tex = out / (exc.tex_name[:-4] + ".log"), out / exc.tex_name
+            diag = {p: t for p, t in ((log, exc.log), (tex, exc.source)) if force or not os.path.lexists(p)}
+            write_all(diag, force=force)
+            kept = (f"; log kept in {log}" if log in diag
+                    else f"; {log} already exists, so the log was not written (use --force)")
+            raise LatexError(f"{exc}{kept}", tex_name=exc.tex_name, log=exc.log, source=exc.source) from None
         for tex_name, result in compiled.items():
             files[tex_name[:-4] + ".pdf"] = result.pdf
             pages[tex_name[:-4] + ".pdf"] = result.pages

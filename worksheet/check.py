@@ -108,10 +108,15 @@ Untrusted input
 
 Answer files come from students.  Nothing is evaluated: numbers and exact
 forms go through the bounded parser of :mod:`worksheet.parse`; files are at
-most 512 KB, matrices at most 64 x 64 and must match the key's shapes before
-their entries are parsed, at most 200 steps and 100 problems per file, and
-reading the entries of one file stops with an error after one second.  Every
-problem with the file is an :class:`~worksheet.errors.InputError` naming the
+most 512 KB, matrices at most 64 x 64, at most 200 steps and 100 problems
+per file, and reading the entries of one file stops with an error once a
+count of parser work is spent (:data:`worksheet.limits.ANSWER_WORK`;
+counted, never timed, so a file gets the same result on every machine).  A
+key is read in the same order: its file size, then its structure and the
+shapes of its steps (at most 64 x 64, :data:`~worksheet.limits.MAX_KEY_STEPS`
+steps per problem), and its exact strings only when a step is marked, from a
+shared work budget (past it, the step's float ``value`` is used).  Every
+problem with a file is an :class:`~worksheet.errors.InputError` naming the
 file, the step, the row and the column.
 """
 
@@ -126,7 +131,6 @@ import json
 import math
 import re
 import sys
-import time
 import tomllib
 import types
 from dataclasses import dataclass, field
@@ -137,9 +141,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import mistakes
-from .errors import InputError, OutputError, WorksheetError
+from .errors import InputError, OutputError, WorksheetError, printable
 from .exact import NegInf, Add, Func, Mul, Pow
-from .parse import format_decimal_places, parse_exact
+from .limits import (
+    ANSWER_WORK, KEY_WORK, MAX_ANSWER_BYTES, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS,
+    MAX_KEY_STEPS,
+)
+from .parse import Budget, format_decimal_places, parse_exact
 
 __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
            "decimal_tolerance",
@@ -149,15 +157,12 @@ STATUSES = ("correct", "carried-forward", "incorrect", "missing", "by-person")
 SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–", "by-person": "✎"}
 BY_PERSON = "marked by a person (a written answer; the key has a model answer)"
 
-MAX_ANSWER_BYTES = 512 * 1024
-MAX_KEY_BYTES = 64 * 1024 * 1024
 MAX_SIZE = 64  # rows or columns of one answer matrix
 MAX_STEPS = 200  # steps in one problem of an answer file
 MAX_PROBLEMS = 100  # problems in one answer file
 MAX_NAME = 100  # characters of a step name or a metadata field
 MAX_LABEL = 200  # characters of a token label
 MAX_NESTING = 4  # nested tables for dotted step names
-PARSE_SECONDS = 1.0  # time to read the entries of one answer file
 DIGITS = 50  # decimal digits of the high-precision comparison
 EXACT_RTOL = 1e-40  # "exactly equal" at 50 digits
 ROUNDED_KEY = 5e-5 * (1 + 1e-9)  # half a unit in the 4th place: a "rounded" key step's own rounding
@@ -374,10 +379,13 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a number")
 
 
+_NON_FINITE = frozenset({"NaN", "Infinity"})
+
+
 def _json_constant(name: str) -> str:
-    if name == "-Infinity":
-        return "-inf"
-    raise ValueError(f"{name} is not a finite number")
+    """JSON's NaN and Infinity are read as their text, so the entry holding one
+    is refused with its step, row and column (-Infinity is -oo, a masked score)."""
+    return "-inf" if name == "-Infinity" else name
 
 
 # ---------------------------------------------------------------- the key
@@ -386,13 +394,24 @@ class KeyStep:
     name: str
     title: str
     value: np.ndarray  # float64, -inf for masked
-    cells: list[list[Expected]]
+    exact: list | None  # the key's exact strings (rows), read when first needed
     rounded: bool = False
     written: str = ""  # a step answered in words: the key's model answer (marked by a person)
+    budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.value.shape
+
+    @property
+    def cells(self) -> list[list[Expected]]:
+        """The expected entries, parsed from the exact strings on first use."""
+        if "_cells" not in self.__dict__:
+            arr, exact = self.value, self.exact
+            self.__dict__["_cells"] = [
+                [_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
+                 for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+        return self.__dict__["_cells"]
 
     @property
     def labels(self) -> bool:
@@ -420,10 +439,16 @@ class Key:
     _parsed: dict = field(default_factory=dict, repr=False)
 
     def problems(self, variant: str | None = None) -> list[KeyProblem]:
+        """The problems of a variant: structure and shapes checked, exact strings not
+        yet read (each variant's are read from a work budget of its own, once, so a
+        class folder is marked the same whatever the order of its files)."""
         vid = self.variant_id(variant)
         if vid not in self._parsed:
-            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid)
-                                 for i, raw in enumerate(self.variants[vid])]
+            raws = self.variants[vid]
+            _check_key_size(raws, self.path)
+            budget = Budget(*KEY_WORK)
+            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, budget)
+                                 for i, raw in enumerate(raws)]
         return self._parsed[vid]
 
     def variant_id(self, variant: str | None) -> str:
@@ -485,7 +510,7 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
     try:
         arr = np.array([[-math.inf if x is None else float(x) for x in row] for row in value],
                        dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         raise InputError(f"{where}: \"value\" is not a matrix of numbers", file=file) from None
     if arr.ndim != 2:
         raise InputError(f"{where}: \"value\" is not a matrix", file=file)
@@ -495,8 +520,36 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
     return exact, arr
 
 
-def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
-    """An expected entry from the key's exact string (our own output) and its float."""
+def _check_key_size(raws: list, file: str) -> None:
+    """Steps per problem and entries of a variant within the limits, counted
+    on the raw JSON before any of it is converted."""
+    if len(raws) > MAX_KEY_PROBLEMS:
+        raise InputError(f"{len(raws)} problems in one variant, more than the limit of {MAX_KEY_PROBLEMS}",
+                         file=file)
+    entries = 0
+    for number, raw in enumerate(raws, start=1):
+        steps = raw.get("steps") if isinstance(raw, dict) else None
+        if not isinstance(steps, list):
+            continue  # _key_problem names it
+        if len(steps) > MAX_KEY_STEPS:
+            raise InputError(f"problem {number} has {len(steps)} steps, more than the limit of "
+                             f"{MAX_KEY_STEPS}", file=file)
+        for q in [*steps, *((raw.get("inputs") or {}).values() if isinstance(raw.get("inputs"), dict) else ())]:
+            value = q.get("value") if isinstance(q, dict) else None
+            if not isinstance(value, list):
+                continue
+            if len(value) > MAX_SIZE or any(not isinstance(r, list) or len(r) > MAX_SIZE for r in value):
+                name = q.get("name", "an input")
+                raise InputError(f"problem {number}, step {_show(name)}: a \"value\" matrix larger than "
+                                 f"{MAX_SIZE} x {MAX_SIZE} (or not a matrix)", file=file)
+            entries += sum(len(r) for r in value)
+            if entries > MAX_KEY_ENTRIES:
+                raise InputError(f"more than {MAX_KEY_ENTRIES} entries in one variant", file=file)
+
+
+def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) -> Expected:
+    """An expected entry from the key's exact string (our own output) and its float;
+    the float alone where the string cannot be read (or the key's work budget is spent)."""
     if x == -math.inf:
         return Expected(None, False, "-oo")
     if rounded:
@@ -507,7 +560,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
         alt = None
         if isinstance(text, str):
             try:
-                alt = _mp(parse_exact(text))
+                alt = _mp(parse_exact(text, budget))
             except ValueError:
                 alt = None
         return dataclasses.replace(e, text=text if alt is not None else e.text, rounding=ROUNDED_KEY,
@@ -515,7 +568,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
     if not isinstance(text, str):
         return _expected_float(x)
     try:
-        value = parse_exact(text)
+        value = parse_exact(text, budget)
         if isinstance(value, NegInf):
             return Expected(None, True, "-oo")
         return Expected(_mp(value), True, text)
@@ -525,7 +578,7 @@ def _key_cell(text: Any, x: float, rounded: bool) -> Expected:
         return _expected_float(x)  # longer than the parser reads: use the float
 
 
-def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
+def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget | None = None) -> KeyProblem:
     where = f"problem {number}" + (f" of variant {variant}" if variant else "")
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
         raise InputError(f"{where} has no \"kind\"", file=file)
@@ -546,10 +599,7 @@ def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
             steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"]))
             continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
-        rounded = bool(s.get("rounded"))
-        cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), rounded)
-                  for j in range(arr.shape[1])] for i in range(arr.shape[0])]
-        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, cells, rounded))
+        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget))
     return KeyProblem(number, raw["kind"], params, inputs, steps)
 
 
@@ -786,11 +836,13 @@ def _entry_text(x: Any) -> str:
     return x
 
 
-def _given(x: Any, labels: bool) -> Given:
+def _given(x: Any, labels: bool, budget: Budget | None = None) -> Given:
     """Parse one answer entry (ValueError with a short reason)."""
     text = _entry_text(x)
+    if text in _NON_FINITE and not labels:
+        raise ValueError(f"not a finite number: {text}")
     try:
-        value = parse_exact(text)
+        value = parse_exact(text, budget)
     except ValueError as exc:
         if labels and text.strip() and len(text) <= MAX_LABEL:
             return Given(text, label=text.strip())
@@ -1031,7 +1083,7 @@ class Report:
             if many:
                 lines.append(f"  marks: {p.marks}/{p.out_of}")
         lines.append(f"Total: {self.marks}/{self.out_of}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
 
 
 # ---------------------------------------------------------------- marking
@@ -1086,20 +1138,18 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[s
                 continue
             rows = _raw_matrix(value, file=file, where=where)
             raw.setdefault(number, {})[name] = (rows, kp.step(name), where)
-    deadline = time.monotonic() + PARSE_SECONDS
+    budget = Budget(*ANSWER_WORK)
     out: dict[int, dict[str, list[list[Given]]]] = {}
     for number, steps in raw.items():
         for name, (rows, ks, where) in steps.items():
-            labels = ks.labels
+            # the key's strings are read only for an answer of its shape (see _mark_problem)
+            labels = len(rows) == ks.shape[0] and len(rows[0]) == ks.shape[1] and ks.labels
             grid = []
             for i, row in enumerate(rows, start=1):
                 parsed = []
                 for j, x in enumerate(row, start=1):
-                    if time.monotonic() > deadline:
-                        raise InputError(f"the entries take too long to read (over {PARSE_SECONDS:g} s)",
-                                         file=file, field=where, row=i, col=j)
                     try:
-                        parsed.append(_given(x, labels))
+                        parsed.append(_given(x, labels, budget))
                     except ValueError as exc:
                         raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
                 grid.append(parsed)
@@ -1250,7 +1300,8 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
             continue
         own.answers[ks.name] = _array(grid)
         own.rounding[ks.name] = _rounding(grid)
-        wrong_key = _wrong(grid, ks.cells, tol)
+        # the key's exact strings are read only for an answer of the key's shape
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key == []:
             results.append(StepResult(ks.name, "correct", title=ks.title))
             continue
@@ -1328,7 +1379,8 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
                 if candidate is not None and _wrong(grid, candidate, tol) == []:
                     return code
     if _shape(grid)[0] * _shape(grid)[1] >= 2:
-        wrong_key = _wrong(grid, kp.steps[k].cells, tol)
+        ks = kp.steps[k]
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key is not None and len(wrong_key) == 1:
             return mistakes.SLIP
         for g in own.givens(k):
@@ -1415,7 +1467,7 @@ class ClassReport:
             lines.append(f"  {f.file:<{width}}  {r.marks}/{r.out_of}" + (f"  {'; '.join(bad)}" if bad else ""))
         if self.summary:
             lines.append(f"wrote {self.summary}")
-        return "\n".join(lines) + "\n"
+        return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
 
 
 def _cell(text: str | None) -> str:

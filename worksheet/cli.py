@@ -2,20 +2,36 @@
 
 Nothing heavy is imported at start-up: ``worksheet --help`` and ``worksheet
 list`` load neither numpy, jinja2 nor sympy.  Every user error becomes one
-line on stderr and exit code 2 (``check`` uses 1 for answers marked wrong).
+line on stderr and exit code 2 (``check`` uses 1 for answers marked wrong);
+control characters in it (a newline or an ANSI escape in a field name) are
+shown escaped, so one error is always one line.  Ctrl-C exits with 130.
+When standard output cannot be written (a full disk, ``> /dev/full``), one
+line and exit code 2; a closed pipe (``| head``) ends quietly with 141, as a
+shell reports SIGPIPE.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from pathlib import Path
 
 import click
 
 from . import __version__
-from .errors import WorksheetError
+from .errors import WorksheetError, printable
+from .limits import MAX_SEED
 
 FORMAT_HELP = "comma list of md, tex, json, pdf, html, moodle (Moodle XML question bank)"
+
+
+class _StdoutError(Exception):
+    """Standard output could not be written."""
+
+    def __init__(self, exc: OSError):
+        super().__init__(exc.strerror or str(exc))
+        self.errno = exc.errno
 
 
 class WorksheetGroup(click.Group):
@@ -25,9 +41,14 @@ class WorksheetGroup(click.Group):
         extra.pop("standalone_mode", None)
         try:
             rc = super().main(args=args, prog_name=prog_name or "worksheet", standalone_mode=False, **extra)
+            _flush()
         except WorksheetError as exc:
             _fail(str(exc))
-        except click.exceptions.Abort:
+        except _StdoutError as exc:
+            _stdout_failed(exc)
+        except click.exceptions.Abort as exc:
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                _fail("interrupted", 130)
             _fail("aborted", 1)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
@@ -37,7 +58,8 @@ class WorksheetGroup(click.Group):
 
 
 def _fail(message: str, code: int = 2):
-    click.echo(f"error: {message}", err=True)
+    """One line on stderr (control characters escaped), then exit."""
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(code)
 
 
@@ -46,6 +68,32 @@ def _line(value: str | None, field: str) -> str | None:
     from .safetext import check_line
 
     return value if value is None else check_line(value, field=field)
+def _echo(text: str, nl: bool = True) -> None:
+    """Write to standard output; a failed write raises :class:`_StdoutError`."""
+    try:
+        click.echo(text, nl=nl)
+    except OSError as exc:
+        raise _StdoutError(exc) from None
+
+
+def _flush() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise _StdoutError(exc) from None
+
+
+def _stdout_failed(exc: _StdoutError):
+    """Standard output is broken: make sure the interpreter's own flush at exit
+    cannot fail again (a second message), then one line, or quietly for a closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):  # not a real file (e.g. under a test runner)
+        pass
+    if exc.errno == errno.EPIPE:
+        sys.exit(141)
+    _fail(f"cannot write to standard output: {exc}")
 
 
 def _formats(value: str, allowed=None) -> list[str]:
@@ -102,14 +150,15 @@ def list_cmd(examples):
         rows = {name: summary for name, (_, summary) in KINDS.items()}
     width = max(map(len, rows))
     for name, summary in rows.items():
-        click.echo(f"{name:<{width}}  {summary}")
+        _echo(f"{name:<{width}}  {summary}")
 
 
 @main.command()
 @click.argument("kinds", nargs=-1)
 @click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="exam spec file (TOML): title, course, sections with points; see examples/")
-@click.option("--seed", type=int, default=None, help="seed of the random numbers  [default: 1]")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
+              help="seed of the random numbers, 0 or more  [default: 1]")
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
 @click.option("--name", default=None, help="base name of the files  [default: worksheet]")
@@ -178,7 +227,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         else:
             docs = [build_document(problems, seed=seed, options=options, title=title, **doc_fields)]
         files = render_documents(docs, fmts, name=name, templates=templates, roles=("sheet",)).files
-        click.echo(next(iter(files.values())), nl=False)
+        _echo(next(iter(files.values())), nl=False)
         return
     if variants:
         outlines, rendered = _with_progress(render_variants, problems, variants, fmts, name=name,
@@ -193,7 +242,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
             click.echo("compiling PDF with LaTeX ...", err=True)
         paths = write_documents([doc], fmts, out, name=name, force=force, templates=templates)
     for path in paths:
-        click.echo(f"wrote {path}")
+        _echo(f"wrote {printable(str(path))}")
 
 
 def _with_progress(make, problems, count, *args, **kw):
@@ -238,10 +287,10 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     doc = Document(f"Worked solution: {problem.title}", [problem], seed=None, numbers="own")
     text = get(formats[0]).render(doc, key=True)
     if out == "-":
-        click.echo(text, nl=False)
+        _echo(text, nl=False)
     else:
         write_all({Path(out): text}, force=force)
-        click.echo(f"wrote {out}")
+        _echo(f"wrote {printable(out)}")
 
 
 @main.command()
@@ -283,7 +332,7 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
         if summary is not None:
             raise WorksheetError("--summary goes with --answers-dir")
         report = check_answers(key, answers, rtol=rtol, atol=atol)
-    click.echo(report.to_json() if fmt == "json" else report.text(), nl=False)
+    _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
 
 

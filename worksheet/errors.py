@@ -6,6 +6,14 @@ user can fix it without reading a traceback.
 
 from __future__ import annotations
 
+def printable(text: str) -> str:
+    """``text`` with every non-printable character (newline, tab, ANSI escape,
+    ...) shown as its Python escape (``\\n``, ``\\x1b``), so that a message
+    naming user text is one line that cannot drive a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
 
 class WorksheetError(Exception):
     """Base of every error caused by user input or usage (exit code 2)."""
@@ -27,9 +35,9 @@ class InputError(WorksheetError):
                  col: int | None = None):
         where = []
         if file:
-            where.append(str(file))
+            where.append(printable(str(file)))
         if field:
-            where.append(field)
+            where.append(printable(str(field)))
         if row is not None:
             where.append(f"row {row}")
         if col is not None:

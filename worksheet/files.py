@@ -1,8 +1,16 @@
 """Writing output files safely: all or nothing, never overwriting by accident.
 
-Every file is first written to a temporary name in the destination folder and
-renamed into place only when all of them are written, so an error leaves no
-partial file and no half-updated set.
+:func:`write_all` works in three phases, so an error leaves no partial file
+and no half-updated set:
+
+1. check every target: without ``force`` nothing may be there, not even a
+   dangling symbolic link; with ``force`` a target may be a file or a link
+   (the link itself is replaced, never followed) but not a folder;
+2. write every file to a temporary name in its destination folder;
+3. rename each into place, moving the file it replaces aside first; if a
+   rename fails, every file already renamed is put back as it was.
+
+Every error names the path it is about.
 """
 
 from __future__ import annotations
@@ -21,40 +29,92 @@ def _umask() -> int:
     return mask
 
 
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
 def refuse_existing(paths: Iterable) -> None:
-    """Raise OutputError naming the first of ``paths`` that exists (and how many more)."""
-    existing = [p for p in map(Path, paths) if p.exists()]
+    """Raise OutputError naming the first of ``paths`` that exists, a dangling
+    symbolic link included (and how many more)."""
+    existing = [p for p in map(Path, paths) if os.path.lexists(p)]
     if existing:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
-        raise OutputError(f"{existing[0]} already exists{more}; use --force to overwrite")
+        what = "a symbolic link" if existing[0].is_symlink() else ""
+        raise OutputError(f"{existing[0]} already exists{' as ' + what if what else ''}{more}; "
+                          "use --force to overwrite")
+
+
+def check_targets(paths: Iterable[Path]) -> None:
+    """With --force: every target can be replaced by a file (it is not a folder)."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            raise OutputError(f"cannot write {path}: it is a folder")
 
 
 def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Path]:
-    """Write ``{path: content}``; refuse existing files unless ``force``."""
+    """Write ``{path: content}``, all or nothing; refuse existing files unless ``force``."""
     paths = [Path(p) for p in files]
     if not force:
         refuse_existing(paths)
+    check_targets(paths)
     temps: list[tuple[Path, Path]] = []
     try:
-        for path, content in files.items():
-            path = Path(path)
+        for path, content in zip(paths, files.values()):
             folder = path.parent
             try:
                 folder.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
             except OSError as exc:
-                raise OutputError(f"cannot write to folder {folder}: {exc.strerror or exc}") from None
+                raise OutputError(f"cannot write to folder {folder}: {_reason(exc)}") from None
             temps.append((Path(tmp), path))
             data = content.encode("utf-8") if isinstance(content, str) else content
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; use what open() would
-        for tmp, path in temps:
-            os.replace(tmp, path)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; use what open() would
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+        _rename_all(temps)
         temps = []
-    except OSError as exc:
-        raise OutputError(f"cannot write output: {exc.strerror or exc}") from None
     finally:
         for tmp, _ in temps:
             tmp.unlink(missing_ok=True)
     return paths
+
+
+def _rename_all(temps: list[tuple[Path, Path]]) -> None:
+    """Rename each temporary file onto its target; on any failure undo them all."""
+    done: list[tuple[Path, Path | None]] = []  # (target, where its old file was moved)
+    try:
+        for tmp, path in temps:
+            backup = None
+            try:
+                if os.path.lexists(path):
+                    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
+                    os.close(fd)
+                    backup = Path(name)
+                    os.replace(path, backup)  # a link is moved, not followed
+                try:
+                    os.replace(tmp, path)
+                except OSError:
+                    if backup is not None:
+                        os.replace(backup, path)
+                    raise
+            except OSError as exc:
+                if backup is not None and backup.exists():
+                    backup.unlink(missing_ok=True)
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+            done.append((path, backup))
+    except OutputError:
+        for path, backup in reversed(done):
+            try:
+                if backup is not None:
+                    os.replace(backup, path)
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError:  # pragma: no cover - the folder itself went away
+                pass
+        raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)

@@ -3,7 +3,14 @@
 A file is one table: named matrices (lists of rows; a flat list is one row;
 entries are integers, decimals or fraction strings such as ``"3/4"``) plus
 optional parameters of the kind.  JSON and TOML floats are handed to us as
-their text, so ``0.2`` is exactly 1/5.  No text is ever evaluated.
+their text, so ``0.2`` is exactly 1/5; JSON's ``NaN`` and ``Infinity`` too, so
+they are refused like any other text that is not a finite number, naming the
+field, row and column.  No text is ever evaluated.
+
+Every size and range limit of :mod:`worksheet.limits` is checked here, before
+any arithmetic: the file size, each matrix's rows and columns (before its
+entries are read), the entries of all matrices together, each number's range,
+and the common denominator of all entries.
 """
 
 from __future__ import annotations
@@ -16,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .limits import (
+    MAX_COLS, MAX_COMMON_DENOMINATOR, MAX_ENTRIES, MAX_INPUT_BYTES, MAX_ROWS, common_denominator,
+)
 from .parse import exact_from_json
-
-MAX_SIZE = 64  # rows or columns of one input matrix
-MAX_BYTES = 2_000_000
 
 
 def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
@@ -27,11 +34,14 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     path = Path(path)
     label = label or str(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_INPUT_BYTES + 1)
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file", file=label) from None
     except OSError as exc:
         raise InputError(f"cannot read the file ({exc.strerror or exc})", file=label) from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"file is larger than {MAX_BYTES // 1_000_000} MB", file=label)
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"file is larger than the limit of {MAX_INPUT_BYTES // 1_000_000} MB", file=label)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -39,7 +49,7 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     is_json = path.suffix.lower() == ".json" or (path.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
     try:
         if is_json:
-            table = json.loads(text, parse_float=str, parse_constant=_reject_constant)
+            table = json.loads(text, parse_float=str, parse_constant=str)  # NaN: refused as an entry
         else:
             table = tomllib.loads(text, parse_float=str)
     except json.JSONDecodeError as exc:
@@ -55,32 +65,42 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     return table
 
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a finite number")
-
-
-def parse_matrix(value: Any, *, file: str | None, field: str) -> tuple:
-    """A list of rows (or one flat row, or a single number) -> exact matrix."""
+def _rows(value: Any) -> list:
+    """A list of rows (or one flat row, or a single number) as rows, not yet read."""
     if not isinstance(value, list):
-        value = [[value]]
-    elif value and not any(isinstance(r, list) for r in value):
-        value = [value]
+        return [[value]]
+    if value and not any(isinstance(r, list) for r in value):
+        return [value]
+    return value
+
+
+def check_shape(value: Any, *, file: str | None, field: str) -> int:
+    """Check a matrix's shape against the limits before reading it; its number of entries."""
+    value = _rows(value)
     if not value:
         raise InputError("empty matrix", file=file, field=field)
-    if len(value) > MAX_SIZE:
-        raise InputError(f"more than {MAX_SIZE} rows", file=file, field=field)
-    rows = []
+    if len(value) > MAX_ROWS:
+        raise InputError(f"{len(value)} rows, more than the limit of {MAX_ROWS}", file=file, field=field)
     width = None
     for i, row in enumerate(value, start=1):
         if not isinstance(row, list):
             raise InputError("mix of rows and numbers; write every row as a list", file=file, field=field, row=i)
-        if len(row) > MAX_SIZE:
-            raise InputError(f"more than {MAX_SIZE} columns", file=file, field=field, row=i)
+        if len(row) > MAX_COLS:
+            raise InputError(f"{len(row)} columns, more than the limit of {MAX_COLS}",
+                             file=file, field=field, row=i)
         if width is None:
             width = len(row)
         if len(row) != width or not row:
             raise InputError(f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}",
                              file=file, field=field, row=i)
+    return len(value) * width
+
+
+def parse_matrix(value: Any, *, file: str | None, field: str) -> tuple:
+    """A list of rows (or one flat row, or a single number) -> exact matrix (shape checked first)."""
+    check_shape(value, file=file, field=field)
+    rows = []
+    for i, row in enumerate(_rows(value), start=1):
         out = []
         for j, x in enumerate(row, start=1):
             try:
@@ -95,6 +115,13 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
     """Matrices (by the kind's INPUTS) and parameters (by its Params fields)."""
     inputs, options = {}, {}
     fields = set(kind.Params.field_names())
+    entries = 0
+    for key, value in table.items():
+        if key in kind.INPUTS:
+            entries += check_shape(value, file=file, field=key)
+            if entries > MAX_ENTRIES:
+                raise InputError(f"the matrices have more than {MAX_ENTRIES} entries together "
+                                 f"(the limit)", file=file, field=key)
     for key, value in table.items():
         if key in kind.INPUTS:
             inputs[key] = parse_matrix(value, file=file, field=key)
@@ -105,8 +132,18 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
             close = difflib.get_close_matches(key, known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else f"; expected one of {', '.join(known)}"
             raise InputError(f"unknown field{hint}", file=file, field=key)
+    _check_common_denominator(inputs, file)
     return inputs, options
 
 
-def fraction_text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+def _check_common_denominator(inputs: dict, file: str | None) -> None:
+    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.limits`)."""
+    lcm = 1
+    for name, m in inputs.items():
+        for i, row in enumerate(m, start=1):
+            for j, x in enumerate(row, start=1):
+                lcm = common_denominator((Fraction(1, lcm), x))
+                if lcm > MAX_COMMON_DENOMINATOR:
+                    raise InputError("the entries have no common denominator of at most 10^18 (the limit): "
+                                     "use decimals of at most 12 places or fractions over a few small "
+                                     "denominators", file=file, field=name, row=i, col=j)

@@ -74,7 +74,7 @@ from .exact import (
 )
 
 __all__ = [
-    "ParseError", "parse_number", "parse_exact", "exact_from_json",
+    "ParseError", "Budget", "parse_number", "parse_exact", "exact_from_json",
     "format_decimal_places",
     "MAX_NUMBER_CHARS", "MAX_DECIMAL_EXPONENT", "MAX_TEXT_CHARS", "MAX_DEPTH",
     "MAX_TREE_DEPTH", "MAX_POWER", "MAX_BITS", "MAX_RADICAND",
@@ -178,19 +178,29 @@ def exact_from_json(value: object) -> Fraction:
 
     ``bool``, ``float`` (the caller must read JSON floats as strings) and
     everything else raise :class:`ValueError`; so do ints of more than 100
-    digits (``number too long``).
+    digits (``number too long``) and numbers outside the input range of
+    :mod:`worksheet.limits` (``|x| <= 10^6``, a denominator of at most
+    ``10^12``): ``1e308``, ``10**99`` and ``1e-1000`` are refused here, before
+    any arithmetic.
     """
+    from .limits import check_number
+
     if isinstance(value, bool):
         raise ParseError(f"not a number: {str(value).lower()}")
     if isinstance(value, int):
         if abs(value) >= 10**MAX_NUMBER_CHARS:
             raise ParseError("number too long")
-        return Fraction(value)
-    if isinstance(value, str):
-        return parse_number(value)
-    if isinstance(value, float):
+        number = Fraction(value)
+    elif isinstance(value, str):
+        number = parse_number(value)
+    elif isinstance(value, float):
         raise ParseError(f"not exact: the float {value!r} (write the number as text)")
-    raise ParseError(f"not a number: {type(value).__name__}")
+    else:
+        raise ParseError(f"not a number: {type(value).__name__}")
+    why = check_number(number)
+    if why:
+        raise ParseError(why)
+    return number
 
 
 def format_decimal_places(text: object) -> int | None:
@@ -362,6 +372,25 @@ def _node_float(x: Exact, values: list) -> float | None:
 
 
 # ---------------------------------------------------------------- the parser
+class Budget:
+    """Work that several :func:`parse_exact` calls share (e.g. every entry of one file).
+
+    ``roots`` counts trial divisions exact.py may spend on square roots and
+    ``nodes`` the tree nodes its constructors may walk, the same units as each
+    entry's own budget; when either runs out, :func:`parse_exact` raises
+    ``ParseError("too costly to read: ...")``.  Work is counted, never timed,
+    so a file gets the same result on every machine.
+    """
+
+    def __init__(self, roots: int, nodes: int):
+        self.roots = roots
+        self.nodes = nodes
+
+    @property
+    def spent(self) -> bool:
+        return self.roots < 0 or self.nodes < 0
+
+
 class _Parser:
     """Recursive descent over the token list; one instance per parse.
 
@@ -370,12 +399,12 @@ class _Parser:
     enforces the work limits.
     """
 
-    def __init__(self, tokens: list[_Token]):
+    def __init__(self, tokens: list[_Token], shared: Budget | None = None):
         self.tokens = tokens
         self.i = 0
         self.depth = 0
-        self.root_budget = _ROOT_BUDGET
-        self.work_budget = _WORK_BUDGET
+        self.root_budget = _ROOT_BUDGET if shared is None else min(_ROOT_BUDGET, shared.roots)
+        self.work_budget = _WORK_BUDGET if shared is None else min(_WORK_BUDGET, shared.nodes)
         # memos keyed by id(node); each entry also holds the node, so no id is reused
         self.shapes: dict[int, tuple[int, int, Expr]] = {}
         self.floats: dict[int, tuple[float | None, Expr]] = {}
@@ -650,7 +679,7 @@ class _Parser:
 _FUNCTIONS: dict[str, Callable[[Exact], Exact]] = {"exp": exp, "sin": sin, "cos": cos, "tanh": tanh}
 
 
-def parse_exact(text: str) -> Exact:
+def parse_exact(text: str, budget: Budget | None = None) -> Exact:
     """Parse an exact value as written in an answer file (grammar: module docstring).
 
     Returns a ``Fraction``, an :class:`~worksheet.exact.Expr` built with
@@ -666,15 +695,33 @@ def parse_exact(text: str) -> Exact:
     ``input too long`` (over 2000 characters), ``number too long``,
     ``exponent too large``, ``number too large``, ``expression too costly to
     evaluate``.  Raises :class:`TypeError` if ``text`` is not a ``str``.
+
+    With a shared :class:`Budget`, the work of this call is also taken from
+    it; once it is spent, ``too costly to read`` (this entry and every later one).
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_exact needs a str, not {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
         raise ParseError(f"input too long ({len(text)} characters, at most {MAX_TEXT_CHARS})")
+    if budget is not None and budget.spent:
+        raise ParseError("too costly to read: the work budget of the file is spent")
     tokens = _tokenize(text)
     if [t.kind for t in tokens] == ["-", "inf", "end"]:
         return NEG_INF
+    parser = _Parser(tokens, budget)
+    roots, nodes = parser.root_budget, parser.work_budget
     try:
-        return _Parser(tokens).entry()
+        return parser.entry()
+    except ParseError as exc:
+        if (budget is not None and exc.reason == "expression too costly to evaluate"
+                and (roots < _ROOT_BUDGET or nodes < _WORK_BUDGET)):
+            # the file's budget, not this entry's own, ran out
+            budget.roots = budget.nodes = -1
+            raise ParseError("too costly to read: the work budget of the file is spent") from None
+        raise
     except RecursionError:  # pragma: no cover - the depth limits prevent this
         raise ParseError("too deeply nested") from None
+    finally:
+        if budget is not None and not budget.spent:
+            budget.roots -= roots - max(parser.root_budget, 0)
+            budget.nodes -= nodes - max(parser.work_budget, 0)

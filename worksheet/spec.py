@@ -48,6 +48,7 @@ from typing import Any
 
 from .errors import InputError, ParamError, WorksheetError
 from .safetext import TextError, check_line, check_paragraph, check_prose
+from .limits import MAX_POINTS, MAX_SEED
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -157,7 +158,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             if data[key] not in choices:
                 fail(f"must be one of {', '.join(choices)}, not {_show(data[key])}", key)
             setattr(spec, key, data[key])
-    for key, low, high in (("variants", 1, MAX_VARIANTS), ("seed", 0, 2**32 - 1)):
+    for key, low, high in (("variants", 1, MAX_VARIANTS), ("seed", 0, MAX_SEED)):
         if key in data:
             v = data[key]
             if isinstance(v, bool) or not isinstance(v, int):
@@ -203,8 +204,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
         params[name] = value
     points = table.get("points")
     if points is not None and (isinstance(points, bool) or not isinstance(points, (int, float))
-                               or points < 0):
-        fail(f"must be a number of points (0 or more), not {_show(points)}", "points", i)
+                               or not 0 <= points <= MAX_POINTS):  # also refuses nan and inf
+        fail(f"must be a number of points from 0 to {MAX_POINTS}, not {_show(points)}", "points", i)
     if isinstance(points, float) and points.is_integer():
         points = int(points)
     prompt = table.get("prompt", "")

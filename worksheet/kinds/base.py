@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
@@ -146,7 +147,10 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
         return check_labels([str(x) for x in value], **where)
     if t.startswith("tuple[int"):
         if isinstance(value, str):
-            value = [int(x) for x in value.replace(",", " ").split()]
+            words = value.replace(",", " ").split()
+            if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", w) for w in words):
+                raise InputError(f"must be a list of whole numbers, not {value[:40]!r}", **where)
+            value = [int(x) for x in words]
         if not isinstance(value, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
             raise InputError("must be a list of whole numbers", **where)
         return tuple(value)
