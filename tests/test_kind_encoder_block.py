@@ -260,3 +260,22 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 def test_golden_files():
     check_golden(KIND)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_check_marks_the_carried_values_a_student_writes_correct(tmp_path, seed, numbers):
+    """A student who rounds as told writes the key's carried 4-place decimals; `check` marks
+    every step correct (and the unrounded chain's values, to 4 places, too)."""
+    from check_util import make_key, statuses, table, write_toml
+    from worksheet.check import check_answers
+
+    key, doc = make_key(tmp_path, [KIND], seed=seed, options={"numbers": numbers})
+    p = doc.problems[0]
+    assert p.params["numbers"] == numbers and any(s.rounded for s in p.steps)
+    carried = {s.name: [[f"{float(x):.4f}" for x in row] for row in s.exact] for s in p.steps}
+    report = check_answers(key, write_toml(tmp_path / "carried.toml", carried))
+    assert set(statuses(report).values()) == {"correct"}, report.text()
+    unrounded = table({s.name: s.value for s in p.steps})
+    report = check_answers(key, write_toml(tmp_path / "unrounded.toml", unrounded))
+    assert set(statuses(report).values()) == {"correct"}, report.text()

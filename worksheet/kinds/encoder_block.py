@@ -14,26 +14,31 @@ with positional = true), ``attn.``, ``norm1.``, ``ffn.`` and ``norm2.``
 (``attn.Q_1``, ``norm1.mean``, ...); the last step is ``output``.  The
 encoder attends to every position: there is no causal mask (errata 5).
 
-Rounding rule (long chains).  A step keeps its exact value while every entry's
-``str`` has at most 40 characters and nothing before it was rounded.  From the
-first step that breaks this, the step shows -- and the chain goes on with --
-each entry rounded to 4 decimals (half away from zero), kept as an exact
-Fraction, and that step and all later ones are marked ``rounded`` (the sheet
-says "carried forward rounded to 4 places").  Each rounded step is checked
-twice: exactly against a float64 recomputation from the carried values (so its
-own arithmetic is right), and within 5e-3 against the float64 value of the
-unrounded chain, which is what ``value`` holds (the whole numpy chain is
-computed first, independently).  In practice: in hand mode the attention
-steps stay exact up to the weights or the heads, and Add & Norm 1 onwards is
-carried in 4 decimals; in calculator mode the rounding starts at the softmax.
-If 4 places drift too far from the unrounded chain (a layer-norm row with a
-tiny variance magnifies rounding errors, or its variance even rounds to 0),
-the block is recomputed carrying 6, 8, 12, then 16 places, and says so; if
-even that fails, an InputError says why.
+The carried chain (see :mod:`worksheet.kinds.chain`).  A step keeps its exact
+value while every entry is a decimal of at most 4 places (integers, 0.5) and
+nothing it depends on was rounded; from the first step that breaks this (in
+hand mode the softmax of head 1) every step is computed exactly from the
+CARRIED values of the steps before it and rounded to 4 decimals (half away
+from zero; the square root of a layer norm is rounded too before dividing),
+so a student who rounds as told writes exactly the key.  Each head is its own
+branch: head 2's Q, K, V and scores stay integers.  Rounded steps say
+``"rounded": true``; the key prints one table per step, every entry with 4
+places.  ``value`` holds the float64 of the unrounded chain (computed first,
+independently), and every carried step must lie within 5e-3 of it; if 4
+places drift further (a layer-norm row with a tiny variance magnifies
+rounding, or its variance even rounds to 0), the block is recomputed carrying
+6, 8, 12, then 16 places, and says so; if even that fails, an InputError
+says why.  The scale-and-shift step of Add & Norm 2 IS the block's output: it
+is the last step, ``output``, and is not repeated as ``norm2.output``.
 
-Widths: ``d_k`` defaults to d_model // heads (the paper's choice), in hand mode
-to the largest perfect square not above it (d_model = 4, 2 heads: d_k = 1),
-so sqrt(d_k) is an integer; d_v = d_k.  ``eps`` defaults to 0 in hand mode and
+Positional encoding is refused in hand mode (a ParamError naming
+``positional`` and ``--numbers calculator``): sin and cos of the positions
+make every score irrational, so no e^x table could cover the softmax.  In
+calculator mode X + PE is carried rounded like every other value.
+
+Widths: ``d_k`` defaults to the multi-head kind's choice: 4 per head in hand
+mode (sqrt(d_k) = 2, W_Q is d_model x H d_k), d_model // heads (at least 2)
+in calculator mode; d_v = d_k.  ``eps`` defaults to 0 in hand mode and
 1/100000 in calculator mode (``solve`` is calculator mode unless the file says
 otherwise).
 
@@ -72,7 +77,7 @@ class Params(base.Params):
     positional: bool = False  # add the sinusoidal positional encoding to X first
     seq_len: int = 2  # n, the number of tokens
     d_model: int = 4  # width of X and of every sublayer output
-    d_k: int | None = None  # width of each head; None: d_model // heads (hand: the largest square below)
+    d_k: int | None = None  # width of each head; None: 4 in hand mode, d_model // heads (at least 2) otherwise
     d_ff: int = 4  # hidden width of the feed-forward network
     tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
 
@@ -171,6 +176,8 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional:
                                              given=part("ffn.")))
     n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
                                             given=part("norm2.")))
+    # Add & Norm 2's scale and shift is the block's output: one step, ``output``
+    del out["norm2.output"]
     out["output"] = g["output"] if "output" in g else n2["output"]
     return out
 
