@@ -298,7 +298,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1), j)
     p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
                title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
-               work=[blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
+               work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
+                      rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "
+                      rf"{result(Y[i][j])}")
+                     if carried else
+                     blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
                                      rf"+ \beta_{{{j + 1}}}", [gamma[0][j]], [N[i][j]], Y[i][j], plus=beta[0][j])],
                rows=tokens, latex_name="Y",
                note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.")
