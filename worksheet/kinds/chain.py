@@ -28,6 +28,7 @@ places, and says so.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Callable
 
@@ -35,7 +36,7 @@ from .. import blocks
 from ..errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..fmt import terminating_places
-from ..model import Matrix, Problem, verify
+from ..model import Aid, Matrix, Problem, verify
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 
@@ -52,6 +53,25 @@ class Chain(blocks.Carry):
     def readable(self, M: Matrix) -> bool:
         return all(isinstance(x, NegInf) or (is_rational(x) and terminating_places(Fraction(x), self.places)
                                              is not None) for row in M for x in row)
+
+
+_FRACTION = re.compile(r"\\frac\{(\d+)\}\{(\d+)\}")
+
+
+def decimal_latex(text: str) -> str:
+    """Carried values in a worked line as the decimals the student writes:
+    ``\\frac{12889}{10000}`` becomes ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
+    terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
+    def decimal(m: re.Match) -> str:
+        q = Fraction(int(m[1]), int(m[2]))
+        places = terminating_places(q, 16)
+        if q.denominator <= 4 or places is None:
+            return m[0]
+        places = max(places, 4)  # as the tables print carried values
+        digits = str(q.numerator * (10**places // q.denominator)).rjust(places + 1, "0")
+        return digits[:-places] + "." + digits[-places:]
+
+    return _FRACTION.sub(decimal, text)
 
 
 class Drift(Exception):
@@ -107,8 +127,21 @@ def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str
                 raise Drift(str(exc)) from None
         title = (last_title or s.title) if final else f"{stage}: {s.title}"
         p.add_step(name, s.exact, value, title=title, formula=s.formula,
-                   work=s.work, note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
+                   work=[decimal_latex(w) for w in s.work], note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
                    rows=s.rows, cols=s.cols, latex_name=s.symbol, rounded=s.rounded, places=s.places)
     for aid in sub.aids:
-        if aid not in p.aids:
-            p.aids.append(aid)
+        merge_aid(p, aid)
+
+
+def merge_aid(p: Problem, aid: Aid) -> None:
+    """Add a table to ``p``; one of the same title (the e^x values of a second
+    attention) is merged into the first, its arguments sorted high to low."""
+    aid = Aid(aid.title, tuple((decimal_latex(x), v) for x, v in aid.entries), aid.values)
+    same = next((a for a in p.aids if a.title == aid.title), None)
+    if same is None:
+        p.aids.append(aid)
+    elif same != aid and same.values and aid.values:
+        entries = dict(zip(same.values, same.entries))
+        entries.update(zip(aid.values, aid.entries))
+        keys = sorted(entries, reverse=True)
+        p.aids[p.aids.index(same)] = Aid(same.title, tuple(entries[k] for k in keys), tuple(keys))

@@ -138,8 +138,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         # every head has a row whose weights are not all equal (else it teaches nothing)
         varied = n == 1 or all(s.max() > 0 for s in spans)
         spans = np.concatenate(spans)
-        if not _distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"]
-                         + [to_array(m["X"])]) or not _distinct([ref[f"scaled_{h}"] for h in range(1, H + 1)]):
+        # heads that differ visibly (when there is room: at least 4 entries per matrix)
+        if n * d_k >= 4 and not (_distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"]
+                                           + [to_array(m["X"])])
+                                 and (n == 1 or _distinct([ref[f"scaled_{h}"] for h in range(1, H + 1)]))):
             return False
         X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
         return (spans.max() <= 4 and varied
@@ -176,6 +178,7 @@ def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
     """
     g = given or {}
     X = inputs["X"]
+    src = inputs["H_enc"] if inputs.get("H_enc") is not None else X  # keys and values: memory or X
     d_k, d_v = inputs["W_Q"].shape[1] // heads, inputs["W_V"].shape[1] // heads
     out = {}
 
@@ -185,8 +188,8 @@ def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
 
     for h in range(1, heads + 1):
         Q = put(f"Q_{h}", lambda: X @ head_columns(inputs["W_Q"], h, d_k))
-        K = put(f"K_{h}", lambda: X @ head_columns(inputs["W_K"], h, d_k))
-        V = put(f"V_{h}", lambda: X @ head_columns(inputs["W_V"], h, d_v))
+        K = put(f"K_{h}", lambda: src @ head_columns(inputs["W_K"], h, d_k))
+        V = put(f"V_{h}", lambda: src @ head_columns(inputs["W_V"], h, d_v))
         put(f"scores_{h}", lambda: Q @ K.T)
         logits = put(f"scaled_{h}", lambda: out[f"scores_{h}"] / np.sqrt(d_k))
         if causal:
@@ -207,8 +210,10 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
     for name in INPUTS:
         if name not in inputs:
             raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K, W_V and W_O)", field=name)
+    src = "H_enc" if inputs.get("H_enc") is not None else "X"
     for w in ("W_Q", "W_K", "W_V"):
-        blocks.require_matmul("X", inputs["X"], w, inputs[w])
+        a = "X" if w == "W_Q" else src
+        blocks.require_matmul(a, inputs[a], w, inputs[w])
     wq, wk, wv, wo = (shape(inputs[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
     if wq[1] != wk[1]:
         raise ShapeError(f"{_dims('W_Q', inputs['W_Q'])} and {_dims('W_K', inputs['W_K'])}: "
@@ -224,15 +229,22 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None) -> Problem:
+          carry: blocks.Carry | None = None, memory_tokens: tuple[str, ...] | None = None,
+          exp_table: bool | None = None) -> Problem:
+    """The worked solution; with an input ``H_enc`` (the decoder block's cross-attention)
+    the keys and values come from it (``memory_tokens`` label its rows), the queries from X.
+    ``exp_table`` forces the e^x table on (the decoder's cross-attention by hand) or off;
+    None: only while the scores are not carried rounded."""
     H = params.heads
     d_k, d_v = check_inputs(inputs, H)
     if params.d_k is not None and params.d_k != d_k:
         raise ShapeError(f"d_k = {params.d_k} but W_Q has {shape(inputs['W_Q'])[1]} columns "
                          f"for {H} heads, so d_k = {d_k}")
     X, W_O = inputs["X"], inputs["W_O"]
+    memory = inputs.get("H_enc")
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n)
+    src_tokens = tokens if memory is None else base.row_labels(memory_tokens, shape(memory)[0])
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "tokens": list(tokens)}
     p = Problem("multi-head-attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
@@ -241,6 +253,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                        r"concatenate the heads side by side and multiply by $W^O$."))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
+        if name == "X" and memory is not None:
+            p.add_input("H_enc", memory, rows=src_tokens)
     ref = reference({k: q.value for k, q in p.inputs.items()}, H, params.causal)
     A = to_array
 
@@ -258,28 +272,35 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         cols = f"{(h - 1) * d_k + 1}" + (f"\\ldots{h * d_k}" if d_k > 1 else "")
         where = (rf"$W^Q_{h}$, $W^K_{h}$, $W^V_{h}$ are columns ${cols}$ of $W^Q$, $W^K$, $W^V$."
                  if h == 1 or d_k > 1 else "")
-        proj = {}
+        proj, flags = {}, []
         for letter, W, width in (("Q", "W_Q", d_k), ("K", "W_K", d_k), ("V", "W_V", d_v)):
             Wh = head_columns(inputs[W], h, width)
+            M, m_sym, m_name, labels = ((X, "x", "X", tokens) if letter == "Q" or memory is None
+                                        else (memory, "h", "H", src_tokens))
+            if carry is not None:  # keys and values from the memory (given, exact) start unrounded
+                carry.rounding = start if M is X else False
             blocks.product_step(
-                p, f"{letter}_{h}", X, Wh, blocks.carried(carry, lambda: A(X) @ A(Wh), ref[f"{letter}_{h}"]),
+                p, f"{letter}_{h}", M, Wh, blocks.carried(carry, lambda: A(M) @ A(Wh), ref[f"{letter}_{h}"]),
                 title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
-                formula=f"{letter}_{h} = X W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym="x",
-                b_sym=f"{{W^{letter}_{h}}}", rows=tokens, note=where if letter == "Q" else "",
-                entry_at=teaching_entry(X, Wh))
+                formula=f"{letter}_{h} = {m_name} W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym=m_sym,
+                b_sym=f"{{W^{letter}_{h}}}", rows=labels, note=where if letter == "Q" else "",
+                entry_at=teaching_entry(M, Wh))
             proj[letter] = after(p.steps[-1].exact)
+            flags.append(carry is not None and carry.rounding)
+        if carry is not None:
+            carry.rounding = any(flags)
         Q, K, V = proj["Q"], proj["K"], proj["V"]
         blocks.product_step(p, f"scores_{h}", Q, K, blocks.carried(carry, lambda: A(Q) @ A(K).T, ref[f"scores_{h}"]),
                             transpose_b=True, entry_at=teaching_entry(Q, blocks.transpose(K)),
                             title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
                             sym=f"s^{{({h})}}", a_sym=f"q^{{({h})}}", b_sym=f"k^{{({h})}}",
-                            rows=tokens, cols=tokens, latex_name=f"S_{{{h}}}")
+                            rows=tokens, cols=src_tokens, latex_name=f"S_{{{h}}}")
         S = after(p.steps[-1].exact)
         blocks.scale_step(p, f"scaled_{h}", S, d_k,
                           blocks.carried(carry, lambda: A(S) / np.sqrt(d_k), ref[f"scaled_{h}"]),
                           title=f"Head {h}: scaled scores",
                           formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
-                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=tokens,
+                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=src_tokens,
                           latex_name=f"S'_{{{h}}}",
                           note=(rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
                                 r"not by $\sqrt{d_\mathrm{model}}$.") if h == 1 else "")
@@ -298,8 +319,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         blocks.softmax_step(p, f"weights_{h}", S, blocks.carried(carry, lambda: blocks.np_softmax(A(S)),
                                                                  ref[f"weights_{h}"]),
                             sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
-                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=tokens,
-                            latex_name=f"A_{{{h}}}", aid=not rounding, work_row=_varied_row(S))
+                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=src_tokens,
+                            latex_name=f"A_{{{h}}}", aid=not rounding if exp_table is None else exp_table,
+                            work_row=_varied_row(S))
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)
         blocks.weighted_sum_step(p, f"head_{h}", W, V, blocks.carried(carry, lambda: A(W) @ A(V), ref[f"head_{h}"]),
