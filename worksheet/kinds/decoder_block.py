@@ -253,7 +253,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
                        f"not a decimal of at most {carry.places} places on, round every step to {carry.places} "
                        "decimals and compute the next step from the rounded values."))
     for name in INPUTS:
-        p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None)
+        p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None,
+                    latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps))
     hand = params.numbers == "hand"
 
