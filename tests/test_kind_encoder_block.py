@@ -12,7 +12,6 @@ from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_err
 from worksheet.blocks import round_matrix
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ParamError, ShapeError
-from worksheet.exact import to_str
 from worksheet.kinds import encoder_block as kind
 from worksheet.kinds import multi_head_attention
 
