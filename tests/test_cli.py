@@ -8,6 +8,7 @@ import sys
 
 import pytest
 from common import one_line_error
+from worksheet import kinds
 
 KEYS = ["worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json"]
 
@@ -20,7 +21,8 @@ def test_version(runner, cli):
 def test_list_names_every_kind(runner, cli):
     r = runner.invoke(cli, ["list"])
     names = [line.split()[0] for line in r.output.splitlines()]
-    assert names[:3] == ["attention", "self-attention-basic", "softmax-scaling"] and len(names) == 11
+    assert names[:3] == ["attention", "self-attention-basic", "softmax-scaling"] and len(names) == len(kinds.KINDS)
+    assert "decoder-block" in names
 
 
 def test_list_examples(runner, cli):

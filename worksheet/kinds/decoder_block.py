@@ -64,7 +64,7 @@ from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head
 TITLE = "Transformer decoder block"
 INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c",
           "gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3", "W_1", "b_1", "W_2", "b_2")
-STAGES = {"self.": "Masked self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",
+STAGES = {"self.": "Self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",
           "norm2.": "Add & Norm 2", "ffn.": "Feed-forward", "norm3.": "Add & Norm 3"}
 CROSS = {"W_Q_c": "W_Q", "W_K_c": "W_K", "W_V_c": "W_V", "W_O_c": "W_O"}  # block name -> multi-head name
 
