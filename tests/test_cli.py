@@ -22,7 +22,7 @@ def test_list_names_every_kind(runner, cli):
     r = runner.invoke(cli, ["list"])
     names = [line.split()[0] for line in r.output.splitlines()]
     assert names[:3] == ["attention", "self-attention-basic", "softmax-scaling"]
-    assert names == kinds.names() and {"lstm-cell", "gru-cell"} <= set(names)
+    assert names == kinds.names() and {"lstm-cell", "gru-cell", "decoder-block"} <= set(names)
 
 
 def test_list_examples(runner, cli):

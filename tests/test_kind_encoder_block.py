@@ -11,8 +11,7 @@ from hypothesis import given, settings, strategies as st
 from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
 from worksheet.blocks import round_matrix
 from worksheet.build import solve_file
-from worksheet.errors import InputError, ShapeError
-from worksheet.exact import to_str
+from worksheet.errors import InputError, ParamError, ShapeError
 from worksheet.kinds import encoder_block as kind
 from worksheet.kinds import multi_head_attention
 
@@ -65,13 +64,18 @@ def check_chain(p, m, params):
         (n.split(".")[0] + "." for n in names[:-1]), key=prefixes.index)
     assert {n.split(".")[0] + "." for n in names[:-1]} == set(prefixes)
     assert names[-1] == "output" and "norm1.mean" in names and "attn.Q_1" in names
+    assert "norm2.output" not in names and len(set(names)) == len(names), "the output is asked for once"
     rounded = [s.rounded for s in p.steps]
     first = rounded.index(True) if True in rounded else len(rounded)
-    assert all(rounded[first:]), "once rounded, every later step is rounded"
-    for s in p.steps[:first]:
-        assert all(len(to_str(x)) <= 40 for row in s.exact for x in row), s.name
-    for s in p.steps[first:]:
-        assert all((x * 10 ** s.places).denominator == 1 for row in s.exact for x in row), s.name
+    places = p.steps[-1].places  # carried along the chain (more than 4 only when 4 drift)
+    for s in p.steps:  # exact or carried, every entry is a decimal with at most `places` places
+        assert all(isinstance(x, F) and (x * 10 ** places).denominator == 1 for row in s.exact for x in row), s.name
+    # the heads are branches: a later head's Q, K, V, scores start afresh from X; from the
+    # concatenation on, every step depends on a rounded value and is carried rounded
+    later = names.index("attn.concat") if first < names.index("attn.concat") else first
+    assert all(rounded[later:]), "once rounded, every later step is rounded"
+    for s in p.steps[first:later]:
+        assert s.rounded or (s.name.startswith("attn.") and s.name.rsplit("_", 1)[-1].isdigit()), s.name
     want = numpy_encoder({k: floats(v) for k, v in m.items()}, params.heads, float(params.epsilon),
                          params.positional)
     for name, value in want.items():
@@ -84,6 +88,7 @@ def check_chain(p, m, params):
        st.sampled_from([(2, 4, 2, 4), (1, 4, 2, 2), (2, 2, 3, 3), (3, 6, 2, 4)]))
 def test_chain_matches_an_independent_numpy_encoder(seed, numbers, positional, sizes):
     heads, d, n, d_ff = sizes
+    positional = positional and numbers == "calculator"  # hand mode refuses it (tested below)
     m, p, params = generated(seed, numbers=numbers, positional=positional, heads=heads, d_model=d,
                              seq_len=n, d_ff=d_ff)
     check_chain(p, m, params)
@@ -93,14 +98,30 @@ def test_chain_matches_an_independent_numpy_encoder(seed, numbers, positional, s
 @given(st.integers(0, 10**6))
 def test_hand_mode_attention_is_by_hand_and_eps_is_0(seed):
     m, p, params = generated(seed)
-    assert params.epsilon == 0 and params.key_width == 1 and "\\varepsilon = 0" in p.intro
+    assert params.epsilon == 0 and params.key_width == 4 and "\\varepsilon = 0" in p.intro
     for name in kind.INPUTS:
         assert p[name].integral, name
     for h in (1, 2):
-        for name in ("Q", "K", "V", "scores", "scaled"):
+        for name in ("Q", "K", "V", "scores"):
             assert p.step(f"attn.{name}_{h}").integral and not p.step(f"attn.{name}_{h}").rounded
+        scaled = p.step(f"attn.scaled_{h}")  # scores / sqrt(4): halves, exact
+        assert not scaled.rounded and all((2 * x).denominator == 1 for row in scaled.exact for x in row)
+        assert not np.array_equal(p.step(f"attn.scaled_{h}").value, p.step(f"attn.scores_{h}").value)
     assert (p.step("ffn.hidden_pre").value < 0).any()
     assert p.step("norm1.variance").value.min() >= 0.25
+
+
+@pytest.mark.parametrize("seq_len", [2, 3, 4])
+def test_the_e_x_table_has_every_value_each_head_needs(seq_len):
+    """Every e^(s'_ij - m_i) of every head's softmax is in the printed table
+    (seed 62539833, 3 tokens: head 2's row [-2, 0, 1] needs e^-3)."""
+    for seed in [*range(1, 31), 62539833]:
+        m, p, params = generated(seed, seq_len=seq_len)
+        (aid,) = [a for a in p.aids if "e^x" in a.title]
+        table = set(aid.values)
+        for h in range(1, params.heads + 1):
+            for row in p.step(f"attn.scaled_{h}").exact:
+                assert {x - max(row) for x in row} <= table, (seed, h, row)
 
 
 def test_steps_come_from_the_other_kinds_solve():
@@ -121,14 +142,52 @@ def test_rounded_steps_carry_their_4_decimal_predecessors():
                                    for j in range(4)) for row in X1))
     assert p.step("ffn.hidden_pre").exact == pre and p.step("ffn.hidden_pre").rounded
     assert p.step("ffn.hidden").exact == tuple(tuple(max(x, F(0)) for x in r) for r in pre)
-    assert p.step("output").exact == p.step("norm2.output").exact
+    normalized = p.step("norm2.normalized").exact
+    gamma, beta = m["gamma_2"][0], m["beta_2"][0]
+    assert p.step("output").exact == round_matrix(tuple(tuple(g * x + b for x, g, b in zip(r, gamma, beta))
+                                                        for r in normalized))
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_a_student_who_rounds_as_told_writes_exactly_the_key(seed, numbers):
+    """Every carried step is its formula applied to the CARRIED values of the steps
+    before it, then rounded to 4 places (the square root in layer norm too)."""
+    m, p, params = generated(seed, numbers=numbers)
+    e = {s.name: s.exact for s in p.steps}
+    rnd = lambda M: round_matrix(tuple(tuple(M_row) for M_row in M))
+    mm = lambda A, B: tuple(tuple(sum((a * b[j] for a, b in zip(r, B)), F(0)) for j in range(len(B[0]))) for r in A)
+    for h in range(1, params.heads + 1):
+        assert e[f"attn.head_{h}"] == rnd(mm(e[f"attn.weights_{h}"], e[f"attn.V_{h}"]))
+    assert e["attn.output"] == rnd(mm(e["attn.concat"], m["W_O"]))
+    assert e["norm1.residual"] == rnd(tuple(tuple(x + a for x, a in zip(r, s)) for r, s in zip(m["X"], e["attn.output"])))
+    for part, R in (("norm1.", e["norm1.residual"]), ("norm2.", e["norm2.residual"])):
+        d = len(R[0])
+        mean = e[part + "mean"]
+        assert mean == rnd(tuple((sum(r, F(0)) / d,) for r in R))
+        var = e[part + "variance"]
+        assert var == rnd(tuple((sum(((x - mu[0]) ** 2 for x in r), F(0)) / d,) for r, mu in zip(R, mean)))
+        sd = [round_matrix(((F(float(v[0] + params.epsilon) ** 0.5),),))[0][0] for v in var]
+        assert e[part + "normalized"] == rnd(tuple(tuple((x - mu[0]) / s for x in r)
+                                                   for r, mu, s in zip(R, mean, sd))), part
+    for s in p.steps:
+        if s.rounded:
+            assert all(len(str(x).split("/")[-1]) <= 5 for row in s.exact for x in row)
+
+
+def test_positional_is_refused_in_hand_mode_with_a_reason(runner, cli, tmp_path):
+    with pytest.raises(ParamError, match="positional.*--numbers calculator"):
+        kind.Params(positional=True)
+    r = runner.invoke(cli, ["build", "encoder-block:positional=true", "-o", str(tmp_path)])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "positional" in r.stderr
+    assert "--numbers calculator" in r.stderr and not list(tmp_path.iterdir())
 
 
 def test_positional_adds_pe_steps_first():
-    m, p, params = generated(2, positional=True)
+    m, p, params = generated(2, positional=True, numbers="calculator")
     names = [s.name for s in p.steps]
     assert names[:3] == ["pe.angles", "pe.PE", "pe.X_plus_PE"] and names[3] == "attn.Q_1"
-    assert to_str(p.step("pe.PE").exact[1][0]) == "sin(1)"
+    assert p.step("pe.PE").rounded and p.step("pe.PE").exact[1][0] == F("0.8415")  # sin(1), carried
 
 
 def test_more_decimals_when_4_drift_too_far():
@@ -164,7 +223,8 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     check_chain(p, m, kind.Params(numbers="calculator", eps=F(1, 100)))
     r = runner.invoke(cli, ["solve", KIND, "--input", str(f), "--format", "json"])
     assert r.exit_code == 0, r.stderr
-    assert '"name": "norm2.output"' in r.output and '"rounded": true' in r.output
+    assert '"name": "norm2.output"' not in r.output and '"name": "output"' in r.output
+    assert '"rounded": true' in r.output
 
 
 @pytest.mark.parametrize("change, message", [
@@ -188,7 +248,7 @@ def test_errors_name_the_matrices():
         kind.solve({**m, "beta_2": ((F(0),) * 3,)}, kind.Params())
 
 
-@pytest.mark.parametrize("args", [[], ["encoder-block:positional=true,seq-len=3"],
+@pytest.mark.parametrize("args", [[], ["encoder-block:positional=true,seq-len=3", "--numbers", "calculator"],
                                   ["--numbers", "calculator", "--heads", "1", "--d-model", "3", "--seed", "6"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     kind_arg, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (KIND, args)
@@ -199,3 +259,22 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 def test_golden_files():
     check_golden(KIND)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_check_marks_the_carried_values_a_student_writes_correct(tmp_path, seed, numbers):
+    """A student who rounds as told writes the key's carried 4-place decimals; `check` marks
+    every step correct (and the unrounded chain's values, to 4 places, too)."""
+    from check_util import make_key, statuses, table, write_toml
+    from worksheet.check import check_answers
+
+    key, doc = make_key(tmp_path, [KIND], seed=seed, options={"numbers": numbers})
+    p = doc.problems[0]
+    assert p.params["numbers"] == numbers and any(s.rounded for s in p.steps)
+    carried = {s.name: [[f"{float(x):.4f}" for x in row] for row in s.exact] for s in p.steps}
+    report = check_answers(key, write_toml(tmp_path / "carried.toml", carried))
+    assert set(statuses(report).values()) == {"correct"}, report.text()
+    unrounded = table({s.name: s.value for s in p.steps})
+    report = check_answers(key, write_toml(tmp_path / "unrounded.toml", unrounded))
+    assert set(statuses(report).values()) == {"correct"}, report.text()

@@ -119,11 +119,16 @@ def test_causal_adds_a_masked_step_per_head_and_zero_weights_above_the_diagonal(
 
 
 def test_default_widths():
-    assert (kind.Params().key_width, kind.Params().model_width) == (1, 2)
+    # hand mode: d_k = 4 per head (sqrt(d_k) = 2 is an integer, and scaling changes the scores),
+    # X stays 4 wide (W^Q is d_model x H d_k)
+    assert (kind.Params().key_width, kind.Params().model_width) == (4, 4)
+    assert (kind.Params(heads=1).key_width, kind.Params(heads=3).key_width) == (4, 4)
     assert (kind.Params(numbers="calculator").key_width, kind.Params(numbers="calculator").model_width) == (2, 4)
     assert kind.Params(d_model=8).key_width == 4  # 8 // 2 = 4, a square
-    assert kind.Params(d_model=6).key_width == 1  # 3 -> the largest square below
-    assert kind.Params(d_k=4).model_width == 8
+    assert kind.Params(d_model=18).key_width == 9  # 9, a square
+    assert kind.Params(d_model=6).key_width == 4  # 3 -> at least 4
+    assert kind.Params(d_model=2, numbers="calculator").key_width == 2  # at least 2
+    assert kind.Params(d_k=4).model_width == 8 and kind.Params(d_k=1).key_width == 1  # asked for: given
 
 
 def test_output_is_a_sum_of_one_ratio_per_head():
@@ -168,11 +173,11 @@ def test_errors_name_the_matrices():
     del m["W_O"]
     with pytest.raises(InputError, match="missing matrix 'W_O'"):
         kind.solve(m, kind.Params())
-    with pytest.raises(ShapeError, match="d_k = 4"):
-        kind.solve(kind.generate(np.random.default_rng(1), kind.Params()), kind.Params(numbers="calculator", d_k=4))
+    with pytest.raises(ShapeError, match="d_k = 2"):
+        kind.solve(kind.generate(np.random.default_rng(1), kind.Params()), kind.Params(numbers="calculator", d_k=2))
 
 
-@pytest.mark.parametrize("args", [[], ["--heads", "3", "--seq-len", "2", "--causal"],
+@pytest.mark.parametrize("args", [[], ["--heads", "3", "--d-k", "1", "--seq-len", "2", "--causal"],
                                   ["--numbers", "calculator", "--d-model", "4", "--seq-len", "2", "--seed", "5"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
@@ -182,3 +187,45 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 def test_golden_files():
     check_golden(KIND)
+
+
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_default_heads_are_visibly_different(numbers):
+    """d_k >= 2 per head, so scaling changes the scores; no head's Q, K or V equals
+    another head's or another matrix (seed 3 once gave K_2 = K_1 and Q_2 = V_1)."""
+    params = kind.Params(numbers=numbers)
+    assert params.key_width >= 2
+    for seed in range(1, 51):
+        p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
+        mats = [(f"{x}_{h}", p.step(f"{x}_{h}").value) for h in (1, 2) for x in "QKV"] + [("X", p["X"].value)]
+        for a, (na, A) in enumerate(mats):
+            for nb, B in mats[a + 1:]:
+                assert A.shape != B.shape or not np.array_equal(A, B), (seed, na, nb)
+        for h in (1, 2):
+            assert not np.array_equal(p.step(f"scaled_{h}").value, p.step(f"scores_{h}").value), seed
+        assert not np.array_equal(p.step("weights_1").value, p.step("weights_2").value), seed
+
+
+def _worked_entry(line: str) -> tuple[int, int]:
+    """The (row, column), 0-based, of the first entry named in a worked line (``q^{(1)}_{12} = ...``)."""
+    import re
+
+    i, j = re.search(r"_\{(\d)(\d)\}", line).groups()
+    return int(i) - 1, int(j) - 1
+
+
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_worked_entries_teach(seed):
+    """The key works out entries that are not 0, and a softmax row whose weights are not all equal."""
+    import re
+
+    params = kind.Params()
+    p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
+    for s in p.steps:
+        base = s.name.rsplit("_", 1)[0]
+        if base in ("Q", "K", "V", "scores", "scaled", "head", "output"):
+            i, j = _worked_entry(s.work[-1] if base != "head" else s.work[0])
+            assert s.exact[i][j] != 0, (s.name, s.work)
+        if base == "weights":
+            row = int(re.search(r"m_\{(\d+)\}", s.work[0]).group(1)) - 1
+            assert len(set(s.exact[row])) > 1, (s.name, s.work)

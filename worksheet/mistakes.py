@@ -176,12 +176,25 @@ ENCODER_PARTS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+# decoder-block step prefix -> (the kind that part is, its inputs by their names in the block)
+DECODER_PARTS: dict[str, tuple[str, dict[str, str]]] = {
+    "self.": ("multi-head-attention", {}),
+    "norm1.": ("layer-norm", {"S": "self.output", "gamma": "gamma_1", "beta": "beta_1"}),
+    "cross.": ("multi-head-attention", {"X": "norm1.output", "W_Q": "W_Q_c", "W_K": "W_K_c", "W_V": "W_V_c",
+                                        "W_O": "W_O_c"}),
+    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "cross.output", "gamma": "gamma_2", "beta": "beta_2"}),
+    "ffn.": ("feed-forward", {"X": "norm2.output"}),
+    "norm3.": ("layer-norm", {"X": "norm2.output", "S": "ffn.output", "gamma": "gamma_3", "beta": "beta_3"}),
+}
+BLOCK_PARTS = {"encoder-block": ENCODER_PARTS, "decoder-block": DECODER_PARTS}
+
+
 def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
     """``(code, rule, context)`` for a step of a kind; ``Values(data, **context)`` is
     what the rule reads (head steps use their base name's rules, encoder-block
     steps those of their part's kind)."""
-    if kind == "encoder-block":
-        for prefix, (part, aliases) in ENCODER_PARTS.items():
+    if kind in BLOCK_PARTS:
+        for prefix, (part, aliases) in BLOCK_PARTS[kind].items():
             if step.startswith(prefix):
                 return [(c, r, {**ctx, "prefix": prefix, "aliases": aliases})
                         for c, r, ctx in rules(part, step[len(prefix):])]
@@ -195,7 +208,7 @@ def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
 
 def codes_for(kind: str) -> list[str]:
     """Every mistake code registered for a kind (catalogue order), plus the slip."""
-    parts = {kind} | ({p for p, _ in ENCODER_PARTS.values()} if kind == "encoder-block" else set())
+    parts = {kind} | {p for p, _ in BLOCK_PARTS.get(kind, {}).values()}
     have = {c for (k, _), rs in _RULES.items() if k in parts for c, _ in rs}
     return [c for c in CATALOGUE if c in have] + [SLIP]
 

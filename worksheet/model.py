@@ -84,8 +84,9 @@ class Quantity:
 
     @_once
     def show_decimals(self) -> bool:
-        """A decimal table adds something: not all integers, not labels."""
-        return not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
+        """A decimal table adds something: not all integers, not labels, not a step
+        carried rounded (its one table already is the decimals)."""
+        return not getattr(self, "rounded", False) and not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
 
     @_once
     def symbol(self) -> str:

@@ -34,6 +34,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "cross-attention": ("cross_attention", "encoder-decoder attention: Q from the decoder, K and V from the encoder"),
     "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine) and context"),
     "encoder-block": ("encoder_block", "one encoder layer: multi-head attention, add & norm, feed-forward, add & norm"),
+    "decoder-block": ("decoder_block", "one decoder layer: masked self-attention, cross-attention, feed-forward, 3 add & norms"),
     "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),
     "lstm-cell": ("lstm_cell", "one LSTM step (T with steps): forget, input, candidate, output gates, c and h"),
     "gru-cell": ("gru_cell", "one GRU step (T with steps), PyTorch's convention: update, reset, candidate, h"),

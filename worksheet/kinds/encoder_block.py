@@ -14,26 +14,31 @@ with positional = true), ``attn.``, ``norm1.``, ``ffn.`` and ``norm2.``
 (``attn.Q_1``, ``norm1.mean``, ...); the last step is ``output``.  The
 encoder attends to every position: there is no causal mask (errata 5).
 
-Rounding rule (long chains).  A step keeps its exact value while every entry's
-``str`` has at most 40 characters and nothing before it was rounded.  From the
-first step that breaks this, the step shows -- and the chain goes on with --
-each entry rounded to 4 decimals (half away from zero), kept as an exact
-Fraction, and that step and all later ones are marked ``rounded`` (the sheet
-says "carried forward rounded to 4 places").  Each rounded step is checked
-twice: exactly against a float64 recomputation from the carried values (so its
-own arithmetic is right), and within 5e-3 against the float64 value of the
-unrounded chain, which is what ``value`` holds (the whole numpy chain is
-computed first, independently).  In practice: in hand mode the attention
-steps stay exact up to the weights or the heads, and Add & Norm 1 onwards is
-carried in 4 decimals; in calculator mode the rounding starts at the softmax.
-If 4 places drift too far from the unrounded chain (a layer-norm row with a
-tiny variance magnifies rounding errors, or its variance even rounds to 0),
-the block is recomputed carrying 6, 8, 12, then 16 places, and says so; if
-even that fails, an InputError says why.
+The carried chain (see :mod:`worksheet.kinds.chain`).  A step keeps its exact
+value while every entry is a decimal of at most 4 places (integers, 0.5) and
+nothing it depends on was rounded; from the first step that breaks this (in
+hand mode the softmax of head 1) every step is computed exactly from the
+CARRIED values of the steps before it and rounded to 4 decimals (half away
+from zero; the square root of a layer norm is rounded too before dividing),
+so a student who rounds as told writes exactly the key.  Each head is its own
+branch: head 2's Q, K, V and scores stay integers.  Rounded steps say
+``"rounded": true``; the key prints one table per step, every entry with 4
+places.  ``value`` holds the float64 of the unrounded chain (computed first,
+independently), and every carried step must lie within 5e-3 of it; if 4
+places drift further (a layer-norm row with a tiny variance magnifies
+rounding, or its variance even rounds to 0), the block is recomputed carrying
+6, 8, 12, then 16 places, and says so; if even that fails, an InputError
+says why.  The scale-and-shift step of Add & Norm 2 IS the block's output: it
+is the last step, ``output``, and is not repeated as ``norm2.output``.
 
-Widths: ``d_k`` defaults to d_model // heads (the paper's choice), in hand mode
-to the largest perfect square not above it (d_model = 4, 2 heads: d_k = 1),
-so sqrt(d_k) is an integer; d_v = d_k.  ``eps`` defaults to 0 in hand mode and
+Positional encoding is refused in hand mode (a ParamError naming
+``positional`` and ``--numbers calculator``): sin and cos of the positions
+make every score irrational, so no e^x table could cover the softmax.  In
+calculator mode X + PE is carried rounded like every other value.
+
+Widths: ``d_k`` defaults to the multi-head kind's choice: 4 per head in hand
+mode (sqrt(d_k) = 2, W_Q is d_model x H d_k), d_model // heads (at least 2)
+in calculator mode; d_v = d_k.  ``eps`` defaults to 0 in hand mode and
 1/100000 in calculator mode (``solve`` is calculator mode unless the file says
 otherwise).
 
@@ -54,16 +59,15 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError, VerificationError
-from ..model import Matrix, Problem, shape, to_array, verify
-from . import base, feed_forward, layer_norm, multi_head_attention, positional_encoding
+from ..errors import InputError, ShapeError
+from ..model import Matrix, Problem, shape, to_array
+from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
 TITLE = "Transformer encoder block"
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2",
           "gamma_2", "beta_2")
 STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & Norm 1",
           "ffn.": "Feed-forward", "norm2.": "Add & Norm 2"}
-PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class Params(base.Params):
     positional: bool = False  # add the sinusoidal positional encoding to X first
     seq_len: int = 2  # n, the number of tokens
     d_model: int = 4  # width of X and of every sublayer output
-    d_k: int | None = None  # width of each head; None: d_model // heads (hand: the largest square below)
+    d_k: int | None = None  # width of each head; None: 4 in hand mode, d_model // heads (at least 2) otherwise
     d_ff: int = 4  # hidden width of the feed-forward network
     tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
 
@@ -87,6 +91,9 @@ class Params(base.Params):
         base.require_square_d_k(self, self.key_width)
         if self.eps is not None and self.eps < 0:
             raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+        if self.positional and self.numbers == "hand":
+            raise base.ParamError("positional = true is not done by hand (sin and cos of the positions make "
+                                  "every score irrational and the e^x table useless): use --numbers calculator")
 
     @property
     def key_width(self) -> int:
@@ -169,6 +176,8 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional:
                                              given=part("ffn.")))
     n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
                                             given=part("norm2.")))
+    # Add & Norm 2's scale and shift is the block's output: one step, ``output``
+    del out["norm2.output"]
     out["output"] = g["output"] if "output" in g else n2["output"]
     return out
 
@@ -202,25 +211,10 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     check_inputs(inputs, params.heads)
-    for places in PLACES:
-        try:
-            return _solve(inputs, params, seed, blocks.Carry(places=places))
-        except (_Drift, InputError) as exc:
-            # too few places: drift beyond 5e-3, or a small variance rounded to 0
-            if places == PLACES[-1]:
-                if isinstance(exc, InputError):
-                    raise
-                raise InputError(f"carrying {places} decimals still drifts too far from the exact values "
-                                 f"({exc}); a layer norm magnifies rounding when a row's variance is tiny: "
-                                 "use larger numbers or eps > 0") from None
-    raise AssertionError("unreachable")  # pragma: no cover
+    return chain.solve_carried(lambda carry: _solve(inputs, params, seed, carry))
 
 
-class _Drift(Exception):
-    """A rounded step is more than 5e-3 away from the unrounded chain."""
-
-
-def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: blocks.Carry) -> Problem:
+def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: chain.Chain) -> Problem:
     X = inputs["X"]
     n, d = shape(X)
     H = params.heads
@@ -234,80 +228,49 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: b
                        + ("add the positional encoding, " if params.positional else "")
                        + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
                        "feed-forward network, Add & Norm. Both layer norms use the population variance and "
-                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. Values that would grow into long exact "
-                       f"expressions are carried rounded to {carry.places} decimals from the step marked so."))
+                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. From the first value that is not a "
+                       f"decimal of at most {carry.places} places on, round every step to {carry.places} "
+                       "decimals and compute the next step from the rounded values."))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps), params.positional)
 
     X0 = X
     if params.positional:
-        sub = _run("positional encoding", positional_encoding.solve, {"X": X},
-                   positional_encoding.Params(numbers=params.numbers, tokens=tokens), carry)
-        _copy(p, sub, "pe.", ref)
+        sub = chain.run("positional encoding", positional_encoding.solve, {"X": X},
+                        positional_encoding.Params(numbers=params.numbers, tokens=tokens), carry)
+        chain.copy(p, sub, "pe.", STAGES["pe."], ref)
         X0 = sub.step("X_plus_PE").exact
     x0 = "X + \\mathrm{PE}" if params.positional else "X"
 
-    sub = _run("attention", multi_head_attention.solve,
-               {"X": X0, **{k: inputs[k] for k in ("W_Q", "W_K", "W_V", "W_O")}},
-               multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens), carry)
-    _copy(p, sub, "attn.", ref, f"Self-attention on ${x0}$: every token attends to every token (no mask).")
+    sub = chain.run("attention", multi_head_attention.solve,
+                    {"X": X0, **{k: inputs[k] for k in ("W_Q", "W_K", "W_V", "W_O")}},
+                    multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
+                    carry)
+    chain.copy(p, sub, "attn.", STAGES["attn."], ref,
+               f"Self-attention on ${x0}$: every token attends to every token (no mask).")
     attn = sub.step("output").exact
 
     # the sub-kinds read the sizes from their inputs
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    sub = _run("Add & Norm 1", layer_norm.solve,
-               {"X": X0, "S": attn, "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]}, ln, carry)
-    _copy(p, sub, "norm1.", ref, f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
-                                 r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    sub = chain.run("Add & Norm 1", layer_norm.solve,
+                    {"X": X0, "S": attn, "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]}, ln, carry)
+    chain.copy(p, sub, "norm1.", STAGES["norm1."], ref,
+               f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
+               r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
     X1 = sub.step("output").exact
 
-    sub = _run("feed-forward", feed_forward.solve,
-               {"X": X1, **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
-               feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
-    _copy(p, sub, "ffn.", ref, "Here $X$ is the output of Add & Norm 1.")
+    sub = chain.run("feed-forward", feed_forward.solve,
+                    {"X": X1, **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
+                    feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
+    chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 1.")
     F = sub.step("output").exact
 
-    sub = _run("Add & Norm 2", layer_norm.solve,
-               {"X": X1, "S": F, "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]}, ln, carry)
-    _copy(p, sub, "norm2.", ref, "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
-                                 r"$\gamma = \gamma_2$, $\beta = \beta_2$.")
-    Y = sub.step("output").exact
-    p.add_step("output", Y, ref["output"], title="Encoder block output",
-               formula=(r"\mathrm{Encoder}(X) = \mathrm{LayerNorm}\big(X_1 + \mathrm{FFN}(X_1)\big), \quad "
-                        r"X_1 = \mathrm{LayerNorm}\big(" + x0 + r" + \mathrm{MultiHead}(" + x0 + r")\big)"),
-               work=[r"\text{the output of Add \& Norm 2 (step norm2.output)}"], rows=tokens,
-               latex_name="Y", rounded=carry.rounding, places=carry.places,
-               note=("Every value from the first step marked rounded on was carried with "
-                     f"{carry.places} decimals." if carry.rounding else ""))
-    if carry.places > 4:
-        p.notes.append(f"Rounding to 4 decimals drifted too far from the exact chain here, so values are "
-                       f"carried with {carry.places} decimals.")
+    # Add & Norm 2: its scale-and-shift step is the block's output, asked for once (step ``output``)
+    sub = chain.run("Add & Norm 2", layer_norm.solve,
+                    {"X": X1, "S": F, "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]}, ln, carry)
+    chain.copy(p, sub, "norm2.", STAGES["norm2."], ref,
+               "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
+               r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
+               last="output", last_title="Add & Norm 2: scale and shift = the encoder block output")
     return p
-
-
-def _run(stage: str, solve, inputs: dict, params, carry: blocks.Carry) -> Problem:
-    """Call a kind's solve; a user error inside names the stage of the block."""
-    try:
-        return solve(inputs, params, carry=carry)
-    except InputError as exc:
-        raise InputError(f"in the {stage} step: {exc.reason}") from None
-    except ShapeError as exc:
-        raise ShapeError(f"in the {stage} step: {exc}") from None
-
-
-def _copy(p: Problem, sub: Problem, prefix: str, ref: dict, note: str = "") -> None:
-    """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value."""
-    for k, s in enumerate(sub.steps):
-        name = prefix + s.name
-        if s.rounded:
-            try:
-                verify(f"{p.kind}.{name}", s.exact, ref[name], rounded=True)
-            except VerificationError as exc:
-                raise _Drift(str(exc)) from None
-        p.add_step(name, s.exact, ref[name], title=f"{STAGES[prefix]}: {s.title}", formula=s.formula,
-                   work=s.work, note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
-                   rows=s.rows, cols=s.cols, latex_name=s.symbol, rounded=s.rounded, places=s.places)
-    for aid in sub.aids:
-        if aid not in p.aids:
-            p.aids.append(aid)

@@ -44,7 +44,7 @@ import numpy as np
 from .. import blocks
 from ..errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
-from ..fmt import given
+from ..fmt import given, terminating_places
 from ..model import Matrix, Problem, shape, to_array
 from . import base
 
@@ -233,13 +233,21 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     else:
         R, r_sym = X, "x"
     i = 0  # the worked row
+    # a carried chain (encoder block): the values come rounded, the work is in decimals and the
+    # square root is rounded like every carried value before dividing by it
+    carried = carry is not None and carry.rounding
+    places = carry.places if carry is not None else 4
+    term = (lambda x: _decimal_term(x, places)) if carried else (lambda x: blocks.work_term(x)[0])
+
+    def result(x) -> str:
+        return _decimal_result(x, places) if carried else blocks.work_result(x)
 
     # 2) mean, one per row
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
-    terms = blocks.join_terms([blocks.work_term(x)[0] for x in R[i]])
+    terms = blocks.join_terms([term(x) for x in R[i]])
     p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
                title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
-               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {blocks.work_result(M[i][0])}"
+               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {result(M[i][0])}"
                      + blocks.terms_count(d)],
                rows=tokens, cols=("mean",), latex_name=r"\mu",
                note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.")
@@ -248,13 +256,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     # 3) population variance, one per row
     devs = [tuple(add(x, mul(-1, M[r][0])) for x in R[r]) for r in range(n)]
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
-    sq = blocks.join_terms([f"({blocks.work_term(x)[0]} - {blocks.work_term(M[i][0])[0]})^2" for x in R[i]])
-    sq_vals = blocks.join_terms([blocks.work_term(mul(x, x))[0] for x in devs[i]])
+    sq = blocks.join_terms([f"({term(x)} - {term(M[i][0])})^2" for x in R[i]])
+    sq_vals = blocks.join_terms([term(mul(x, x)) for x in devs[i]])
     p.add_step("variance", V, blocks.carried(carry, lambda: np_variance(A(R), A(M)), ref["variance"]),
                title="Variance of each token (population: divide by $d$)",
                formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
                work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
-                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {blocks.work_result(V[i][0])}"
+                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {result(V[i][0])}"
                      + blocks.terms_count(d)],
                rows=tokens, cols=("variance",), latex_name=r"\sigma^2",
                note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.")
@@ -266,24 +274,30 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
             raise InputError(f"every feature of token {r + 1} is the same, so its variance is 0 and with "
                              "eps = 0 it cannot be normalised (give eps > 0)", field="S" if S is not None else "X",
                              row=r + 1)
-    inv_sd = [power(sqrt(add(V[r][0], eps)), -1) for r in range(n)]
+    sds = [sqrt(add(V[r][0], eps)) for r in range(n)]
+    if carried:
+        sds = [blocks.round_exact(x, places) for x in sds]
+    inv_sd = [power(x, -1) for x in sds]
     N = tuple(tuple(mul(add(x, mul(-1, M[r][0])), inv_sd[r]) for x in R[r]) for r in range(n))
     j = next((jj for jj in range(d) if N[i][jj] != 0), 0)
-    sd = sqrt(add(V[i][0], eps))
-    sd_line = (rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{blocks.work_term(V[i][0])[0]} + "
-               rf"{blocks.work_term(eps)[0]}}} {blocks.work_result(sd)}")
+    sd = sds[i]
+    sd_line = (rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
+               rf"{blocks.work_term(eps)[0]}}} " + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd)))
     p.add_step("normalized", N,
-               blocks.carried(carry, lambda: np_normalized(A(R), A(M), A(V), float(eps)), ref["normalized"]),
+               blocks.carried(carry, lambda: ((A(R) - A(M)) / np.array([[float(x)] for x in sds]) if carried
+                                              else np_normalized(A(R), A(M), A(V), float(eps))), ref["normalized"]),
                title="Normalised values",
                formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
                work=[sd_line,
                      rf"\hat{{x}}_{{{i + 1}{j + 1}}} = \frac{{{r_sym}_{{{i + 1}{j + 1}}} - \mu_{{{i + 1}}}}}"
                      rf"{{\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}}}} = "
-                     rf"\frac{{{blocks.work_term(R[i][j])[0]} - {blocks.work_term(M[i][0])[0]}}}"
-                     rf"{{{_short(sd)}}} {blocks.work_result(N[i][j])}"],
+                     rf"\frac{{{term(R[i][j])} - {term(M[i][0])}}}"
+                     rf"{{{term(sd) if carried else _short(sd)}}} {result(N[i][j])}"],
                rows=tokens, latex_name=r"\hat{X}",
-               note=r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1." if eps == 0 else
-                    "Each row now has mean 0 and variance close to 1.")
+               note=(r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1." if eps == 0 else
+                     "Each row now has mean 0 and variance close to 1.")
+               + (f" The square root is rounded to {places} places before dividing, like every carried value."
+                  if carried else ""))
     N = after(p.steps[-1].exact)
 
     # 5) scale and shift
@@ -291,12 +305,41 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1), j)
     p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
                title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
-               work=[blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
+               work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
+                      rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "
+                      rf"{result(Y[i][j])}")
+                     if carried else
+                     blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
                                      rf"+ \beta_{{{j + 1}}}", [gamma[0][j]], [N[i][j]], Y[i][j], plus=beta[0][j])],
                rows=tokens, latex_name="Y",
                note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.")
     after(Y)
     return p
+
+
+def _decimal_term(x, places: int) -> str:
+    """A carried value in a worked line: a decimal with ``places`` places, or the exact
+    decimal when it has a few more (a square of a carried value), in
+    parentheses when negative."""
+    p = terminating_places(Fraction(x), 2 * places) if blocks.is_rational(x) else None
+    s = _exact_decimal(Fraction(x), p) if p is not None and p > places else blocks.approx(x, places)
+    return f"({s})" if s.startswith("-") else s
+
+
+def _exact_decimal(q: Fraction, p: int) -> str:
+    """A terminating fraction with ``p`` places as its exact decimal string (no float rounding)."""
+    k = abs(q.numerator) * (10**p // q.denominator)
+    digits = str(k).rjust(p + 1, "0")
+    return ("-" if q < 0 else "") + digits[:-p] + "." + digits[-p:]
+
+
+def _decimal_result(x, places: int) -> str:
+    """``= value`` when ``x`` is a decimal of at most ``places`` places, else ``= exact \\approx rounded``."""
+    r = blocks.round_exact(x, places)
+    if blocks.is_rational(x) and Fraction(x) == r:
+        return "= " + _decimal_term(r, places).strip("()")
+    exact = _decimal_term(x, places).strip("()")
+    return (f"= {exact} " if exact != blocks.approx(r, places) else "") + rf"\approx {blocks.approx(r, places)}"
 
 
 def _short(x) -> str:

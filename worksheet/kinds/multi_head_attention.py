@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from .. import blocks
 from ..errors import InputError, ShapeError
-from ..exact import add
+from ..exact import NegInf, add, is_rational, sqrt, to_latex
 from ..model import Matrix, Problem, shape, to_array
 from . import base
 
@@ -84,19 +85,28 @@ class Params(base.Params):
 
     @property
     def key_width(self) -> int:
-        """d_k: given; else d_model // H (hand mode: the largest square not above it); else 1 or 2."""
+        """d_k: given; else at least 4 in hand mode (a square: sqrt(d_k) an integer), 2 in calculator mode.
+
+        With ``d_model`` given the paper's d_model // H is used when it is
+        larger (hand mode: the largest square not above it).
+        """
         if self.d_k is not None:
             return self.d_k
+        least = 4 if self.numbers == "hand" else 2
         if self.d_model is not None:
-            d_k = max(1, self.d_model // self.heads)
-            return math.isqrt(d_k) ** 2 if self.numbers == "hand" else d_k
-        if self.numbers == "hand":
-            return 1 if self.heads > 1 else 4  # one head of width 1 would be a 1-column X
-        return 2
+            d_k = self.d_model // self.heads
+            return max(least, math.isqrt(d_k) ** 2 if self.numbers == "hand" else d_k)
+        return least
 
     @property
     def model_width(self) -> int:
-        return self.d_model if self.d_model is not None else self.heads * self.key_width
+        """d_model: given; else H d_k (the brief), but 4 in hand mode when d_k is not given either
+        (a small X: W^Q is then d_model x H d_k, wider than X)."""
+        if self.d_model is not None:
+            return self.d_model
+        if self.d_k is None and self.numbers == "hand":
+            return 4
+        return self.heads * self.key_width
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
@@ -128,6 +138,11 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         # every head has a row whose weights are not all equal (else it teaches nothing)
         varied = n == 1 or all(s.max() > 0 for s in spans)
         spans = np.concatenate(spans)
+        # heads that differ visibly (when there is room: at least 4 entries per matrix)
+        if n * d_k >= 4 and not (_distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"]
+                                           + [to_array(m["X"])])
+                                 and (n == 1 or _distinct([ref[f"scaled_{h}"] for h in range(1, H + 1)]))):
+            return False
         X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
         return (spans.max() <= 4 and varied
                 and all(np.count_nonzero(ref[f"V_{h}"]) >= max(1, ref[f"V_{h}"].size // 2)
@@ -138,6 +153,12 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     return base.retry("multi-head-attention", make, ok,
                       f"heads={H}, seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+
+
+def _distinct(mats: list[np.ndarray]) -> bool:
+    """No two of the matrices are equal (heads that differ visibly: Q_2 is not V_1, K_2 not K_1)."""
+    return all(a.shape != b.shape or not np.array_equal(a, b)
+               for k, a in enumerate(mats) for b in mats[k + 1:])
 
 
 def head_columns(W: np.ndarray | Matrix, h: int, width: int):
@@ -157,6 +178,7 @@ def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
     """
     g = given or {}
     X = inputs["X"]
+    src = inputs["H_enc"] if inputs.get("H_enc") is not None else X  # keys and values: memory or X
     d_k, d_v = inputs["W_Q"].shape[1] // heads, inputs["W_V"].shape[1] // heads
     out = {}
 
@@ -166,8 +188,8 @@ def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
 
     for h in range(1, heads + 1):
         Q = put(f"Q_{h}", lambda: X @ head_columns(inputs["W_Q"], h, d_k))
-        K = put(f"K_{h}", lambda: X @ head_columns(inputs["W_K"], h, d_k))
-        V = put(f"V_{h}", lambda: X @ head_columns(inputs["W_V"], h, d_v))
+        K = put(f"K_{h}", lambda: src @ head_columns(inputs["W_K"], h, d_k))
+        V = put(f"V_{h}", lambda: src @ head_columns(inputs["W_V"], h, d_v))
         put(f"scores_{h}", lambda: Q @ K.T)
         logits = put(f"scaled_{h}", lambda: out[f"scores_{h}"] / np.sqrt(d_k))
         if causal:
@@ -188,8 +210,10 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
     for name in INPUTS:
         if name not in inputs:
             raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K, W_V and W_O)", field=name)
+    src = "H_enc" if inputs.get("H_enc") is not None else "X"
     for w in ("W_Q", "W_K", "W_V"):
-        blocks.require_matmul("X", inputs["X"], w, inputs[w])
+        a = "X" if w == "W_Q" else src
+        blocks.require_matmul(a, inputs[a], w, inputs[w])
     wq, wk, wv, wo = (shape(inputs[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
     if wq[1] != wk[1]:
         raise ShapeError(f"{_dims('W_Q', inputs['W_Q'])} and {_dims('W_K', inputs['W_K'])}: "
@@ -205,15 +229,22 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None) -> Problem:
+          carry: blocks.Carry | None = None, memory_tokens: tuple[str, ...] | None = None,
+          exp_table: bool | None = None) -> Problem:
+    """The worked solution; with an input ``H_enc`` (the decoder block's cross-attention)
+    the keys and values come from it (``memory_tokens`` label its rows), the queries from X.
+    ``exp_table`` forces the e^x table on (the decoder's cross-attention by hand) or off;
+    None: only while the scores are not carried rounded."""
     H = params.heads
     d_k, d_v = check_inputs(inputs, H)
     if params.d_k is not None and params.d_k != d_k:
         raise ShapeError(f"d_k = {params.d_k} but W_Q has {shape(inputs['W_Q'])[1]} columns "
                          f"for {H} heads, so d_k = {d_k}")
     X, W_O = inputs["X"], inputs["W_O"]
+    memory = inputs.get("H_enc")
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n)
+    src_tokens = tokens if memory is None else base.row_labels(memory_tokens, shape(memory)[0])
     actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "tokens": list(tokens)}
     p = Problem("multi-head-attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
@@ -222,40 +253,58 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                        r"concatenate the heads side by side and multiply by $W^O$."))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
+        if name == "X" and memory is not None:
+            p.add_input("H_enc", memory, rows=src_tokens)
     ref = reference({k: q.value for k, q in p.inputs.items()}, H, params.causal)
     A = to_array
 
     def after(m: Matrix) -> Matrix:
         return carry.after(p) if carry is not None else m
 
+    # the heads are independent branches of a carried chain: each starts from the
+    # rounding state of X, not from the previous head's rounded weights
+    start = carry.rounding if carry is not None else False
+    branches = []
     heads, logits = [], []
     for h in range(1, H + 1):
+        if carry is not None:
+            carry.rounding = start
         cols = f"{(h - 1) * d_k + 1}" + (f"\\ldots{h * d_k}" if d_k > 1 else "")
         where = (rf"$W^Q_{h}$, $W^K_{h}$, $W^V_{h}$ are columns ${cols}$ of $W^Q$, $W^K$, $W^V$."
                  if h == 1 or d_k > 1 else "")
-        proj = {}
+        proj, flags = {}, []
         for letter, W, width in (("Q", "W_Q", d_k), ("K", "W_K", d_k), ("V", "W_V", d_v)):
             Wh = head_columns(inputs[W], h, width)
+            M, m_sym, m_name, labels = ((X, "x", "X", tokens) if letter == "Q" or memory is None
+                                        else (memory, "h", "H", src_tokens))
+            if carry is not None:  # keys and values from the memory (given, exact) start unrounded
+                carry.rounding = start if M is X else False
             blocks.product_step(
-                p, f"{letter}_{h}", X, Wh, blocks.carried(carry, lambda: A(X) @ A(Wh), ref[f"{letter}_{h}"]),
+                p, f"{letter}_{h}", M, Wh, blocks.carried(carry, lambda: A(M) @ A(Wh), ref[f"{letter}_{h}"]),
                 title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
-                formula=f"{letter}_{h} = X W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym="x",
-                b_sym=f"{{W^{letter}_{h}}}", rows=tokens, note=where if letter == "Q" else "")
+                formula=f"{letter}_{h} = {m_name} W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym=m_sym,
+                b_sym=f"{{W^{letter}_{h}}}", rows=labels, note=where if letter == "Q" else "",
+                entry_at=teaching_entry(M, Wh))
             proj[letter] = after(p.steps[-1].exact)
+            flags.append(carry is not None and carry.rounding)
+        if carry is not None:
+            carry.rounding = any(flags)
         Q, K, V = proj["Q"], proj["K"], proj["V"]
         blocks.product_step(p, f"scores_{h}", Q, K, blocks.carried(carry, lambda: A(Q) @ A(K).T, ref[f"scores_{h}"]),
-                            transpose_b=True, title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
+                            transpose_b=True, entry_at=teaching_entry(Q, blocks.transpose(K)),
+                            title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
                             sym=f"s^{{({h})}}", a_sym=f"q^{{({h})}}", b_sym=f"k^{{({h})}}",
-                            rows=tokens, cols=tokens, latex_name=f"S_{{{h}}}")
+                            rows=tokens, cols=src_tokens, latex_name=f"S_{{{h}}}")
         S = after(p.steps[-1].exact)
         blocks.scale_step(p, f"scaled_{h}", S, d_k,
                           blocks.carried(carry, lambda: A(S) / np.sqrt(d_k), ref[f"scaled_{h}"]),
                           title=f"Head {h}: scaled scores",
                           formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
-                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=tokens,
+                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=src_tokens,
                           latex_name=f"S'_{{{h}}}",
                           note=(rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
                                 r"not by $\sqrt{d_\mathrm{model}}$.") if h == 1 else "")
+        _rework_scaled(p, S, d_k, f"{{s'}}^{{({h})}}", f"s^{{({h})}}")
         S = after(p.steps[-1].exact)
         src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
         if params.causal:
@@ -270,8 +319,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         blocks.softmax_step(p, f"weights_{h}", S, blocks.carried(carry, lambda: blocks.np_softmax(A(S)),
                                                                  ref[f"weights_{h}"]),
                             sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
-                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=tokens,
-                            latex_name=f"A_{{{h}}}", aid=not rounding)
+                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=src_tokens,
+                            latex_name=f"A_{{{h}}}", aid=not rounding if exp_table is None else exp_table,
+                            work_row=_varied_row(S))
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)
         blocks.weighted_sum_step(p, f"head_{h}", W, V, blocks.carried(carry, lambda: A(W) @ A(V), ref[f"head_{h}"]),
@@ -279,8 +329,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                                  logits=S if exact_logits else None, title=f"Head {h}: output",
                                  formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}", rows=tokens,
                                  latex_name=rf"\mathrm{{head}}_{{{h}}}")
+        _rework_weighted(p, W, V, f"z^{{({h})}}", rf"\alpha^{{({h})}}", f"v^{{({h})}}")
         heads.append(after(p.steps[-1].exact))
+        branches.append(carry is not None and carry.rounding)
         logits.append(S if exact_logits else None)
+
+    if carry is not None:
+        carry.rounding = any(branches)
 
     # concat: the heads side by side
     C = blocks.hstack(*heads)
@@ -304,7 +359,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         O = tuple(tuple(add(*xs) for xs in zip(*rows)) for rows in zip(*parts))
     else:
         O = blocks.matmul(C, W_O)
-    i, j = blocks.busiest_entry(C, W_O)
+    i, j = teaching_entry(C, W_O, O)
     o_ij = blocks.entry("o", i, j)
     work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
                             C[i], [r[j] for r in W_O], O[i][j], limit=0)]
@@ -316,6 +371,64 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
     after(O)
     return p
+
+
+def teaching_entry(A: Matrix, B: Matrix, C: Matrix | None = None) -> tuple[int, int]:
+    """The (i, j) of ``C = A B`` to work out on the key: a non-zero entry whose dot
+    product has the most non-zero terms (the first such); an entry that is 0
+    or a sum of zeros teaches nothing."""
+    C = blocks.matmul(A, B) if C is None else C
+    best, at = (-1, -1), blocks.busiest_entry(A, B)
+    for i, row in enumerate(A):
+        for j in range(len(B[0])):
+            terms = sum(1 for x, r in zip(row, B) if x != 0 and r[j] != 0)
+            score = (C[i][j] != 0, terms)
+            if score > best:
+                best, at = score, (i, j)
+    return at
+
+
+def _varied_row(S: Matrix) -> int | None:
+    """The first row whose unmasked scores are not all equal (its weights are not 1/n each)."""
+    for i, row in enumerate(S):
+        live = [float(x) for x in row if not isinstance(x, NegInf)]
+        if len(live) > 1 and max(live) != min(live):
+            return i
+    return None
+
+
+def _rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> None:
+    """Work out a scaled score that is not 0 (a fraction if there is one) instead of s'_12."""
+    out = p.steps[-1].exact
+    cells = [(i, j) for i, row in enumerate(out) for j, x in enumerate(row) if x != 0]
+    if not cells:
+        return
+    i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
+    root = to_latex(sqrt(d_k))
+    line = blocks.chain(blocks.entry(sym, i, j), f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
+                        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}", to_latex(out[i][j]))
+    if not is_rational(out[i][j]):
+        line += f" \\approx {blocks.approx(out[i][j])}"
+    blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
+
+
+def _rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sym: str) -> None:
+    """Work out an output entry that is not 0, from a row whose weights are not all equal."""
+    Z = p.steps[-1].exact
+    cells = [(i, j) for i in range(len(Z)) for j in range(len(Z[0]))]
+
+    def score(ij):
+        i, j = ij
+        ws = [float(x) for x in W[i]]
+        return (Z[i][j] != 0, max(ws) != min(ws), sum(1 for k in range(len(V)) if V[k][j] != 0))
+
+    i, j = max(cells, key=score)  # the first of the best
+    terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
+    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
+            f"\\approx {blocks.approx(Z[i][j])}"]
+    if not is_rational(Z[i][j]):
+        work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
+    blocks.relabel_last(p, work=tuple(work))
 
 
 def _values(p: Problem, H: int) -> list[Matrix]:

@@ -16,6 +16,7 @@ import jinja2
 from .. import fmt
 from ..document import Document
 from ..errors import WorksheetError
+from ..exact import NegInf
 from ..model import Quantity, Step
 from ..safetext import math_problem
 
@@ -107,7 +108,11 @@ class TemplateRenderer:
 
     @staticmethod
     def exact_table(s: Step) -> Table:
-        cell = fmt.given if s.rounded else fmt.exact_latex  # rounded: carried decimals
+        if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+            def cell(x):
+                return fmt.exact_latex(x) if isinstance(x, (str, NegInf)) else fmt.decimal(x, s.places)
+        else:
+            cell = fmt.exact_latex
         return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact],
                                                    s.rows, s.cols))
 

@@ -1,0 +1,147 @@
+"""The carried chain of the layer kinds (encoder block; decoder block): one
+rounding rule, one table per step, the key a student who rounds as told gets.
+
+Rule.  A step keeps its exact value while every entry is a decimal with at
+most ``places`` digits after the point (integers, 0.5, 1.25) and nothing it
+depends on was rounded.  From the first step that breaks this (in hand mode
+the softmax of the first head), the step's entries are rounded to ``places``
+decimals (half away from zero) and kept as exact Fractions; that step and
+every later step that depends on it is marked ``rounded`` and printed with
+exactly ``places`` decimals (trailing zeros included).  Each later step is
+computed exactly FROM THE CARRIED values and then rounded:
+
+    carried_k = round(f_k(carried_1, ..., carried_{k-1}), places)
+
+so a student who rounds every step as told writes exactly the key.  The
+heads of a multi-head attention are independent branches: head 2 starts
+from the block's inputs, not from head 1's rounded weights, so its Q, K, V
+and scores stay integers (see ``multi_head_attention.solve``).
+
+Checks.  A rounded step is checked twice: its own arithmetic exactly against
+a float64 recomputation from the carried values (``blocks.carried``), and
+within ``model.verify``'s rounded tolerance (5e-3) against the float64 value
+of the unrounded chain, which is what the JSON ``value`` holds.  When 4
+places drift further than that (a layer norm of a row with a tiny variance
+magnifies rounding), the whole block is recomputed carrying 6, 8, 12, then 16
+places, and says so.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Callable
+
+from .. import blocks
+from ..errors import InputError, ShapeError, VerificationError
+from ..exact import NegInf, is_rational
+from ..fmt import terminating_places
+from ..model import Aid, Matrix, Problem, verify
+
+PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
+
+
+class Chain(blocks.Carry):
+    """A :class:`blocks.Carry` whose exact steps are short decimals only.
+
+    ``blocks.Carry`` keeps any exact value that reads in 40 characters
+    (``sqrt(11245)/100``); a chain a student follows by hand keeps only
+    values they can write down exactly as a decimal of at most ``places``
+    digits, and carries everything else rounded.
+    """
+
+    def readable(self, M: Matrix) -> bool:
+        return all(isinstance(x, NegInf) or (is_rational(x) and terminating_places(Fraction(x), self.places)
+                                             is not None) for row in M for x in row)
+
+
+_FRACTION = re.compile(r"\\frac\{(\d+)\}\{(\d+)\}")
+
+
+def decimal_latex(text: str) -> str:
+    """Carried values in a worked line as the decimals the student writes:
+    ``\\frac{12889}{10000}`` becomes ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
+    terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
+    def decimal(m: re.Match) -> str:
+        q = Fraction(int(m[1]), int(m[2]))
+        places = terminating_places(q, 16)
+        if q.denominator <= 4 or places is None:
+            return m[0]
+        places = max(places, 4)  # as the tables print carried values
+        digits = str(q.numerator * (10**places // q.denominator)).rjust(places + 1, "0")
+        return digits[:-places] + "." + digits[-places:]
+
+    return _FRACTION.sub(decimal, text)
+
+
+class Drift(Exception):
+    """A rounded step is further from the unrounded chain than the tolerance."""
+
+
+def solve_carried(build: Callable[[Chain], Problem]) -> Problem:
+    """``build(chain)`` with 4 places carried, else 6, 8, 12, 16; an InputError if none is close enough."""
+    for places in PLACES:
+        try:
+            p = build(Chain(places=places))
+        except (Drift, InputError) as exc:
+            # too few places: drift beyond the tolerance, or a small variance rounded to 0
+            if places == PLACES[-1]:
+                if isinstance(exc, InputError):
+                    raise
+                raise InputError(f"carrying {places} decimals still drifts too far from the exact values "
+                                 f"({exc}); a layer norm magnifies rounding when a row's variance is tiny: "
+                                 "use larger numbers or eps > 0") from None
+            continue
+        if places > PLACES[0]:
+            p.notes.append(f"Rounding to {PLACES[0]} decimals drifted too far from the exact chain here, so "
+                           f"values are carried with {places} decimals.")
+        return p
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def run(stage: str, solve, inputs: dict, params, carry: blocks.Carry) -> Problem:
+    """Call a kind's solve; a user error inside names the stage of the block."""
+    try:
+        return solve(inputs, params, carry=carry)
+    except InputError as exc:
+        raise InputError(f"in the {stage} step: {exc.reason}") from None
+    except ShapeError as exc:
+        raise ShapeError(f"in the {stage} step: {exc}") from None
+
+
+def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str = "",
+         last: str | None = None, last_title: str | None = None) -> None:
+    """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value.
+
+    ``last`` renames the final step (the block's ``output`` is the last
+    Add & Norm's scale-and-shift step, asked for once, not twice).
+    """
+    for k, s in enumerate(sub.steps):
+        final = last is not None and k == len(sub.steps) - 1
+        name = last if final else prefix + s.name
+        value = ref[name]
+        if s.rounded:
+            try:
+                verify(f"{p.kind}.{name}", s.exact, value, rounded=True)
+            except VerificationError as exc:
+                raise Drift(str(exc)) from None
+        title = (last_title or s.title) if final else f"{stage}: {s.title}"
+        p.add_step(name, s.exact, value, title=title, formula=s.formula,
+                   work=[decimal_latex(w) for w in s.work], note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
+                   rows=s.rows, cols=s.cols, latex_name=s.symbol, rounded=s.rounded, places=s.places)
+    for aid in sub.aids:
+        merge_aid(p, aid)
+
+
+def merge_aid(p: Problem, aid: Aid) -> None:
+    """Add a table to ``p``; one of the same title (the e^x values of a second
+    attention) is merged into the first, its arguments sorted high to low."""
+    aid = Aid(aid.title, tuple((decimal_latex(x), v) for x, v in aid.entries), aid.values)
+    same = next((a for a in p.aids if a.title == aid.title), None)
+    if same is None:
+        p.aids.append(aid)
+    elif same != aid and same.values and aid.values:
+        entries = dict(zip(same.values, same.entries))
+        entries.update(zip(aid.values, aid.entries))
+        keys = sorted(entries, reverse=True)
+        p.aids[p.aids.index(same)] = Aid(same.title, tuple(entries[k] for k in keys), tuple(keys))

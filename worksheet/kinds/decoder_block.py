@@ -1,0 +1,301 @@
+"""One Transformer decoder layer (Vaswani et al. 2017, section 3.1), post-layer-norm.
+
+    A   = MultiHead_causal(X)                        # W_Q, W_K, W_V, W_O; token i sees tokens j <= i
+    X_1 = LayerNorm(X + A)                           # gamma_1, beta_1
+    C   = MultiHead(Q from X_1; K, V from H_enc)     # W_Q_c, W_K_c, W_V_c, W_O_c; no mask
+    X_2 = LayerNorm(X_1 + C)                         # gamma_2, beta_2
+    F   = ReLU(X_2 W_1 + b_1) W_2 + b_2
+    output = LayerNorm(X_2 + F)                      # gamma_3, beta_3
+
+The block is built from the same parts as the encoder block, never from
+copies of their code: ``multi_head_attention.solve`` (causal, then with the
+encoder output ``H_enc`` as the source of keys and values),
+``layer_norm.solve`` three times and ``feed_forward.solve``; their steps are
+copied under the prefixes ``self.``, ``norm1.``, ``cross.``, ``norm2.``,
+``ffn.`` and ``norm3.``.  The scale-and-shift step of the last Add & Norm is
+the block's output: the last step, ``output`` (not repeated as
+``norm3.output``).  X is the decoder side (m x d), H_enc the encoder output
+(n x d); the cross-attention scores are m x n.
+
+This is PyTorch's ``nn.TransformerDecoderLayer(d_model, nhead, d_ff,
+dropout=0, activation="relu", norm_first=False, bias=True)`` with zero
+biases in the attention projections, in the row convention: PyTorch's
+``in_proj_weight`` stacks W_Q^T, W_K^T, W_V^T, ``out_proj.weight`` is
+W_O^T, ``linear1.weight`` is W_1^T (the tests check this with an
+independent numpy re-implementation written the way PyTorch computes it).
+PyTorch needs H d_k = d_model; this kind also takes wider heads.
+
+Hand mode is the carried chain of :mod:`worksheet.kinds.chain`, as in the
+encoder block: the causal self-attention has integer Q, K, V and scores and
+an e^x table; from its softmax on, every step is computed from the carried
+4-place values and rounded to 4 places.  The cross-attention's queries come
+from the carried output of Add & Norm 1, so its scaled scores are 4-place
+decimals: the sheet's e^x table then also lists e^(s' - m) for the
+differences those rows need (a pencil cannot take e^-0.8731; the table
+gives the values, not which entry needs which).
+
+Defaults: one head (heads = 1) of width d_k = 4 (hand mode: sqrt(d_k) = 2;
+calculator mode d_k = d_model // heads), d_model = 4, d_ff = 4, m = 2
+decoder tokens ("<s> I"), n = 3 encoder tokens ("Je suis étudiant"); with one
+head the default problem has exactly PyTorch's shapes.  ``eps`` defaults to
+0 in hand mode and 1/100000 in calculator mode.
+
+Generation draws X, H_enc and the self-attention weights as the multi-head
+kind does (causal), the cross weights, W_1, b_1, W_2, b_2 from {-1, 0, 1},
+gamma from {1, 2} and beta from {-1, 0, 1}, retried (boundedly) until every
+row entering a layer norm has variance at least 1/4, the feed-forward
+pre-activations have a negative and a positive entry, and every cross
+head's scaled scores lie in [-6, 6] with each row spanning at most 4 and
+some row not constant.  Calculator mode: one-decimal entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .. import blocks
+from ..errors import InputError, ShapeError
+from ..model import Matrix, Problem, shape, to_array
+from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
+
+TITLE = "Transformer decoder block"
+INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c",
+          "gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3", "W_1", "b_1", "W_2", "b_2")
+STAGES = {"self.": "Self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",
+          "norm2.": "Add & Norm 2", "ffn.": "Feed-forward", "norm3.": "Add & Norm 3"}
+CROSS = {"W_Q_c": "W_Q", "W_K_c": "W_K", "W_V_c": "W_V", "W_O_c": "W_O"}  # block name -> multi-head name
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    heads: int = 1  # H, the number of heads of both attentions
+    eps: Fraction | None = None  # added to the variances; None: 0 in hand mode, 1/100000 in calculator mode
+    seq_len: int = 2  # m, the number of decoder tokens (rows of X)
+    src_len: int = 3  # n, the number of encoder tokens (rows of H_enc)
+    d_model: int = 4  # width of X, H_enc and every sublayer output
+    d_k: int | None = None  # width of each head; None: 4 in hand mode, d_model // heads (at least 2) otherwise
+    d_ff: int = 4  # hidden width of the feed-forward network
+    tokens: tuple[str, ...] | None = None  # decoder row labels; default: the first seq_len of "<s> I am a student"
+    source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of src_len words
+
+    def validate(self):
+        base.positive("--heads", self.heads, 8)
+        base.positive("--seq-len", self.seq_len, 8)
+        base.positive("src_len", self.src_len, 8)
+        base.positive("--d-model", self.d_model, 16)
+        base.positive("d_ff", self.d_ff, 32)
+        if self.d_k is not None:
+            base.positive("--d-k", self.d_k, 16)
+        base.require_square_d_k(self, self.key_width)
+        if self.eps is not None and self.eps < 0:
+            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+
+    @property
+    def key_width(self) -> int:
+        return self.mha_params().key_width
+
+    @property
+    def epsilon(self) -> Fraction:
+        if self.eps is not None:
+            return Fraction(self.eps)
+        return Fraction(0) if self.numbers == "hand" else layer_norm.CALCULATOR_EPS
+
+    def mha_params(self, causal: bool = True):
+        """The multi-head-attention parameters of the block's attentions."""
+        return multi_head_attention.Params(numbers=self.numbers, heads=self.heads, seq_len=self.seq_len,
+                                           d_model=self.d_model, d_k=self.d_k, causal=causal)
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    m, n, d, f, H = params.seq_len, params.src_len, params.d_model, params.d_ff, params.heads
+    width = H * params.key_width
+    hand = params.numbers == "hand"
+    small = ((-1, 0, 1), (0.3, 0.35, 0.35))
+    tokens = ((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))
+
+    def draw(r, c, values=small):
+        return base.int_matrix(rng, r, c, *values) if hand else base.decimal_matrix(rng, r, c)
+
+    def gamma():
+        if hand:
+            return base.int_matrix(rng, 1, d, (1, 2), (0.7, 0.3))
+        return tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -3, 3))
+
+    def make():
+        out = multi_head_attention.generate(rng, params.mha_params(causal=True))
+        out.update(H_enc=draw(n, d, tokens), W_Q_c=draw(d, width), W_K_c=draw(d, width), W_V_c=draw(d, width),
+                   W_O_c=draw(width, d))
+        for k in (1, 2, 3):
+            out[f"gamma_{k}"], out[f"beta_{k}"] = gamma(), draw(1, d)
+        out.update(W_1=draw(d, f), b_1=draw(1, f), W_2=draw(f, d), b_2=draw(1, d))
+        return {k: out[k] for k in INPUTS}
+
+    def ok(mats):
+        ref = reference({k: to_array(v) for k, v in mats.items()}, H, float(params.epsilon))
+        pre = ref["ffn.hidden_pre"]
+        if not (min(ref[f"norm{k}.variance"].min() for k in (1, 2, 3)) >= 0.25
+                and (pre < 0).any() and (pre > 0).any()):
+            return False
+        for h in range(1, H + 1):
+            S = ref[f"cross.scaled_{h}"]
+            span = S.max(axis=1) - S.min(axis=1)
+            if np.abs(S).max() > 6 or span.max() > 4 or (n > 1 and span.max() < 0.5):
+                return False
+        return multi_head_attention._distinct([ref[f"cross.{x}_{h}"] for h in range(1, H + 1) for x in "KV"])
+
+    return base.retry("decoder-block", make, ok,
+                      f"heads={H}, seq_len={m}, src_len={n}, d_model={d}, d_ff={f} with layer-norm "
+                      "variances of at least 1/4")
+
+
+def reference(inputs: dict[str, np.ndarray], heads: int, eps: float,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The whole float64 chain, unrounded, computed first and independently of the exact one.
+
+    ``given`` maps step names (``self.scores_1``, ``norm2.mean``, ``output``)
+    to values that replace the computed ones; each part gets its own (prefix
+    dropped) and every later step is computed from them (``worksheet check``).
+    """
+    g = given or {}
+    out: dict[str, np.ndarray] = {}
+
+    def put(prefix, steps):
+        out.update({prefix + k: v for k, v in steps.items()})
+        return steps
+
+    def part(prefix):
+        return {k[len(prefix):]: v for k, v in g.items() if k.startswith(prefix)}
+
+    X = inputs["X"]
+    sa = put("self.", multi_head_attention.reference({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
+                                                     True, given=part("self.")))
+    n1 = put("norm1.", layer_norm.reference(X, sa["output"], inputs["gamma_1"], inputs["beta_1"], eps,
+                                            given=part("norm1.")))
+    ca = put("cross.", multi_head_attention.reference(
+        {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}}, heads, False,
+        given=part("cross.")))
+    n2 = put("norm2.", layer_norm.reference(n1["output"], ca["output"], inputs["gamma_2"], inputs["beta_2"], eps,
+                                            given=part("norm2.")))
+    ffn = put("ffn.", feed_forward.reference({"X": n2["output"], **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
+                                             given=part("ffn.")))
+    n3 = put("norm3.", layer_norm.reference(n2["output"], ffn["output"], inputs["gamma_3"], inputs["beta_3"], eps,
+                                            given=part("norm3.")))
+    del out["norm3.output"]  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
+    out["output"] = g["output"] if "output" in g else n3["output"]
+    return out
+
+
+def _dims(name: str, m: Matrix) -> str:
+    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+
+
+def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
+    for name in INPUTS:
+        if name not in inputs:
+            raise InputError(f"missing matrix '{name}' (the decoder block needs {', '.join(INPUTS)})", field=name)
+    multi_head_attention.check_inputs({k: inputs[k] for k in multi_head_attention.INPUTS}, heads)
+    X, H_enc = inputs["X"], inputs["H_enc"]
+    d = shape(X)[1]
+    if shape(H_enc)[1] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('H_enc', H_enc)}: the encoder output must be as wide "
+                         f"as the decoder side ({d} columns)")
+    try:
+        multi_head_attention.check_inputs({"X": X, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}},
+                                          heads)
+    except ShapeError as exc:  # name the block's matrices, not the part's
+        text = str(exc)
+        for k, v in CROSS.items():
+            text = text.replace(v + " ", k + " ")
+        raise ShapeError(f"cross-attention: {text}") from None
+    for name in ("gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3"):
+        if shape(inputs[name]) != (1, d):
+            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: {name} must be 1 x {d}, "
+                             "one entry per feature")
+    for name in ("W_O", "W_O_c"):
+        if shape(inputs[name])[1] != d:
+            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: the attention output "
+                             f"concat {name} must have {d} columns to be added to X")
+    if shape(inputs["W_1"])[0] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
+                         "(it multiplies the d_model-wide output of Add & Norm 2)")
+    if shape(inputs["W_2"])[1] != d:
+        raise ShapeError(f"{_dims('X', X)} and {_dims('W_2', inputs['W_2'])}: the feed-forward output "
+                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+    feed_forward.check_inputs({k: inputs[k] for k in feed_forward.INPUTS})
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    check_inputs(inputs, params.heads)
+    return chain.solve_carried(lambda carry: _solve(inputs, params, seed, carry))
+
+
+def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: chain.Chain) -> Problem:
+    X, H_enc = inputs["X"], inputs["H_enc"]
+    (m, d), n = shape(X), shape(H_enc)[0]
+    H = params.heads
+    tokens = base.row_labels(params.tokens or cross_attention.default_target(m), m)
+    source = base.row_labels(params.source_tokens, n, field="source_tokens")
+    eps = params.epsilon
+    d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
+    actual = {**params.to_json(), "seq_len": m, "src_len": n, "d_model": d, "d_k": d_k,
+              "d_ff": shape(inputs["W_1"])[1], "eps": str(eps), "tokens": list(tokens),
+              "source_tokens": list(source)}
+    p = Problem("decoder-block", TITLE, actual, seed=seed,
+                intro=("Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
+                       "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
+                       f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
+                       "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
+                       "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
+                       f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. From the first value that is "
+                       f"not a decimal of at most {carry.places} places on, round every step to {carry.places} "
+                       "decimals and compute the next step from the rounded values."))
+    for name in INPUTS:
+        p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None,
+                    latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps))
+    hand = params.numbers == "hand"
+
+    sub = chain.run("masked self-attention", multi_head_attention.solve,
+                    {k: inputs[k] for k in multi_head_attention.INPUTS},
+                    params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m), carry)
+    chain.copy(p, sub, "self.", STAGES["self."], ref,
+               "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
+    ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
+    sub = chain.run("Add & Norm 1", layer_norm.solve, {"X": X, "S": sub.step("output").exact,
+                                                       "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]},
+                    ln, carry)
+    chain.copy(p, sub, "norm1.", STAGES["norm1."], ref, "Here $S$ is the self-attention output, "
+               r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    X1 = sub.step("output").exact
+
+    def cross(inputs_, params_, carry):
+        return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source,
+                                          exp_table=hand or None)
+
+    sub = chain.run("cross-attention", cross,
+                    {"X": X1, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}},
+                    params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m), carry)
+    chain.copy(p, sub, "cross.", STAGES["cross."], ref,
+               "Cross-attention: $X$ is the output of Add & Norm 1 (queries); keys and values come from "
+               r"$H_{\mathrm{enc}}$; $W^Q, W^K, W^V, W^O$ are $W^Q_c, W^K_c, W^V_c, W^O_c$. No mask.")
+    sub = chain.run("Add & Norm 2", layer_norm.solve, {"X": X1, "S": sub.step("output").exact,
+                                                       "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]},
+                    ln, carry)
+    chain.copy(p, sub, "norm2.", STAGES["norm2."], ref, "Here $X$ is the output of Add & Norm 1, $S$ the "
+               r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.")
+    X2 = sub.step("output").exact
+
+    sub = chain.run("feed-forward", feed_forward.solve,
+                    {"X": X2, **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
+                    feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
+    chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 2.")
+    sub = chain.run("Add & Norm 3", layer_norm.solve, {"X": X2, "S": sub.step("output").exact,
+                                                       "gamma": inputs["gamma_3"], "beta": inputs["beta_3"]},
+                    ln, carry)
+    chain.copy(p, sub, "norm3.", STAGES["norm3."], ref, "Here $X$ is the output of Add & Norm 2, $S$ the "
+               r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
+               last="output", last_title="Add & Norm 3: scale and shift = the decoder block output")
+    return p
