@@ -207,9 +207,10 @@ class Func(Expr):
 
 
 class Pow(Expr):
-    """``base ** exponent``: a rational base is a positive integer and the
-    exponent in (0, 1); an expression base has a non-integer or negative
-    exponent (a sum as base is primitive, see the module docstring)."""
+    """``base ** exponent``: a rational base is an integer >= 2 (not a
+    perfect power) with the exponent in (0, 1); an expression base has any
+    rational exponent but 0 and 1 (a sum as base is primitive, see the module
+    docstring)."""
 
     __slots__ = ("base", "exponent")
 
@@ -228,7 +229,9 @@ class Pow(Expr):
 
 
 class Mul(Expr):
-    """``coeff * factor_1 * factor_2 ...`` (factors are Pow, Func or Add), sorted."""
+    """``coeff * factor_1 * factor_2 ...`` (factors are Pow, Func or Add),
+    sorted; with a sum among the factors the coefficient is 1, carried inside
+    the first sum (``(1/2 + e^{-1}) / (1 + e^{-1})``)."""
 
     __slots__ = ("coeff", "factors", "_sp")
 
