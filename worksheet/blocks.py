@@ -17,8 +17,8 @@ from typing import Sequence
 import numpy as np
 
 from .errors import ShapeError
-from .exact import (NEG_INF, ONE, Add, Func, Mul, NegInf, add, exp, exp_combination, is_rational, mul, power,
-                    rational, sqrt, to_latex, to_str)
+from .exact import (NEG_INF, NegInf, add, exp, exp_combination, is_rational, mul, over_sum, power, rational,
+                    sqrt, to_latex, to_str)
 from .model import EXACT_SHOWN_CHARS, Aid, Matrix, Problem, shape
 
 # ---------------------------------------------------------------- exact linear algebra
@@ -331,22 +331,7 @@ def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
     return tuple(out)
 
 
-def _over(top, inv, total):
-    """``mul(top, inv)`` for ``inv = total**-1``: the same tree (tested), built
-    directly in the cases a softmax row gives (a memoised mul of a new sum
-    costs its structural key)."""
-    if isinstance(total, Add):  # then inv is Pow(total, -1)
-        if type(top) is Fraction:
-            return inv if top == 1 else Mul(top, (inv,))
-        if isinstance(top, Func) and top.name == "exp":
-            return Mul(ONE, (top, inv))
-        if isinstance(top, Mul) and len(top.factors) == 1 and isinstance(top.factors[0], Func) \
-                and top.factors[0].name == "exp":
-            return Mul(top.coeff, (top.factors[0], inv))
-        if isinstance(top, Add):
-            same = top is total or (len(top.terms) == len(total.terms) and top == total)
-            return ONE if same else Mul(ONE, (top, inv))
-    return mul(top, inv)
+_over = over_sum  # mul(top, inv) for inv = total**-1, built directly (see exact.over_sum)
 
 
 def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym: str,

@@ -14,12 +14,50 @@ worksheet needs are few and simple, so we keep them in a tiny expression tree:
 Every value prints in sympy's ``str`` syntax (``1/(1 + exp(-2))``, ``sqrt(3)``,
 ``-oo``) so that ``sympy.sympify`` of the printed string gives the same number,
 prints in LaTeX (``\\frac{1}{1 + e^{-2}}``), converts to float, and converts to
-sympy with :func:`to_sympy` for library users and tests.
+sympy with :func:`to_sympy` for library users and tests (sympy is the test
+oracle: ``tests/test_exact_oracle.py``).
 
-There is deliberately no general simplifier: constructors fold rationals,
-collect like terms, merge powers of the same base and rationalise ``1/sqrt(m)``.
-Callers that know a nicer form (the softmax, see :func:`softmax_row`) build it
-directly.
+The normal form is canonical: the constructors give one tree per value
+whatever the order of the arguments, so equal values are equal objects with
+equal hashes and equal strings, and a value that is rational is a Fraction.
+
+* ``add`` folds rationals, collects like terms and sorts the terms by a total
+  order on their structure (:func:`_order`): exponentials by the size of the
+  exponent, ``1 + e^{-1} + e^{-2}``, ``2 + e + e^{2}``.
+* ``mul`` folds rationals, merges powers of one base (``e^a e^b = e^{a+b}``)
+  and sorts its factors.  Rational powers of rationals are kept over prime
+  factors and printed grouped by root (``sqrt(2) sqrt(6) = 2 sqrt(3)``,
+  ``16^{1/3} 4^{1/3} = 4``, ``1/10000^{2/5} = 10^{2/5}/100``), with exponents
+  in (0, 1) and the rest pulled into the coefficient (so ``1/sqrt(3)`` is
+  ``sqrt(3)/3``).  Trial division stops at 10^5 (:data:`TRIAL_BOUND`): a
+  cofactor left over is kept as one base after taking out exact powers and
+  common factors, so a root whose radicand has two distinct prime factors above
+  10^5 is correct but may not be fully merged with other roots.
+* A sum that is a base (``1/(1 + 2 e^{-1})``) is kept *primitive*: integer
+  coefficients with no common factor and a positive leading one, the content
+  going to the coefficient; so a ratio of proportional sums is rational
+  (``(-2 - 4 e^{-1}) / (1 + 2 e^{-1}) = -2``).  A product with a sum factor
+  (exponent 1) carries its coefficient inside that sum:
+  ``(1/2 + e^{-1}) / (1 + e^{-1})``.
+* ``sin(-x) = -sin(x)``, ``tanh(-x) = -tanh(x)``, ``cos(-x) = cos(x)``
+  (``-x`` read off the printed sign).
+
+Signs are decided exactly (:func:`sign`): from the structure where it tells
+(a sum of exponentials is positive), else by interval arithmetic, first in
+outward-rounded floats, then with mpmath intervals at growing precision; a
+value whose sign stays undecided up to 4096 bits (a zero the normal form does
+not see, e.g. ``sin(1)^2 + cos(1)^2 - 1``) raises ValueError rather than guess.
+
+``-oo`` (a masked score) obeys ``-oo + x = -oo``, ``c (-oo) = -oo`` for
+``c > 0``, ``e^{-oo} = 0``, ``tanh(-oo) = -1``, ``1/(-oo) = 0``.  Anything
+that would be undefined or ``+oo`` (``0 (-oo)``, ``-1 (-oo)``, ``sin(-oo)``)
+raises ValueError: masked scores are never negated or zeroed.  A softmax row
+with no unmasked entry raises ValueError.
+
+Floats (:func:`to_float`) never raise: ``e^{1000}`` is ``inf``, ``e^{-1000}``
+and ``1/(1 + e^{729})`` are ``0.0`` (or the subnormal float they are),
+``10^{400}`` is ``inf``.  A value whose float64 evaluation leaves the normal
+range anywhere in its tree is evaluated again with mpmath.
 """
 
 from __future__ import annotations
@@ -32,8 +70,8 @@ from typing import Iterable, Union
 __all__ = [
     "Expr", "Add", "Mul", "Pow", "Func", "NegInf", "NEG_INF", "Exact",
     "exact", "key", "rational", "sqrt", "exp", "sin", "cos", "tanh", "power",
-    "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
-    "softmax_row", "ratio_of_exp_sums", "exp_combination",
+    "add", "mul", "sign", "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
+    "softmax_row", "ratio_of_exp_sums", "exp_combination", "over_sum",
 ]
 
 HALF = Fraction(1, 2)
@@ -41,6 +79,10 @@ HALF = Fraction(1, 2)
 ZERO = Fraction(0)
 ONE = Fraction(1)
 _INTS = {k: Fraction(k) for k in range(-64, 65)}
+TRIAL_BOUND = 100_000  # roots: prime factors are looked for up to here
+_FLOAT_MIN = 2.2250738585072014e-308  # the smallest normal float64
+_FLOAT_MAX = 1.7976931348623157e308
+_HUGE_ARG = 2.0 ** 40  # exp, tanh of more than this: inf/0, +-1 without mpmath's big work
 
 
 class NegInf:
@@ -72,9 +114,9 @@ NEG_INF = NegInf()
 class Expr:
     """Base of the non-rational exact values.  Immutable, hashable."""
 
-    # _hash and _ckey: the hash and structural key, computed once;
-    # _printed: {printer name: text}, filled on first print
-    __slots__ = ("_hash", "_ckey", "_printed", "_fv")  # _fv: the float value, once
+    # _hash, _ckey: hash and structural key; _printed: {printer: text};
+    # _fv: float; _ord: sort key; _sg: sign; _iv: float bounds (all computed once)
+    __slots__ = ("_hash", "_ckey", "_printed", "_fv", "_ord", "_sg", "_iv")
 
     # -- structure ---------------------------------------------------------
     def _key(self) -> tuple:  # pragma: no cover - abstract
@@ -133,7 +175,7 @@ class Expr:
         try:
             return self._fv
         except AttributeError:
-            self._fv = self._float()
+            self._fv = _honest_float(self)
             return self._fv
 
     def __str__(self) -> str:
@@ -161,11 +203,14 @@ class Func(Expr):
         return ("F", self.name, _k(self.arg))
 
     def _float(self):
-        return self.FLOAT[self.name](float(self.arg))
+        return self.FLOAT[self.name](to_float(self.arg))
 
 
 class Pow(Expr):
-    """``base ** exponent`` with a rational, non-integer or negative exponent."""
+    """``base ** exponent``: a rational base is an integer >= 2 (not a
+    perfect power) with the exponent in (0, 1); an expression base has any
+    rational exponent but 0 and 1 (a sum as base is primitive, see the module
+    docstring)."""
 
     __slots__ = ("base", "exponent")
 
@@ -177,13 +222,18 @@ class Pow(Expr):
         return ("P", _k(self.base), _k(self.exponent))
 
     def _float(self):
-        return float(self.base) ** float(self.exponent)
+        b = to_float(self.base)
+        if not _FLOAT_MIN <= abs(b) < math.inf:
+            raise OverflowError  # a subnormal base has lost bits: _honest_float redoes it with mpmath
+        return b ** _rat_float(self.exponent)
 
 
 class Mul(Expr):
-    """``coeff * factor_1 * factor_2 ...`` (factors are Pow, Func or Add)."""
+    """``coeff * factor_1 * factor_2 ...`` (factors are Pow, Func or Add),
+    sorted; with a sum among the factors the coefficient is 1, carried inside
+    the first sum (``(1/2 + e^{-1}) / (1 + e^{-1})``)."""
 
-    __slots__ = ("coeff", "factors")
+    __slots__ = ("coeff", "factors", "_sp")
 
     def __init__(self, coeff: Fraction, factors: tuple):
         self.coeff = coeff
@@ -193,16 +243,18 @@ class Mul(Expr):
         return ("M", _k(self.coeff), tuple(_k(f) for f in self.factors))
 
     def _float(self):
-        out = float(self.coeff)
+        out = _rat_float(self.coeff)
         for f in self.factors:
-            out *= float(f)
+            out *= to_float(f)
+            if not _FLOAT_MIN <= abs(out) < math.inf:
+                raise OverflowError  # left the normal range: _honest_float redoes it with mpmath
         return out
 
 
 class Add(Expr):
-    """``const + term_1 + term_2 ...`` (terms are non-rational)."""
+    """``const + term_1 + term_2 ...`` (terms are non-rational), sorted."""
 
-    __slots__ = ("const", "terms")
+    __slots__ = ("const", "terms", "_prim")
 
     def __init__(self, const: Fraction, terms: tuple):
         self.const = const
@@ -212,7 +264,7 @@ class Add(Expr):
         return ("A", _k(self.const), tuple(_k(t) for t in self.terms))
 
     def _float(self):
-        return math.fsum([float(self.const), *(float(t) for t in self.terms)])
+        return math.fsum([_rat_float(self.const), *(to_float(t) for t in self.terms)])
 
 
 def key(x):
@@ -230,6 +282,45 @@ def key(x):
 
 
 _k = key
+
+_FUNC_RANK = {"sin": 0, "cos": 1, "tanh": 2}
+
+
+def _order(x) -> tuple:
+    """A total order on exact values (for sorting terms and factors).
+
+    Ranks: rationals, ``exp`` (smaller exponent first by size, a positive one
+    before a negative one: ``1 + e + e^{-1} + e^{2}``), rational powers, the
+    other functions, products, sums; ties by structure.  Tuples of one rank
+    have the same shape, so any two keys compare.
+    """
+    if type(x) is Fraction:
+        return (0, x)
+    if isinstance(x, NegInf):
+        return (-1,)
+    try:
+        return x._ord
+    except AttributeError:
+        pass
+    if isinstance(x, Func):
+        if x.name == "exp":
+            v = to_float(x.arg)
+            out = (1, abs(v), -v, _order(x.arg))
+        else:
+            out = (3, _FUNC_RANK[x.name], _order(x.arg))
+    elif isinstance(x, Pow):
+        out = (2, _order(x.base), x.exponent)
+    elif isinstance(x, Mul):
+        out = (4, tuple(_order(f) for f in x.factors), x.coeff)
+    else:
+        out = (5, tuple(_order(t) for t in x.terms), x.const)
+    x._ord = out
+    return out
+
+
+def _term_order(factors: tuple) -> tuple:
+    """Sort key of a term of a sum: its factors (its coefficient left out)."""
+    return tuple([_order(f) for f in factors])
 
 
 # ---------------------------------------------------------------- constructors
@@ -254,20 +345,68 @@ def is_rational(x) -> bool:
     return type(x) is Fraction or isinstance(x, (int, Fraction))
 
 
+def _primitive(x: Add) -> tuple[Fraction, Add]:
+    """``x = c * p`` with ``p`` primitive: integer coefficients without a common
+    factor, the leading one (the constant, else the first term) positive."""
+    try:
+        return x._prim
+    except AttributeError:
+        pass
+    coeffs = [x.const, *(t.coeff if isinstance(t, Mul) else ONE for t in x.terms)]
+    g = l = 0
+    for q in coeffs:
+        g = math.gcd(g, q._numerator)
+        l = q._denominator if not l else l * q._denominator // math.gcd(l, q._denominator)
+    lead = coeffs[0] if coeffs[0]._numerator else coeffs[1]
+    c = Fraction(-g if lead._numerator < 0 else g, l)
+    x._prim = (ONE, x) if c == 1 else (c, _scale_add(x, 1 / c))
+    if c != 1:
+        x._prim[1]._prim = (ONE, x._prim[1])
+    return x._prim
+
+
+def _scale_add(x: Add, c: Fraction) -> Add:
+    """``c * x`` for a sum and a nonzero rational (terms keep their order)."""
+    return Add(x.const * c, tuple(_term(s * c, f) for s, f in map(_split, x.terms)))
+
+
 def _split(x) -> tuple[Fraction, tuple]:
-    """A term as (rational coefficient, factors)."""
+    """A term as (rational coefficient, factors), a sum factor made primitive."""
+    if isinstance(x, Add):
+        c, p = _primitive(x)
+        return c, (p,)
     if isinstance(x, Mul):
-        return x.coeff, x.factors
+        try:
+            return x._sp
+        except AttributeError:
+            coeff, factors = x.coeff, x.factors
+            for k, f in enumerate(factors):
+                if isinstance(f, Add):
+                    c, p = _primitive(f)
+                    if c != 1:
+                        coeff, factors = coeff * c, factors[:k] + (p,) + factors[k + 1:]
+            x._sp = (coeff, factors)
+            return x._sp
     return ONE, (x,)
 
 
 def _term(coeff: Fraction, factors: tuple):
+    """``coeff * factors`` (factors sorted, sum factors primitive): the
+    coefficient goes inside the first sum factor, if any."""
     if coeff == 0:
         return ZERO
     if not factors:
         return coeff
     if coeff == 1 and len(factors) == 1:
         return factors[0]
+    if coeff != 1:
+        for k, f in enumerate(factors):
+            if isinstance(f, Add):
+                if len(factors) == 1:
+                    return _scale_add(f, coeff)
+                factors = factors[:k] + (_scale_add(f, coeff),) + factors[k + 1:]
+                coeff = ONE
+                break
     return Mul(coeff, factors)
 
 
@@ -300,76 +439,239 @@ def _memoised(build):
 
 
 def _add(xs) -> Exact:
-    """``add(*xs)``: the sum, rationals folded and like terms collected (order kept)."""
+    """``add(*xs)``: the sum, rationals folded, like terms collected, terms sorted.
+    ``-oo + x = -oo``."""
     const = ZERO
-    collected: dict[tuple, list] = {}
+    collected: dict[tuple, Fraction] = {}
+    neg_inf = False
     for x in xs:
         x = exact(x)
-        items = x.terms if isinstance(x, Add) else (x,)
+        if type(x) is Fraction:
+            const += x
+            continue
         if isinstance(x, Add):
             const += x.const
+            items = x.terms
+        elif isinstance(x, Expr):
+            items = (x,)
+        elif isinstance(x, NegInf):
+            neg_inf = True
+            continue
+        else:
+            const += x  # a Fraction subclass
+            continue
         for t in items:
-            if isinstance(t, Fraction):
-                const += t
-                continue
-            if not isinstance(t, Expr):
-                raise TypeError(f"cannot add {t!r}")
-            coeff, factors = _split(t)
-            key = factors  # Exprs: cached hashes, equal iff structurally equal
-            if key in collected:
-                collected[key][0] += coeff
-            else:
-                collected[key] = [coeff, factors]
-    terms = tuple(
-        _term(c, f) for c, f in collected.values() if c != 0
-    )
-    if not terms:
+            coeff, factors = _split(t)  # Exprs: cached hashes, equal iff structurally equal
+            c = collected.get(factors)
+            collected[factors] = coeff if c is None else c + coeff
+    if neg_inf:
+        return NEG_INF
+    live = [(f, c) for f, c in collected.items() if c]
+    if not live:
         return const
+    if len(live) > 1:
+        live.sort(key=lambda fc: _term_order(fc[0]))
+    terms = tuple([_term(c, f) for f, c in live])
     if const == 0 and len(terms) == 1:
         return terms[0]
     return Add(const, terms)
 
 
 def _mul(xs) -> Exact:
-    """``mul(*xs)``: the product, rationals folded and powers of one base merged."""
+    """``mul(*xs)``: the product, rationals folded, powers of one base merged
+    (proportional sums too), factors sorted.  ``c (-oo) = -oo`` for ``c > 0``."""
     coeff = ONE
-    exp_arg = ZERO
-    bases: dict = {}  # key -> [base, exponent]
+    exp_args = []
+    rads = []  # (rational base, exponent)
+    bases: dict = {}  # Expr base -> summed exponent
+    neg_inf = 0
     for x in xs:
         x = exact(x)
-        if isinstance(x, Fraction):
+        if type(x) is Fraction:
+            coeff *= x
+            continue
+        if isinstance(x, NegInf):
+            neg_inf += 1
+            continue
+        if not isinstance(x, Expr):
             coeff *= x
             continue
         c, factors = _split(x)
         coeff *= c
         for f in factors:
-            if isinstance(f, Func) and f.name == "exp":
-                exp_arg = add(exp_arg, f.arg)  # e^a e^b = e^(a+b)
+            if type(f) is Func and f.name == "exp":
+                exp_args.append(f.arg)  # e^a e^b = e^(a+b)
                 continue
-            base, e = (f.base, f.exponent) if isinstance(f, Pow) else (f, ONE)
-            key = (base._numerator, base._denominator) if type(base) is Fraction else base
-            if key in bases:
-                bases[key][1] += e
+            if type(f) is Pow:
+                base, e = f.base, f.exponent
+                if type(base) is Fraction:
+                    rads.append((base, e))
+                    continue
             else:
-                bases[key] = [base, e]
+                base, e = f, ONE
+            e0 = bases.get(base)
+            bases[base] = e if e0 is None else e0 + e
+    if neg_inf:
+        return _mul_neg_inf(neg_inf, coeff, xs)
     if coeff == 0:
         return ZERO
-    factors = [] if exp_arg == 0 else [exp(exp_arg)]
-    for base, e in bases.values():
-        if e == 0:
-            continue
-        if isinstance(base, Fraction):
-            c, fs = _rational_power(base, e)
+    factors = []
+    if exp_args:
+        arg = exp_args[0] if len(exp_args) == 1 else add(*exp_args)
+        if arg != 0:
+            factors.append(exp(arg))
+    if rads:
+        if len(rads) == 1 and rads[0][0]._denominator == 1 and 0 < rads[0][1] < 1:
+            factors.append(Pow(*rads[0]))  # one canonical root: nothing to merge
         else:
-            c, fs = _split(power(base, e))
+            c, fs = _radicals(rads)
+            coeff *= c
+            factors.extend(fs)
+    for base, e in bases.items():
+        if not e:
+            continue
+        if e == 1 and not isinstance(base, Add):
+            factors.append(base)
+            continue
+        c, fs = _split(power(base, e))
         coeff *= c
         factors.extend(fs)
-    if coeff != 1 and len(factors) == 1 and isinstance(factors[0], Add):
-        # c (a + b) = c a + c b: sums stay flat, so like terms cancel in add()
-        # and -(a - b) never prints as the different -a - b
-        total = factors[0]
-        return add(coeff * total.const, *(mul(coeff, t) for t in total.terms))
+    if len(factors) > 1:
+        factors.sort(key=_order)
     return _term(coeff, tuple(factors))
+
+
+def _mul_neg_inf(count: int, coeff: Fraction, xs) -> Exact:
+    if count > 1:
+        raise ValueError("(-oo) * (-oo) is +oo, which is not a value here (only -oo, a masked score)")
+    rest = mul(*(x for x in xs if not isinstance(x, NegInf)))
+    s = sign(rest)
+    if s == 0:
+        raise ValueError("0 * (-oo) is undefined")
+    if s < 0:
+        raise ValueError("a negative number times -oo is +oo, which is not a value here "
+                         "(only -oo, a masked score)")
+    return NEG_INF
+
+
+# -- rational powers of rationals
+_PRIMES: list = []
+
+
+def _primes() -> list:
+    """The primes below TRIAL_BOUND (a sieve, built on first use)."""
+    if not _PRIMES:
+        n = TRIAL_BOUND
+        sieve = bytearray([1]) * n
+        sieve[0:2] = b"\0\0"
+        for p in range(2, math.isqrt(n) + 1):
+            if sieve[p]:
+                sieve[p * p::p] = bytes(len(range(p * p, n, p)))
+        _PRIMES.extend(p for p in range(n) if sieve[p])
+    return _PRIMES
+
+
+@lru_cache(maxsize=4096)
+def _factor(n: int) -> tuple[tuple[int, int], ...]:
+    """``n >= 2`` as ((base, multiplicity), ...): primes below TRIAL_BOUND, and
+    what is left as one base that is not a perfect power (prime if below
+    TRIAL_BOUND**2)."""
+    out = []
+    if n < 10**8:
+        candidates = range(2, math.isqrt(n) + 1)
+    else:
+        candidates = _primes()
+    for p in candidates:
+        if p * p > n:
+            break
+        if n % p == 0:
+            k = 0
+            while n % p == 0:
+                n //= p
+                k += 1
+            out.append((p, k))
+    if n > 1:
+        root, k = _perfect_power(n)
+        out.append((root, k))
+    return tuple(out)
+
+
+def _perfect_power(n: int) -> tuple[int, int]:
+    """``n = root ** k`` with the largest k (root not a perfect power)."""
+    if n < TRIAL_BOUND * TRIAL_BOUND:
+        return n, 1  # n has no prime factor below the bound: n is prime
+    for k in range(n.bit_length(), 1, -1):
+        r = _int_root(n, k)
+        if r is not None:
+            return r, k
+    return n, 1
+
+
+def _radicals(rads) -> tuple[Fraction, list]:
+    """``prod b ** e`` for rational b > 0: (rational coefficient, root factors).
+
+    Exponents are summed per prime; the whole part of each goes to the
+    coefficient; what is left, in (0, 1), is grouped by root: primes p with
+    exponents n_p / d give one factor ``m ** (g/d)``, g = gcd(n_p),
+    ``m = prod p ** (n_p / g)``.
+    """
+    coeff = ONE
+    exps: dict[int, Fraction] = {}
+    for b, e in rads:
+        if e._denominator == 1:
+            coeff *= b ** e._numerator
+            continue
+        if b < 0:
+            raise ValueError("root of a negative number")
+        if b == 0:
+            if e < 0:
+                raise ZeroDivisionError("0 to a negative power")
+            return ZERO, []
+        for n, s in ((b._numerator, e), (b._denominator, -e)):
+            if n != 1:
+                for p, k in _factor(n):
+                    exps[p] = exps.get(p, 0) + k * s
+    if len(exps) > 1 and max(exps) >= TRIAL_BOUND * TRIAL_BOUND:
+        exps = _coprime(exps)
+    groups: dict[int, list] = {}
+    for p, r in exps.items():
+        whole = r.numerator // r.denominator
+        if whole:
+            coeff *= Fraction(p) ** whole
+        r -= whole
+        if r:
+            groups.setdefault(r.denominator, []).append((p, r.numerator))
+    factors = []
+    for d in sorted(groups):
+        items = groups[d]
+        g = 0
+        for _, n in items:
+            g = math.gcd(g, n)
+        m = 1
+        for p, n in items:
+            m *= p ** (n // g)
+        factors.append(Pow(rational(m), Fraction(g, d)))
+    if len(factors) > 1:
+        factors.sort(key=_order)
+    return coeff, factors
+
+
+def _coprime(exps: dict) -> dict:
+    """Split large bases on their common factors until they are pairwise coprime."""
+    exps = dict(exps)
+    while True:
+        keys = sorted(exps)
+        big = [p for p in keys if p >= TRIAL_BOUND * TRIAL_BOUND]  # only these may be composite
+        pair = next(((a, b) for a in big for b in keys if b != a and math.gcd(a, b) > 1), None)
+        if pair is None:
+            return {p: r for p, r in exps.items() if r}
+        a, b = pair
+        g = math.gcd(a, b)
+        ea, eb = exps.pop(a), exps.pop(b)
+        for n, r in ((g, ea + eb), (a // g, ea), (b // g, eb)):
+            if n > 1:
+                for p, k in _factor(n):
+                    exps[p] = exps.get(p, 0) + k * r
 
 
 def _int_root(n: int, q: int):
@@ -393,39 +695,6 @@ def _int_root(n: int, q: int):
         x = y
 
 
-@lru_cache(maxsize=4096)
-def _squarefree(n: int) -> tuple[int, int]:
-    """n = outside**2 * inside with inside squarefree (trial division)."""
-    outside, inside, f = 1, n, 2
-    while f * f <= inside and f < 10**5:
-        while inside % (f * f) == 0:
-            inside //= f * f
-            outside *= f
-        f += 1
-    return outside, inside
-
-
-def _rational_power(b: Fraction, e: Fraction) -> tuple[Fraction, tuple]:
-    """``b ** e`` as (rational coefficient, irrational factors), no recursion."""
-    if e.denominator == 1:
-        return b ** int(e), ()
-    if b < 0:
-        raise ValueError("root of a negative number")
-    num = _int_root(b.numerator, e.denominator)
-    den = _int_root(b.denominator, e.denominator)
-    if num is not None and den is not None:
-        return Fraction(num, den) ** e.numerator, ()
-    if e.denominator == 2:
-        # b**(k/2) = b**((k-1)/2) * sqrt(b);  sqrt(p/q) = out/q * sqrt(inside)
-        out, inside = _squarefree(b.numerator * b.denominator)
-        coeff = b ** ((e.numerator - 1) // 2) * Fraction(out, b.denominator)
-        return coeff, ((Pow(Fraction(inside), HALF),) if inside != 1 else ())
-    factors = tuple(
-        Pow(Fraction(n), s * e) for n, s in ((b.numerator, 1), (b.denominator, -1)) if n != 1
-    )
-    return ONE, factors
-
-
 def _power(args) -> Exact:
     """``power(base, e)``: ``base ** e`` for a rational exponent, folded where it is rational."""
     base, e = args
@@ -435,18 +704,60 @@ def _power(args) -> Exact:
         return ONE
     if e == 1:
         return base
-    if isinstance(base, Fraction):
-        return _term(*_rational_power(base, e))
-    whole = e.denominator == 1
-    if isinstance(base, Mul) and (whole or (base.coeff > 0 and all(float(f) > 0 for f in base.factors))):
-        # (c * f1 * f2) ** e  ->  c**e * f1**e * f2**e  (for a root only when each part is positive)
-        return mul(power(base.coeff, e), *(power(f, e) for f in base.factors))
-    if isinstance(base, Pow) and (whole or float(base.base) > 0):
-        return power(base.base, base.exponent * e)  # (x^a)^e = x^(a e) needs x > 0 for a root
+    if type(base) is Fraction or not isinstance(base, (Expr, NegInf)):
+        if e._denominator == 1:
+            if base == 0 and e < 0:
+                raise ZeroDivisionError("division by zero")
+            return base ** e._numerator
+        c, fs = _radicals([(base, e)])
+        return _term(c, tuple(fs))
+    if isinstance(base, NegInf):
+        if e._denominator == 1 and e < 0:
+            return ZERO  # 1 / (-oo)
+        if e._denominator == 1 and e._numerator % 2:
+            return NEG_INF
+        raise ValueError(f"(-oo)**({e}) is not a value here")
+    whole = e._denominator == 1
     if isinstance(base, Func) and base.name == "exp":
         return exp(mul(e, base.arg))
-    if not whole and float(base) < 0:
+    if whole:
+        if e < 0 and sign(base) == 0:  # pragma: no cover - sign() raises first
+            raise ZeroDivisionError("division by zero")
+        if isinstance(base, Mul):
+            c, fs = _split(base)
+            return mul(power(c, e), *(power(f, e) for f in fs))
+        if isinstance(base, Pow):
+            return power(base.base, base.exponent * e)
+        if isinstance(base, Add):
+            c, p = _primitive(base)
+            if e < 0:
+                sign(p)  # a zero the normal form missed raises here, not later
+            return Pow(p, e) if c == 1 else mul(power(c, e), Pow(p, e))
+        return Pow(base, e)
+    # a root: the base must be positive, then each part may be rooted apart
+    if sign(base) < 0:
         raise ValueError("root of a negative number")
+    if isinstance(base, Pow):
+        inner = base.base if type(base.base) is Fraction or sign(base.base) > 0 else mul(-1, base.base)
+        return power(inner, base.exponent * e)  # (x^a)^e = |x|^(a e) for x^a > 0
+    if isinstance(base, Mul):
+        c, fs = _split(base)
+        parts = [abs(c)]
+        for f in fs:
+            if sign(f) > 0:
+                parts.append(f)
+            elif isinstance(f, Add):
+                parts.append(mul(-1, f))
+            elif isinstance(f, Pow) and isinstance(f.base, Add) and f.exponent._denominator == 1:
+                parts.append(Pow(mul(-1, f.base), f.exponent) if f.exponent._numerator % 2 else f)
+            else:
+                return Pow(base, e)  # a negative function value: keep the product whole
+        return mul(*(power(f, e) for f in parts))
+    if isinstance(base, Add):
+        c, p = _primitive(base)
+        if c < 0:
+            c, p = -c, _scale_add(p, -ONE)
+        return Pow(p, e) if c == 1 else mul(power(c, e), Pow(p, e))
     return Pow(base, e)
 
 
@@ -455,35 +766,43 @@ def sqrt(x) -> Exact:
     return power(x, HALF)
 
 
-def _func(name: str, zero_value, arg) -> Exact:
+_AT_ZERO = {"exp": 1, "sin": 0, "cos": 1, "tanh": 0}
+_AT_NEG_INF = {"exp": ZERO, "tanh": -ONE}
+
+
+def _func(name: str, arg) -> Exact:
+    """``name(arg)``: exact at 0 and at -oo; sin and tanh odd, cos even."""
     arg = exact(arg)
     if isinstance(arg, NegInf):
-        if name == "exp":
-            return ZERO
-        raise ValueError(f"{name}(-oo)")
-    if arg == 0 and zero_value is not None:
-        return rational(zero_value)
+        if name in _AT_NEG_INF:
+            return _AT_NEG_INF[name]
+        raise ValueError(f"{name}(-oo) is undefined")
+    if type(arg) is Fraction and not arg._numerator:
+        return _INTS[_AT_ZERO[name]]
+    if name != "exp" and _neg(arg):
+        inner = Func(name, mul(-1, arg))
+        return inner if name == "cos" else mul(-1, inner)
     return Func(name, arg)
 
 
 def _exp(args) -> Exact:
     """``exp(x)``: e^x (e^0 = 1, e^-oo = 0)."""
-    return _func("exp", 1, args[0])
+    return _func("exp", args[0])
 
 
 def sin(x) -> Exact:
-    return _func("sin", 0, x)
+    """``sin(x)``, with ``sin(-x) = -sin(x)``."""
+    return _func("sin", x)
 
 
 def cos(x) -> Exact:
-    return _func("cos", 1, x)
+    """``cos(x)``, with ``cos(-x) = cos(x)``."""
+    return _func("cos", x)
 
 
 def tanh(x) -> Exact:
-    x = exact(x)
-    if _neg(x) and not isinstance(x, NegInf):  # odd: tanh(-a) = -tanh(a), as sympy writes it
-        return mul(-1, _func("tanh", 0, mul(-1, x)))
-    return _func("tanh", 0, x)
+    """``tanh(x)``, with ``tanh(-x) = -tanh(x)`` (as sympy writes it) and ``tanh(-oo) = -1``."""
+    return _func("tanh", x)
 
 
 # the public constructors, memoised: add(*xs), mul(*xs), power(base, e), exp(x)
@@ -493,13 +812,278 @@ power = _memoised(_power)
 exp = _memoised(_exp)
 
 
+# ---------------------------------------------------------------- signs
+def sign(x) -> int:
+    """The exact sign (-1, 0 or 1) of an exact value.
+
+    From the structure where it tells; else by interval arithmetic (floats
+    rounded outwards, then mpmath intervals at 64, 128, ... 4096 bits).
+    Raises ValueError if the sign is still undecided (a zero the normal form
+    does not recognise): never a guess from a float.
+    """
+    if type(x) is Fraction:
+        return (x._numerator > 0) - (x._numerator < 0)
+    if isinstance(x, NegInf):
+        return -1
+    if not isinstance(x, Expr):
+        x = exact(x)
+        return sign(x)
+    try:
+        return x._sg
+    except AttributeError:
+        pass
+    s = _structural_sign(x)
+    if not s:
+        lo, hi = _float_bounds(x)
+        s = 1 if lo > 0 else -1 if hi < 0 else _mp_sign(x)
+    x._sg = s
+    return s
+
+
+def _structural_sign(x) -> int:
+    """The sign read off the tree (exp > 0, roots > 0, ...); 0: not known this way."""
+    if type(x) is Fraction:
+        return (x._numerator > 0) - (x._numerator < 0)
+    try:
+        return x._sg
+    except AttributeError:
+        pass
+    if isinstance(x, Func):
+        if x.name == "exp":
+            return 1
+        return _structural_sign(x.arg) if x.name == "tanh" else 0
+    if isinstance(x, Pow):
+        e = x.exponent
+        if type(x.base) is Fraction or e._denominator != 1:
+            return 1
+        s = _structural_sign(x.base)
+        return s if e._numerator % 2 else abs(s)
+    if isinstance(x, Mul):
+        s = (x.coeff._numerator > 0) - (x.coeff._numerator < 0)
+        for f in x.factors:
+            s *= _structural_sign(f)
+        return s
+    signs = {_structural_sign(t) for t in x.terms}
+    if x.const:
+        signs.add(1 if x.const > 0 else -1)
+    return signs.pop() if len(signs) == 1 else 0
+
+
+_EPS = 2.0 ** -50  # relative widening: a few ulps, more than libm's error
+
+
+def _widen(lo: float, hi: float) -> tuple[float, float]:
+    """[lo, hi] a few ulps wider; an overflowed bound inside the interval is
+    clamped to the largest float (still a bound), nan makes it unknown."""
+    if lo != lo or hi != hi:
+        return -math.inf, math.inf
+    lo = _FLOAT_MAX if lo == math.inf else lo - abs(lo) * _EPS - 5e-324
+    hi = -_FLOAT_MAX if hi == -math.inf else hi + abs(hi) * _EPS + 5e-324
+    return lo, hi
+
+
+def _float_bounds(x) -> tuple[float, float]:
+    """Float bounds lo <= x <= hi (outward rounded; +-inf where unknown)."""
+    if type(x) is Fraction:
+        v = _rat_float(x)
+        return _widen(v, v)
+    try:
+        return x._iv
+    except AttributeError:
+        pass
+    try:
+        out = _bounds_of(x)
+    except (ArithmeticError, ValueError):
+        out = (-math.inf, math.inf)
+    x._iv = out
+    return out
+
+
+def _ipow(lo: float, hi: float, e: Fraction) -> tuple[float, float]:
+    """Bounds of x**e for lo <= x <= hi."""
+    k = e.numerator
+    if e.denominator != 1:
+        lo = max(lo, 0.0)
+    elif lo <= 0 <= hi:
+        if k < 0:
+            return -math.inf, math.inf
+        if k % 2 == 0:
+            return 0.0, max(_fpow(lo, e), _fpow(hi, e))
+    a, b = _fpow(lo, e), _fpow(hi, e)
+    return _widen(min(a, b), max(a, b))
+
+
+def _fpow(v: float, e: Fraction) -> float:
+    try:
+        return v ** _rat_float(e) if e.denominator != 1 else v ** e.numerator if abs(v) != math.inf \
+            else math.inf ** e.numerator if v > 0 else (-math.inf) ** e.numerator
+    except OverflowError:
+        return math.inf if v > 0 or e.numerator % 2 == 0 else -math.inf
+    except ZeroDivisionError:
+        return math.inf
+
+
+def _bounds_of(x) -> tuple[float, float]:
+    if isinstance(x, Add):
+        ls, hs = [_float_bounds(x.const)[0]], [_float_bounds(x.const)[1]]
+        for t in x.terms:
+            lo, hi = _float_bounds(t)
+            ls.append(lo)
+            hs.append(hi)
+        return _widen(math.fsum(ls), math.fsum(hs))
+    if isinstance(x, Mul):
+        lo, hi = _float_bounds(x.coeff)
+        for f in x.factors:
+            a, b = _float_bounds(f)
+            ps = (lo * a, lo * b, hi * a, hi * b)
+            lo, hi = _widen(min(ps), max(ps))
+        return lo, hi
+    if isinstance(x, Pow):
+        lo, hi = _float_bounds(x.base)
+        return _ipow(lo, hi, x.exponent)
+    lo, hi = _float_bounds(x.arg)
+    if x.name in ("exp", "tanh"):
+        f = _safe_exp if x.name == "exp" else math.tanh
+        return _widen(f(lo), f(hi))
+    f = math.sin if x.name == "sin" else math.cos
+    d = math.cos if x.name == "sin" else lambda t: -math.sin(t)
+    width = hi - lo
+    if width < 1.0 and abs(d((lo + hi) / 2)) > width:  # monotone on [lo, hi]
+        a, b = f(lo), f(hi)
+        return _widen(min(a, b), max(a, b))
+    return -1.0, 1.0
+
+
+def _safe_exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+_MP_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def _mp_sign(x) -> int:
+    """The sign from mpmath intervals at growing precision (ValueError if never decided)."""
+    from mpmath import iv
+
+    saved = iv.prec
+    try:
+        for prec in _MP_PRECISIONS:
+            iv.prec = prec
+            try:
+                v = _iv_eval(x, iv)
+            except (ArithmeticError, ValueError):
+                continue
+            if v.a > 0:
+                return 1
+            if v.b < 0:
+                return -1
+    finally:
+        iv.prec = saved
+    raise ValueError(f"cannot decide the sign of {to_str(x)} (it may be 0)")
+
+
+def _iv_eval(x, iv):
+    """An mpmath interval holding x (at iv's working precision)."""
+    if type(x) is Fraction:
+        return iv.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        out = _iv_eval(x.const, iv)
+        for t in x.terms:
+            out += _iv_eval(t, iv)
+        return out
+    if isinstance(x, Mul):
+        out = _iv_eval(x.coeff, iv)
+        for f in x.factors:
+            out *= _iv_eval(f, iv)
+        return out
+    if isinstance(x, Pow):
+        b, e = _iv_eval(x.base, iv), x.exponent
+        if e.denominator == 1:
+            return b ** e.numerator
+        return iv.exp(iv.log(b) * e.numerator / e.denominator)
+    a = _iv_eval(x.arg, iv)
+    if not -_HUGE_ARG < a.a <= a.b < _HUGE_ARG:
+        raise ValueError("argument too large for interval evaluation")
+    if x.name == "tanh":
+        return 1 - 2 / (iv.exp(2 * a) + 1)
+    return getattr(iv, x.name)(a)
+
+
 # ---------------------------------------------------------------- evaluation
+def _rat_float(q: Fraction) -> float:
+    """float(q) without OverflowError: +-inf beyond the float range, 0.0 below it."""
+    try:
+        return q._numerator / q._denominator
+    except OverflowError:
+        return math.inf if q._numerator > 0 else -math.inf
+
+
 def to_float(x) -> float:
+    """The float64 nearest an exact value, as well as float64 can say it:
+    ``inf`` for ``e^{1000}`` or ``10^{400}``, ``0.0`` for ``e^{-1000}``,
+    ``-inf`` for -oo.  Never raises."""
     if type(x) is Fraction:  # the common case, without Fraction's property calls
-        return x._numerator / x._denominator
+        try:
+            return x._numerator / x._denominator
+        except OverflowError:
+            return math.inf if x._numerator > 0 else -math.inf
     if isinstance(x, Fraction):
-        return x.numerator / x.denominator
+        return _rat_float(Fraction(x))
+    if isinstance(x, int):
+        return _rat_float(Fraction(x))
     return float(x)
+
+
+def _honest_float(x: Expr) -> float:
+    """float(x): float64 arithmetic while the value, the partial products of
+    a Mul and the base of a Pow are normal floats; otherwise (overflow,
+    underflow, inf * 0) mpmath at 80 bits.  (A sum absorbs a term that
+    underflowed to 0 with an error below 1e-308.)"""
+    try:
+        v = x._float()
+        if _FLOAT_MIN <= abs(v) < math.inf:
+            return v
+    except (OverflowError, ValueError, ZeroDivisionError):
+        pass
+    return _mp_float(x)
+
+
+def _mp_float(x) -> float:
+    import mpmath
+
+    with mpmath.workprec(80):
+        v = _mp_eval(x, mpmath)
+    try:
+        return float(v)
+    except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf
+        return math.inf if v > 0 else -math.inf
+
+
+def _mp_eval(x, mp):
+    if type(x) is Fraction:
+        return mp.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        return mp.fsum([_mp_eval(x.const, mp), *(_mp_eval(t, mp) for t in x.terms)])
+    if isinstance(x, Mul):
+        out = _mp_eval(x.coeff, mp)
+        for f in x.factors:
+            out *= _mp_eval(f, mp)
+        return out
+    if isinstance(x, Pow):
+        b, e = _mp_eval(x.base, mp), x.exponent
+        return b ** e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
+    a = _mp_eval(x.arg, mp)
+    if abs(a) > _HUGE_ARG:  # the value is known without mpmath's argument reduction
+        if x.name == "exp":
+            return mp.inf if a > 0 else mp.zero
+        if x.name == "tanh":
+            return mp.mpf(1) if a > 0 else mp.mpf(-1)
+        if abs(a) > 2 ** 4000:
+            return mp.nan  # sin, cos of an astronomically large number: no honest float
+    return getattr(mp, x.name)(a)
 
 
 # ---------------------------------------------------------------- printing
@@ -699,12 +1283,28 @@ def to_sympy(x):
     if isinstance(x, Add):
         return sympy.Add(to_sympy(x.const), *(to_sympy(t) for t in x.terms))
     if isinstance(x, Mul):
-        return sympy.Mul(to_sympy(x.coeff), *(to_sympy(f) for f in x.factors))
+        # numerator over denominator, each multiplied left to right as the
+        # printed string reads (sympy distributes 2*(a + b) but not 2*a*(b + c))
+        num, den, cn, cd = _num_den(x)
+        items = ([] if cn == 1 and num else [sympy.Integer(cn)]) + [to_sympy(f) for f in num]
+        if x.coeff < 0:
+            items[0] = -items[0]
+        top = _left_product(items)
+        if not den and cd == 1:
+            return top
+        return top / _left_product(([] if cd == 1 and den else [sympy.Integer(cd)]) + [to_sympy(f) for f in den])
     if isinstance(x, Pow):
         return sympy.Pow(to_sympy(x.base), to_sympy(x.exponent))
     if isinstance(x, Func):
         return getattr(sympy, x.name)(to_sympy(x.arg))
     raise TypeError(x)  # pragma: no cover
+
+
+def _left_product(items: list):
+    out = items[0]
+    for f in items[1:]:
+        out = out * f
+    return out
 
 
 # ---------------------------------------------------------------- softmax
@@ -717,17 +1317,20 @@ def exp_combination(pairs: Iterable[tuple]) -> Exact:
     if not all(type(c) is Fraction for c, _ in pairs):
         return add(*(mul(c, e) for c, e in pairs))
     const = ZERO
-    coeffs: dict = {}  # e -> summed coefficient, in order of first (nonzero) appearance
+    coeffs: dict = {}  # e -> summed coefficient
     for c, e in pairs:
         if not c._numerator:
-            continue  # 0 e^d is 0, and does not place e^d among the terms
+            continue  # 0 e^d is 0
         if type(e) is Fraction:  # e^0 = 1
             const += c * e
         elif e in coeffs:
             coeffs[e] += c
         else:
             coeffs[e] = c
-    terms = tuple(_term(c, (e,)) for e, c in coeffs.items() if c != 0)
+    live = [(e, c) for e, c in coeffs.items() if c]
+    if len(live) > 1:
+        live.sort(key=lambda ec: _order(ec[0]))
+    terms = tuple([e if c == 1 else Mul(c, (e,)) for e, c in live])
     if not terms:
         return const
     if const == 0 and len(terms) == 1:
@@ -739,13 +1342,56 @@ def ratio_of_exp_sums(num: Iterable[tuple], den: Iterable) -> Exact:
     """``(sum_j c_j e^{a_j}) / (sum_j e^{b_j})``, exponents exact.
 
     ``num`` holds (coefficient, exponent) pairs, ``den`` exponents.  Masked
-    (``-oo``) exponents drop out, ``e^0`` is 1.
+    (``-oo``) exponents drop out, ``e^0`` is 1.  A ratio of proportional sums
+    is the rational it is.  Raises ValueError if every exponent of ``den`` is
+    masked.
     """
+    den = [b for b in den if not isinstance(b, NegInf)]
+    if not den:
+        raise ValueError("softmax of a row with every entry masked (-oo): "
+                         "every row needs at least one unmasked entry")
     top = exp_combination((exact(c), exp(a)) for c, a in num if not isinstance(a, NegInf))
-    bottom = add(*(exp(b) for b in den if not isinstance(b, NegInf)))
+    bottom = add(*(exp(b) for b in den))
     if top == 0:
         return ZERO
     return mul(top, power(bottom, -1))
+
+
+def over_sum(top, inv, total) -> Exact:
+    """``mul(top, inv)`` for ``inv = power(total, -1)``, ``total`` a sum of
+    exponentials: the same tree (tested), built directly in the cases a
+    softmax row gives (a memoised mul of a new sum costs its structural key).
+    A ``top`` proportional to ``total`` gives the rational ratio."""
+    if isinstance(total, Add) and isinstance(inv, Pow) and (inv.base is total or inv.base == total):
+        if type(top) is Fraction:
+            return inv if top == 1 else Mul(top, (inv,))
+        if isinstance(top, Func) and top.name == "exp":
+            return Mul(ONE, (top, inv))
+        if isinstance(top, Mul) and len(top.factors) == 1 and isinstance(top.factors[0], Func) \
+                and top.factors[0].name == "exp":
+            return Mul(top.coeff, (top.factors[0], inv))
+        if isinstance(top, Add):
+            c = _proportional(top, total)
+            return Mul(ONE, (inv, top)) if c is None else c
+    return mul(top, inv)
+
+
+def _proportional(a: Add, b: Add):
+    """The rational c with ``a = c b``, or None (no new sums built)."""
+    if len(a.terms) != len(b.terms) or bool(a.const) != bool(b.const):
+        return None
+    c = None
+    if b.const:
+        c = a.const / b.const
+    for s, t in zip(a.terms, b.terms):
+        (ca, fa), (cb, fb) = _split(s), _split(t)
+        if fa != fb:
+            return None
+        if c is None:
+            c = ca / cb
+        elif ca != c * cb:
+            return None
+    return c
 
 
 def softmax_row(row: list) -> list:
@@ -753,14 +1399,18 @@ def softmax_row(row: list) -> list:
 
     Masked entries (``-oo``) get weight exactly 0; the weights sum to 1
     exactly (as real numbers; each is written in its own simplest form).
+    Raises ValueError if every entry is masked (the softmax is undefined).
     """
     out = []
     live = [a for a in row if not isinstance(a, NegInf)]
+    if not live:
+        raise ValueError("softmax of a row with every entry masked (-oo): "
+                         "every row needs at least one unmasked entry")
     rational = all(type(a) is Fraction for a in live)
     for a_j in row:
         if isinstance(a_j, NegInf):
             out.append(ZERO)
             continue
         diffs = [a_k - a_j for a_k in live] if rational else [add(a_k, mul(-1, a_j)) for a_k in live]
-        out.append(mul(1, power(add(*(exp(d) for d in diffs)), -1)))
+        out.append(power(add(*(exp(d) for d in diffs)), -1))
     return out
