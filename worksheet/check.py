@@ -1251,6 +1251,20 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
     return ProblemResult(kp.number, kp.kind, results, run is not None)
 
 
+def _rules_of(kp: KeyProblem) -> tuple[str, dict]:
+    """The kind whose mistake rules explain this problem's steps, and its params:
+    the problem's own, or those a kind names with ``mistakes_of(params)``
+    (find-the-mistake: the kind its worked solution is of)."""
+    from . import kinds
+
+    try:
+        module = kinds.get(kp.kind)
+    except WorksheetError:
+        return kp.kind, kp.params
+    hook = getattr(module, "mistakes_of", None)
+    return hook(kp.params) if hook else (kp.kind, kp.params)
+
+
 def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tolerance) -> str | None:
     """The mistake that explains the answer to step k, or None.
 
@@ -1263,9 +1277,10 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
     """
     order = own.order
     step = order[k]
+    kind, params = _rules_of(kp)
     for o in range(k, -1, -1):
         origin = order[o]
-        found = mistakes.rules(kp.kind, origin)
+        found = mistakes.rules(kind, origin)
         if not found:
             continue
         bases = own.bases(o, key_vals)
@@ -1273,7 +1288,7 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
             for given, vals in bases:
                 try:
                     with np.errstate(all="ignore"):
-                        wrong = rule(mistakes.Values(vals, **context), kp.params)
+                        wrong = rule(mistakes.Values(vals, **context), params)
                 except (KeyError, ValueError, IndexError, TypeError):
                     continue
                 if wrong is None:

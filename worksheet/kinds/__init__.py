@@ -35,6 +35,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine) and context"),
     "encoder-block": ("encoder_block", "one encoder layer: multi-head attention, add & norm, feed-forward, add & norm"),
     "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),
+    "find-the-mistake": ("find_the_mistake", "a worked solution of another kind (of=KIND) with one planted mistake to find"),
 }
 
 
