@@ -83,7 +83,7 @@ def test_the_shown_solution_is_on_the_sheet_and_the_corrections_are_not():
 @pytest.mark.parametrize("code", ["no-scaling", "scaled-by-sqrt-d_model", "softmax-over-columns",
                                   "mask-zero-instead-of-inf", "weights-times-X", "arithmetic-slip"])
 def test_a_named_mistake_is_planted_where_asked(code):
-    p = _problem("attention", 5, causal="true", mistake=code)
+    p = _problem("attention", 5, causal="true", d_model=2, mistake=code)
     assert p.record["mistake"] == code and p.params["mistake"] == code
 
 
@@ -129,8 +129,9 @@ def _answers_from(prob, use_shown: bool) -> str:
     for s in prob["steps"]:
         if "written" in s:
             continue
-        if use_shown and f"shown.{s['name']}" in prob["inputs"]:
-            rows = prob["inputs"][f"shown.{s['name']}"]["exact"]
+        if use_shown and f"shown.{s['name']}" in prob["inputs"]:  # as printed: 4 decimals
+            rows = [["-inf" if v is None else f"{v:.4f}" for v in row]
+                    for row in prob["inputs"][f"shown.{s['name']}"]["value"]]
         else:
             rows = s["exact"]
         lines.append(f"{json.dumps(s['name'])} = {json.dumps(rows)}")

@@ -522,6 +522,8 @@ def _key_problem(raw: Any, number: int, file: str, variant: str) -> KeyProblem:
     for s in steps_raw:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
             raise InputError(f"{where}: a step has no \"name\"", file=file)
+        if "written" in s:
+            continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
         rounded = bool(s.get("rounded"))
         cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), rounded)
@@ -1251,18 +1253,25 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
     return ProblemResult(kp.number, kp.kind, results, run is not None)
 
 
-def _rules_of(kp: KeyProblem) -> tuple[str, dict]:
-    """The kind whose mistake rules explain this problem's steps, and its params:
-    the problem's own, or those a kind names with ``mistakes_of(params)``
-    (find-the-mistake: the kind its worked solution is of)."""
+def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
+    """The kind whose mistake rules explain this problem's steps, its params,
+    and aliases of the values the rules read: the problem's own, or those a
+    kind names with ``mistakes_of(params, inputs)`` (find-the-mistake: the
+    kind its worked solution is of, and the shown steps before the mistake)."""
     from . import kinds
 
     try:
         module = kinds.get(kp.kind)
     except WorksheetError:
-        return kp.kind, kp.params
+        return kp.kind, kp.params, {}
     hook = getattr(module, "mistakes_of", None)
-    return hook(kp.params) if hook else (kp.kind, kp.params)
+    return hook(kp.params, kp.inputs) if hook else (kp.kind, kp.params, {})
+
+
+def _with_aliases(context: dict, aliases: dict) -> dict:
+    if not aliases:
+        return context
+    return {**context, "aliases": {**aliases, **context.get("aliases", {})}}
 
 
 def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tolerance) -> str | None:
@@ -1277,7 +1286,7 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
     """
     order = own.order
     step = order[k]
-    kind, params = _rules_of(kp)
+    kind, params, aliases = _rules_of(kp)
     for o in range(k, -1, -1):
         origin = order[o]
         found = mistakes.rules(kind, origin)
@@ -1288,7 +1297,7 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
             for given, vals in bases:
                 try:
                     with np.errstate(all="ignore"):
-                        wrong = rule(mistakes.Values(vals, **context), params)
+                        wrong = rule(mistakes.Values(vals, **_with_aliases(context, aliases)), params)
                 except (KeyError, ValueError, IndexError, TypeError):
                     continue
                 if wrong is None:

@@ -147,9 +147,17 @@ def reference(inputs: dict[str, np.ndarray], of: str, options: dict,
     return out
 
 
-def mistakes_of(params: dict) -> tuple[str, dict]:
-    """``check`` diagnoses the corrected steps with the rules of ``of``."""
-    return params.get("of", "attention"), params.get("options", {})
+def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
+    """``check`` diagnoses the corrected steps with the rules of ``of``; the
+    steps before the mistake are read from the shown solution (right there)."""
+    before = {}
+    for name in inputs:
+        if name.startswith("shown."):
+            step = name[len("shown."):]
+            if step == params.get("step"):
+                break
+            before[step] = name
+    return params.get("of", "attention"), params.get("options", {}), before
 
 
 def candidates(problem: Problem, inputs: dict[str, np.ndarray]) -> list[Planted]:
@@ -171,7 +179,7 @@ def _changes(wrong, right: np.ndarray) -> bool:
         return False
     wrong = np.asarray(wrong, dtype=np.float64)
     if wrong.shape != right.shape:
-        return False
+        return True  # kept only if the later steps can follow from it
     with np.errstate(invalid="ignore"):
         same_inf = np.isinf(wrong) & np.isinf(right) & (np.sign(wrong) == np.sign(right))
         diff = np.where(same_inf, 0.0, np.abs(wrong - right))
@@ -184,26 +192,30 @@ def _plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Plan
     given: dict[str, np.ndarray] = {}
     first = None
     for s in steps:
-        try:
+        try:  # None while a mistake that spans several steps is half made
             recomputed = reference(inputs, problem.kind, problem.params, given)[s.name]
         except (ValueError, KeyError):
-            return None
-        data[s.name] = recomputed
+            recomputed = None
+        data[s.name] = s.value if recomputed is None else recomputed
+        wrong = None
         for c, rule, ctx in mistakes.rules(problem.kind, s.name):
             if c != code:
                 continue
             try:
                 with np.errstate(all="ignore"):
-                    wrong = rule(mistakes.Values(data, **ctx), problem.params)
+                    candidate = rule(mistakes.Values(data, **ctx), problem.params)
             except (KeyError, ValueError, IndexError):
                 continue
-            if _changes(wrong, recomputed):
-                given[s.name] = data[s.name] = np.asarray(wrong, dtype=np.float64)
-                first = first or s.name
+            if _changes(candidate, data[s.name]):
+                wrong = np.asarray(candidate, dtype=np.float64)
                 break
-        else:
-            if given:
-                given[s.name] = recomputed
+        if wrong is not None:
+            given[s.name] = data[s.name] = wrong
+            first = first or s.name
+        elif recomputed is None:
+            return None
+        elif given:
+            given[s.name] = recomputed
     if first is None:
         return None
     return Planted(code, first, _finish(problem, inputs, steps, given))
