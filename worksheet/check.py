@@ -1339,6 +1339,27 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
     return ProblemResult(kp.number, kp.kind, results, run is not None)
 
 
+def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
+    """The kind whose mistake rules explain this problem's steps, its params,
+    and aliases of the values the rules read: the problem's own, or those a
+    kind names with ``mistakes_of(params, inputs)`` (find-the-mistake: the
+    kind its worked solution is of, and the shown steps before the mistake)."""
+    from . import kinds
+
+    try:
+        module = kinds.get(kp.kind)
+    except WorksheetError:
+        return kp.kind, kp.params, {}
+    hook = getattr(module, "mistakes_of", None)
+    return hook(kp.params, kp.inputs) if hook else (kp.kind, kp.params, {})
+
+
+def _with_aliases(context: dict, aliases: dict) -> dict:
+    if not aliases:
+        return context
+    return {**context, "aliases": {**aliases, **context.get("aliases", {})}}
+
+
 def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tolerance) -> str | None:
     """The mistake that explains the answer to step k, or None.
 
@@ -1351,9 +1372,10 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
     """
     order = own.order
     step = order[k]
+    kind, params, aliases = _rules_of(kp)
     for o in range(k, -1, -1):
         origin = order[o]
-        found = mistakes.rules(kp.kind, origin)
+        found = mistakes.rules(kind, origin)
         if not found:
             continue
         bases = own.bases(o, key_vals)
@@ -1361,7 +1383,7 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
             for given, vals in bases:
                 try:
                     with np.errstate(all="ignore"):
-                        wrong = rule(mistakes.Values(vals, **context), kp.params)
+                        wrong = rule(mistakes.Values(vals, **_with_aliases(context, aliases)), params)
                 except (KeyError, ValueError, IndexError, TypeError):
                     continue
                 if wrong is None:

@@ -67,6 +67,9 @@ CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
     Mistake("mask-after-softmax",
             "The weights above the diagonal were zeroed after the softmax without renormalising; "
             "mask the scores with -inf before the softmax so each row sums to 1."),
+    Mistake("cross-sources-swapped",
+            "The sources are swapped: in encoder-decoder attention the queries come from the decoder "
+            "and the keys and values from the encoder output."),
     Mistake("weights-times-X",
             "The weights were multiplied by the inputs X instead of by the values V."),
     Mistake("sample-variance",
@@ -312,6 +315,21 @@ def _mask_after_softmax(v, params):
 @register("multi-head-attention", "head", "weights-times-X")
 def _weights_times_x(v, params):
     return v["weights"] @ v["X"]
+
+
+@register("cross-attention", "Q", "cross-sources-swapped")
+def _queries_from_encoder(v, params):
+    return v["H_enc"] @ v["W_Q"]
+
+
+@register("cross-attention", "K", "cross-sources-swapped")
+def _keys_from_decoder(v, params):
+    return v["X_dec"] @ v["W_K"]
+
+
+@register("cross-attention", "V", "cross-sources-swapped")
+def _values_from_decoder(v, params):
+    return v["X_dec"] @ v["W_V"]
 
 
 @register("cross-attention", "output", "weights-times-X")

@@ -123,6 +123,7 @@ class Step(Quantity):
     written: str = ""  # a step that asks for words: the model answer (prose, inline $maths$)
     lines: int = 0  # ruled writing lines on the student sheet for a written step
     exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
+    on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
 
     @property
     def is_written(self) -> bool:
@@ -156,6 +157,7 @@ class Problem:
     aids: list[Aid] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # key-only remarks
     points: Any = None  # set by exam specs
+    record: dict[str, Any] = field(default_factory=dict)  # key facts the JSON records beside the steps
 
     def add_input(self, name: str, exact: Matrix, rows=None, cols=None,
                   latex_name: str | None = None) -> Quantity:

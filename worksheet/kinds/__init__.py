@@ -38,6 +38,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),
     "lstm-cell": ("lstm_cell", "one LSTM step (T with steps): forget, input, candidate, output gates, c and h"),
     "gru-cell": ("gru_cell", "one GRU step (T with steps), PyTorch's convention: update, reset, candidate, h"),
+    "find-the-mistake": ("find_the_mistake", "a worked solution of another kind (of=KIND) with one planted mistake to find"),
 }
 
 

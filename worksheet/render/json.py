@@ -46,6 +46,7 @@ def problem(p: Problem) -> dict:
     out = {"kind": p.kind, "seed": p.seed, "params": p.params,
            "inputs": {name: quantity(q) for name, q in p.inputs.items()},
            "steps": [step(s) for s in p.steps]}
+    out.update(p.record)
     if p.points is not None:
         out["points"] = p.points
     return out

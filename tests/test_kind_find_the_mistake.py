@@ -1,0 +1,184 @@
+"""find-the-mistake: a worked solution of another kind with exactly one
+planted mistake, everything after it following from it, and a key that names
+the step and the mistake and gives the corrected steps."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from common import one_line_error
+from worksheet import mistakes
+from worksheet.build import build_document
+from worksheet.cli import main
+from worksheet.kinds import find_the_mistake as ftm
+
+KINDS = ftm.usable()
+
+
+def _shown(p, name):
+    return p.inputs[f"shown.{name}"].value
+
+
+def _problem(of, seed, **opts):
+    extra = "".join(f",{k}={v}" for k, v in opts.items())
+    return build_document([f"find-the-mistake:of={of}{extra}"], seed=seed).problems[0]
+
+
+def test_every_kind_with_named_mistakes_can_be_used():
+    assert {"attention", "self-attention-basic", "softmax-scaling", "multi-head-attention",
+            "positional-encoding", "layer-norm", "feed-forward", "cross-attention"} <= set(KINDS)
+    assert "encoder-block" not in KINDS and "find-the-mistake" not in KINDS
+
+
+@pytest.mark.parametrize("of", KINDS)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_exactly_one_mistake_and_everything_after_follows_from_it(of, seed):
+    p = _problem(of, seed)
+    right = build_document([of], seed=seed).problems[0]  # the same numbers: same rng stream
+    code, first = p.record["mistake"], p.record["step"]
+    names = [s.name for s in right.steps if not s.is_written]
+    at = names.index(first)
+    for name in names[:at]:  # the steps before the mistake are right
+        np.testing.assert_allclose(_shown(p, name), right.step(name).value, atol=5e-5)
+    assert not np.allclose(_shown(p, first), right.step(first).value, atol=5e-4) \
+        if _shown(p, first).shape == right.step(first).value.shape else True
+    # every later shown step is the kind's own computation from the shown steps before it
+    given = {n: _shown(p, n) for n in names[:at + 1]}
+    floats = {k: q.value for k, q in right.inputs.items()}
+    for name in names[at + 1:]:
+        if code != mistakes.SLIP and any(c == code for c, _, _ in mistakes.rules(of, name)):
+            given[name] = _shown(p, name)  # the same mistake, made again in this step
+            continue
+        expected = ftm.reference(floats, of, right.params, given)[name]
+        np.testing.assert_allclose(_shown(p, name), expected, atol=5e-4)
+        given[name] = _shown(p, name)
+    # the key: the step, the mistake, and the corrected steps from the wrong one on
+    assert p.step("step").exact == ((first,),) and p.step("mistake").exact == ((code,),)
+    corrected = [s.name for s in p.steps if s.name not in ("step", "mistake", "corrections")]
+    assert corrected == names[at:]
+    for name in corrected:
+        assert p.step(name).exact == right.step(name).exact
+        assert not p.step(name).on_sheet
+
+
+def test_the_shown_solution_is_on_the_sheet_and_the_corrections_are_not():
+    doc = build_document(["find-the-mistake"], seed=3)
+    from worksheet.build import render_document
+
+    files = render_document(doc, ["md"], name="f")
+    sheet, key = files["f.md"], files["f-key.md"]
+    p = doc.problems[0]
+    corrected = [s for s in p.steps if not s.on_sheet]
+    assert corrected
+    for s in corrected:
+        assert f"(`{s.name}`)" not in sheet
+        assert f"(`{s.name}`)" in key
+    assert "(`step`)" in sheet and "(`mistake`)" in sheet
+
+
+@pytest.mark.parametrize("code", ["no-scaling", "scaled-by-sqrt-d_model", "softmax-over-columns",
+                                  "mask-zero-instead-of-inf", "weights-times-X", "arithmetic-slip"])
+def test_a_named_mistake_is_planted_where_asked(code):
+    p = _problem("attention", 5, causal="true", d_model=2, mistake=code)
+    assert p.record["mistake"] == code and p.params["mistake"] == code
+
+
+@pytest.mark.parametrize("of, code", [("layer-norm", "sample-variance"),
+                                      ("positional-encoding", "pe-sin-cos-swapped"),
+                                      ("cross-attention", "cross-sources-swapped")])
+def test_the_catalogue_of_the_issue_can_be_planted(of, code):
+    p = _problem(of, 2, mistake=code)
+    assert p.record["mistake"] == code
+
+
+def test_cross_sources_swapped_takes_queries_from_the_encoder():
+    p = _problem("cross-attention", 2, mistake="cross-sources-swapped")
+    assert p.record["step"] == "Q"
+    H, W = p.inputs["H_enc"].value, p.inputs["W_Q"].value
+    np.testing.assert_allclose(_shown(p, "Q"), H @ W)
+    np.testing.assert_allclose(_shown(p, "K"), p.inputs["X_dec"].value @ p.inputs["W_K"].value)
+
+
+def test_variants_draw_different_mistakes():
+    codes = {_problem("attention", seed, causal="true").record["mistake"] for seed in range(1, 21)}
+    assert len(codes) >= 4
+
+
+def test_the_same_seed_plants_the_same_mistake():
+    a, b = _problem("layer-norm", 7), _problem("layer-norm", 7)
+    assert a.record == b.record
+
+
+def test_json_records_mistake_and_step(tmp_path):
+    r = CliRunner().invoke(main, ["build", "find-the-mistake:of=layer-norm", "--seed", "2",
+                                  "--format", "json", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
+    assert prob["kind"] == "find-the-mistake"
+    assert prob["mistake"] in mistakes.CATALOGUE
+    assert prob["step"] == prob["params"]["step"]
+    assert [s["name"] for s in prob["steps"]][:2] == ["step", "mistake"]
+
+
+def _answers_from(prob, use_shown: bool) -> str:
+    lines = []
+    for s in prob["steps"]:
+        if "written" in s:
+            continue
+        if use_shown and f"shown.{s['name']}" in prob["inputs"]:  # as printed: 4 decimals
+            rows = [["-inf" if v is None else f"{v:.4f}" for v in row]
+                    for row in prob["inputs"][f"shown.{s['name']}"]["value"]]
+        else:
+            rows = s["exact"]
+        lines.append(f"{json.dumps(s['name'])} = {json.dumps(rows)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("of", ["attention", "layer-norm", "feed-forward"])
+def test_check_marks_the_key_answers_correct(tmp_path, of):
+    runner = CliRunner()
+    r = runner.invoke(main, ["build", f"find-the-mistake:of={of}", "--seed", "4", "--format", "json",
+                             "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
+    (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=False), encoding="utf-8")
+    r = runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
+                             "--format", "json"])
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_check_names_the_planted_mistake_in_a_copied_flawed_solution(tmp_path, seed):
+    """A student who copies the flawed solution is told the planted mistake."""
+    runner = CliRunner()
+    r = runner.invoke(main, ["build", "find-the-mistake:of=attention,causal=true", "--seed", str(seed),
+                             "--format", "json", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
+    (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=True), encoding="utf-8")
+    r = runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
+                             "--format", "json"])
+    assert r.exit_code == 1, r.output
+    report = json.loads(r.output)
+    steps = {s["name"]: s for s in report["problems"][0]["steps"]}
+    first = steps[prob["step"]]
+    assert first["status"] == "incorrect"
+    if prob["mistake"] != mistakes.SLIP:
+        assert first["mistake"] == prob["mistake"]
+
+
+def test_unknown_mistake_and_unusable_kind_are_one_line_errors(tmp_path):
+    runner = CliRunner()
+    for spec, words in [("find-the-mistake:mistake=typo", "mistake 'typo'"),
+                        ("find-the-mistake:of=encoder-block", "cannot use of=encoder-block"),
+                        ("find-the-mistake:of=next-token", "no named mistakes"),
+                        ("find-the-mistake:of=atention", "did you mean 'attention'"),
+                        ("find-the-mistake:of=layer-norm,mistake=no-scaling", "not one for layer-norm")]:
+        r = runner.invoke(main, ["build", spec, "-o", str(tmp_path / "o")])
+        assert r.exit_code == 2
+        assert words in one_line_error(r)
+        assert not (tmp_path / "o").exists()

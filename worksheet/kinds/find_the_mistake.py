@@ -1,0 +1,329 @@
+"""Find the mistake: a worked solution of another kind with one planted mistake.
+
+The sheet shows a full worked solution of a problem of kind ``of`` (default
+``attention``) in which exactly one mistake from the catalogue that ``worksheet
+check`` recognises (:mod:`worksheet.mistakes`) was made.  Everything after the
+mistake follows from it consistently, as the flawed solution would: each later
+step is recomputed from the wrong values by the kind's own
+``reference(..., given=...)``.  The student says which step is wrong and what
+the mistake is, and gives the corrected values from that step on.
+
+Steps:
+
+* ``step`` — the name of the first wrong step (a label; its value is the
+  step's 0-based index in the worked solution);
+* ``mistake`` — the mistake's code (a label; its value is the code's 0-based
+  index in :data:`worksheet.mistakes.CATALOGUE`);
+* ``corrections`` — writing space on the sheet (a written step);
+* the corrected steps of ``of`` from the wrong one on, with the names and
+  values that kind gives them.  They are on the key and in the JSON (so
+  ``check`` marks them as for ``of``, with carried-forward marks), but not
+  printed as grids on the student sheet, whose grid titles would give the
+  wrong step away (``Step.on_sheet``).
+
+The JSON of the problem records ``"mistake"`` (the code) and ``"step"`` (the
+name) beside its steps (``Problem.record``).
+
+How a mistake is planted: the steps of ``of`` are walked in order; where the
+mistake's rule applies (and changes the value), the wrong value is taken;
+every other step is recomputed from the values so far.  So a mistake that
+spans several steps (the mean, variance and normalisation of
+``normalized-across-tokens``; Q, K and V of ``cross-sources-swapped``) is made
+in each of them, and the first is the step to name.  ``arithmetic-slip``
+changes one entry of one step by 1 (integer steps) or by 0.1.
+
+Which mistake: ``mistake = CODE`` asks for one (an error when it cannot be
+made on this problem); by default one is drawn from those that can, by a
+stable hash of the problem's exact inputs, so variants (other numbers) draw
+other mistakes and a build is reproducible whatever ``PYTHONHASHSEED`` is.
+The worked solution shows each step to 4 decimals (exact where it is an
+integer or a short decimal); the corrected steps on the key are exact.
+
+Kinds with rule-based mistakes can be used (``worksheet list``: attention,
+self-attention-basic, softmax-scaling, multi-head-attention,
+positional-encoding, layer-norm, feed-forward, cross-attention, alignment
+with ``score=scaled-dot``, and any kind that registers rules); the block
+kinds (encoder, decoder) are too long for one sheet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, fields
+from fractions import Fraction
+
+import numpy as np
+
+from .. import kinds as registry
+from .. import mistakes
+from ..errors import ParamError
+from ..exact import NEG_INF, to_str
+from ..model import Matrix, Problem, Step
+from . import base
+
+TITLE = "Find the mistake"
+INPUTS: tuple[str, ...] = ()  # those of ``of``
+EXCLUDED = ("find-the-mistake", "encoder-block", "decoder-block")
+SLIP_PLACES = 4  # decimals of the shown worked solution
+
+
+@dataclass(frozen=True)
+class Params(base.Params):
+    of: str = "attention"  # the kind whose worked solution holds the mistake
+    mistake: str | None = None  # a mistake code (worksheet.mistakes.CATALOGUE); None: drawn
+    # Settings passed on to ``of`` when it has them (None: that kind's default):
+    seq_len: int | None = None  # number of tokens
+    d_model: int | None = None  # embedding width
+    d_k: int | None = None  # query/key width
+    d_v: int | None = None  # value width
+    d_ff: int | None = None  # hidden width of a feed-forward network
+    heads: int | None = None  # number of heads
+    causal: bool | None = None  # causal mask
+    eps: Fraction | None = None  # layer-norm epsilon
+    residual: bool | None = None  # layer norm of x + Sublayer(x)
+    score: str | None = None  # alignment score function
+    d_a: int | None = None  # additive-score width
+    dec_len: int | None = None  # decoder tokens (cross-attention)
+    enc_len: int | None = None  # encoder tokens (cross-attention)
+    base: int | None = None  # positional-encoding base
+    positions: tuple[int, ...] | None = None  # positional-encoding positions
+    tokens: tuple[str, ...] | None = None  # row labels
+
+    def validate(self):
+        if self.of in EXCLUDED:
+            raise ParamError(f"find-the-mistake cannot use of={self.of}; use one of {', '.join(usable())}")
+        registry.get(self.of)  # an unknown kind: one line with a suggestion
+        if self.of not in usable():
+            raise ParamError(f"{self.of} has no named mistakes to plant; use one of {', '.join(usable())}")
+        if self.mistake is not None:
+            codes = mistakes.codes_for(self.of)
+            if self.mistake not in codes:
+                raise ParamError(f"mistake '{self.mistake}' is not one for {self.of}; "
+                                 f"choose from {', '.join(codes)}")
+
+    def kind_params(self):
+        """The Params of ``of``: the settings it has, the rest its defaults."""
+        module = registry.get(self.of)
+        own = set(module.Params.field_names())
+        options = {f.name: getattr(self, f.name) for f in fields(self)
+                   if f.name in own and f.name not in ("of", "mistake")}
+        return module.Params(**{k: v for k, v in options.items() if v is not None})
+
+
+def usable() -> list[str]:
+    """The kinds with at least one rule-based mistake (not only the slip)."""
+    return [k for k in registry.names() if k not in EXCLUDED and len(mistakes.codes_for(k)) > 1]
+
+
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+    """The inputs of a problem of ``of`` (the mistake is drawn in solve)."""
+    return registry.get(params.of).generate(rng, params.kind_params())
+
+
+# ---------------------------------------------------------------- planting
+@dataclass(frozen=True)
+class Planted:
+    code: str  # the mistake's code
+    step: str  # the first wrong step
+    values: dict  # step name -> the flawed worked solution's float values
+
+
+def reference(inputs: dict[str, np.ndarray], of: str, options: dict,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The float64 steps of ``of`` (its own ``reference``), from ``given`` on.
+
+    ``options`` are the JSON params of the ``of`` problem (kept under
+    ``"options"`` in this problem's params), so ``check`` can recompute later
+    steps from a student's own answers exactly as for ``of``.
+    """
+    from ..check import recomputer
+
+    run = recomputer(of, options, inputs)
+    if run is None:
+        raise ValueError(f"{of} has no recomputation")
+    out = run(dict(given or {}))
+    if out is None:
+        raise ValueError("the given values do not fit the problem")
+    return out
+
+
+def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
+    """``check`` diagnoses the corrected steps with the rules of ``of``; the
+    steps before the mistake are read from the shown solution (right there)."""
+    before = {}
+    for name in inputs:
+        if name.startswith("shown."):
+            step = name[len("shown."):]
+            if step == params.get("step"):
+                break
+            before[step] = name
+    return params.get("of", "attention"), params.get("options", {}), before
+
+
+def candidates(problem: Problem, inputs: dict[str, np.ndarray]) -> list[Planted]:
+    """Every (mistake, first step) that changes this worked solution, each with
+    its consistent flawed chain, in catalogue order."""
+    steps = [s for s in problem.steps if not s.is_written]
+    found: dict[str, Planted] = {}
+    for code in mistakes.codes_for(problem.kind):
+        planted = _slip(problem, inputs, steps) if code == mistakes.SLIP else \
+            _plant(problem, inputs, steps, code)
+        if planted is not None:
+            found[code] = planted
+    return [found[c] for c in mistakes.CATALOGUE if c in found]
+
+
+def _changes(wrong, right: np.ndarray) -> bool:
+    """Does the wrong value show on a sheet with 4 decimals?"""
+    if wrong is None:
+        return False
+    wrong = np.asarray(wrong, dtype=np.float64)
+    if wrong.shape != right.shape:
+        return True  # kept only if the later steps can follow from it
+    with np.errstate(invalid="ignore"):
+        same_inf = np.isinf(wrong) & np.isinf(right) & (np.sign(wrong) == np.sign(right))
+        diff = np.where(same_inf, 0.0, np.abs(wrong - right))
+    return bool(np.nanmax(np.where(np.isnan(diff), np.inf, diff)) > 5e-4)
+
+
+def _plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Planted | None:
+    """Walk the steps, making mistake ``code`` wherever its rule applies."""
+    data = dict(inputs)
+    given: dict[str, np.ndarray] = {}
+    first = None
+    for s in steps:
+        try:  # None while a mistake that spans several steps is half made
+            recomputed = reference(inputs, problem.kind, problem.params, given)[s.name]
+        except (ValueError, KeyError):
+            recomputed = None
+        data[s.name] = s.value if recomputed is None else recomputed
+        wrong = None
+        for c, rule, ctx in mistakes.rules(problem.kind, s.name):
+            if c != code:
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    candidate = rule(mistakes.Values(data, **ctx), problem.params)
+            except (KeyError, ValueError, IndexError):
+                continue
+            if _changes(candidate, data[s.name]):
+                wrong = np.asarray(candidate, dtype=np.float64)
+                break
+        if wrong is not None:
+            given[s.name] = data[s.name] = wrong
+            first = first or s.name
+        elif recomputed is None:
+            return None
+        elif given:
+            given[s.name] = recomputed
+    if first is None:
+        return None
+    return Planted(code, first, _finish(problem, inputs, steps, given))
+
+
+def _slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
+    """One entry of one step changed, the later steps following from it: the
+    entry is drawn from the middle step with at least two entries (stable)."""
+    usable_steps = [s for s in steps if s.value.size >= 2 and not _labels(s)
+                    and np.isfinite(s.value).any()]
+    if not usable_steps:
+        return None
+    s = usable_steps[len(usable_steps) // 2]
+    wrong = np.array(s.value, dtype=np.float64, copy=True)
+    finite = np.argwhere(np.isfinite(wrong))
+    i, j = finite[len(finite) // 2]
+    integral = all(isinstance(x, Fraction) and x.denominator == 1 for row in s.exact for x in row)
+    wrong[i, j] += 1.0 if integral else 0.1
+    given = {s.name: wrong}
+    return Planted(mistakes.SLIP, s.name, _finish(problem, inputs, steps, given))
+
+
+def _finish(problem: Problem, inputs: dict, steps: list[Step], given: dict) -> dict:
+    out = reference(inputs, problem.kind, problem.params, given)
+    return {s.name: np.asarray(given.get(s.name, out[s.name]), dtype=np.float64) for s in steps}
+
+
+def _labels(s: Step) -> bool:
+    return any(isinstance(x, str) for row in s.exact for x in row)
+
+
+def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
+    """One of the possible mistakes, by a stable hash of the exact inputs."""
+    text = "|".join(f"{name}={[[to_str(x) for x in row] for row in m]}" for name, m in sorted(inputs.items()))
+    h = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    return options[h % len(options)]
+
+
+# ---------------------------------------------------------------- the problem
+def shown(value: np.ndarray) -> Matrix:
+    """A flawed step as printed: 4 decimals, exact (-oo stays -oo)."""
+    scale = 10 ** SLIP_PLACES
+    return tuple(tuple(NEG_INF if v == -np.inf else Fraction(round(float(v) * scale), scale) for v in row)
+                 for row in value.tolist())
+
+
+def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
+    module = registry.get(params.of)
+    right = module.solve(inputs, params.kind_params(), seed=seed)
+    floats = {k: q.value for k, q in right.inputs.items()}
+    options = candidates(right, floats)
+    if params.mistake is not None:
+        options = [o for o in options if o.code == params.mistake]
+        if not options:
+            raise ParamError(f"mistake '{params.mistake}' cannot be made on this {params.of} problem "
+                             f"(it would change nothing); choose another or let it be drawn")
+    if not options:
+        raise ParamError(f"no mistake can be planted in this {params.of} problem")
+    planted = _draw(options, inputs)
+    order = [s.name for s in right.steps if not s.is_written]
+    at = order.index(planted.step)
+    mistake = mistakes.CATALOGUE[planted.code]
+
+    p = Problem("find-the-mistake", f"{TITLE}: {right.title}",
+                {"of": params.of, "mistake": planted.code, "step": planted.step, "numbers": params.numbers,
+                 "options": right.params},
+                seed=seed,
+                intro=(f"A student's worked solution of the problem below has exactly one mistake. "
+                       f"{right.intro} Find the first wrong step, name the mistake (one of: "
+                       f"{', '.join(c for c in mistakes.codes_for(params.of))}), and give the "
+                       f"correct values from that step on."))
+    p.record = {"mistake": planted.code, "step": planted.step}
+    p.aids = list(right.aids)
+    for name, q in right.inputs.items():
+        p.inputs[name] = q
+    for k, s in enumerate(right.steps):
+        if s.is_written:
+            continue
+        value = planted.values[s.name]
+        same = value.shape == s.value.shape
+        p.add_input(f"shown.{s.name}", shown(value), rows=s.rows if same else None,
+                    cols=s.cols if same else None,
+                    latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
+    p.add_step("step", ((planted.step,),), np.array([[float(at)]]),
+               title="The first wrong step", formula=r"\text{name of the step}",
+               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}}}",))
+    p.add_step("mistake", ((planted.code,),), np.array([[float(list(mistakes.CATALOGUE).index(planted.code))]]),
+               title="The mistake", formula=r"\text{code of the mistake}",
+               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.sentence)
+    p.add_written("corrections", title="The corrected steps, from the wrong one on",
+                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.sentence} "
+                          f"The correct values from that step on are the steps below."),
+                  lines=10)
+    for s in right.steps[at:]:
+        if s.is_written:
+            continue
+        p.steps.append(_key_only(s))
+    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.sentence}")
+    return p
+
+
+def _key_only(s: Step) -> Step:
+    from dataclasses import replace
+
+    return replace(s, on_sheet=False)
+
+
+def _tt(name: str) -> str:
+    from ..fmt import text_escape
+
+    return text_escape(name)
