@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, col_blocks
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>|#"})
 
@@ -15,6 +15,14 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(t, math=True)
 
     def table(self, t: Table, math: bool) -> str:
+        """A pipe table; wider than MAX_COLS: one table per column block
+        (headed by the column numbers), so no table runs off the page."""
+        blocks = col_blocks(t.m)
+        if len(blocks) > 1:
+            return "\n\n".join(
+                self.table(Table([row[a:b] for row in t.cells], t.rows,
+                                 t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), math)
+                for a, b in blocks)
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         lines = ["| " + " | ".join([""] + head) + " |",
                  "|" + "---|" * (t.m + 1)]
