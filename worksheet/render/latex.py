@@ -91,6 +91,8 @@ class LatexRenderer(TemplateRenderer):
         tall = any(r"\frac" in c for row in t.cells for c in row)
         stretch = r"\fracrows " if tall else ""  # fractions need taller rows
         blocks = col_blocks(t.m)
+        if tall:  # fractions at a readable size (display style), not script-size
+            t = Table([[r"\displaystyle " + c for c in row] for row in t.cells], t.rows, t.cols)
         arrays = [self._bracketed(t, a, b, len(blocks) > 1) for a, b in blocks]
         if len(arrays) == 1:
             return rf"\fitmath{{{symbol} = {{{stretch}{arrays[0]}}}}}"
@@ -113,7 +115,7 @@ class LatexRenderer(TemplateRenderer):
         if heads:
             first = [r"\multicolumn{1}{r@{\,}}{}"] if lab else []
             head = " & ".join(first + [r"\multicolumn{1}{@{}c}{}"]
-                              + [r"\scriptstyle " + (self.label(h) if t.cols else h) for h in heads]
+                              + [self.label(h) if t.cols else r"\scriptstyle " + h for h in heads]
                               + [r"\multicolumn{1}{c@{}}{}"]) + r" \\"
         body = [" & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
                 for i, row in enumerate(t.cells)]
