@@ -117,6 +117,23 @@ def test_no_sheet_page_ends_with_a_step_heading(tmp_path):
             assert not heading.match(lines[-1]), (n, lines[-1])
 
 
+@pytest.mark.parametrize("kinds_, options", [
+    (["encoder-block"], {}), (["multi-head-attention"], {"d_k": 4}), (["attention", "cross-attention"], {}),
+], ids=["encoder-block", "mha-d_k-4", "attention+cross"])
+def test_no_sheet_page_holds_a_lone_grid(tmp_path, kinds_, options):
+    """Every page of a sheet holds a problem's heading or at least two
+    steps (a step's "(name)" follows its title), seeds 1-3."""
+    require_latex()
+    docs = [build_document(kinds_, seed=seed, options=options) for seed in (1, 2, 3)]
+    path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), "lone")
+    pages = subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
+                           text=True, check=True).stdout.split("\f")
+    names = {s.name for d in docs for p in d.problems for s in p.steps}
+    for n, page in enumerate(pages[:pdf_pages(path)], 1):
+        steps = sum(page.count(f"({name})") for name in names)
+        assert "Problem" in page or steps >= 2, (n, steps)
+
+
 # -- point 1: every size compiles ---------------------------------------------
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
