@@ -114,17 +114,21 @@ class HtmlRenderer(TemplateRenderer):
     def _table(self, t: Table, cell, css: str) -> Markup:
         head = [escape(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         br = css == "matrix"  # bracket columns left and right of the entries
+        numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
         out = [Markup(f'<table class="{css}">')]
         if not (br and not t.cols):  # a matrix has a head row only for its column labels
-            out.append(Markup("<thead><tr><th></th>"))
+            out.append(Markup("<thead><tr>"))
+            if numbered:
+                out.append(Markup("<th></th>"))
             if br:
                 out.append(Markup("<th></th>"))
             out += [Markup("<th>%s</th>") % h for h in head]
             out.append(Markup("<th></th></tr></thead>" if br else "</tr></thead>"))
         out.append(Markup("<tbody>"))
         for i, row in enumerate(t.cells):
-            label = t.rows[i] if t.rows else str(i + 1)
-            out.append(Markup("<tr><th>%s</th>") % label)
+            out.append(Markup("<tr>"))
+            if numbered:
+                out.append(Markup("<th>%s</th>") % (t.rows[i] if t.rows else str(i + 1)))
             if br:
                 out.append(Markup('<td class="lb"></td>'))
             out += [Markup("<td>") + cell(c) + Markup("</td>") for c in row]
