@@ -119,7 +119,8 @@ class LatexRenderer(TemplateRenderer):
                               + [r"\multicolumn{1}{c@{}}{}"]) + r" \\"
         body = [" & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
                 for i, row in enumerate(t.cells)]
-        return (rf"\begin{{array}}{{{pre}}}{head}{ticks} " + r" \\ ".join(body)
+        # one row a line: a big matrix must not make a line longer than TeX reads
+        return (rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body)
                 + rf" \\{ticks}\end{{array}}")
 
     def table(self, t: Table, math: bool) -> str:
@@ -153,7 +154,8 @@ class LatexRenderer(TemplateRenderer):
             out.append(f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
                        + head + r" \\ \hline" + "\n"
                        + (" \\\\ \\hline\n".join(rows)) + " \\\\ \\hline\n\\end{tabular}")
-        return stack(out, "6pt")
+        # blocks as paragraphs: a tall grid may go on over a page break
+        return "\n\n\\vspace{6pt}\n".join(out)
 
     def math(self, latex: str) -> str:
         return f"${latex}$"
