@@ -102,6 +102,36 @@ def test_midterm_is_at_most_eight_pages_per_student(runner, cli, tmp_path):
     assert all(last - first + 1 <= MIDTERM_PAGES for first, last in spans), spans
 
 
+def test_midterm_stays_within_eight_pages_with_four_wide_heads(runner, cli, tmp_path):
+    """The midterm's multi-head problem at a per-head d_k of 4 (8 answer
+    grids of 4 columns more than at d_k = 1) still fits the target."""
+    require_latex()
+    spec = (EXAMPLES / "midterm.toml").read_text(encoding="utf-8").replace("seq_len = 2", "seq_len = 2\nd_k = 4")
+    (tmp_path / "m.toml").write_text(spec, encoding="utf-8")
+    res = runner.invoke(cli, ["build", "--spec", str(tmp_path / "m.toml"), "--format", "pdf", "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    with open(tmp_path / "midterm-variants.csv", newline="") as f:
+        spans = [tuple(map(int, r["pages"].split("-"))) for r in csv.DictReader(f)]
+    assert all(last - first + 1 <= MIDTERM_PAGES for first, last in spans), spans
+
+
+def test_a_lone_step_has_its_heading_beside_its_grid_and_paired_steps_above():
+    """Attention's Q grid leaves room for its heading at its left; layer
+    norm's mean and variance (one column each) stand side by side."""
+    tex = get("tex").render(build_document(["attention", "layer-norm"], seed=1), key=False)
+    body = tex.split(r"\begin{document}")[1]
+    assert re.search(r"\\stepside\{1\. Queries\}\{Q\}", body)
+    assert re.search(r"\\begin\{minipage\}\[b\][^\n]*\n\\stephead\{2\. Mean", body)
+
+
+def test_answer_grid_prints_column_labels_but_no_plain_column_numbers():
+    r = get("tex")
+    plain = r.empty_grid(Table([["", ""]], ("a",), None))
+    labelled = r.empty_grid(Table([["", ""]], ("a",), ("x", "y")))
+    assert "& 1 & 2" not in plain and r"\cline{2-3}" in plain
+    assert "& x & y" in labelled
+
+
 def test_no_sheet_page_ends_with_a_step_heading(tmp_path):
     """A step's heading and its grid are one box on the sheet: the last line
     of a page is never a heading "N. Title (name)" whose grid went over."""

@@ -50,11 +50,14 @@ class LatexRenderer(TemplateRenderer):
         return max(3.2, 0.21 * max(len(x) for x in labels) + 0.5) + self.CELL_CM * m + 0.1
 
     def step_rows(self, steps, key: bool) -> list[list[tuple]]:
-        """The steps of a problem as rows of (number, step, width in cm): on
-        the sheet, neighbouring grids with the same number of rows stand side
-        by side when they fit the line at full cell width (answer cells are
-        never made smaller to pair them); on the key, and for written steps
-        and grids in column blocks, one step per row."""
+        """The steps of a problem as rows of (number, step, width in cm, heading
+        width in cm): on the sheet, neighbouring grids with the same number
+        of rows stand side by side when they fit the line at full cell width
+        (answer cells are never made smaller to pair them); on the key, and
+        for written steps and grids in column blocks, one step per row.  A
+        step alone in its row has its heading beside its grid (heading width
+        > 0) when the grid leaves room for it: the heading line above the
+        grid is saved."""
         rows: list[list[tuple]] = []
         for i, s in enumerate(steps, 1):
             single = key or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
@@ -62,10 +65,25 @@ class LatexRenderer(TemplateRenderer):
             last = rows[-1] if rows else None
             if (last and not single and last[0][2] and last[0][1].shape[0] == s.shape[0] and len(last) < 3
                     and sum(x[2] for x in last) + w + 0.5 * len(last) <= self.LINE_CM):
-                last.append((i, s, w))
+                last.append((i, s, w, 0.0))
             else:
-                rows.append([(i, s, w)])
+                rows.append([(i, s, w, 0.0)])
+        for row in rows:
+            i, s, w, _ = row[0]
+            if len(row) == 1 and w:
+                side = self.LINE_CM - self.natural_width(s) - 0.5
+                if side >= self.SIDE_CM:
+                    row[0] = (i, s, w, round(side, 2))
         return rows
+
+    SIDE_CM = 4.0  # the narrowest heading column beside a grid
+
+    def natural_width(self, s) -> float:
+        """Width (cm) of a step's answer grid as printed with 2 cm cells:
+        the row labels (about 0.21 cm a character) and the cells."""
+        n, m = s.shape
+        labels = s.rows or [str(i + 1) for i in range(n)]
+        return 0.21 * max(len(x) for x in labels) + 0.5 + self.CELL_CM * m
 
     @staticmethod
     def room(s, key: bool) -> str:
@@ -139,7 +157,8 @@ class LatexRenderer(TemplateRenderer):
 
     def empty_grid(self, t: Table) -> str:
         """An answer grid: cells 2 cm wide (narrower when many columns must fit)
-        and 1.25 cm high, room for a handwritten fraction.  A grid wider than
+        and 1.25 cm high, room for a handwritten fraction; a head row only
+        for column labels (tokens), not for plain numbers.  A grid wider than
         MAX_COLS is printed in blocks of BLOCK columns (numbered), one under
         the other, so its cells stay wide enough to write in."""
         out = []
@@ -151,8 +170,10 @@ class LatexRenderer(TemplateRenderer):
             rows = [" & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))]
                                + [""] * k)
                     for i in range(t.n)]
+            # no head row of plain column numbers 1..m unless the grid is in blocks
+            top = (head + r" \\ \hline") if t.cols or len(blocks) > 1 else rf"\cline{{2-{k + 1}}}"
             out.append(f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
-                       + head + r" \\ \hline" + "\n"
+                       + top + "\n"
                        + (" \\\\ \\hline\n".join(rows)) + " \\\\ \\hline\n\\end{tabular}")
         # blocks as paragraphs: a tall grid may go on over a page break
         return "\n\n\\vspace{6pt}\n".join(out)
