@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from worksheet.mistakes import codes_for
 from hypothesis import given, strategies as st
 
 import moodle_util as mu
@@ -44,7 +46,7 @@ def read_both(text: str) -> list[mu.Field]:
 def asked_cells(problem: dict):
     """(step, row, col, exact, value) of every entry a student types, in the order of the fields."""
     for s in problem["steps"]:
-        if "written" in s:
+        if "written" in s or s.get("on_sheet") is False:  # words, or a step on the key only
             continue
         for i, (erow, vrow) in enumerate(zip(s["exact"], s["value"])):
             for j, (x, v) in enumerate(zip(erow, vrow)):
@@ -81,14 +83,14 @@ def variants_of(key: dict) -> list[tuple[str, list[dict]]]:
 
 
 # ---------------------------------------------------------------- the file
-def test_midterm_with_30_variants_is_one_file_of_210_cloze_questions_in_7_categories(tmp_path, runner, cli):
+def test_midterm_with_30_variants_is_one_file_of_240_cloze_questions_in_8_categories(tmp_path, runner, cli):
     r = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / "midterm.toml"), "--variants", "30",
                             "--format", "moodle", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     assert sorted(os.listdir(tmp_path)) == ["midterm-moodle.xml", "midterm-variants.csv"]
     qs = mu.questions((tmp_path / "midterm-moodle.xml").read_text(encoding="utf-8"))
-    assert len(qs) == 30 * 7
-    for k in range(1, 8):  # each problem's 30 variants share its category, so a quiz draws one at random
+    assert len(qs) == 30 * 8
+    for k in range(1, 9):  # each problem's 30 variants share its category, so a quiz draws one at random
         mine = [q for q in qs if q.category == f"$course$/midterm/Problem {k}"]
         assert len(mine) == 30 and len({q.text for q in mine}) == 30
         assert all(q.name.startswith("midterm v") and f" P{k}: " in q.name for q in mine)
@@ -97,7 +99,7 @@ def test_midterm_with_30_variants_is_one_file_of_210_cloze_questions_in_7_catego
 def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner, cli):
     qs, key = build(tmp_path, runner, cli, "--spec", str(EXAMPLES / "midterm.toml"), "--variants", "3")
     problems = [p for _, probs in variants_of(key) for p in probs]
-    assert len(qs) == len(problems) == 21
+    assert len(qs) == len(problems) == 24
     for q, p in zip(qs, problems):
         fs = read_both(q.text)
         cells = list(asked_cells(p))
@@ -108,8 +110,12 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                 assert f.type == "MULTICHOICE", where
                 shown = [html_text(a.answer) for a in f.alternatives]
                 assert [k for k, a in enumerate(f.alternatives) if a.fraction == 1.0] == [int(v)], where
-                assert shown[int(v)] == x == p["params"]["vocab"][int(v)], where
-                assert shown == p["params"]["vocab"], where
+                # the choices: next-token's vocabulary, or find-the-mistake's steps and mistake codes
+                choices = p["params"]["vocab"] if "vocab" in p["params"] else (
+                    [n[len("shown."):] for n in p["inputs"] if n.startswith("shown.")] if s["name"] == "step"
+                    else codes_for(p["params"]["of"]))
+                assert shown[int(v)] == x == choices[int(v)], where
+                assert shown == choices, where
             else:
                 assert f.type == "NUMERICAL" and len(f.right) == len(f.alternatives) == 1, where
                 a = f.right[0]
@@ -142,6 +148,9 @@ def _round_trip(tmp_path, runner, cli, qs, key):
             q = next(qs)
             steps = {s["name"]: [["-oo" if v is None else None for v in row] for row in s["value"]]
                      for s in p["steps"] if "written" not in s}
+            for s in p["steps"]:  # steps the question does not ask (on the key only): as on paper
+                if s.get("on_sheet") is False:
+                    steps[s["name"]] = s["exact"]
             for f, (s, i, j, x, v) in zip(read_both(q.text), asked_cells(p), strict=True):
                 right = f.right[-1]  # rounded steps: the carried value (the sheet's), else the only one
                 steps[s["name"]][i][j] = (html_text(right.answer) if f.type == "MULTICHOICE"

@@ -437,7 +437,9 @@ def test_any_input_is_bounded_work(index):
     """Trial divisions and tree walks are bounded by the parser's budgets; the
     rest of the work, counted in function calls, stays below a fixed bound."""
     text = ADVERSARIAL[index][:2000]
-    assert python_calls(parse_exact, text) < 200_000
+    # the canonical form and exact signs (interval arithmetic) of worksheet.exact
+    # cost about 250,000 calls on the worst of these; a count, not a time
+    assert python_calls(parse_exact, text) < 400_000
 
 
 # ---------------------------------------------------------------- round trips

@@ -124,6 +124,7 @@ class Step(Quantity):
     lines: int = 0  # ruled writing lines on the student sheet for a written step
     exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
+    choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
 
     @property
     def is_written(self) -> bool:
@@ -168,7 +169,7 @@ class Problem:
     def add_step(self, name: str, exact: Matrix, value: np.ndarray, *, title: str,
                  formula: str, work: Sequence[str] = (), note: str = "",
                  rows=None, cols=None, latex_name: str | None = None,
-                 rounded: bool = False, places: int = 4) -> Step:
+                 rounded: bool = False, places: int = 4, choices: Sequence[str] | None = None) -> Step:
         """Add a step after checking its exact value against ``value``."""
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 1:
@@ -177,7 +178,8 @@ class Problem:
         step = Step(name, exact, value, _labels(rows), _labels(cols), latex_name,
                     title=title, formula=formula, work=tuple(work), note=note,
                     rounded=rounded, places=places,
-                    exact_shown=shows_exact(exact, self.params.get("numbers", "hand")))
+                    exact_shown=shows_exact(exact, self.params.get("numbers", "hand")),
+                    choices=None if choices is None else tuple(choices))
         self.steps.append(step)
         return step
 

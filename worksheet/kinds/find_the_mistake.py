@@ -11,9 +11,9 @@ the mistake is, and gives the corrected values from that step on.
 Steps:
 
 * ``step`` — the name of the first wrong step (a label; its value is the
-  step's 0-based index in the worked solution);
+  step's 0-based index in the worked solution, its ``choices`` those names);
 * ``mistake`` — the mistake's code (a label; its value is the code's 0-based
-  index in :data:`worksheet.mistakes.CATALOGUE`);
+  index among the codes of ``of``, listed on the sheet and in ``choices``);
 * ``corrections`` — writing space on the sheet (a written step);
 * the corrected steps of ``of`` from the wrong one on, with the names and
   values that kind gives them.  They are on the key and in the JSON (so
@@ -305,16 +305,17 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         p.add_input(f"shown.{s.name}", shown(value), rows=s.rows if same else None,
                     cols=s.cols if same else None,
                     latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
+    codes = mistakes.codes_for(params.of)
     p.add_step("step", ((planted.step,),), np.array([[float(at)]]),
                title="The first wrong step", formula=r"\text{name of the step}",
-               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}}}",))
-    p.add_step("mistake", ((planted.code,),), np.array([[float(list(mistakes.CATALOGUE).index(planted.code))]]),
+               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}}}",), choices=order)
+    p.add_step("mistake", ((planted.code,),), np.array([[float(codes.index(planted.code))]]),
                title="The mistake", formula=r"\text{code of the mistake}",
-               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.sentence)
+               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.sentence, choices=codes)
     p.add_written("corrections", title="The corrected steps, from the wrong one on",
                   answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.sentence} "
                           f"The correct values from that step on are the steps below."),
-                  lines=10)
+                  lines=8)
     for s in right.steps[at:]:
         if s.is_written:
             continue

@@ -218,5 +218,5 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(float(v))
                 for k, v in enumerate(value[0]) if 0 < v < 5e-5]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
-    p.add_written("written", title=QUESTION, lines=6, answer=" ".join(readings) + " " + WHY)
+    p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)
     return p

@@ -39,6 +39,8 @@ def step(s: Step) -> dict:
         out["rounded"] = True
     if s.written:
         out["written"] = s.written
+    if not s.on_sheet:
+        out["on_sheet"] = False  # on the key only: the sheet (and a Moodle question) does not ask it
     return out
 
 

@@ -158,7 +158,10 @@ def field_weights(p: Problem) -> dict[str, int]:
 
 def label_choices(p: Problem, s: Step, label: str, index: float) -> tuple[str, ...] | None:
     """The labels a label-valued entry is chosen from: the column labels of the first
-    quantity (input or step) listing ``label`` at position ``index``."""
+    quantity (input or step) listing ``label`` at position ``index`` (or the
+    step's own ``choices``)."""
+    if s.choices and index.is_integer() and 0 <= index < len(s.choices) and s.choices[int(index)] == label:
+        return s.choices
     for q in (*p.inputs.values(), *p.steps):
         cols = q.cols or ()
         if q is not s and index.is_integer() and 0 <= index < len(cols) and cols[int(index)] == label:
