@@ -122,3 +122,19 @@ def test_problem_spec_lives_in_spec_and_spec_does_not_import_build():
     code = "import sys, worksheet.spec; print('worksheet.build' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "False"
+
+
+def test_worksheet_build_still_gives_every_name_it_exports():
+    """Names moved to worksheet.output and worksheet.variants are importable
+    from worksheet.build (and worksheet) as before: the very same objects."""
+    import worksheet
+    import worksheet.build as b
+    import worksheet.output
+    import worksheet.variants
+
+    for name in b.__all__:
+        owner = {"output": worksheet.output, "variants": worksheet.variants}.get(b._ELSEWHERE.get(name), b)
+        assert getattr(b, name) is getattr(owner, name), name
+    assert worksheet.write_document is worksheet.output.write_document
+    with pytest.raises(AttributeError):
+        b.no_such_name

@@ -103,9 +103,11 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
 
 
 def variant_id(k: int, count: int) -> str:
-    """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99)."""
-    return f"v{k:0{max(2, len(str(count)))}d}"
+    """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99).
 
+    It also names a variant's files (``NAME-v01.md`` with --split), so it lives
+    here, below both :mod:`worksheet.variants` and :mod:`worksheet.output`."""
+    return f"v{k:0{max(2, len(str(count)))}d}"
 
 
 def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> Problem:

@@ -22,6 +22,8 @@ from .document import Document
 from .files import refuse_existing, write_all
 
 
+# ---------------------------------------------------------------- file names
+
 def output_names(name: str, fmt: str) -> dict[str, str]:
     """File names per role: the JSON file is the key; other formats have both."""
     ext = render.get(fmt).ext if fmt in render.FORMATS else fmt
@@ -38,12 +40,6 @@ def planned_files(name: str, formats: Iterable[str], variants: int = 0, split: b
     groups = [f"{name}-{variant_id(k, variants)}" for k in range(1, variants + 1)] if split else [name]
     files = [f for g in groups for fmt in formats for f in output_names(g, fmt).values()]
     return files + ([f"{name}-variants.csv"] if variants else [])
-
-
-def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
-                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str | bytes]:
-    """``{file name: text}`` for every format and role asked for (bytes for PDF)."""
-    return render_documents([doc], formats, name=name, templates=templates, roles=roles).files
 
 
 # ---------------------------------------------------------------- rendering
@@ -138,6 +134,12 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     files, sources = join_parts(outlines, parts, formats, name=name, templates=templates, roles=roles,
                            variants=variants)
     return _compiled(files, sources, compile_pdf)
+
+
+def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
+                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str | bytes]:
+    """``{file name: text}`` for every format and role asked for (bytes for PDF)."""
+    return render_documents([doc], formats, name=name, templates=templates, roles=roles).files
 
 
 def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
