@@ -186,8 +186,8 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     several for one sheet with several problems.  Settings for one problem
     only: KIND:key=value,... e.g. attention:seq-len=4,causal=true
     """
-    from .build import build_document, build_variants, render_documents, render_variants, write_documents, \
-        write_rendered
+    from .build import build_document, build_variants, render_documents, render_variants, resolve_build, \
+        write_documents, write_rendered
 
     fmts = _formats(formats)
     if out == "-" and len(fmts) != 1:
@@ -196,28 +196,9 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         raise WorksheetError("-o - writes text; write PDFs to a folder with -o DIR")
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
-    options = _kind_options(kw)
-    doc_fields = {}
-    problems = kinds or ("attention",)
-    if spec_file is not None:
-        from .spec import load_spec
-
-        if kinds:
-            raise WorksheetError("give problem kinds or --spec, not both")
-        spec = load_spec(spec_file)
-        problems = spec.problem_specs()
-        doc_fields = spec.doc_fields()
-        options = {"numbers": spec.numbers, **options}
-        title = title if title is not None else spec.title
-        seed = seed if seed is not None else spec.seed
-        variants = variants if variants is not None else spec.variants
-        name = name if name is not None else spec.name
-    if paper is not None:
-        doc_fields["paper"] = paper
-    seed = 1 if seed is None else seed
-    name = name or "worksheet"
-    if split and not variants:
-        raise WorksheetError("--split needs --variants N")
+    plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
+                         name=name, paper=paper, split=split)
+    name, variants, args = plan.name, plan.variants, plan.document_args()
     if out != "-" and not force:
         from .build import planned_files
         from .files import refuse_existing
@@ -225,22 +206,20 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
     if out == "-":
         if variants:
-            docs = _with_progress(build_variants, problems, variants, seed=seed, options=options,
-                                  title=title, **doc_fields)
+            docs = _with_progress(build_variants, plan.problems, variants, **args)
         else:
-            docs = [build_document(problems, seed=seed, options=options, title=title, **doc_fields)]
+            docs = [build_document(plan.problems, **args)]
         files = render_documents(docs, fmts, name=name, templates=templates, roles=("sheet",)).files
         _echo(next(iter(files.values())), nl=False)
         return
     if variants:
-        outlines, rendered = _with_progress(render_variants, problems, variants, fmts, name=name,
-                                            templates=templates, split=split, jobs=jobs, seed=seed,
-                                            options=options, title=title, **doc_fields)
+        outlines, rendered = _with_progress(render_variants, plan.problems, variants, fmts, name=name,
+                                            templates=templates, split=split, jobs=jobs, **args)
         if "pdf" in fmts and sys.stderr.isatty():
             click.echo("compiling PDF with LaTeX ...", err=True)
         paths = write_rendered(outlines, rendered, fmts, out, name=name, force=force, split=split)
     else:
-        doc = build_document(problems, seed=seed, options=options, title=title, **doc_fields)
+        doc = build_document(plan.problems, **args)
         if "pdf" in fmts and sys.stderr.isatty():
             click.echo("compiling PDF with LaTeX ...", err=True)
         paths = write_documents([doc], fmts, out, name=name, force=force, templates=templates)

@@ -35,6 +35,11 @@ the key prints ``answer``, the JSON holds it in the step's ``"written"`` field
 and ``worksheet check`` leaves it to a person.  Both may use ``$...$`` maths
 (in a TOML literal string, ``'''...'''``, a backslash is written once); line
 breaks inside them are spaces.
+
+One problem given on the command line is a :class:`ProblemSpec`
+(``KIND:key=value,...``).  :func:`resolve_build` weighs a spec file against
+the command-line options (an option given wins), so a library caller gets the
+sheet ``worksheet build`` would make.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from __future__ import annotations
 import datetime
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +62,53 @@ SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines")
 MAX_LINES = 30  # ruled lines for one written answer
 
 
+SPEC_RE = re.compile(r"^(?P<kind>[a-z0-9-]+)(?::(?P<opts>.*))?$")
+
+
 class SpecError(InputError):
     """A spec file that cannot be used; the message names file, key and line."""
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """One problem of a sheet: a kind and its own options (and, from an exam
+    spec, its points and the lecturer's prompt, printed after the kind's intro)."""
+
+    kind: str
+    options: dict
+    points: Any = None
+    prompt: str = ""
+    question: str = ""  # a question answered in words: a last, written step
+    answer: str = ""  # its model answer
+    lines: int = 5  # ruled lines for it on the sheet
+
+    @classmethod
+    def parse(cls, text: str) -> "ProblemSpec":
+        """``KIND`` or ``KIND:key=value,key=value`` (per-problem settings).
+
+        Keys use the parameter names with - or _ (``seq-len=4``); values
+        ``true``/``false`` are booleans, whole numbers are ints, anything
+        else is text (decimals such as ``eps=0.1`` are read exactly).
+        """
+        m = SPEC_RE.match(text.strip())
+        if not m:
+            raise WorksheetError(f"cannot read problem '{text}': write KIND or KIND:key=value,...")
+        options: dict[str, Any] = {}
+        for part in filter(None, (m.group("opts") or "").split(",")):
+            key, eq, value = part.partition("=")
+            if not eq or not key.strip():
+                raise WorksheetError(f"cannot read setting '{part}' in '{text}': write key=value")
+            options[key.strip().replace("-", "_")] = _option_value(value.strip())
+        return cls(m.group("kind"), options)
+
+
+def _option_value(text: str):
+    """``true``/``false`` -> bool, up to 6 digits -> int, anything else stays text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if re.fullmatch(r"[+-]?\d{1,6}", text):
+        return int(text)
+    return text
 
 
 @dataclass
@@ -86,9 +136,7 @@ class ExamSpec:
     name: str | None = None
     source: str = ""  # the file it came from
 
-    def problem_specs(self):
-        from .build import ProblemSpec
-
+    def problem_specs(self) -> list[ProblemSpec]:
         return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines)
                 for s in self.sections]
 
@@ -96,6 +144,68 @@ class ExamSpec:
         """The fields of every Document built from this spec."""
         return {"course": self.course, "date": self.date, "instructions": self.instructions,
                 "paper": self.paper}
+
+
+# ---------------------------------------------------------------- spec versus options
+
+DEFAULT_KINDS = ("attention",)
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """What a build makes once a spec file and the options are weighed
+    (see :func:`resolve_build`); pass :meth:`document_args` to
+    ``build_document``, ``build_variants`` or ``render_variants``."""
+
+    problems: tuple  # of KIND texts or ProblemSpec
+    seed: int = 1
+    options: dict = field(default_factory=dict)  # the kind options of every problem
+    title: str | None = None  # None: the kind's title (one problem) or a general one
+    variants: int | None = None  # None: one sheet
+    name: str = "worksheet"  # base name of the files
+    split: bool = False  # one set of files per variant
+    doc_fields: dict = field(default_factory=dict)  # course, date, instructions, paper
+
+    def document_args(self) -> dict[str, Any]:
+        """``seed``, ``options``, ``title`` and the document fields, as keywords."""
+        return {"seed": self.seed, "options": self.options, "title": self.title, **self.doc_fields}
+
+
+def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, seed: int | None = None,
+                  options: dict | None = None, title: str | None = None, variants: int | None = None,
+                  name: str | None = None, paper: str | None = None, split: bool = False) -> BuildPlan:
+    """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
+    its file) or ``problems`` (default: attention), and the options given.
+
+    The rules: an option given (not None) wins over the spec's value; so
+    ``seed``, ``title``, ``variants`` and ``name`` come from the option, else
+    the spec, else the defaults (seed 1, the kinds' own title, one sheet,
+    ``worksheet``); a kind option (``numbers``, ``seq_len``, ...) wins over
+    the spec's ``numbers``, while a section's own parameters win over both (see
+    ``build.make_problem``); ``paper`` wins over the spec's paper.  Problems
+    and a spec together, or ``split`` without variants, are errors.
+    """
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    doc_fields: dict[str, Any] = {}
+    problems = tuple(problems)
+    if spec is not None:
+        if problems:
+            raise WorksheetError("give problem kinds or --spec, not both")
+        if not isinstance(spec, ExamSpec):
+            spec = load_spec(spec)
+        problems = tuple(spec.problem_specs())
+        doc_fields = spec.doc_fields()
+        options = {"numbers": spec.numbers, **options}
+        title = title if title is not None else spec.title
+        seed = seed if seed is not None else spec.seed
+        variants = variants if variants is not None else spec.variants
+        name = name if name is not None else spec.name
+    if paper is not None:
+        doc_fields["paper"] = paper
+    if split and not variants:
+        raise WorksheetError("--split needs --variants N")
+    return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
+                     name or "worksheet", split, doc_fields)
 
 
 # ---------------------------------------------------------------- loading

@@ -1,0 +1,260 @@
+"""Output files: what a build names, renders and writes, and the PDF path.
+
+:func:`render_documents` turns one document, or the variants of an exam,
+into ``{file name: text}`` (one combined file per format and role); the
+parts of each variant (:func:`render_parts`) are joined in order (:func:`join_parts`),
+so they may be rendered in worker processes (see :mod:`worksheet.variants`).
+:func:`write_rendered` compiles the PDFs and writes every file, all or
+nothing, with the low-level file code of :mod:`worksheet.files`; when LaTeX
+is missing the .tex sources are written instead, when it fails its log.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from . import render
+from .build import variant_id
+from .document import Document
+from .files import refuse_existing, write_all
+
+
+# ---------------------------------------------------------------- file names
+
+def output_names(name: str, fmt: str) -> dict[str, str]:
+    """File names per role: the JSON file is the key; other formats have both."""
+    ext = render.get(fmt).ext if fmt in render.FORMATS else fmt
+    if fmt == "json":
+        return {"key": f"{name}.json"}
+    if fmt == "moodle":  # one file: the questions, with the worked key as their feedback
+        return {"sheet": f"{name}-moodle.xml"}
+    return {"sheet": f"{name}.{ext}", "key": f"{name}-key.{ext}"}
+
+
+def planned_files(name: str, formats: Iterable[str], variants: int = 0, split: bool = False) -> list[str]:
+    """The files a build writes, known before building (so that a big build
+    refuses an existing file at once, not after the work)."""
+    groups = [f"{name}-{variant_id(k, variants)}" for k in range(1, variants + 1)] if split else [name]
+    files = [f for g in groups for fmt in formats for f in output_names(g, fmt).values()]
+    return files + ([f"{name}-variants.csv"] if variants else [])
+
+
+# ---------------------------------------------------------------- rendering
+
+@dataclass
+class Rendered:
+    """Files to write (``{name: text or bytes}``) and, for variants, the CSV rows."""
+
+    files: dict[str, str | bytes]
+    pdf_pages: dict[str, dict[int, tuple[int, int]]]  # PDF file -> variant index -> pages
+    latex_sources: dict[str, str]  # tex file name -> source, for PDF outputs
+
+
+def _is_variants(docs: Sequence[Document]) -> bool:
+    return len(docs) > 1 or bool(docs and docs[0].variant)
+
+
+def render_parts(doc: Document, index: int, count: int, formats: Iterable[str], templates: Path | None,
+           roles=("sheet", "key"), variants: bool = True, bank: str = "worksheet") -> dict[tuple[str, bool], str]:
+    """Document ``index`` of ``count`` rendered for a combined file:
+    ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
+    or the whole JSON of a lone document).  See :func:`join_parts`."""
+    from .render import json as rj
+
+    parts: dict[tuple[str, bool], str] = {}
+    for fmt in formats:
+        if fmt == "json":
+            parts["json", True] = rj.variant_text(doc) if variants else rj.dumps(rj.document(doc))
+            continue
+        if fmt == "moodle":  # its categories are named after the build (bank), see render.moodle
+            parts["moodle", False] = render.get(fmt, templates).body(doc, index, count, bank=bank)
+            continue
+        src = "tex" if fmt == "pdf" else fmt  # a PDF is compiled from the LaTeX
+        for role in output_names(name="", fmt=fmt):
+            key = role == "key"
+            if role in roles and (src, key) not in parts:
+                parts[src, key] = render.get(src, templates).body(doc, index, count, key=key)
+    return parts
+
+
+def join_parts(outlines: Sequence[Document], parts: Sequence[dict], formats: Iterable[str], *, name: str,
+          templates: Path | None, roles=("sheet", "key"), variants: bool = True
+          ) -> tuple[dict[str, str | bytes], dict[str, str]]:
+    """The files of :func:`render_parts` of every document, in order: each format's
+    head, the documents' parts, its foot.  Returns (files, LaTeX sources of PDFs)."""
+    from .render import json as rj
+
+    files: dict[str, str | bytes] = {}
+    sources: dict[str, str] = {}
+    joined: dict[tuple[str, bool], str] = {}  # the LaTeX is shared by tex and pdf
+
+    def text(src: str, key: bool) -> str:
+        if (src, key) not in joined:
+            r = render.get(src, templates)
+            joined[src, key] = (r.head(outlines, key=key) + "".join(p[src, key] for p in parts)
+                                + r.foot(outlines, key=key))
+        return joined[src, key]
+
+    for fmt in formats:
+        if fmt == "json":
+            files[f"{name}.json"] = (rj.variants_text(outlines[0], [p["json", True] for p in parts])
+                                     if variants else parts[0]["json", True])
+            continue
+        for role, filename in output_names(name, fmt).items():
+            if role not in roles:
+                continue
+            if fmt == "pdf":
+                sources[filename[:-4] + ".tex"] = text("tex", role == "key")
+                files[filename] = b""  # compiled later; keeps the order of files
+            else:
+                files[filename] = text(fmt, role == "key")
+    return files, sources
+
+
+def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: str = "worksheet",
+                     templates: Path | None = None, roles=("sheet", "key"),
+                     compile_pdf: bool = True, bank: str | None = None) -> Rendered:
+    """Render one document, or the variants of an exam into one combined file
+    per format and role (each variant starts on a new page in PDF).
+
+    PDFs are compiled in parallel, one LaTeX per core (a missing LaTeX or a
+    LaTeX error raises, see :mod:`worksheet.render.pdf`).  With
+    ``compile_pdf=False`` the PDF entries of ``files`` are empty and
+    ``latex_sources`` holds what to compile.
+    """
+    docs = list(docs)
+    formats = list(formats)
+    variants = _is_variants(docs)
+    parts = [render_parts(d, i, len(docs), formats, templates, roles, variants, bank or name)
+             for i, d in enumerate(docs)]
+    outlines = [d.outline() for d in docs]
+    files, sources = join_parts(outlines, parts, formats, name=name, templates=templates, roles=roles,
+                           variants=variants)
+    return _compiled(files, sources, compile_pdf)
+
+
+def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
+                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str | bytes]:
+    """``{file name: text}`` for every format and role asked for (bytes for PDF)."""
+    return render_documents([doc], formats, name=name, templates=templates, roles=roles).files
+
+
+def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
+    pages: dict[str, dict[int, tuple[int, int]]] = {}
+    if sources and compile_pdf:
+        from .render.pdf import compile_all
+
+        for tex_name, result in compile_all(sources).items():
+            pdf_name = tex_name[:-4] + ".pdf"
+            files[pdf_name] = result.pdf
+            pages[pdf_name] = result.pages
+    return Rendered(files, pages, sources)
+
+
+# ---------------------------------------------------------------- writing
+
+def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int]] | None = None,
+                 key_pages: dict[int, tuple[int, int]] | None = None,
+                 files: Sequence[str] | None = None) -> str:
+    """``variant,seed,pages,key_pages`` (page ranges in the PDFs, empty without PDF);
+    with ``files`` (--split) a last column names each variant's student file."""
+    import csv
+    import io
+
+    def rng(pages, i):
+        if not pages or i not in pages:
+            return ""
+        first, last = pages[i]
+        return f"{first}-{last}" if last != first else str(first)
+
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["variant", "seed", "pages", "key_pages"] + (["file"] if files else []))
+    for i, d in enumerate(docs, 1):
+        w.writerow([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
+                   + ([files[i - 1]] if files else []))
+    return out.getvalue()
+
+
+def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: Path | str = "output", *,
+                    name: str = "worksheet", force: bool = False, templates: Path | None = None,
+                    split: bool = False) -> list[Path]:
+    """Write one document, or variants (combined, or one set of files per
+    variant with ``split``) plus ``NAME-variants.csv``; all or nothing.
+
+    With PDF asked for: when LaTeX is missing, every other file and the .tex
+    sources are still written, then :class:`LatexMissingError` is raised; when
+    LaTeX fails, nothing but its log (``NAME.log`` or ``NAME-key.log``) and the
+    failing .tex are written, and :class:`LatexError` is raised.
+    """
+    docs = list(docs)
+    formats = list(formats)
+    groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
+              else [(name, docs)])
+    rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False, bank=name))
+                for n, g in groups]
+    return write_rendered([d.outline() for d in docs], rendered, formats, out_dir, name=name,
+                          force=force, split=split)
+
+
+def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = "output", *,
+                   name: str = "worksheet", force: bool = False,
+                   templates: Path | None = None) -> list[Path]:
+    return write_documents([doc], formats, out_dir, name=name, force=force, templates=templates)
+
+
+def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rendered]],
+                   formats: Iterable[str], out_dir: Path | str = "output", *, name: str = "worksheet",
+                   force: bool = False, split: bool = False) -> list[Path]:
+    """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
+    every file, plus ``NAME-variants.csv`` for variants, as :func:`write_documents`."""
+    from .render.pdf import LatexError, LatexMissingError
+
+    out = Path(out_dir)
+    formats = list(formats)
+    groups = [n for n, _ in rendered]
+    files: dict[str, str | bytes] = {}
+    sources: dict[str, str] = {}
+    for _, r in rendered:
+        files.update(r.files)
+        sources.update(r.latex_sources)
+    pages: dict[str, dict] = {}
+    if sources and not force:  # refuse before minutes of LaTeX, not after
+        refuse_existing(out / f for f in files)
+    if sources:
+        from .render.pdf import compile_all
+
+        try:
+            compiled = compile_all(sources)
+        except LatexMissingError as exc:
+            keep = {f: t for f, t in files.items() if not f.endswith(".pdf")}
+            keep.update(sources)
+            written = write_all({out / f: t for f, t in keep.items()}, force=force)
+            raise LatexMissingError(f"{exc}; wrote the LaTeX instead: "
+                                    f"{', '.join(str(p) for p in written if p.suffix == '.tex')}") from None
+        except LatexError as exc:
+            # the log and the failing .tex are kept, but an existing file only with --force
+            log, tex = out / (exc.tex_name[:-4] + ".log"), out / exc.tex_name
+            diag = {p: t for p, t in ((log, exc.log), (tex, exc.source)) if force or not os.path.lexists(p)}
+            write_all(diag, force=force)
+            kept = (f"; log kept in {log}" if log in diag
+                    else f"; {log} already exists, so the log was not written (use --force)")
+            raise LatexError(f"{exc}{kept}", tex_name=exc.tex_name, log=exc.log, source=exc.source) from None
+        for tex_name, result in compiled.items():
+            files[tex_name[:-4] + ".pdf"] = result.pdf
+            pages[tex_name[:-4] + ".pdf"] = result.pages
+    if _is_variants(docs):
+        if split:
+            student = next((f for f in ("pdf", "html", "md", "tex", "moodle") if f in formats), "json")
+            sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
+            key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
+            files[f"{name}-variants.csv"] = variants_csv(
+                docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
+                files=[next(iter(output_names(n, student).values())) for n in groups])
+        else:
+            files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
+                                                         pages.get(f"{name}-key.pdf"))
+    return write_all({out / f: t for f, t in files.items()}, force=force)
