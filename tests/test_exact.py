@@ -88,17 +88,14 @@ def test_roots_of_negative_parts_keep_the_right_sign():
         sqrt(x)
 
 
-def test_integer_roots_of_huge_numbers_are_fast_and_exact():
-    import time
-
+def test_integer_roots_of_huge_numbers_are_exact():
+    """Integer Newton steps, no float estimate (no timing here: CI machines differ)."""
     from worksheet.exact import _int_root
 
-    start = time.perf_counter()
     assert _int_root(3**1500, 3) == 3**500
     assert _int_root(2**1500 + 1, 5) is None
     assert _int_root(7, 10**6) is None
     assert _int_root(10**40, 2) == 10**20
-    assert time.perf_counter() - start < 0.5
 
 
 # -- the softmax fast paths build the same trees as the general add/mul

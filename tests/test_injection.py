@@ -167,12 +167,17 @@ def test_markdown_maths_never_holds_a_tag():
 # ---------------------------------------------------------------- titles, course, date, instructions
 
 
-def test_title_with_maths_and_commands_is_printed_literally(runner, cli, tmp_path):
-    res = runner.invoke(cli, ["build", "--title", PASSWD + " <script> & 50%", "--format", "tex,md,html",
+def test_title_with_a_command_off_the_list_is_refused(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--title", PASSWD + " <script> & 50%", "-o", str(tmp_path / "o")])
+    assert "--title" in one_line_error(res) and not (tmp_path / "o").exists()
+
+
+def test_title_text_is_escaped_and_its_maths_allowed(runner, cli, tmp_path):
+    res = runner.invoke(cli, ["build", "--title", r"Why $\sqrt{d_k}$? <script> & 50%", "--format", "tex,md,html",
                               "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
     tex = (tmp_path / "worksheet.tex").read_text()
-    assert r"\$\textbackslash{}input\{/etc/passwd\}\$" in tex and r"\input{" not in tex
+    assert r"50\%" in tex and r"\input{" not in tex
     assert "<script>" not in (tmp_path / "worksheet.html").read_text()
     assert "<script>" not in (tmp_path / "worksheet.md").read_text()
 
@@ -293,13 +298,15 @@ def test_check_prose_names_the_formula_and_the_field():
 def test_every_built_in_prose_formula_is_on_the_list():
     """Kinds' intros, notes and the conventions never fall back to text."""
     from worksheet import kinds
-    from worksheet.document import CONVENTIONS
+    from worksheet.document import CONVENTION_TEXT
 
-    texts = list(CONVENTIONS)
+    texts = list(CONVENTION_TEXT.values())
     for name in kinds.KINDS:
         for numbers in ("hand", "calculator"):
             for p in build_document([name], seed=2, options={"numbers": numbers}).problems:
-                texts += [p.intro, *(p.notes or ()), *(a.title for a in p.aids), *(s.note for s in p.steps if s.note)]
+                texts += [p.title, p.intro, *(p.notes or ()), *(a.title for a in p.aids),
+                          *(s.note for s in p.steps if s.note), *(s.title for s in p.steps),
+                          *(s.written for s in p.steps if s.written)]
     bad = [(f, math_problem(f)) for t in texts for f in t.split("$")[1::2] if math_problem(f)]
     assert bad == []
 

@@ -135,7 +135,14 @@ def test_kinds_and_spec_together_are_refused(runner, cli, tmp_path):
     assert res.exit_code == 2 and "not both" in res.output
 
 
-@pytest.mark.parametrize("example", ["midterm.toml", "study-sheet.toml"])
+SPEC_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.toml") if "sections" in p.read_text(encoding="utf-8"))
+
+
+def test_the_shipped_exams_and_study_sheets_are_all_tested():
+    assert {"midterm.toml", "study-sheet.toml", "decoder-and-recurrent.toml"} <= set(SPEC_EXAMPLES)
+
+
+@pytest.mark.parametrize("example", SPEC_EXAMPLES)
 def test_examples_build_in_every_text_format(runner, cli, tmp_path, example):
     res = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / example), "--format", "md,tex,json,html",
                               "--variants", "2", "-o", str(tmp_path)])
@@ -149,9 +156,15 @@ def test_midterm_has_fifty_points_across_the_catalogue():
     spec = load_spec(EXAMPLES / "midterm.toml")
     assert sum(s.points for s in spec.sections) == 50
     assert len({s.kind for s in spec.sections}) >= 5
+    assert "find-the-mistake" in {s.kind for s in spec.sections}
 
 
-@pytest.mark.parametrize("example", ["midterm.toml", "study-sheet.toml"])
+def test_the_recurrent_and_decoder_study_sheet_covers_the_new_kinds():
+    spec = load_spec(EXAMPLES / "decoder-and-recurrent.toml")
+    assert {s.kind for s in spec.sections} == {"lstm-cell", "gru-cell", "decoder-block"}
+
+
+@pytest.mark.parametrize("example", SPEC_EXAMPLES)
 def test_examples_build_as_pdf(runner, cli, tmp_path, example):
     from test_pdf import page_count, require_latex
 

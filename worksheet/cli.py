@@ -63,11 +63,14 @@ def _fail(message: str, code: int = 2):
     sys.exit(code)
 
 
-def _line(value: str | None, field: str) -> str | None:
-    """A one-line plain-text option (see worksheet.safetext.check_line)."""
-    from .safetext import check_line
+def _title(value: str | None, field: str) -> str | None:
+    """A one-line title whose ``$...$`` formulas use only the allowed maths
+    (see worksheet.safetext.check_title)."""
+    from .safetext import check_title
 
-    return value if value is None else check_line(value, field=field)
+    return value if value is None else check_title(value, field=field)
+
+
 def _echo(text: str, nl: bool = True) -> None:
     """Write to standard output; a failed write raises :class:`_StdoutError`."""
     try:
@@ -163,7 +166,7 @@ def list_cmd(examples):
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
 @click.option("--name", default=None, help="base name of the files  [default: worksheet]")
 @click.option("--force", is_flag=True, help="overwrite existing files")
-@click.option("--title", default=None, callback=lambda ctx, param, value: _line(value, "--title"),
+@click.option("--title", default=None, callback=lambda ctx, param, value: _title(value, "--title"),
               help="title printed on the sheet (one line of plain text)")
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")

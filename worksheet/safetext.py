@@ -171,8 +171,18 @@ def check_paragraph(s: str, *, field: str, file: str | None = None) -> str:
 
 
 def check_prose(s: str, *, field: str, file: str | None = None) -> str:
-    """A prompt: a paragraph whose ``$...$`` pieces are formulas on the list."""
+    """A prompt or instructions: a paragraph whose ``$...$`` pieces are formulas on the list."""
     check_paragraph(s, field=field, file=file)
+    return _check_formulas(s, field=field, file=file)
+
+
+def check_title(s: str, *, field: str, file: str | None = None) -> str:
+    """A title: one line (see :func:`check_line`) whose ``$...$`` pieces are formulas on the list."""
+    check_line(s, field=field, file=file)
+    return _check_formulas(s, field=field, file=file)
+
+
+def _check_formulas(s: str, *, field: str, file: str | None) -> str:
     parts = s.split("$")
     if len(parts) % 2 == 0:
         raise TextError("has a $ without its closing $ (write formulas as $...$)", field=field, file=file)

@@ -23,8 +23,8 @@
     causal = true
 
 An unknown key or a value of the wrong type is an error naming the key and
-its line (exit code 2).  Title, course and date are one line of plain text,
-instructions plain text; a prompt's ``$...$`` formulas may use only the maths
+its line (exit code 2).  Course and date are one line of plain text, the title
+one line; title, instructions and prompts may hold ``$...$`` formulas that use only the maths
 listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, ParamError, WorksheetError
-from .safetext import TextError, check_line, check_paragraph, check_prose
+from .safetext import TextError, check_line, check_prose, check_title
 from .limits import MAX_POINTS, MAX_SEED
 
 PAPERS = ("a4", "letter")
@@ -136,7 +136,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             if not isinstance(data[key], str):
                 fail(f"must be text, not {_show(data[key])}", key)
             setattr(spec, key, data[key])
-    for key, check in (("title", check_line), ("course", check_line), ("instructions", check_paragraph)):
+    for key, check in (("title", check_title), ("course", check_line), ("instructions", check_prose)):
         try:
             check(getattr(spec, key) or "", field=key)
         except TextError as exc:

@@ -54,6 +54,20 @@ def forget_tables() -> None:
     _TABLES.clear()
 
 
+MAX_COLS = 10  # a matrix or grid wider than this is printed in column blocks
+BLOCK = 8  # columns per block
+
+
+def col_blocks(m: int) -> list[tuple[int, int]]:
+    """Column ranges [a, b) a matrix of ``m`` columns is printed in: all of
+    them up to MAX_COLS, else blocks of BLOCK (a 2 x 64 matrix: 8 blocks of
+    8, each headed by its column numbers) so that entries stay legible and
+    answer cells wide enough to write in."""
+    if m <= MAX_COLS:
+        return [(0, m)]
+    return [(a, min(a + BLOCK, m)) for a in range(0, m, BLOCK)]
+
+
 class TemplateError(WorksheetError):
     """A template (e.g. a lecturer's copy given with --templates) that cannot be used."""
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from .base import Table, TemplateRenderer, prose_parts
+from .base import Table, TemplateRenderer, col_blocks, prose_parts
 
 
 @lru_cache(maxsize=8192)
@@ -23,7 +23,7 @@ def mathml(latex: str, display: bool = False) -> str:
     from latex2mathml.converter import convert
 
     try:
-        return clean_mathml(convert(_TEXT_ARG.sub(_plain_text, latex), display="block" if display else "inline"))
+        return _primes(clean_mathml(convert(_TEXT_ARG.sub(_plain_text, latex), display="block" if display else "inline")))
     except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
         FALLBACKS.append(latex)
         return f'<code class="tex">{escape(latex)}</code>'
@@ -92,6 +92,22 @@ def _text(s: str) -> str:
     return _STRAY_AMP.sub("&amp;", s).replace("<", "&lt;").replace(">", "&gt;")
 
 
+_PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
+_PRIME_SUP = re.compile(r"<msup>(<mi>[^<]*</mi>)" + _PRIME + "</msup>")
+_PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(.*?)" + _PRIME + "</msubsup>")
+_PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
+
+
+def _primes(m: str) -> str:
+    """S' as S followed by a prime at the base line: the converter makes the
+    prime a superscript, and the prime glyph, already raised, then prints
+    small and high like an acute accent (S´).  ``S'_{ij}`` likewise."""
+    if "&#x02032;" not in m:
+        return m
+    m = _PRIME_SUP.sub(lambda g: f"<mrow>{g[1]}{_PRIME_MO}</mrow>", m)
+    return _PRIME_SUBSUP.sub(lambda g: f"<msub><mrow>{g[1]}{_PRIME_MO}</mrow>{g[2]}</msub>", m)
+
+
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
 
 _MATH = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
@@ -129,31 +145,58 @@ class HtmlRenderer(TemplateRenderer):
         return escape(s)
 
     def matrix(self, symbol: str, t: Table) -> Markup:
-        """``symbol = [...]``: a MathML matrix, or a table of MathML cells when
-        rows or columns carry labels (tokens)."""
-        if not t.rows and not t.cols:
+        """``symbol = [...]``: a MathML matrix, or, when rows or columns carry
+        labels (tokens), a table of MathML cells drawn with the same brackets
+        (two thin bracket columns), so given and answer matrices look alike.
+        Wider than MAX_COLS: column blocks, each headed by its column numbers."""
+        blocks = col_blocks(t.m)
+        if not t.rows and not t.cols and len(blocks) == 1:
             return Markup(bmatrix(symbol, t.cells))
         return Markup('<span class="labelled"><span class="sym">') + Markup(mathml(f"{symbol} =")) \
-            + Markup("</span>") + self._table(t, lambda c: Markup(mathml(c)), "matrix") + Markup("</span>")
+            + Markup("</span>") + self._blocks(t, lambda c: Markup(mathml(c)), "matrix") + Markup("</span>")
 
     def table(self, t: Table, math: bool) -> Markup:
         if math:
-            return self._table(t, lambda c: Markup(mathml(c)), "matrix")
-        return self._table(t, lambda c: Markup("&minus;&infin;") if c == "-inf" else
-                           escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
+            return self._blocks(t, lambda c: Markup(mathml(c)), "matrix")
+        return self._blocks(t, lambda c: Markup("&minus;&infin;") if c == "-inf" else
+                            escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
 
     def empty_grid(self, t: Table) -> Markup:
-        return self._table(t, lambda c: Markup(""), "grid")
+        return self._blocks(t, lambda c: Markup(""), "grid")
+
+    def _blocks(self, t: Table, cell, css: str) -> Markup:
+        """One table, or one per column block (see col_blocks) one under the other."""
+        blocks = col_blocks(t.m)
+        if len(blocks) == 1:
+            return self._table(t, cell, css)
+        parts = [self._table(Table([row[a:b] for row in t.cells], t.rows,
+                                   t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), cell, css)
+                 for a, b in blocks]
+        return Markup('<span class="blocks">') + Markup("").join(parts) + Markup("</span>")
 
     def _table(self, t: Table, cell, css: str) -> Markup:
         head = [escape(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
-        out = [Markup(f'<table class="{css}"><thead><tr><th></th>')]
-        out += [Markup("<th>%s</th>") % h for h in head]
-        out.append(Markup("</tr></thead><tbody>"))
+        br = css == "matrix"  # bracket columns left and right of the entries
+        numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
+        out = [Markup(f'<table class="{css}">')]
+        if not (br and not t.cols):  # a matrix has a head row only for its column labels
+            out.append(Markup("<thead><tr>"))
+            if numbered:
+                out.append(Markup("<th></th>"))
+            if br:
+                out.append(Markup("<th></th>"))
+            out += [Markup("<th>%s</th>") % h for h in head]
+            out.append(Markup("<th></th></tr></thead>" if br else "</tr></thead>"))
+        out.append(Markup("<tbody>"))
         for i, row in enumerate(t.cells):
-            label = t.rows[i] if t.rows else str(i + 1)
-            out.append(Markup("<tr><th>%s</th>") % label)
+            out.append(Markup("<tr>"))
+            if numbered:
+                out.append(Markup("<th>%s</th>") % (t.rows[i] if t.rows else str(i + 1)))
+            if br:
+                out.append(Markup('<td class="lb"></td>'))
             out += [Markup("<td>") + cell(c) + Markup("</td>") for c in row]
+            if br:
+                out.append(Markup('<td class="rb"></td>'))
             out.append(Markup("</tr>"))
         out.append(Markup("</tbody></table>"))
         return Markup("").join(out)
@@ -162,7 +205,11 @@ class HtmlRenderer(TemplateRenderer):
         return Markup(mathml(latex))
 
     def display(self, latex: str) -> Markup:
-        return Markup(mathml(latex, True))
+        """A display formula in a div; a long one (a worked sum) is marked
+        ``long``/``longer`` so that print CSS sets it smaller instead of
+        cutting it off (a printed page has no scrollbar)."""
+        size = "" if len(latex) < 110 else " long" if len(latex) < 200 else " longer"
+        return Markup(f'<div class="display{size}">') + Markup(mathml(latex, True)) + Markup("</div>")
 
     def text(self, s: str) -> Markup:
         return escape(s)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Table, TemplateRenderer, is_number
+from .base import Table, TemplateRenderer, col_blocks, is_number
 
 _TEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -18,6 +18,14 @@ def tex_escape(s: str) -> str:
     return str(s).translate(_TEX_TABLE)
 
 
+def stack(parts: list[str], gap: str) -> str:
+    """Column blocks one under the other (one tabular of tabulars, so it can
+    be measured and scaled as one box)."""
+    if len(parts) == 1:
+        return parts[0]
+    return ("\\begin{tabular}{@{}l@{}}\n" + f" \\\\[{gap}]\n".join(parts) + "\n\\end{tabular}")
+
+
 class LatexRenderer(TemplateRenderer):
     name = "tex"
     ext = "tex"
@@ -26,50 +34,149 @@ class LatexRenderer(TemplateRenderer):
                        variable_start_string="(((", variable_end_string=")))",
                        comment_start_string="((=", comment_end_string="=))")
 
+    def __init__(self, templates=None):
+        super().__init__(templates)
+        self.env.filters.update(step_rows=self.step_rows, room=self.room)
+
+    # -- page layout ----------------------------------------------------------
+    LINE_CM = 16.8  # the line of an A4 page with 2 cm margins (17 cm), less a little
+    CELL_CM = 2.43  # one answer cell as printed: 2 cm + padding + rule
+
+    def grid_width(self, s) -> float:
+        """Width (cm) a step's answer grid needs at full cell width: \\setgridcell
+        keeps 3.2 cm for the row labels and 2 cm cells while the line allows."""
+        n, m = s.shape
+        labels = s.rows or [str(i + 1) for i in range(n)]
+        return max(3.2, 0.21 * max(len(x) for x in labels) + 0.5) + self.CELL_CM * m + 0.1
+
+    def step_rows(self, steps, key: bool) -> list[list[tuple]]:
+        """The steps of a problem as rows of (number, step, width in cm, heading
+        width in cm): on the sheet, neighbouring grids with the same number
+        of rows stand side by side when they fit the line at full cell width
+        (answer cells are never made smaller to pair them); on the key, and
+        for written steps and grids in column blocks, one step per row.  A
+        step alone in its row has its heading beside its grid (heading width
+        > 0) when the grid leaves room for it: the heading line above the
+        grid is saved."""
+        rows: list[list[tuple]] = []
+        for i, s in enumerate(steps, 1):
+            single = key or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
+            w = 0.0 if single else self.grid_width(s)
+            last = rows[-1] if rows else None
+            if (last and not single and last[0][2] and last[0][1].shape[0] == s.shape[0] and len(last) < 3
+                    and sum(x[2] for x in last) + w + 0.5 * len(last) <= self.LINE_CM):
+                last.append((i, s, w, 0.0))
+            else:
+                rows.append([(i, s, w, 0.0)])
+        for row in rows:
+            i, s, w, _ = row[0]
+            if len(row) == 1 and w:
+                side = self.LINE_CM - self.natural_width(s) - 0.5
+                if side >= self.SIDE_CM:
+                    row[0] = (i, s, w, round(side, 2))
+        return rows
+
+    SIDE_CM = 4.0  # the narrowest heading column beside a grid
+
+    def natural_width(self, s) -> float:
+        """Width (cm) of a step's answer grid as printed with 2 cm cells:
+        the row labels (about 0.21 cm a character) and the cells."""
+        n, m = s.shape
+        labels = s.rows or [str(i + 1) for i in range(n)]
+        return 0.21 * max(len(x) for x in labels) + 0.5 + self.CELL_CM * m
+
+    @staticmethod
+    def room(s, key: bool) -> str:
+        """Space a step needs below its heading (for \\needspace, so that a
+        heading is never the last line of a page), in cm: its grid, or its lines."""
+        if key:
+            return "5"
+        if s.is_written:
+            return "%.1f" % (0.8 * s.lines + 1.2)
+        return "%.1f" % (len(col_blocks(s.shape[1])) * (1.3 * s.shape[0] + 0.8) + 0.9)
+
     def label(self, s: str) -> str:
         return rf"\text{{{tex_escape(s)}}}"
 
     def matrix(self, symbol: str, t: Table) -> str:
-        body = r" \\ ".join(" & ".join(row) for row in t.cells)
+        """``symbol = [...]``: every matrix (given or answer, labelled or not)
+        is the same bracketed array, so they all look alike.  Row labels
+        (tokens) stand left of the bracket and column labels above it, in
+        the same array, so they line up with the entries.  An ``array`` has
+        no column limit (amsmath's ``bmatrix`` stops at 10); a matrix wider
+        than MAX_COLS is printed in blocks of BLOCK columns, each headed by
+        its column numbers (see col_blocks)."""
         tall = any(r"\frac" in c for row in t.cells for c in row)
-        # fractions need taller rows; labels then share one array so rows align
-        stretch = r"\fracrows " if tall else ""
-        if t.cols or (t.rows and tall):
-            head = (" & " + " & ".join(self.label(c) for c in t.cols) + r" \\ \hline ") if t.cols else ""
-            rows = r" \\ ".join(
-                " & ".join([self.label(t.rows[i]) if t.rows else str(i + 1)] + row)
-                for i, row in enumerate(t.cells))
-            inner = (rf"\begin{{array}}{{r|{'c' * t.m}}}{head if head else ' '}{rows} \end{{array}}")
-            return rf"\fitmath{{{symbol} = {{{stretch}{inner}}}}}" if tall else rf"\fitmath{{{symbol} = {inner}}}"
-        labels = ""
-        if t.rows:
-            labels = (r"\begin{array}{r}" + r" \\ ".join(self.label(r) for r in t.rows)
-                      + r"\end{array}")
-        if tall:
-            return rf"\fitmath{{{symbol} = {{{stretch}\begin{{bmatrix}} {body} \end{{bmatrix}}}}}}"
-        return rf"\fitmath{{{symbol} = {labels}\begin{{bmatrix}} {body} \end{{bmatrix}}}}"
+        stretch = r"\fracrows " if tall else ""  # fractions need taller rows
+        blocks = col_blocks(t.m)
+        if tall:  # fractions at a readable size (display style), not script-size
+            t = Table([[r"\displaystyle " + c for c in row] for row in t.cells], t.rows, t.cols)
+        arrays = [self._bracketed(t, a, b, len(blocks) > 1) for a, b in blocks]
+        if len(arrays) == 1:
+            return rf"\fitmath{{{symbol} = {{{stretch}{arrays[0]}}}}}"
+        rows = r" \\[6pt] ".join(arrays)
+        return (rf"\fitmath{{{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}"
+                rf"\end{{array}}}}}}")
+
+    def _bracketed(self, t: Table, a: int, b: int, numbered: bool) -> str:
+        """Columns a..b-1 of ``t`` as one array: [row labels] | tick | cells | tick |.
+        The brackets are the array's own rules (a vertical rule with short
+        ticks from ``\\cline``), so labels and entries share one alignment."""
+        k = b - a
+        lab = bool(t.rows)
+        left = 2 if lab else 1  # the column of the left tick
+        right = left + k + 1
+        pre = (r"r@{\,}|" if lab else "@{}|") + r"@{}p{2.5pt}@{\hspace{1.5pt}}" + "c" * k + r"@{\hspace{1.5pt}}p{2.5pt}@{}|@{}"
+        ticks = rf"\cline{{{left}-{left}}}\cline{{{right}-{right}}}"
+        heads = t.cols[a:b] if t.cols else ([str(j + 1) for j in range(a, b)] if numbered else None)
+        head = ""
+        if heads:
+            first = [r"\multicolumn{1}{r@{\,}}{}"] if lab else []
+            head = " & ".join(first + [r"\multicolumn{1}{@{}c}{}"]
+                              + [self.label(h) if t.cols else r"\scriptstyle " + h for h in heads]
+                              + [r"\multicolumn{1}{c@{}}{}"]) + r" \\"
+        body = [" & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
+                for i, row in enumerate(t.cells)]
+        # one row a line: a big matrix must not make a line longer than TeX reads
+        return (rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body)
+                + rf" \\{ticks}\end{{array}}")
 
     def table(self, t: Table, math: bool) -> str:
+        """A decimal table (booktabs); wider than MAX_COLS: one per column block."""
         wrap = (lambda c: f"${c}$") if math else (
             lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
-        head = " & ".join([""] + [tex_escape(c) for c in t.cols]) if t.cols else \
-            " & ".join([""] + [str(j + 1) for j in range(t.m)])
-        rows = [" & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row])
-                for i, row in enumerate(t.cells)]
-        return ("\\begin{tabular}{l" + "r" * t.m + "}\n\\toprule\n" + head + r" \\" + "\n\\midrule\n"
-                + (" \\\\\n".join(rows)) + " \\\\\n\\bottomrule\n\\end{tabular}")
+        out = []
+        for a, b in col_blocks(t.m):
+            head = " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]]) if t.cols else \
+                " & ".join([""] + [str(j + 1) for j in range(a, b)])
+            rows = [" & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row[a:b]])
+                    for i, row in enumerate(t.cells)]
+            out.append("\\begin{tabular}{l" + "r" * (b - a) + "}\n\\toprule\n" + head + r" \\" + "\n\\midrule\n"
+                       + (" \\\\\n".join(rows)) + " \\\\\n\\bottomrule\n\\end{tabular}")
+        return stack(out, "4pt")
 
     def empty_grid(self, t: Table) -> str:
         """An answer grid: cells 2 cm wide (narrower when many columns must fit)
-        and 1.25 cm high, room for a handwritten fraction."""
-        head = " & ".join([""] + [tex_escape(c) for c in t.cols]) if t.cols else \
-            " & ".join([""] + [str(j + 1) for j in range(t.m)])
-        rows = [" & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))]
-                           + [""] * t.m)
-                for i in range(t.n)]
-        return (f"\\setgridcell{{{t.m}}}%\n\\begin{{tabular}}{{l|*{{{t.m}}}{{p{{\\gridcell}}|}}}}\n"
-                + head + r" \\ \hline" + "\n"
-                + (" \\\\ \\hline\n".join(rows)) + " \\\\ \\hline\n\\end{tabular}")
+        and 1.25 cm high, room for a handwritten fraction; a head row only
+        for column labels (tokens), not for plain numbers.  A grid wider than
+        MAX_COLS is printed in blocks of BLOCK columns (numbered), one under
+        the other, so its cells stay wide enough to write in."""
+        out = []
+        blocks = col_blocks(t.m)
+        for a, b in blocks:
+            k = b - a
+            head = " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]]) if t.cols else \
+                " & ".join([""] + [str(j + 1) for j in range(a, b)])
+            rows = [" & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))]
+                               + [""] * k)
+                    for i in range(t.n)]
+            # no head row of plain column numbers 1..m unless the grid is in blocks
+            top = (head + r" \\ \hline") if t.cols or len(blocks) > 1 else rf"\cline{{2-{k + 1}}}"
+            out.append(f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
+                       + top + "\n"
+                       + (" \\\\ \\hline\n".join(rows)) + " \\\\ \\hline\n\\end{tabular}")
+        # blocks as paragraphs: a tall grid may go on over a page break
+        return "\n\n\\vspace{6pt}\n".join(out)
 
     def math(self, latex: str) -> str:
         return f"${latex}$"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Table, TemplateRenderer, is_number
+from .base import Table, TemplateRenderer, col_blocks, is_number
 
 # Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
 # backslash; < and > become HTML entities (a backslash does not stop every
@@ -36,6 +36,14 @@ class MarkdownRenderer(TemplateRenderer):
         return self.table(t, math=True)
 
     def table(self, t: Table, math: bool) -> str:
+        """A pipe table; wider than MAX_COLS: one table per column block
+        (headed by the column numbers), so no table runs off the page."""
+        blocks = col_blocks(t.m)
+        if len(blocks) > 1:
+            return "\n\n".join(
+                self.table(Table([row[a:b] for row in t.cells], t.rows,
+                                 t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), math)
+                for a, b in blocks)
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         lines = ["| " + " | ".join([""] + head) + " |",
                  "|" + "---|" * (t.m + 1)]
