@@ -182,3 +182,23 @@ def test_unknown_mistake_and_unusable_kind_are_one_line_errors(tmp_path):
         assert r.exit_code == 2
         assert words in one_line_error(r)
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("of", KINDS)
+def test_every_seed_gives_a_printable_worked_solution(of):
+    """No planted mistake leaves NaN or +inf on the sheet (e.g. a zero variance)."""
+    for seed in range(1, 26):
+        p = _problem(of, seed)
+        for name, q in p.inputs.items():
+            if name.startswith("shown."):
+                assert not np.isnan(q.value).any() and not np.isposinf(q.value).any(), (seed, name)
+
+
+def test_a_mistake_that_would_divide_by_a_zero_variance_is_not_offered():
+    """normalized-across-tokens on two tokens with an equal feature divides by 0: never planted."""
+    right = build_document(["layer-norm"], seed=1).problems[0]
+    floats = {k: q.value for k, q in right.inputs.items()}
+    options = ftm.candidates(right, floats)
+    assert options and "normalized-across-tokens" not in {o.code for o in options}
+    for o in options:
+        assert all(not np.isnan(v).any() for v in o.values.values())

@@ -194,6 +194,11 @@ class Problem:
         self.steps.append(step)
         return step
 
+    def printed_steps(self, key: bool) -> list[Step]:
+        """The steps a key prints (all) or a student sheet asks for: a sheet
+        leaves out the steps that are on the key only (``Step.on_sheet``)."""
+        return self.steps if key else [s for s in self.steps if s.on_sheet]
+
     def step(self, name: str) -> Step:
         for s in self.steps:
             if s.name == name:

@@ -191,7 +191,7 @@ def candidates(problem: Problem, inputs: dict[str, np.ndarray]) -> list[Planted]
     for code in mistakes.codes_for(problem.kind):
         planted = _slip(problem, inputs, steps) if code == mistakes.SLIP else \
             _plant(problem, inputs, steps, code)
-        if planted is not None:
+        if planted is not None and all(_printable(v) for v in planted.values.values()):
             found[code] = planted
     return [found[c] for c in mistakes.CATALOGUE if c in found]
 
@@ -264,6 +264,12 @@ def _slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
 def _finish(problem: Problem, inputs: dict, steps: list[Step], given: dict) -> dict:
     out = of_reference(inputs, problem.kind, problem.params, given)
     return {s.name: np.asarray(given.get(s.name, out[s.name]), dtype=np.float64) for s in steps}
+
+
+def _printable(value: np.ndarray) -> bool:
+    """A flawed value a sheet can show: no NaN and no +oo (a division by a
+    zero variance, say); -oo (a masked score) is fine."""
+    return not (np.isnan(value).any() or np.isposinf(value).any())
 
 
 def _labels(s: Step) -> bool:

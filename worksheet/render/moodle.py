@@ -145,7 +145,7 @@ def asked_cells(s: Step) -> int:
 
 def field_weights(p: Problem) -> dict[str, int]:
     """Weight of each field of each asked step: equal shares per step (module docstring)."""
-    cells = {s.name: asked_cells(s) for s in p.steps}
+    cells = {s.name: asked_cells(s) for s in p.printed_steps(False)}  # key-only steps are not asked
     cells = {k: n for k, n in cells.items() if n}
     if not cells:
         return {}
