@@ -29,7 +29,8 @@ Adding a kind, say ``dot-product-similarity``:
    ``solve`` beginning with ``base.require_inputs`` and
    ``base.solved_params``, then one ``Problem.add_step`` (or a step builder
    of :mod:`worksheet.blocks`) per step, each checked against ``reference``.
-   Named mistakes for ``worksheet check`` are registered in the module too.
+   Named mistakes for ``worksheet check``: rules registered with
+   :func:`worksheet.mistakes.register` for the kind's step names.
 2. Add one line to ``KINDS`` below: the kind's name, the module, a summary.
 3. Add ``tests/test_kind_dot_product_similarity.py`` (the exact values of a
    small problem, every bad-input path, the CLI build, and a golden case with
