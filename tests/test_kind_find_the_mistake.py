@@ -53,7 +53,7 @@ def test_exactly_one_mistake_and_everything_after_follows_from_it(of, seed):
         if code != mistakes.SLIP and any(c == code for c, _, _ in mistakes.rules(of, name)):
             given[name] = _shown(p, name)  # the same mistake, made again in this step
             continue
-        expected = ftm.reference(floats, of, right.params, given)[name]
+        expected = ftm.of_reference(floats, of, right.params, given)[name]
         np.testing.assert_allclose(_shown(p, name), expected, atol=5e-4)
         given[name] = _shown(p, name)
     # the key: the step, the mistake, and the corrected steps from the wrong one on

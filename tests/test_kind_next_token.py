@@ -210,8 +210,8 @@ def test_temperature_one_has_no_scaled_logits_step():
 
 
 def test_carried_forward_marking_recomputes_from_the_scaled_logits():
-    ref = kind.reference({"h": np.array([[1.0, 2.0]]), "W_vocab": np.array([[1.0, 0, -1], [0, 1, 1]])}, 2,
-                         given={"scaled_logits": np.array([[0.0, 3.0, 0.0]])})
+    ref = kind.reference({"h": np.array([[1.0, 2.0]]), "W_vocab": np.array([[1.0, 0, -1], [0, 1, 1]])},
+                         kind.Params(temperature=F(2)), given={"scaled_logits": np.array([[0.0, 3.0, 0.0]])})
     assert ref["logits"].tolist() == [[1.0, 2.0, 1.0]]
     assert ref["probabilities"].argmax() == 1 and ref["prediction"][0, 0] == 1
     assert ref["probabilities"][0, 1] == pytest.approx(np.exp(3) / (np.exp(3) + 2))

@@ -85,7 +85,7 @@ Marking, per step (1 mark each)
   precision, as with a calculator).  Each entry may also be off by how far
   the rounding of those earlier answers moves it (a linear bound by finite
   differences, see :meth:`_Own.slack`), so honest rounding of earlier steps
-  is absorbed.  Kinds whose ``reference`` takes no ``given`` are marked
+  is absorbed.  A key of a kind this version does not know is marked
   against the key only, and the report says so.
 * **incorrect** -- with the wrong entries (row, column, given, expected) and,
   when one matches, a named mistake from :mod:`worksheet.mistakes`: first the
@@ -125,7 +125,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import difflib
-import inspect
 import io
 import json
 import math
@@ -857,65 +856,27 @@ Recompute = Callable[[dict], "dict | None"]
 
 
 def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute | None:
-    """``given -> steps`` through the kind's own ``reference(..., given=...)``.
+    """``given -> steps`` through the kind's own ``reference(inputs, params, given=...)``
+    (the kind contract, :class:`worksheet.kinds.base.KindModule`).
 
-    The reference's other arguments are filled by name: ``inputs`` gets the
-    dict of float inputs, ``params`` the kind's Params object, any other name
-    (a trailing ``_`` dropped: ``base_``) an input of that name, else the key's
-    parameter of that name (coerced to the type of the kind's Params field;
-    fractions as floats), else its default, else None for an input the
-    problem does not have (layer-norm's optional ``S``).  None when the kind
-    is unknown or its reference takes no ``given``: such kinds get no
-    carried-forward marks.
+    ``params`` are the key's JSON params, read with
+    ``Params.from_options(params, checked=False)`` (the sizes a key records
+    may exceed the generation limits).  None when the kind is unknown or
+    its params cannot be read: such keys get no carried-forward marks.
     """
     from . import kinds
-    from .kinds.base import coerce
 
     try:
         module = kinds.get(kind_name)
+        kind_params = module.Params.from_options(params, checked=False)
     except WorksheetError:
         return None
-    fn = getattr(module, "reference", None)
-    if fn is None:
-        return None
-    sig = inspect.signature(fn)
-    if "given" not in sig.parameters:
-        return None
-    fields = {f.name: f for f in dataclasses.fields(module.Params)} if hasattr(module, "Params") else {}
-    kwargs: dict[str, Any] = {}
-    for name, p in sig.parameters.items():
-        key = name.rstrip("_")
-        if name == "given":
-            continue
-        if name == "inputs":
-            kwargs[name] = inputs
-        elif name == "params" and hasattr(module, "Params"):
-            try:
-                kwargs[name] = module.Params.from_options(params)
-            except WorksheetError:
-                return None
-        elif key in inputs:
-            kwargs[name] = inputs[key]
-        elif key in params:
-            value = params[key]
-            if key in fields:
-                try:
-                    value = coerce(fields[key], value)
-                except WorksheetError:
-                    pass
-            kwargs[name] = float(value) if isinstance(value, Fraction) else value
-        elif p.default is not inspect.Parameter.empty:
-            continue
-        elif key in getattr(module, "INPUTS", ()):
-            kwargs[name] = None
-        else:
-            return None
+    fn = module.reference
 
     def run(given: dict) -> dict | None:
-        args = {k: dict(v) if k == "inputs" else v for k, v in kwargs.items()}
         try:
             with np.errstate(all="ignore"):
-                out = fn(**args, given=dict(given))
+                out = fn(dict(inputs), kind_params, given=dict(given))
         except Exception:  # a student's odd shapes or values: simply no recomputation
             return None
         try:

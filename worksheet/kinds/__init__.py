@@ -1,17 +1,48 @@
 """The registry of problem kinds.
 
-Each kind is one module in this package exposing the same small interface:
+Each kind is one module in this package with the same members, the kind
+contract :class:`worksheet.kinds.base.KindModule` (its docstring says what
+each member must do):
 
-* ``TITLE`` — the heading on a sheet;
-* ``INPUTS`` — the input matrix names it reads (BRIEF.md);
-* ``Params`` — a dataclass of its parameters, validated at construction;
-* ``generate(rng, params) -> dict[str, Matrix]`` — exact inputs from a seeded
+* ``TITLE`` -- the heading on a sheet;
+* ``INPUTS`` -- the input matrix names it reads (BRIEF.md);
+* ``Params`` -- a frozen dataclass subclass of ``base.Params``, validated at
+  construction;
+* ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs from a seeded
   ``numpy.random.Generator``;
-* ``solve(inputs, params) -> Problem`` — the worked solution.
+* ``reference(inputs, params, *, given=None) -> dict[str, np.ndarray]`` -- the
+  independent float64 steps; ``given`` replaces steps (carried-forward marks);
+* ``solve(inputs, params, *, seed=None) -> Problem`` -- the worked solution.
 
 The table below maps names to modules and one-line summaries, so that
 ``worksheet list`` needs no import of any kind (nor of numpy or sympy).
-Adding a kind = one line here + one module + its tests.
+
+Adding a kind, say ``dot-product-similarity``:
+
+1. Write the module ``dot_product_similarity.py`` here.  Start from a small
+   kind of the same family (``self_attention_basic.py``, ``feed_forward.py``):
+   a module docstring with the formulas, step names and what hand mode draws;
+   ``Params`` (a comment per field default, ``validate`` raising ParamError);
+   ``generate`` drawing hand-friendly numbers with ``base.int_matrix`` /
+   ``base.decimal_matrix`` under ``base.retry`` (enough distinct draws for 30
+   variants); ``reference`` computing each step with ``base.given_or``; and
+   ``solve`` beginning with ``base.require_inputs`` and
+   ``base.solved_params``, then one ``Problem.add_step`` (or a step builder
+   of :mod:`worksheet.blocks`) per step, each checked against ``reference``.
+   Named mistakes for ``worksheet check``: rules registered with
+   :func:`worksheet.mistakes.register` for the kind's step names.
+2. Add one line to ``KINDS`` below: the kind's name, the module, a summary.
+3. Add ``tests/test_kind_dot_product_similarity.py`` (the exact values of a
+   small problem, every bad-input path, the CLI build, and a golden case with
+   ``check_golden``).  The shared tests over ``names()`` already cover the
+   contract (``test_kind_contract.py``), variants, determinism, check and
+   every output format.
+4. Generate its golden files (``tests/golden/dot-product-similarity/``):
+   ``WORKSHEET_UPDATE_GOLDEN=1 python -m pytest tests/ -k golden``, and
+   read every one.
+
+Nothing else: the CLI, the spec files, ``worksheet list``, ``check`` and the
+renderers find a kind through this registry.
 """
 
 from __future__ import annotations

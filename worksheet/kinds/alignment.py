@@ -95,22 +95,6 @@ class Params(base.Params):
 # ---------------------------------------------------------------- generating
 
 
-def _norm_vectors(rng, count: int, d: int) -> Matrix:
-    """Rows with an integer length (sum of squares a perfect square), not zero."""
-    def make():
-        if d == 2:  # (3, 4) and (4, 3) with signs: the only pairs with an integer length
-            return base.int_matrix(rng, 1, d, (-4, -3, 3, 4))
-        return base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))
-
-    def ok(v):
-        sq = sum(int(x) ** 2 for x in v[0])
-        spread_out = d == 1 or sum(x != 0 for x in v[0]) >= 2  # not just a multiple of a unit vector
-        return sq > 0 and base.is_square(sq) and spread_out
-
-    return tuple(base.retry("alignment", make, ok, f"vectors of width {d} with an integer length")[0]
-                 for _ in range(count))
-
-
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, d_a, score = params.seq_len, params.width, params.d_a, params.score
     if params.numbers == "calculator":
@@ -129,7 +113,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     def make():
         if score == "cosine":
-            return {"s": _norm_vectors(rng, 1, d), "H": _norm_vectors(rng, n, d)}
+            return {"s": base.norm_vectors(rng, 1, d, "alignment"), "H": base.norm_vectors(rng, n, d, "alignment")}
         out = {"s": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
                "H": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))}
         if score == "general":
@@ -166,7 +150,7 @@ def _np_additive_pre(s: np.ndarray, H: np.ndarray, W_a: np.ndarray) -> np.ndarra
     return concat @ W_a
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -176,36 +160,32 @@ def reference(inputs: dict[str, np.ndarray], params: Params,
     """
     g = given or {}
     s, H = inputs["s"], inputs["H"]
-    score = params.score
-    if "scores" in g:
-        e = g["scores"]
-    elif score == "dot":
-        e = s @ H.T
-    elif score == "scaled-dot":
-        e = s @ H.T / np.sqrt(s.shape[1])
-    elif score == "general":
-        e = s @ inputs["W_a"] @ H.T
-    elif score == "additive":
-        e = (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
-    else:
-        e = s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
-    if "weights" in g:
-        weights = g["weights"]
-    else:
-        ex = np.exp(e - e.max())
-        weights = ex / ex.sum()
-    return {"scores": e, "weights": weights, "context": g["context"] if "context" in g else weights @ H}
+    e = base.given_or(g, "scores", lambda: _np_scores(inputs, params.score))
+    weights = base.given_or(g, "weights", lambda: base.np_softmax_all(e))
+    return {"scores": e, "weights": weights, "context": base.given_or(g, "context", lambda: weights @ H)}
+
+
+def _np_scores(inputs: dict[str, np.ndarray], score: str) -> np.ndarray:
+    """The scores e_j of ``score`` between s and every h_j: (1, n)."""
+    s, H = inputs["s"], inputs["H"]
+    if score == "dot":
+        return s @ H.T
+    if score == "scaled-dot":
+        return s @ H.T / np.sqrt(s.shape[1])
+    if score == "general":
+        return s @ inputs["W_a"] @ H.T
+    if score == "additive":
+        return (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
+    return s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
 
 
 # ---------------------------------------------------------------- solving
 
 
 def check_inputs(inputs: dict[str, Matrix], score: str) -> None:
-    for name in ("s", "H", *NEEDS[score]):
-        if name not in inputs:
-            why = {"s": "the decoder state, one row", "H": "the encoder states, one row each"}.get(
-                name, f"the {score} score needs it")
-            raise InputError(f"missing matrix '{name}' ({why})", field=name)
+    base.require_inputs(inputs, ("s", "H", *NEEDS[score]),
+                        {"s": "the decoder state, one row", "H": "the encoder states, one row each",
+                         **{name: f"the {score} score needs it" for name in NEEDS[score]}})
     for name in ("W_a", "v_a"):
         if name in inputs and name not in NEEDS[score]:
             users = " and ".join(k for k, v in NEEDS.items() if name in v)
@@ -335,7 +315,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     s, H = inputs["s"], inputs["H"]
     n, d = shape(H)
     labels = base.row_labels(params.tokens, n, "rows of H")
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(labels)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, tokens=labels)
     if score == "additive":
         actual["d_a"] = shape(inputs["W_a"])[1]
     p = Problem("alignment", TITLE, actual, seed=seed,

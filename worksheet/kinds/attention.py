@@ -77,42 +77,32 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       f"seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
 
 
-def reference(inputs: dict[str, np.ndarray], causal: bool,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The independent float64 computation every exact step is checked against.
+    """The independent float64 computation every exact step is checked against:
+    the projections (from X only), then :func:`worksheet.blocks.np_attention`.
 
     ``given`` maps step names to values that replace the computed ones, and
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    out = {}
     if "X" in inputs:
         X = inputs["X"]
-        out["Q"] = g["Q"] if "Q" in g else X @ inputs["W_Q"]
-        out["K"] = g["K"] if "K" in g else X @ inputs["W_K"]
-        out["V"] = g["V"] if "V" in g else X @ inputs["W_V"]
+        Q = base.given_or(g, "Q", lambda: X @ inputs["W_Q"])
+        K = base.given_or(g, "K", lambda: X @ inputs["W_K"])
+        V = base.given_or(g, "V", lambda: X @ inputs["W_V"])
     else:
-        out["Q"], out["K"], out["V"] = inputs["Q"], inputs["K"], inputs["V"]
-    out["scores"] = g["scores"] if "scores" in g else out["Q"] @ out["K"].T
-    out["scaled"] = g["scaled"] if "scaled" in g else out["scores"] / np.sqrt(out["K"].shape[1])
-    logits = out["scaled"]
-    if causal:
-        out["masked"] = logits = g["masked"] if "masked" in g else blocks.np_causal(logits)
-    out["weights"] = g["weights"] if "weights" in g else blocks.np_softmax(logits)
-    out["output"] = g["output"] if "output" in g else out["weights"] @ out["V"]
-    return out
+        Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
+    return {"Q": Q, "K": K, "V": V, **blocks.np_attention(Q, K, V, causal=params.causal, given=g)}
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> bool:
     """Validate names and shapes; True when projecting from X."""
     project = "X" in inputs
     names = ("X", "W_Q", "W_K", "W_V") if project else ("Q", "K", "V")
-    for name in names:
-        if name not in inputs:
-            other = "Q, K and V" if project else "X, W_Q, W_K and W_V"
-            raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K and W_V, or Q, K and V; not {other} mixed)",
-                             field=name)
+    other = "Q, K and V" if project else "X, W_Q, W_K and W_V"
+    base.require_inputs(inputs, names, f"give X, W_Q, W_K and W_V, or Q, K and V; not {other} mixed")
     extra = sorted(set(inputs) & set(INPUTS) - set(names))
     if extra:
         raise InputError(f"give either X, W_Q, W_K, W_V or Q, K, V, not both (found {', '.join(extra)})",
@@ -143,8 +133,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     tokens = base.row_labels(params.tokens, n)
     keys = tokens if project or shape(inputs["K"])[0] == n else base.default_tokens(shape(inputs["K"])[0])
     # the sizes actually solved (generation limits do not apply to given numbers)
-    actual = {**params.to_json(), "seq_len": n, "d_model": shape(first)[1], "d_k": d_k,
-              "d_v": shape(inputs["W_V"] if project else inputs["V"])[1], "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=shape(first)[1], d_k=d_k,
+                                d_v=shape(inputs["W_V"] if project else inputs["V"])[1], tokens=tokens)
     p = Problem("attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}scaled dot-product attention "
                        f"for the tokens {', '.join(tokens)} with $d_k = {d_k}$."))
@@ -152,7 +142,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         if name in inputs:
             rows = tokens if name in ("X", "Q") else keys if name in ("K", "V") else None
             p.add_input(name, inputs[name], rows=rows)
-    ref = reference({k: v.value for k, v in p.inputs.items()}, params.causal)
+    ref = reference({k: v.value for k, v in p.inputs.items()}, params)
 
     if project:
         X = inputs["X"]

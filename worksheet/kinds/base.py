@@ -1,5 +1,44 @@
-"""What every kind shares: the parameter base class, option/field coercion,
-token labels, and the random helpers for hand-friendly numbers."""
+"""What every kind shares: the kind contract (:class:`KindModule`), the
+parameter base class, option/field coercion, token labels, the helpers of
+``solve`` and ``reference``, and the random helpers for hand-friendly numbers.
+
+The kind contract
+-----------------
+
+A kind is one module of :mod:`worksheet.kinds` that satisfies
+:class:`KindModule` (``tests/test_kind_contract.py`` checks every registered
+kind against it, signatures included):
+
+* ``TITLE: str`` -- the heading on a sheet;
+* ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (BRIEF.md);
+* ``Params`` -- a frozen dataclass subclass of :class:`Params`, its fields the
+  kind's options (a comment per default), checked in ``validate``;
+* ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs drawn from the
+  seeded ``numpy.random.Generator`` only (same seed, same numbers);
+* ``reference(inputs, params, *, given=None) -> dict[str, np.ndarray]`` -- the
+  independent float64 computation of every step from float inputs.  ``params``
+  is the kind's ``Params``; ``worksheet check`` rebuilds it from a key's JSON
+  params with ``Params.from_options(params, checked=False)``, so every value
+  the reference reads must be a field (the sizes ``solve`` records in its
+  params are, or follow from the inputs).  ``given`` maps step names to values
+  that replace the computed ones, every later step being computed from them:
+  that is how ``check`` marks a step "carried forward" (use :func:`given_or`);
+* ``solve(inputs, params, *, seed=None) -> Problem`` -- the worked solution,
+  every exact step checked against ``reference``.  Kinds used as parts of the
+  block kinds take more keyword-only arguments after ``seed`` (``carry=`` a
+  :class:`worksheet.blocks.Carry`, so that long exact values are carried
+  rounded; multi-head attention also ``memory_tokens=`` and ``exp_table=``);
+  called without them a kind solves on its own.  :func:`require_inputs` and
+  :func:`solved_params` are the common first lines.
+
+Hand mode (``numbers="hand"``, the default) must be doable with pencil and the
+printed tables alone: small integers, an integer ``sqrt(d_k)``, short e^x
+tables.  Its draws must still vary: ``worksheet build --variants`` asks for up
+to 30 distinct problems from one seed, so the default hand-mode parameters must
+offer at least 30 distinct draws (``tests/test_variants.py`` enforces it).
+Bounded retries (:func:`retry`) end in a :class:`GenerationError` naming the
+way out, never in a hang.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +48,13 @@ import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import GenerationError, InputError, ParamError
 from ..exact import rational
-from ..model import Matrix
+from ..model import Matrix, Problem
 from ..safetext import check_labels
 
 NUMBER_MODES = ("hand", "calculator")
@@ -74,23 +113,87 @@ class Params:
         return [f.name for f in fields(cls)]
 
     @classmethod
-    def from_options(cls, options: dict[str, Any], *, source: str | None = None):
+    def from_options(cls, options: dict[str, Any], *, source: str | None = None, checked: bool = True):
         """Build from CLI options / file fields, ignoring the ones not ours.
 
         ``None`` means "not given" (keep the default).  Values from files are
         coerced to the field's type with errors naming the field.
+
+        ``checked=False`` is for the params a key recorded (``worksheet
+        check`` recomputing with ``reference``): no ``validate``, since a
+        problem solved from given inputs may exceed the generation limits,
+        and a value that does not coerce is kept as it is.
         """
         kwargs = {}
         for f in fields(cls):
             if options.get(f.name) is not None:
-                kwargs[f.name] = coerce(f, options[f.name], source)
-        return cls(**kwargs)
+                try:
+                    kwargs[f.name] = coerce(f, options[f.name], source)
+                except InputError:
+                    if checked:
+                        raise
+                    kwargs[f.name] = options[f.name]
+        if checked:
+            return cls(**kwargs)
+        obj = object.__new__(cls)  # the dataclass's fields, without __post_init__'s checks
+        for f in fields(cls):
+            default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+            object.__setattr__(obj, f.name, kwargs.get(f.name, default))
+        return obj
 
     def to_json(self) -> dict[str, Any]:
         return {k: jsonable(v) for k, v in dataclasses.asdict(self).items()}
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
+
+
+@runtime_checkable
+class KindModule(Protocol):
+    """What a kind module offers (see the module docstring); ``Params`` is a
+    subclass of :class:`Params`."""
+
+    TITLE: str
+    INPUTS: tuple[str, ...]
+    Params: type[Params]
+
+    def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...
+
+    def reference(self, inputs: dict[str, np.ndarray], params: Params, *,
+                  given: dict | None = None) -> dict[str, np.ndarray]: ...
+
+    def solve(self, inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem: ...
+
+
+# ---------------------------------------------------------------- solve and reference
+
+
+def given_or(given: Mapping[str, np.ndarray], name: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``given[name]`` when the step is given (``reference(..., given=...)``:
+    a student's own answer, carried forward), else ``compute()``."""
+    return given[name] if name in given else compute()
+
+
+def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
+    """An :class:`InputError` ``missing matrix 'NAME' (WHY)`` for the first of
+    ``names`` not in ``inputs``; ``why`` is one hint for all, or one per name."""
+    for name in names:
+        if name not in inputs:
+            hint = why.get(name) if isinstance(why, Mapping) else why
+            raise InputError(f"missing matrix '{name}'" + (f" ({hint})" if hint else ""), field=name)
+
+
+def np_softmax_all(z: np.ndarray) -> np.ndarray:
+    """Float64 softmax over every entry of ``z`` (one row of logits or scores)."""
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def solved_params(params: Params, **solved) -> dict[str, Any]:
+    """The params a problem records: the kind's options, then the sizes (and
+    labels, defaults filled in) actually solved, which given inputs decide
+    (generation limits do not apply to them); tuples become lists."""
+    return {**params.to_json(), **{k: jsonable(v) for k, v in solved.items()}}
 
 
 class KeyValueWidths:
@@ -211,6 +314,24 @@ def _cdf(p: tuple[float, ...]) -> np.ndarray:
     cdf = np.cumsum(np.asarray(p, dtype=np.float64))
     cdf /= cdf[-1]
     return cdf
+
+
+def norm_vectors(rng: np.random.Generator, count: int, d: int, kind: str) -> Matrix:
+    """``count`` rows of width d with an integer length (sum of squares a
+    perfect square), not zero, not a multiple of a unit vector (d > 1): the
+    norms of a cosine similarity stay exact integers."""
+    def make():
+        if d == 2:  # (3, 4) and (4, 3) with signs: the only pairs with an integer length
+            return int_matrix(rng, 1, d, (-4, -3, 3, 4))
+        return int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))
+
+    def ok(v):
+        sq = sum(int(x) ** 2 for x in v[0])
+        spread_out = d == 1 or sum(x != 0 for x in v[0]) >= 2  # not just a multiple of a unit vector
+        return sq > 0 and is_square(sq) and spread_out
+
+    return tuple(retry(kind, make, ok, f"vectors of width {d} with an integer length")[0]
+                 for _ in range(count))
 
 
 def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10,

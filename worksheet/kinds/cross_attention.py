@@ -92,7 +92,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       f"dec_len={m}, enc_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
 
 
-def reference(inputs: dict[str, np.ndarray],
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -101,19 +101,16 @@ def reference(inputs: dict[str, np.ndarray],
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    Q = g["Q"] if "Q" in g else inputs["X_dec"] @ inputs["W_Q"]  # (m, d_k)
-    K = g["K"] if "K" in g else inputs["H_enc"] @ inputs["W_K"]  # (n, d_k)
-    V = g["V"] if "V" in g else inputs["H_enc"] @ inputs["W_V"]  # (n, d_v)
+    Q = base.given_or(g, "Q", lambda: inputs["X_dec"] @ inputs["W_Q"])  # (m, d_k)
+    K = base.given_or(g, "K", lambda: inputs["H_enc"] @ inputs["W_K"])  # (n, d_k)
+    V = base.given_or(g, "V", lambda: inputs["H_enc"] @ inputs["W_V"])  # (n, d_v)
     return {"Q": Q, "K": K, "V": V, **blocks.np_attention(Q, K, V, given=g)}
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
     """Every matrix present, shapes fitting (ShapeError names both matrices)."""
-    for name in INPUTS:
-        if name not in inputs:
-            what = {"X_dec": "the decoder tokens, one row each", "H_enc": "the encoder output, one row per source token"}
-            raise InputError(f"missing matrix '{name}'" + (f" ({what[name]})" if name in what else ""),
-                             field=name)
+    base.require_inputs(inputs, INPUTS, {"X_dec": "the decoder tokens, one row each",
+                                         "H_enc": "the encoder output, one row per source token"})
     X, H = inputs["X_dec"], inputs["H_enc"]
     if shape(X)[1] != shape(H)[1]:
         raise ShapeError(f"X_dec is {shape(X)[0]} x {shape(X)[1]} and H_enc is {shape(H)[0]} x {shape(H)[1]}: "
@@ -140,8 +137,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             raise InputError(f"{len(labels)} labels for {rows} rows of {name}", field=field)
     target = params.tokens or default_target(m)
     source = params.source_tokens or base.default_tokens(n)
-    actual = {**params.to_json(), "dec_len": m, "enc_len": n, "d_model": d, "d_k": d_k, "d_v": d_v,
-              "tokens": list(target), "source_tokens": list(source)}
+    actual = base.solved_params(params, dec_len=m, enc_len=n, d_model=d, d_k=d_k, d_v=d_v,
+                                tokens=target, source_tokens=source)
     p = Problem("cross-attention", TITLE, actual, seed=seed,
                 intro=(f"The decoder, at the tokens {', '.join(target)}, attends over the encoder output for "
                        f"the source tokens {', '.join(source)}. Compute cross-attention with $d_k = {d_k}$: "
@@ -151,7 +148,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_input("H_enc", H, rows=source, latex_name=r"H_\mathrm{enc}")
     for w in ("W_Q", "W_K", "W_V"):
         p.add_input(w, inputs[w])
-    ref = reference({k: q.value for k, q in p.inputs.items()})
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     # 1) the three projections: Q from the decoder, K and V from the encoder
     Q = blocks.product_step(p, "Q", X, inputs["W_Q"], ref["Q"], title="Queries (from the decoder)",

@@ -57,7 +57,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError
+from ..errors import ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
 
@@ -134,7 +134,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         return {k: out[k] for k in INPUTS}
 
     def ok(mats):
-        ref = reference({k: to_array(v) for k, v in mats.items()}, H, float(params.epsilon))
+        ref = reference({k: to_array(v) for k, v in mats.items()}, params)
         pre = ref["ffn.hidden_pre"]
         if not (min(ref[f"norm{k}.variance"].min() for k in (1, 2, 3)) >= 0.25
                 and (pre < 0).any() and (pre > 0).any()):
@@ -151,7 +151,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       "variances of at least 1/4")
 
 
-def reference(inputs: dict[str, np.ndarray], heads: int, eps: float,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The whole float64 chain, unrounded, computed first and independently of the exact one.
 
@@ -160,6 +160,7 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float,
     dropped) and every later step is computed from them (``worksheet check``).
     """
     g = given or {}
+    heads, eps = params.heads, float(params.epsilon)
     out: dict[str, np.ndarray] = {}
 
     def put(prefix, steps):
@@ -170,21 +171,21 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float,
         return {k[len(prefix):]: v for k, v in g.items() if k.startswith(prefix)}
 
     X = inputs["X"]
-    sa = put("self.", multi_head_attention.reference({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
+    sa = put("self.", multi_head_attention.np_steps({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
                                                      True, given=part("self.")))
-    n1 = put("norm1.", layer_norm.reference(X, sa["output"], inputs["gamma_1"], inputs["beta_1"], eps,
+    n1 = put("norm1.", layer_norm.np_steps(X, sa["output"], inputs["gamma_1"], inputs["beta_1"], eps,
                                             given=part("norm1.")))
-    ca = put("cross.", multi_head_attention.reference(
+    ca = put("cross.", multi_head_attention.np_steps(
         {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}}, heads, False,
         given=part("cross.")))
-    n2 = put("norm2.", layer_norm.reference(n1["output"], ca["output"], inputs["gamma_2"], inputs["beta_2"], eps,
+    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ca["output"], inputs["gamma_2"], inputs["beta_2"], eps,
                                             given=part("norm2.")))
     ffn = put("ffn.", feed_forward.reference({"X": n2["output"], **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
-                                             given=part("ffn.")))
-    n3 = put("norm3.", layer_norm.reference(n2["output"], ffn["output"], inputs["gamma_3"], inputs["beta_3"], eps,
+                                             feed_forward.Params(), given=part("ffn.")))
+    n3 = put("norm3.", layer_norm.np_steps(n2["output"], ffn["output"], inputs["gamma_3"], inputs["beta_3"], eps,
                                             given=part("norm3.")))
     del out["norm3.output"]  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
-    out["output"] = g["output"] if "output" in g else n3["output"]
+    out["output"] = base.given_or(g, "output", lambda: n3["output"])
     return out
 
 
@@ -193,9 +194,7 @@ def _dims(name: str, m: Matrix) -> str:
 
 
 def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
-    for name in INPUTS:
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' (the decoder block needs {', '.join(INPUTS)})", field=name)
+    base.require_inputs(inputs, INPUTS, f"the decoder block needs {', '.join(INPUTS)}")
     multi_head_attention.check_inputs({k: inputs[k] for k in multi_head_attention.INPUTS}, heads)
     X, H_enc = inputs["X"], inputs["H_enc"]
     d = shape(X)[1]
@@ -240,9 +239,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     source = base.row_labels(params.source_tokens, n, field="source_tokens")
     eps = params.epsilon
     d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
-    actual = {**params.to_json(), "seq_len": m, "src_len": n, "d_model": d, "d_k": d_k,
-              "d_ff": shape(inputs["W_1"])[1], "eps": str(eps), "tokens": list(tokens),
-              "source_tokens": list(source)}
+    actual = base.solved_params(params, seq_len=m, src_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1],
+                                eps=eps, tokens=tokens, source_tokens=source)
     p = Problem("decoder-block", TITLE, actual, seed=seed,
                 intro=("Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
                        "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
@@ -255,7 +253,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None,
                     latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None)
-    ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps))
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
     sub = chain.run("masked self-attention", multi_head_attention.solve,

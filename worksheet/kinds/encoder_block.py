@@ -59,7 +59,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError
+from ..errors import ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
@@ -132,8 +132,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         return {k: m[k] for k in INPUTS}
 
     def ok(m):
-        ref = reference({k: to_array(v) for k, v in m.items()}, params.heads, float(params.epsilon),
-                        params.positional)
+        ref = reference({k: to_array(v) for k, v in m.items()}, params)
         pre = ref["ffn.hidden_pre"]
         return (ref["norm1.variance"].min() >= 0.25 and ref["norm2.variance"].min() >= 0.25
                 and (pre < 0).any() and (pre > 0).any())
@@ -143,7 +142,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       "variances of at least 1/4")
 
 
-def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional: bool,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The whole float64 chain, unrounded, computed first and independently of the exact one.
 
@@ -154,6 +153,7 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional:
     earlier answers).
     """
     g = given or {}
+    heads, eps = params.heads, float(params.epsilon)
     out: dict[str, np.ndarray] = {}
 
     def put(prefix, steps):
@@ -165,20 +165,20 @@ def reference(inputs: dict[str, np.ndarray], heads: int, eps: float, positional:
 
     X = inputs["X"]
     n, d = X.shape
-    if positional:
-        X = put("pe.", positional_encoding.reference(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
-    attn = put("attn.", multi_head_attention.reference(
+    if params.positional:
+        X = put("pe.", positional_encoding.np_steps(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
+    attn = put("attn.", multi_head_attention.np_steps(
         {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False,
         given=part("attn.")))
-    n1 = put("norm1.", layer_norm.reference(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps,
+    n1 = put("norm1.", layer_norm.np_steps(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps,
                                             given=part("norm1.")))
     ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
-                                             given=part("ffn.")))
-    n2 = put("norm2.", layer_norm.reference(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
+                                             feed_forward.Params(), given=part("ffn.")))
+    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
                                             given=part("norm2.")))
     # Add & Norm 2's scale and shift is the block's output: one step, ``output``
     del out["norm2.output"]
-    out["output"] = g["output"] if "output" in g else n2["output"]
+    out["output"] = base.given_or(g, "output", lambda: n2["output"])
     return out
 
 
@@ -187,9 +187,7 @@ def _dims(name: str, m: Matrix) -> str:
 
 
 def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
-    for name in INPUTS:
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' (the encoder block needs {', '.join(INPUTS)})", field=name)
+    base.require_inputs(inputs, INPUTS, f"the encoder block needs {', '.join(INPUTS)}")
     multi_head_attention.check_inputs({k: inputs[k] for k in multi_head_attention.INPUTS}, heads)
     X = inputs["X"]
     n, d = shape(X)
@@ -221,8 +219,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     tokens = base.row_labels(params.tokens, n)
     eps = params.epsilon
     d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "d_ff": shape(inputs["W_1"])[1],
-              "eps": str(eps), "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1], eps=eps,
+                                tokens=tokens)
     p = Problem("encoder-block", TITLE, actual, seed=seed,
                 intro=("Pass the tokens " + ", ".join(tokens) + " through one encoder layer: "
                        + ("add the positional encoding, " if params.positional else "")
@@ -233,7 +231,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
                        "decimals and compute the next step from the rounded values."))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
-    ref = reference({k: q.value for k, q in p.inputs.items()}, H, float(eps), params.positional)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     X0 = X
     if params.positional:

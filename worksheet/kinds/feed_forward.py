@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError
+from ..errors import ShapeError
 from ..exact import to_float
 from ..model import Matrix, Problem, shape, to_array
 from . import base
@@ -69,7 +69,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                     "W_2": base.int_matrix(rng, f, d, *w), "b_2": base.int_matrix(rng, 1, d, *w)}
 
     def ok(m):
-        ref = reference({k: to_array(v) for k, v in m.items()})
+        ref = reference({k: to_array(v) for k, v in m.items()}, params)
         H = ref["hidden_pre"]
         return ((H < 0).any() and ((H > 0).any() or H.size == 1) and np.abs(H).max() <= 6
                 and np.abs(to_array(m["X"])).sum(axis=1).min() > 0 and np.abs(ref["output"]).max() > 0)
@@ -78,7 +78,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       f"seq_len={n}, d_model={d}, d_ff={f} with a negative and a positive pre-activation")
 
 
-def reference(inputs: dict[str, np.ndarray],
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -87,16 +87,14 @@ def reference(inputs: dict[str, np.ndarray],
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    out = {"hidden_pre": g["hidden_pre"] if "hidden_pre" in g else inputs["X"] @ inputs["W_1"] + inputs["b_1"]}
-    out["hidden"] = g["hidden"] if "hidden" in g else np.maximum(out["hidden_pre"], 0.0)
-    out["output"] = g["output"] if "output" in g else out["hidden"] @ inputs["W_2"] + inputs["b_2"]
+    out = {"hidden_pre": base.given_or(g, "hidden_pre", lambda: inputs["X"] @ inputs["W_1"] + inputs["b_1"])}
+    out["hidden"] = base.given_or(g, "hidden", lambda: np.maximum(out["hidden_pre"], 0.0))
+    out["output"] = base.given_or(g, "output", lambda: out["hidden"] @ inputs["W_2"] + inputs["b_2"])
     return out
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
-    for name in INPUTS:
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' (give X, W_1, b_1, W_2 and b_2)", field=name)
+    base.require_inputs(inputs, INPUTS, "give X, W_1, b_1, W_2 and b_2")
     blocks.require_matmul("X", inputs["X"], "W_1", inputs["W_1"])
     d_ff = shape(inputs["W_1"])[1]
     blocks.require_shape("b_1", inputs["b_1"], 1, d_ff, f"one bias per hidden unit (W_1 has {d_ff} columns)")
@@ -132,14 +130,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     n, d = shape(X)
     d_ff = shape(W_1)[1]
     tokens = base.row_labels(params.tokens, n)
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_ff": d_ff, "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, d_ff=d_ff, tokens=tokens)
     p = Problem("feed-forward", TITLE, actual, seed=seed,
                 intro=(f"Apply the position-wise feed-forward network with $d_\\mathrm{{ff}} = {d_ff}$ hidden "
                        f"units to each token ({', '.join(tokens)}): a linear map, ReLU, and a second "
                        "linear map. The biases are added to every row."))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
-    ref = reference({k: q.value for k, q in p.inputs.items()})
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     A = to_array
 
     def after(m: Matrix) -> Matrix:

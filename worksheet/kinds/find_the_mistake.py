@@ -101,13 +101,30 @@ class Params(base.Params):
                 raise ParamError(f"mistake '{self.mistake}' is not one for {self.of}; "
                                  f"choose from {', '.join(codes)}")
 
+    @classmethod
+    def from_options(cls, options: dict, *, source: str | None = None, checked: bool = True):
+        """As :meth:`base.Params.from_options`; a key's params (``worksheet
+        check``) also hold the ``of`` problem's params as solved, under
+        ``"options"``: they are kept (not a field) for :meth:`kind_options`."""
+        params = super().from_options(options, source=source, checked=checked)
+        solved = options.get("options")
+        if isinstance(solved, dict):
+            object.__setattr__(params, "_solved", dict(solved))
+        return params
+
+    def kind_options(self) -> dict:
+        """The options of ``of``: as a key recorded them (see :meth:`from_options`),
+        else the settings it has (None: its default) and ``numbers``."""
+        solved = getattr(self, "_solved", None)
+        if solved is not None:
+            return dict(solved)
+        own = set(registry.get(self.of).Params.field_names())
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name in own and f.name not in ("of", "mistake") and getattr(self, f.name) is not None}
+
     def kind_params(self):
         """The Params of ``of``: the settings it has, the rest its defaults."""
-        module = registry.get(self.of)
-        own = set(module.Params.field_names())
-        options = {f.name: getattr(self, f.name) for f in fields(self)
-                   if f.name in own and f.name not in ("of", "mistake")}
-        return module.Params(**{k: v for k, v in options.items() if v is not None})
+        return registry.get(self.of).Params(**self.kind_options())
 
 
 def usable() -> list[str]:
@@ -128,14 +145,20 @@ class Planted:
     values: dict  # step name -> the flawed worked solution's float values
 
 
-def reference(inputs: dict[str, np.ndarray], of: str, options: dict,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The float64 steps of ``of`` (its own ``reference``), from ``given`` on.
+    """The float64 steps of ``params.of`` (its own ``reference``), from ``given`` on,
+    with the ``of`` problem's options (:meth:`Params.kind_options`: on a key,
+    the JSON params of the ``of`` problem, kept under ``"options"`` in this
+    problem's params), so ``check`` can recompute later steps from a
+    student's own answers exactly as for ``of``."""
+    return of_reference(inputs, params.of, params.kind_options(), given)
 
-    ``options`` are the JSON params of the ``of`` problem (kept under
-    ``"options"`` in this problem's params), so ``check`` can recompute later
-    steps from a student's own answers exactly as for ``of``.
-    """
+
+def of_reference(inputs: dict[str, np.ndarray], of: str, options: dict,
+                 given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """``of``'s reference with its params ``options`` (JSON or typed values),
+    through ``check``'s recomputation (ValueError when it cannot follow ``given``)."""
     from ..check import recomputer
 
     run = recomputer(of, options, inputs)
@@ -193,7 +216,7 @@ def _plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Plan
     first = None
     for s in steps:
         try:  # None while a mistake that spans several steps is half made
-            recomputed = reference(inputs, problem.kind, problem.params, given)[s.name]
+            recomputed = of_reference(inputs, problem.kind, problem.params, given)[s.name]
         except (ValueError, KeyError):
             recomputed = None
         data[s.name] = s.value if recomputed is None else recomputed
@@ -239,7 +262,7 @@ def _slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
 
 
 def _finish(problem: Problem, inputs: dict, steps: list[Step], given: dict) -> dict:
-    out = reference(inputs, problem.kind, problem.params, given)
+    out = of_reference(inputs, problem.kind, problem.params, given)
     return {s.name: np.asarray(given.get(s.name, out[s.name]), dtype=np.float64) for s in steps}
 
 

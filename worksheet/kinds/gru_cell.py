@@ -64,7 +64,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     def ok(m):
         f = {n: rec.to_np(v) for n, v in m.items()}
-        ref = reference(f)
+        ref = reference(f, params)
         X = rec.np_rows(f)
         for t in range(1, T + 1):
             x, h = X[t - 1: t], ref[rec.name("h", t - 1, T)] if t > 1 else f["h0"]
@@ -80,7 +80,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     return base.retry("gru-cell", make, ok, f"steps={T}, d_in={d}, d_h={k} with pre-activations in [-3, 3]")
 
 
-def reference(inputs: dict[str, np.ndarray], given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The unrounded float64 chain, step by step (the independent computation).
 
     A step named in ``given`` takes that value and later steps follow from it
@@ -94,7 +95,7 @@ def reference(inputs: dict[str, np.ndarray], given: dict[str, np.ndarray] | None
 
     def put(base_name, t, fresh):
         n = rec.name(base_name, t, T)
-        out[n] = g[n] if n in g else fresh()
+        out[n] = base.given_or(g, n, fresh)
         return out[n]
 
     for t in range(1, T + 1):
@@ -122,7 +123,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T, d_in = shape(X)
     hand = params.numbers == "hand"
-    actual = {**params.to_json(), "steps": T, "d_in": d_in, "d_h": d_h}
+    actual = base.solved_params(params, steps=T, d_in=d_in, d_h=d_h)
     runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
     p = Problem("gru-cell", TITLE, actual, seed=seed, intro=(
         f"Run a GRU cell for {runs} from $h_0$, in PyTorch's convention (row vectors): "
@@ -136,7 +137,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     for n in (key,) + NEEDED:
         p.add_input(n, inputs[n], rows=rec.time_labels(T) if n == "X" else None,
                     latex_name="h_0" if n == "h0" else None)
-    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}))
+    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
     table = rec.Table() if hand else None
     f = {n: rec.to_np(inputs[n]) for n in NEEDED}
     h = inputs["h0"]

@@ -156,23 +156,34 @@ def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) 
         return (R - mean) / np.sqrt(var + eps)
 
 
-def reference(X: np.ndarray, S: np.ndarray | None, gamma: np.ndarray, beta: np.ndarray,
-              eps: float, given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The independent float64 computation every exact step is checked against.
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The independent float64 computation every exact step is checked against
+    (:func:`np_steps` of the inputs X, S when given, gamma and beta, with
+    ``params.epsilon``).
 
     ``given`` maps step names to values that replace the computed ones, and
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
+    return np_steps(inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"], float(params.epsilon),
+                    given=given)
+
+
+def np_steps(X: np.ndarray, S: np.ndarray | None, gamma: np.ndarray, beta: np.ndarray,
+             eps: float, *, given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The float64 steps of one (Add &) Norm of X (+ S): ``residual`` (with S),
+    ``mean``, ``variance``, ``normalized``, ``output``; the block kinds call it
+    for each of their Add & Norms."""
     g = given or {}
     out = {}
     R = X if S is None else X + S
     if S is not None:
-        out["residual"] = R = g["residual"] if "residual" in g else R
-    out["mean"] = mean = g["mean"] if "mean" in g else np_mean(R)
-    out["variance"] = var = g["variance"] if "variance" in g else np_variance(R, mean)
-    out["normalized"] = N = g["normalized"] if "normalized" in g else np_normalized(R, mean, var, eps)
-    out["output"] = g["output"] if "output" in g else gamma * N + beta
+        out["residual"] = R = base.given_or(g, "residual", lambda: R)
+    out["mean"] = mean = base.given_or(g, "mean", lambda: np_mean(R))
+    out["variance"] = var = base.given_or(g, "variance", lambda: np_variance(R, mean))
+    out["normalized"] = N = base.given_or(g, "normalized", lambda: np_normalized(R, mean, var, eps))
+    out["output"] = base.given_or(g, "output", lambda: gamma * N + beta)
     return out
 
 
@@ -180,10 +191,7 @@ def reference(X: np.ndarray, S: np.ndarray | None, gamma: np.ndarray, beta: np.n
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
-    for name in ("X", "gamma", "beta"):
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' (give X, gamma and beta, and S for Add & Norm)",
-                             field=name)
+    base.require_inputs(inputs, ("X", "gamma", "beta"), "give X, gamma and beta, and S for Add & Norm")
     n, d = shape(inputs["X"])
     if "S" in inputs and shape(inputs["S"]) != (n, d):
         raise ShapeError(f"X is {n} x {d} and S is {shape(inputs['S'])[0]} x {shape(inputs['S'])[1]}: "
@@ -202,8 +210,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     n, d = shape(X)
     eps = params.epsilon
     tokens = base.row_labels(params.tokens, n)
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "eps": str(eps), "residual": S is not None,
-              "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, eps=eps, residual=S is not None, tokens=tokens)
     eps_text = f"$\\varepsilon = {given(eps)}$"
     p = Problem("layer-norm", TITLE, actual, seed=seed,
                 intro=(("Add the sublayer output $F$ to $X$ (residual connection), then l" if S is not None
@@ -217,7 +224,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
             p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None,
                         latex_name=SYMBOLS.get(name))
     arr = {k: q.value for k, q in p.inputs.items()}
-    ref = reference(arr["X"], arr.get("S"), arr["gamma"], arr["beta"], float(eps))
+    ref = reference(arr, params)
     A = to_array
 
     def after(m: Matrix) -> Matrix:

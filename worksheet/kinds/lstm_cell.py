@@ -64,7 +64,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     def ok(m):
         f = {n: rec.to_np(v) for n, v in m.items()}
-        ref = reference(f)
+        ref = reference(f, params)
         x, h0 = rec.np_rows(f)[:1], f["h0"]
         pres = [rec.np_affine(x, f[f"W_{g}"], h0, f[f"W_h{g}"], f[f"b_{g}"]) for g, _, _ in GATES]
         if any(not np.any(a) for a in pres) or any(np.abs(ref[rec.name("c", t, T)]).min() < 0.05
@@ -80,7 +80,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     return base.retry("lstm-cell", make, ok, f"steps={T}, d_in={d}, d_h={k} with pre-activations in [-3, 3]")
 
 
-def reference(inputs: dict[str, np.ndarray], given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
+              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The unrounded float64 chain, step by step (the independent computation).
 
     A step named in ``given`` takes that value and later steps follow from it
@@ -94,7 +95,7 @@ def reference(inputs: dict[str, np.ndarray], given: dict[str, np.ndarray] | None
 
     def put(base_name, t, fresh):
         n = rec.name(base_name, t, T)
-        out[n] = g[n] if n in g else fresh()
+        out[n] = base.given_or(g, n, fresh)
         return out[n]
 
     for t in range(1, T + 1):
@@ -125,7 +126,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T, d_in = shape(X)
     hand = params.numbers == "hand"
-    actual = {**params.to_json(), "steps": T, "d_in": d_in, "d_h": d_h}
+    actual = base.solved_params(params, steps=T, d_in=d_in, d_h=d_h)
     runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
     p = Problem("lstm-cell", TITLE, actual, seed=seed, intro=(
         f"Run an LSTM cell for {runs} from $h_0$ and $c_0$. Row convention: "
@@ -137,7 +138,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     for n in (key,) + NEEDED:
         p.add_input(n, inputs[n], rows=rec.time_labels(T) if n == "X" else None,
                     latex_name={"h0": "h_0", "c0": "c_0"}.get(n))
-    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}))
+    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
     table = rec.Table() if hand else None
     h, c = inputs["h0"], inputs["c0"]
     for t in range(1, T + 1):

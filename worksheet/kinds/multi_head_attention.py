@@ -56,7 +56,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError
+from ..errors import ShapeError
 from ..exact import NegInf, add, is_rational, sqrt, to_latex
 from ..model import Matrix, Problem, shape, to_array
 from . import base
@@ -127,7 +127,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                 "W_O": base.int_matrix(rng, H * d_k, d, *weights)}
 
     def ok(m):
-        ref = reference({k: to_array(v) for k, v in m.items()}, H, params.causal)
+        ref = reference({k: to_array(v) for k, v in m.items()}, params)
         spans = []
         for h in range(1, H + 1):
             if np.abs(ref[f"scaled_{h}"]).max() > 6:
@@ -168,14 +168,22 @@ def head_columns(W: np.ndarray | Matrix, h: int, width: int):
     return blocks.columns(W, (h - 1) * width, h * width)
 
 
-def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The independent float64 computation every exact step is checked against.
+    """The independent float64 computation every exact step is checked against
+    (:func:`np_steps` with ``params.heads`` and ``params.causal``).
 
     ``given`` maps step names to values that replace the computed ones, and
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
+    return np_steps(inputs, params.heads, params.causal, given=given)
+
+
+def np_steps(inputs: dict[str, np.ndarray], heads: int, causal: bool, *,
+             given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The float64 steps of H heads (the block kinds call it too: with an
+    input ``H_enc`` the keys and values come from it, the decoder's cross-attention)."""
     g = given or {}
     X = inputs["X"]
     src = inputs["H_enc"] if inputs.get("H_enc") is not None else X  # keys and values: memory or X
@@ -183,7 +191,7 @@ def reference(inputs: dict[str, np.ndarray], heads: int, causal: bool,
     out = {}
 
     def put(name, compute):
-        out[name] = g[name] if name in g else compute()
+        out[name] = base.given_or(g, name, compute)
         return out[name]
 
     for h in range(1, heads + 1):
@@ -207,9 +215,7 @@ def _dims(name: str, m: Matrix) -> str:
 
 def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
     """Validate names and shapes; return (d_k, d_v)."""
-    for name in INPUTS:
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' (give X, W_Q, W_K, W_V and W_O)", field=name)
+    base.require_inputs(inputs, INPUTS, "give X, W_Q, W_K, W_V and W_O")
     src = "H_enc" if inputs.get("H_enc") is not None else "X"
     for w in ("W_Q", "W_K", "W_V"):
         a = "X" if w == "W_Q" else src
@@ -245,7 +251,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n)
     src_tokens = tokens if memory is None else base.row_labels(memory_tokens, shape(memory)[0])
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "d_k": d_k, "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, d_k=d_k, tokens=tokens)
     p = Problem("multi-head-attention", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
                        f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
@@ -255,7 +261,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
         if name == "X" and memory is not None:
             p.add_input("H_enc", memory, rows=src_tokens)
-    ref = reference({k: q.value for k, q in p.inputs.items()}, H, params.causal)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     A = to_array
 
     def after(m: Matrix) -> Matrix:

@@ -95,7 +95,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       f"d_model={d}, |vocab|={v}, temperature={T} with logits in [-6, 6] and one largest")
 
 
-def reference(inputs: dict[str, np.ndarray], temperature,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -106,24 +106,20 @@ def reference(inputs: dict[str, np.ndarray], temperature,
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    logits = g["logits"] if "logits" in g else inputs["h"] @ inputs["W_vocab"]
+    temperature = params.temperature
+    logits = base.given_or(g, "logits", lambda: inputs["h"] @ inputs["W_vocab"])
     out = {"logits": logits}
     z = logits
     if temperature != 1:
-        z = out["scaled_logits"] = g["scaled_logits"] if "scaled_logits" in g else logits / float(temperature)
-    if "probabilities" in g:
-        p = g["probabilities"]
-    else:
-        e = np.exp(z - z.max())
-        p = e / e.sum()
-    pred = g["prediction"] if "prediction" in g else np.array([[float(np.argmax(p[0]))]])
+        z = out["scaled_logits"] = base.given_or(g, "scaled_logits", lambda: logits / float(temperature))
+    p = base.given_or(g, "probabilities", lambda: base.np_softmax_all(z))
+    pred = base.given_or(g, "prediction", lambda: np.array([[float(np.argmax(p[0]))]]))
     return {**out, "probabilities": p, "prediction": pred}
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
-    for name, what in (("h", "the decoder output, one row"), ("W_vocab", "one column per vocabulary token")):
-        if name not in inputs:
-            raise InputError(f"missing matrix '{name}' ({what})", field=name)
+    base.require_inputs(inputs, ("h", "W_vocab"), {"h": "the decoder output, one row",
+                                                   "W_vocab": "one column per vocabulary token"})
     blocks.require_shape("h", inputs["h"], 1, None, "the decoder output for one position is one row")
     blocks.require_matmul("h", inputs["h"], "W_vocab", inputs["W_vocab"])
 
@@ -145,7 +141,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         raise InputError(f"{len(params.vocab)} labels for the {size} columns of W_vocab", field="vocab")
     vocab = params.vocab or default_vocab(size)
     T = params.temperature
-    actual = {**params.to_json(), "d_model": d, "vocab": list(vocab)}
+    actual = base.solved_params(params, d_model=d, vocab=vocab)
     p = Problem("next-token", TITLE, actual, seed=seed,
                 intro=("The decoder's output at the last position is $h$; the final linear layer "
                        r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
@@ -155,7 +151,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                          "(the most probable token; a tie goes to the first in the vocabulary)."))
     p.add_input("h", h)
     p.add_input("W_vocab", W, cols=vocab, latex_name=r"W_\mathrm{vocab}")
-    ref = reference({k: q.value for k, q in p.inputs.items()}, T)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     # 1) logits: one score per vocabulary token, h W_vocab (the model's logits)
     products = blocks.matmul(h, W)[0]

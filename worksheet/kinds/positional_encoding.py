@@ -109,28 +109,43 @@ def divisor(base_: int, i: int, d_model: int):
     return power(base_, Fraction(2 * i, d_model))
 
 
-def reference(positions, d_model: int, base_: int, X: np.ndarray | None = None,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The independent float64 computation every exact step is checked against.
+    """The independent float64 computation every exact step is checked against
+    (:func:`np_steps`; the sizes as ``solve`` takes them: from X when given,
+    else from the parameters; the positions 0 .. n-1 unless given).
 
     ``given`` maps step names to values that replace the computed ones, and
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
+    X = inputs.get("X")
+    n, d = X.shape if X is not None else (params.n, params.width)
+    positions = params.positions if params.positions is not None else range(n)
+    return np_steps(positions, d, params.base, X, given=given)
+
+
+def np_steps(positions, d_model: int, base_: int, X: np.ndarray | None = None, *,
+             given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The float64 steps ``angles``, ``PE`` and (with X) ``X_plus_PE`` for the
+    given positions, width and base (the encoder block calls it too)."""
     g = given or {}
     pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)
     i = np.arange(pairs(d_model), dtype=np.float64)
-    angles = g["angles"] if "angles" in g else pos / np.power(float(base_), 2 * i / d_model)
-    if "PE" in g:
-        PE = g["PE"]
-    else:
-        PE = np.empty((len(pos), d_model))
-        PE[:, 0::2] = np.sin(angles)
-        PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    angles = base.given_or(g, "angles", lambda: pos / np.power(float(base_), 2 * i / d_model))
+    PE = base.given_or(g, "PE", lambda: _np_encoding(angles, len(pos), d_model))
     out = {"angles": angles, "PE": PE}
     if X is not None:
-        out["X_plus_PE"] = g["X_plus_PE"] if "X_plus_PE" in g else X + PE
+        out["X_plus_PE"] = base.given_or(g, "X_plus_PE", lambda: X + PE)
     return out
+
+
+def _np_encoding(angles: np.ndarray, n: int, d_model: int) -> np.ndarray:
+    """sin of the angles in the even columns, cos in the odd ones."""
+    PE = np.empty((n, d_model))
+    PE[:, 0::2] = np.sin(angles)
+    PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return PE
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
@@ -155,7 +170,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     rows = tuple(f"{t} (pos {q})" for t, q in zip(tokens, positions)) if tokens else \
         tuple(f"pos {q}" for q in positions)
     b = params.base
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "positions": list(positions)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, positions=positions)
     if tokens:
         actual["tokens"] = list(tokens)
     p = Problem("positional-encoding", TITLE, actual, seed=seed,
@@ -168,7 +183,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     col_index = tuple(str(jj) for jj in range(d))
     if X is not None:
         p.add_input("X", X, rows=rows, cols=col_index)
-    ref = reference(positions, d, b, p.inputs["X"].value if X is not None else None)
+    ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     # 1) angles: one per position and pair
     k = pairs(d)

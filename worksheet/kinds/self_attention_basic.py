@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError
 from ..exact import to_latex
 from ..model import Matrix, Problem, shape, to_array
 from . import base
@@ -79,7 +78,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                       f"seq_len={n}, d_model={d} with scores in [-6, 6], each row spanning at most 4")
 
 
-def reference(inputs: dict[str, np.ndarray], causal: bool,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -89,16 +88,12 @@ def reference(inputs: dict[str, np.ndarray], causal: bool,
     """
     g = given or {}
     X = inputs["X"]
-    out = {"scores": g["scores"] if "scores" in g else X @ X.T}
+    out = {"scores": base.given_or(g, "scores", lambda: X @ X.T)}
     logits = out["scores"]
-    if causal:
-        out["masked"] = logits = g["masked"] if "masked" in g else blocks.np_causal(logits)
-    if "weights" in g:
-        out["weights"] = g["weights"]
-    else:
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        out["weights"] = e / e.sum(axis=1, keepdims=True)
-    out["output"] = g["output"] if "output" in g else out["weights"] @ X
+    if params.causal:
+        out["masked"] = logits = base.given_or(g, "masked", lambda: blocks.np_causal(logits))
+    out["weights"] = base.given_or(g, "weights", lambda: blocks.np_softmax(logits))
+    out["output"] = base.given_or(g, "output", lambda: out["weights"] @ X)
     return out
 
 
@@ -117,19 +112,18 @@ def _symmetry_note(S: Matrix) -> str:
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    if "X" not in inputs:
-        raise InputError("missing matrix 'X' (the token embeddings, one row per token)", field="X")
+    base.require_inputs(inputs, INPUTS, "the token embeddings, one row per token")
     X = inputs["X"]
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n, "rows of X")
-    actual = {**params.to_json(), "seq_len": n, "d_model": d, "tokens": list(tokens)}
+    actual = base.solved_params(params, seq_len=n, d_model=d, tokens=tokens)
     p = Problem("self-attention-basic", TITLE, actual, seed=seed,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
                        f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
                        r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
                        r"are its softmax along each row, and the output is $Y = A X$."))
     p.add_input("X", X, rows=tokens)
-    ref = reference({"X": p.inputs["X"].value}, params.causal)
+    ref = reference({"X": p.inputs["X"].value}, params)
 
     # 1) scores: every pair of tokens, s_ij = x_i . x_j
     S = blocks.product_step(p, "scores", X, X, ref["scores"], transpose_b=True,

@@ -133,7 +133,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     return {"scores": (tuple(Fraction(int(x) * root) for x in t),)}
 
 
-def reference(inputs: dict[str, np.ndarray], d_k: int,
+def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
@@ -141,16 +141,10 @@ def reference(inputs: dict[str, np.ndarray], d_k: int,
     computed step; the three steps do not depend on each other.
     """
     g = given or {}
-    s = inputs["scores"]
-    out = {}
-    for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)), ("softmax_dk", float(d_k))):
-        if name in g:
-            out[name] = g[name]
-            continue
-        z = s / divisor
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        out[name] = e / e.sum(axis=1, keepdims=True)
-    return out
+    s, d_k = inputs["scores"], params.d_k
+    return {name: base.given_or(g, name, lambda: blocks.np_softmax(s / divisor))
+            for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)),
+                                  ("softmax_dk", float(d_k)))}
 
 
 def _sci(v: float) -> str:
@@ -162,9 +156,7 @@ def _sci(v: float) -> str:
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    if "scores" not in inputs:
-        raise InputError("missing matrix 'scores' (one query's scores, one row: scores = [[112, 96]])",
-                              field="scores")
+    base.require_inputs(inputs, INPUTS, "one query's scores, one row: scores = [[112, 96]]")
     s = inputs["scores"]
     if shape(s)[0] != 1:
         raise ShapeError(f"scores is {shape(s)[0]} x {shape(s)[1]} but must be 1 x n: "
@@ -176,14 +168,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         raise InputError(f"{len(params.tokens)} labels for {n} scores", field="tokens")
     d_k = params.d_k
     keys = params.tokens or base.default_tokens(n)
-    actual = {**params.to_json(), "seq_len": n, "tokens": list(keys)}
+    actual = base.solved_params(params, seq_len=n, tokens=keys)
     p = Problem("softmax-scaling", TITLE, actual, seed=seed,
                 intro=("One query has the scores $s$ below against the keys " + ", ".join(keys)
                        + rf", with $d_k = {d_k}$. Take the softmax of the raw scores, of "
                        r"$s / \sqrt{d_k}$ and of $s / d_k$, and say for each whether it is too "
                        r"peaked, about right or too flat."))
     p.add_input("scores", s, cols=keys, latex_name="s")
-    ref = reference({"scores": p.inputs["scores"].value}, d_k)
+    ref = reference({"scores": p.inputs["scores"].value}, params)
 
     root = sqrt(d_k)
     cases = (

@@ -1,0 +1,119 @@
+"""Every registered kind keeps the kind contract of ``worksheet.kinds.base``
+(``KindModule``): the same members, the same signatures, a reference that
+``worksheet check`` can call from a key alone."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pytest
+
+from worksheet import kinds
+from worksheet.build import build_document
+from worksheet.check import recomputer
+from worksheet.kinds import base
+from worksheet.model import to_array
+
+P = inspect.Parameter
+NAMES = kinds.names()
+MODES = base.NUMBER_MODES
+
+
+def _shape(fn) -> list[tuple[str, object, object]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+def _generated(name: str, numbers: str):
+    module = kinds.get(name)
+    params = module.Params.from_options({"numbers": numbers})
+    inputs = module.generate(np.random.default_rng(1), params)
+    return module, params, {k: to_array(v) for k, v in inputs.items()}
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(np.asarray(a[k]), np.asarray(b[k]), equal_nan=True)
+                                        for k in a)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_kind_module_satisfies_the_kind_protocol(name):
+    module = kinds.get(name)
+    assert isinstance(module, base.KindModule)
+    assert isinstance(module.TITLE, str) and module.TITLE
+    assert isinstance(module.INPUTS, tuple) and all(isinstance(n, str) for n in module.INPUTS)
+    assert issubclass(module.Params, base.Params)
+    assert dataclasses.is_dataclass(module.Params) and module.Params.__dataclass_params__.frozen
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_takes_inputs_params_and_keyword_only_given(name):
+    assert _shape(kinds.get(name).reference) == [
+        ("inputs", P.POSITIONAL_OR_KEYWORD, P.empty),
+        ("params", P.POSITIONAL_OR_KEYWORD, P.empty),
+        ("given", P.KEYWORD_ONLY, None),
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_generate_takes_rng_and_params(name):
+    assert _shape(kinds.get(name).generate) == [
+        ("rng", P.POSITIONAL_OR_KEYWORD, P.empty),
+        ("params", P.POSITIONAL_OR_KEYWORD, P.empty),
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solve_takes_inputs_params_then_only_optional_keywords_seed_first(name):
+    shape = _shape(kinds.get(name).solve)
+    assert shape[:3] == [
+        ("inputs", P.POSITIONAL_OR_KEYWORD, P.empty),
+        ("params", P.POSITIONAL_OR_KEYWORD, P.empty),
+        ("seed", P.KEYWORD_ONLY, None),
+    ]
+    # the block kinds' extras (carry=, ...) are keyword-only with defaults: a kind solves on its own
+    assert all(kind == P.KEYWORD_ONLY and default is not P.empty for _, kind, default in shape[3:])
+
+
+@pytest.mark.parametrize("numbers", MODES)
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_with_an_empty_given_is_the_plain_reference(name, numbers):
+    module, params, inputs = _generated(name, numbers)
+    plain = module.reference(dict(inputs), params)
+    assert plain
+    assert _same(module.reference(dict(inputs), params, given={}), plain)
+
+
+@pytest.mark.parametrize("numbers", MODES)
+@pytest.mark.parametrize("name", NAMES)
+def test_the_params_a_key_records_recompute_every_step(name, numbers):
+    """What ``check`` does: Params from the key's JSON params (unchecked), then reference."""
+    problem = build_document([name], seed=2, options={"numbers": numbers}).problems[0]
+    module = kinds.get(name)
+    params = module.Params.from_options(problem.params, checked=False)
+    floats = {k: q.value for k, q in problem.inputs.items()}
+    ref = module.reference(floats, params)
+    compared = [s for s in problem.steps if s.name in ref]
+    assert compared
+    for s in compared:
+        np.testing.assert_allclose(ref[s.name], s.value, rtol=1e-9, atol=1e-9, err_msg=s.name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_kind_gets_carried_forward_marks(name):
+    problem = build_document([name], seed=2).problems[0]
+    run = recomputer(name, problem.params, {k: q.value for k, q in problem.inputs.items()})
+    assert run is not None
+    plain = run({})
+    first = next(s for s in problem.steps if s.name in plain)  # find-the-mistake: the corrected steps
+    out = run({first.name: first.value + 1})
+    assert out is not None and np.array_equal(out[first.name], first.value + 1)
+    assert not _same(out, plain)
+
+
+def test_unchecked_params_keep_sizes_beyond_the_generation_limits():
+    attention = kinds.get("attention")
+    with pytest.raises(base.ParamError):
+        attention.Params.from_options({"seq_len": 40})
+    assert attention.Params.from_options({"seq_len": 40, "d_k": 2}, checked=False).seq_len == 40
