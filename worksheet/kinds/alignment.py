@@ -159,7 +159,7 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     "carried forward" when it follows from a student's own earlier answers).
     """
     g = given or {}
-    s, H = inputs["s"], inputs["H"]
+    H = inputs["H"]
     e = base.given_or(g, "scores", lambda: _np_scores(inputs, params.score))
     weights = base.given_or(g, "weights", lambda: base.np_softmax_all(e))
     return {"scores": e, "weights": weights, "context": base.given_or(g, "context", lambda: weights @ H)}

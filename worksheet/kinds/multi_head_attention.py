@@ -27,10 +27,13 @@ Widths (parameters ``d_model`` and ``d_k``):
 * ``d_k`` given: ``d_model`` defaults to H d_k, as the brief asks;
 * only ``d_model`` given: ``d_k = d_model // H`` (the paper's choice); in hand
   mode the largest perfect square not above it, so sqrt(d_k) is an integer;
-* neither: hand mode d_k = 1 (so d_model = H = 2 and every dot product is
-  short; the scaling step then divides by sqrt(1) = 1 -- ask for ``--d-k 4``
-  to practise a real scaling; with a single head d_k = 4), calculator mode
-  d_k = 2, d_model = 2 H.
+* neither: hand mode d_k = 4 per head (sqrt(d_k) = 2, so the scaled scores
+  really differ from the scores) with d_model = 4 (W^Q is then 4 x H d_k,
+  wider than X), calculator mode d_k = 2, d_model = 2 H.
+
+The default is two tokens ("Thinking Machines"), so that the student sheet
+of two heads with d_k = 4 fits 3 pages at full-size answer boxes (issue 9's
+target); ``--seq-len 3`` gives three.
 
 Hand mode draws X from {-1, 0, 1, 2} and W^Q, W^K, W^V, W^O from {-1, 0, 1},
 so every Q_h, K_h, V_h and every per-head score is an integer and the scaled
@@ -68,7 +71,7 @@ INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 @dataclass(frozen=True)
 class Params(base.Params):
     heads: int = 2  # H, the number of heads
-    seq_len: int = 3  # n, the number of tokens (rows of X)
+    seq_len: int = 2  # n, the number of tokens (rows of X); 2 keeps the default sheet to 3 pages
     d_model: int | None = None  # width of X and of the output; None: H * d_k
     d_k: int | None = None  # width of each head's queries, keys and values; None: see key_width
     causal: bool = False  # mask j > i in every head (decoder self-attention)
@@ -109,6 +112,12 @@ class Params(base.Params):
         return self.heads * self.key_width
 
 
+def _shifted(S: np.ndarray) -> np.ndarray:
+    """Scores less their row maximum: two heads with equal shifted scores have
+    equal weights (the softmax ignores a row's shift)."""
+    return S - S.max(axis=1, keepdims=True)
+
+
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, d_k, H = params.seq_len, params.model_width, params.key_width, params.heads
     if params.numbers == "calculator":
@@ -141,7 +150,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         # heads that differ visibly (when there is room: at least 4 entries per matrix)
         if n * d_k >= 4 and not (_distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"]
                                            + [to_array(m["X"])])
-                                 and (n == 1 or _distinct([ref[f"scaled_{h}"] for h in range(1, H + 1)]))):
+                                 and (n == 1 or _distinct([_shifted(ref[f"scaled_{h}"]) for h in range(1, H + 1)]))):
             return False
         X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
         return (spans.max() <= 4 and varied
