@@ -275,7 +275,7 @@ def test_midterm_asks_which_softmax_in_words_with_a_model_answer():
     assert scaling.kind == "softmax-scaling" and "Which of the three" not in scaling.intro  # a step, not a prompt
     asked = scaling.step("written_2")  # the kind's own written step is "written"
     assert asked.title == "Which of the three would you use in a Transformer, and why?"
-    assert r"$s / \sqrt{d_k}$" in asked.written and asked.lines == 6
+    assert r"$s / \sqrt{d_k}$" in asked.written and asked.lines == 4
 
 
 @pytest.mark.parametrize("example", ["midterm.toml", "study-sheet.toml"])
