@@ -6,6 +6,8 @@ exactly that code, and the later steps are carried forward."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +17,8 @@ from check_util import (inputs_of, key_values, make_key, mistakes_of, recompute,
 from worksheet import kinds, mistakes
 from worksheet.check import check_answers, recomputer
 from worksheet.errors import WorksheetError
+from worksheet.build import build_document
+from worksheet.kinds import chain, encoder_block
 
 REQUIRED = ["no-scaling", "scaled-by-d_k", "scaled-by-sqrt-d_model", "scores-transposed",
             "softmax-over-columns", "mask-wrong-triangle", "mask-zero-instead-of-inf",
@@ -49,9 +53,71 @@ def test_head_steps_use_the_rules_of_their_base_name():
 
 def test_values_look_up_a_part_of_the_encoder_block():
     data = {"X": 1, "attn.output": 2, "attn.scores_1": 3, "norm1.mean": 4, "gamma_1": 5}
-    v = mistakes.Values(data, prefix="norm1.", aliases=mistakes.ENCODER_PARTS["norm1."][1])
+    v = mistakes.Values(data, prefix="norm1.", aliases=encoder_block.PARTS["norm1."][1])
     assert (v["X"], v["S"], v["mean"], v["gamma"]) == (1, 2, 4, 5)
     assert mistakes.Values(data, suffix="_1", prefix="attn.")["scores"] == 3
+
+
+
+# ---------------------------------------------------------------- where the rules live
+def test_a_kinds_rules_are_registered_when_they_are_asked_for():
+    """Importing the catalogue imports no kind; asking for a kind's rules imports its module."""
+    code = ("import sys\n"
+            "from worksheet import mistakes\n"
+            "assert not [m for m in sys.modules if m.startswith('worksheet.kinds.')], sys.modules\n"
+            "assert {c for c, _, _ in mistakes.rules('layer-norm', 'variance')} == "
+            "{'sample-variance', 'normalized-across-tokens'}\n"
+            "assert 'worksheet.kinds.layer_norm' in sys.modules\n"
+            "assert 'concat-wrong-axis' in mistakes.codes_for('encoder-block')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _all_rules():
+    for name in kinds.names():
+        kinds.get(name)
+    return mistakes._RULES
+
+
+def test_every_rule_lives_with_its_kind_or_in_the_shared_place():
+    """A rule is registered for a kind by that kind's module, by the module the
+    LSTM and GRU share, or (shared by several attention kinds) by worksheet.mistakes."""
+    shared = {"worksheet.mistakes", "worksheet.kinds.recurrent"}
+    for (kind, step), found in _all_rules().items():
+        own = kinds.get(kind).__name__
+        for code, rule in found:
+            assert rule.__module__ in shared | {own}, (kind, step, code, rule.__module__)
+            if rule.__module__ == "worksheet.mistakes":
+                assert kind in mistakes.ATTENTION_LIKE, (kind, step, code)
+
+
+def test_unknown_kinds_have_no_rules_and_only_the_slip():
+    assert mistakes.rules("no-such-kind", "scores") == []
+    assert mistakes.codes_for("no-such-kind") == [mistakes.SLIP]
+
+
+@pytest.mark.parametrize("block", ["encoder-block", "decoder-block"])
+def test_a_block_is_diagnosed_through_the_parts_its_solve_wires(block):
+    """The block module's PARTS names every input of each part, from the block's own
+    inputs or earlier parts' steps; its codes are its parts' codes."""
+    module = kinds.get(block)
+    options = {"numbers": "calculator", "positional": True} if block == "encoder-block" else {}
+    p = build_document([block], seed=1, options=options).problems[0]
+    names = set(p.inputs) | {s.name for s in p.steps}
+    for prefix, (part, wiring) in module.PARTS.items():
+        assert set(kinds.get(part).INPUTS) <= set(wiring), (prefix, part)
+        assert set(wiring.values()) <= names, (prefix, set(wiring.values()) - names)
+        assert any(s.name.startswith(prefix) for s in p.steps), prefix
+    of_parts = {c for part, _ in module.PARTS.values() for c in mistakes.codes_for(part)}
+    assert set(mistakes.codes_for(block)) == of_parts
+
+
+def test_a_part_input_missing_from_the_block_is_the_blocks_own():
+    """Without positional encoding there is no pe.X_plus_PE: attention reads X itself."""
+    p = build_document(["encoder-block"], seed=1).problems[0]
+    assert "pe.X_plus_PE" not in {s.name for s in p.steps}
+    X = p.inputs["X"].exact
+    assert chain.wire(p, encoder_block.PARTS["attn."][1])["X"] is X
+    assert chain.wire(p, encoder_block.PARTS["norm1."][1])["S"] is p.step("attn.output").exact
 
 
 # ---------------------------------------------------------------- wrong rules, written out here

@@ -13,6 +13,18 @@ is the problem's ``params`` from the key.  A rule returns None (or raises
 KeyError) when it does not apply to the problem at hand, e.g. the mask
 mistakes on a problem without a causal mask.
 
+Where the rules live.  This module holds what every kind shares: the
+catalogue, :class:`Values`, :func:`register`, :func:`rules`,
+:func:`codes_for`, and the rules of the attention steps that several kinds
+have (scores, scaled, masked, weights: registered for the tuples
+:data:`SCALED`, :data:`ATTENTION_LIKE`, :data:`MASKED`).  Every other rule
+lives in its kind's module, in a section ``# ---- mistakes`` at the end
+(``layer_norm.py`` registers ``sample-variance``); rules that two kinds share
+there (the gate rules of the LSTM and GRU) sit in their common module
+(``recurrent.py``).  A kind's rules are registered when its module is
+imported; :func:`rules` and :func:`codes_for` import it first (through
+:func:`worksheet.kinds.get`), so nothing imports every kind at start-up.
+
 Rules are registered per (kind, step) with :func:`register`.  The step where
 a rule is registered is the mistake's *origin*; the checker also follows a
 mistake into later steps by recomputing them from the wrong value with the
@@ -20,14 +32,19 @@ kind's own ``reference(..., given=...)`` (so a student who forgot the
 scaling and wrote only the weights is still told so).  Steps numbered per
 head (``scores_2`` in multi-head attention) use the rules registered for
 their base name (``scores``), with :class:`Values` looking up the names of
-the same head first.  The encoder block's steps (``attn.scores_1``,
-``norm1.variance``, ``ffn.hidden``) use the rules of the kind each part is
-(:data:`ENCODER_PARTS`), looking up ``attn.``-prefixed names first and
-renaming the part's inputs (``S`` of ``norm1.`` is ``attn.output``).
+the same head first.  A kind built from other kinds (the encoder and decoder
+blocks) has no rules of its own: its module's ``PARTS`` maps each step
+prefix to the kind that part is and its inputs by their names in the block
+(the same mapping its ``solve`` wires the parts with), and a step
+``attn.scores_1`` uses the rules of that part's kind, looking up
+``attn.``-prefixed names first and reading the part's inputs under the
+block's names (``S`` of ``norm1.`` is ``attn.output``).
 
 ``arithmetic-slip`` (exactly one entry wrong) has no rule: the checker finds
-it by counting wrong entries.  Adding a mistake = one catalogue entry + one
-registered rule + a test that some generated problem is diagnosed with it.
+it by counting wrong entries.  Adding a mistake = one catalogue entry here +
+one rule registered in the ``# ---- mistakes`` section of its kind's module
+(or here, when several attention kinds share it) + a test that some
+generated problem is diagnosed with it (``tests/test_mistakes.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +55,11 @@ from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
-__all__ = ["Mistake", "CATALOGUE", "SLIP", "Values", "register", "rules", "codes_for"]
+from . import kinds as _kinds
+from .errors import WorksheetError
+
+__all__ = ["Mistake", "CATALOGUE", "SLIP", "Values", "register", "rules", "codes_for", "parts",
+           "softmax"]
 
 
 @dataclass(frozen=True)
@@ -120,8 +141,9 @@ class Values(Mapping):
     ``suffix`` (``"_2"``) picks a head's own steps and ``prefix`` (``"attn."``)
     a part of the encoder block: ``v["scores"]`` is the first of
     ``attn.scores_2``, ``attn.scores``, ``scores_2``, ``scores`` that exists.
-    ``aliases`` rename a part's inputs (``{"S": "attn.output"}``), used when
-    the alias exists.
+    ``aliases`` give a part's inputs by their names in the block (a block
+    module's ``PARTS`` entry: ``{"S": "attn.output"}``), each used when that
+    name exists.
     """
 
     def __init__(self, data: Mapping[str, np.ndarray], suffix: str = "", prefix: str = "",
@@ -167,37 +189,27 @@ def register(kinds: str | tuple[str, ...], step: str, code: str):
     return deco
 
 
-# encoder-block step prefix -> (the kind that part is, its inputs by their names in the block)
-ENCODER_PARTS: dict[str, tuple[str, dict[str, str]]] = {
-    "pe.": ("positional-encoding", {}),
-    "attn.": ("multi-head-attention", {"X": "pe.X_plus_PE"}),
-    "norm1.": ("layer-norm", {"X": "pe.X_plus_PE", "S": "attn.output", "gamma": "gamma_1",
-                              "beta": "beta_1"}),
-    "ffn.": ("feed-forward", {"X": "norm1.output"}),
-    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "ffn.output", "gamma": "gamma_2",
-                              "beta": "beta_2"}),
-}
+def _module(kind: str):
+    """The module of a kind, imported (which registers its rules); None for an unknown kind."""
+    try:
+        return _kinds.get(kind)
+    except WorksheetError:
+        return None
 
 
-# decoder-block step prefix -> (the kind that part is, its inputs by their names in the block)
-DECODER_PARTS: dict[str, tuple[str, dict[str, str]]] = {
-    "self.": ("multi-head-attention", {}),
-    "norm1.": ("layer-norm", {"S": "self.output", "gamma": "gamma_1", "beta": "beta_1"}),
-    "cross.": ("multi-head-attention", {"X": "norm1.output", "W_Q": "W_Q_c", "W_K": "W_K_c", "W_V": "W_V_c",
-                                        "W_O": "W_O_c"}),
-    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "cross.output", "gamma": "gamma_2", "beta": "beta_2"}),
-    "ffn.": ("feed-forward", {"X": "norm2.output"}),
-    "norm3.": ("layer-norm", {"X": "norm2.output", "S": "ffn.output", "gamma": "gamma_3", "beta": "beta_3"}),
-}
-BLOCK_PARTS = {"encoder-block": ENCODER_PARTS, "decoder-block": DECODER_PARTS}
+def parts(kind: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """A kind built from other kinds: its module's ``PARTS`` (step prefix -> (the
+    kind that part is, its inputs by their names in the block)); else {}."""
+    return getattr(_module(kind), "PARTS", None) or {}
 
 
 def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
     """``(code, rule, context)`` for a step of a kind; ``Values(data, **context)`` is
-    what the rule reads (head steps use their base name's rules, encoder-block
-    steps those of their part's kind)."""
-    if kind in BLOCK_PARTS:
-        for prefix, (part, aliases) in BLOCK_PARTS[kind].items():
+    what the rule reads (head steps use their base name's rules, block steps
+    those of their part's kind, see :func:`parts`)."""
+    composed = parts(kind)
+    if composed:
+        for prefix, (part, aliases) in composed.items():
             if step.startswith(prefix):
                 return [(c, r, {**ctx, "prefix": prefix, "aliases": aliases})
                         for c, r, ctx in rules(part, step[len(prefix):])]
@@ -210,9 +222,11 @@ def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
 
 
 def codes_for(kind: str) -> list[str]:
-    """Every mistake code registered for a kind (catalogue order), plus the slip."""
-    parts = {kind} | {p for p, _ in BLOCK_PARTS.get(kind, {}).values()}
-    have = {c for (k, _), rs in _RULES.items() if k in parts for c, _ in rs}
+    """Every mistake code registered for a kind or its parts (catalogue order), plus the slip."""
+    of = {kind} | {p for p, _ in parts(kind).values()}
+    for k in of:
+        _module(k)
+    have = {c for (k, _), rs in _RULES.items() if k in of for c, _ in rs}
     return [c for c in CATALOGUE if c in have] + [SLIP]
 
 
@@ -242,8 +256,10 @@ def _where(S: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- attention family
-# Steps: scores, scaled (not in self-attention-basic), masked (causal only),
-# weights, output.  Multi-head attention has the same steps per head.
+# The rules the attention kinds share.  Steps: scores, scaled (not in
+# self-attention-basic), masked (causal only), weights, output.  Multi-head
+# attention has the same steps per head.  A kind's own rules (cross-sources-swapped,
+# concat-wrong-axis) are in its module.
 SCALED = ("attention", "cross-attention", "multi-head-attention")
 ATTENTION_LIKE = SCALED + ("self-attention-basic",)
 MASKED = ("attention", "self-attention-basic", "multi-head-attention")
@@ -315,240 +331,3 @@ def _mask_after_softmax(v, params):
 @register("multi-head-attention", "head", "weights-times-X")
 def _weights_times_x(v, params):
     return v["weights"] @ v["X"]
-
-
-@register("cross-attention", "Q", "cross-sources-swapped")
-def _queries_from_encoder(v, params):
-    return v["H_enc"] @ v["W_Q"]
-
-
-@register("cross-attention", "K", "cross-sources-swapped")
-def _keys_from_decoder(v, params):
-    return v["X_dec"] @ v["W_K"]
-
-
-@register("cross-attention", "V", "cross-sources-swapped")
-def _values_from_decoder(v, params):
-    return v["X_dec"] @ v["W_V"]
-
-
-@register("cross-attention", "output", "weights-times-X")
-def _weights_times_h(v, params):
-    return v["weights"] @ v["H_enc"]
-
-
-# ---------------------------------------------------------------- softmax-scaling, alignment
-def _softmax_of_scores_over(divisor):
-    def rule(v, params):
-        d_k = float(params["d_k"])
-        return softmax(v["scores"] / divisor(d_k))
-    return rule
-
-
-register("softmax-scaling", "softmax_sqrt_dk", "no-scaling")(_softmax_of_scores_over(lambda d: 1.0))
-register("softmax-scaling", "softmax_sqrt_dk", "scaled-by-d_k")(_softmax_of_scores_over(lambda d: d))
-
-
-def _scaled_dot(v, params) -> np.ndarray | None:
-    """``s . h_j`` of an alignment with the scaled-dot score (else None: no scaling to get wrong)."""
-    if params.get("score") != "scaled-dot":
-        return None
-    return v["s"] @ v["H"].T
-
-
-@register("alignment", "scores", "no-scaling")
-def _alignment_no_scaling(v, params):
-    return _scaled_dot(v, params)
-
-
-@register("alignment", "scores", "scaled-by-d_k")
-def _alignment_by_d(v, params):
-    dots = _scaled_dot(v, params)
-    return None if dots is None else dots / v["s"].shape[1]
-
-
-# ---------------------------------------------------------------- multi-head attention
-# Per head: the attention rules above (scores_h, scaled_h, masked_h, weights_h)
-# and weights-times-X on head_h; then concat and output.
-def _heads(v: Values, params) -> list[np.ndarray]:
-    return [v[f"head_{h}"] for h in range(1, int(params["heads"]) + 1)]
-
-
-@register("multi-head-attention", "concat", "concat-wrong-axis")
-def _concat_rows(v, params):
-    return np.vstack(_heads(v, params))  # (H n, d_v) instead of (n, H d_v)
-
-
-@register("multi-head-attention", "output", "missing-W_O")
-def _missing_w_o(v, params):
-    return v["concat"]
-
-
-# ---------------------------------------------------------------- positional encoding
-# angles (n x pairs): pos / base^(2i/d_model); PE: sin on even columns, cos on odd.
-def _positions(v: Values) -> np.ndarray:
-    return v["angles"][:, :1]  # pair 0 has divisor base^0 = 1: the positions themselves
-
-
-def _pe_width(v: Values, params) -> int:
-    return v["PE"].shape[1] if "PE" in v else int(params["d_model"])
-
-
-def _pe_base(params) -> float:
-    return float(params.get("base") or 10000)
-
-
-def _sin_cos(angle_of_column: np.ndarray) -> np.ndarray:
-    """PE from one angle per column: sin on even columns, cos on odd ones."""
-    out = np.empty_like(angle_of_column)
-    out[:, 0::2] = np.sin(angle_of_column[:, 0::2])
-    out[:, 1::2] = np.cos(angle_of_column[:, 1::2])
-    return out
-
-
-@register(("positional-encoding",), "PE", "pe-sin-cos-swapped")
-def _pe_swapped(v, params):
-    A, d = v["angles"], _pe_width(v, params)
-    out = np.empty((A.shape[0], d))
-    out[:, 0::2] = np.cos(A)
-    out[:, 1::2] = np.sin(A[:, : d // 2])
-    return out
-
-
-def _pe_column_exponent(scale: float):
-    """PE whose angle for column j uses exponent scale * j / d_model (j the column index)."""
-    def rule(v, params):
-        d = _pe_width(v, params)
-        j = np.arange(d, dtype=np.float64)
-        return _sin_cos(_positions(v) / np.power(_pe_base(params), scale * j / d))
-    return rule
-
-
-register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(2.0))
-register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(1.0))
-
-
-@register("positional-encoding", "angles", "pe-index-not-halved")
-def _angles_by_column(v, params):
-    i = np.arange(v["angles"].shape[1], dtype=np.float64)  # pair i has the sine column 2i
-    d = _pe_width(v, params)
-    return _positions(v) / np.power(_pe_base(params), 2 * (2 * i) / d)
-
-
-# ---------------------------------------------------------------- layer norm
-# residual (when S is given), mean and variance (n x 1), normalized, output.
-def _R(v: Values) -> np.ndarray:
-    return v["residual"] if "residual" in v else v["X"]
-
-
-def _eps(params) -> float:
-    from fractions import Fraction
-
-    eps = params.get("eps")
-    return 0.0 if eps in (None, "") else float(Fraction(str(eps)))
-
-
-@register("layer-norm", "residual", "missing-residual")
-def _no_residual(v, params):
-    return v["S"]  # LayerNorm(Sublayer(x)) instead of LayerNorm(x + Sublayer(x))
-
-
-@register("layer-norm", "variance", "sample-variance")
-def _sample_variance(v, params):
-    R = _R(v)
-    if R.shape[1] < 2:
-        return None
-    return ((R - v["mean"]) ** 2).sum(axis=1, keepdims=True) / (R.shape[1] - 1)
-
-
-@register("layer-norm", "mean", "normalized-across-tokens")
-def _mean_down_columns(v, params):
-    return _R(v).mean(axis=0, keepdims=True)  # (1, d) instead of (n, 1)
-
-
-@register("layer-norm", "variance", "normalized-across-tokens")
-def _variance_down_columns(v, params):
-    return _R(v).var(axis=0, keepdims=True)
-
-
-@register("layer-norm", "normalized", "normalized-across-tokens")
-def _normalized_down_columns(v, params):
-    R = _R(v)
-    return (R - R.mean(axis=0, keepdims=True)) / np.sqrt(R.var(axis=0, keepdims=True) + _eps(params))
-
-
-# ---------------------------------------------------------------- feed-forward
-# hidden_pre = X W_1 + b_1, hidden = ReLU(hidden_pre), output = hidden W_2 + b_2.
-@register("feed-forward", "hidden", "relu-after-second-layer")
-def _no_relu_first(v, params):
-    return v["hidden_pre"]
-
-
-@register("feed-forward", "output", "relu-after-second-layer")
-def _relu_second(v, params):
-    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0.0)
-
-
-@register("feed-forward", "output", "relu-after-second-layer")
-def _relu_both(v, params):
-    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)
-
-
-# ---------------------------------------------------------------- lstm-cell, gru-cell
-# LSTM steps f, i, g, o, c, h; GRU steps z, r, n, h; with several time steps
-# each is suffixed _t (f_2), and its rules read the step's own time step.
-def _rec():
-    from .kinds import recurrent  # local: the kinds package stays off this module's import
-
-    return recurrent
-
-
-def _gate_with(act: str, gate: str) -> Rule:
-    def rule(v, params):
-        rec = _rec()
-        a = rec.np_pre(v, gate)
-        return np.tanh(a) if act == "tanh" else rec.np_sigmoid(a)
-    return rule
-
-
-for _g in ("f", "i", "o"):
-    register("lstm-cell", _g, "tanh-for-sigmoid")(_gate_with("tanh", _g))
-register("lstm-cell", "g", "tanh-for-sigmoid")(_gate_with("sigma", "g"))
-for _g in ("z", "r"):
-    register("gru-cell", _g, "tanh-for-sigmoid")(_gate_with("tanh", _g))
-
-
-@register("lstm-cell", "c", "c-without-forget")
-def _c_without_forget(v, params):
-    return v["i"] * v["g"]
-
-
-@register("lstm-cell", "h", "h-from-c-without-tanh")
-def _h_without_tanh(v, params):
-    return v["o"] * v["c"]
-
-
-def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
-    """(x_t, h_{t-1}) of a GRU rule's time step."""
-    rec = _rec()
-    t = rec.time_of(v.suffix)
-    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
-    return x, rec.before(v, "h", t, "h0")
-
-
-@register("gru-cell", "n", "tanh-for-sigmoid")
-def _gru_n_sigmoid(v, params):
-    x, h = _gru_prev(v)
-    return _rec().np_sigmoid(x @ v["W_n"] + v["b_n"] + v["r"] * (h @ v["W_hn"] + v["b_hn"]))
-
-
-@register("gru-cell", "n", "reset-outside")
-def _gru_reset_outside(v, params):
-    x, h = _gru_prev(v)
-    return np.tanh(x @ v["W_n"] + v["b_n"] + (v["r"] * h) @ v["W_hn"] + v["b_hn"])
-
-
-@register("gru-cell", "h", "gru-cho-update")
-def _gru_cho_update(v, params):
-    _, h = _gru_prev(v)
-    return v["z"] * v["n"] + (1 - v["z"]) * h

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
@@ -343,3 +343,22 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                              logits=E, title="Context vector (weighted sum of the encoder states)",
                              formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c", vector=True)
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+def _scaled_dot(v, params) -> np.ndarray | None:
+    """``s . h_j`` of an alignment with the scaled-dot score (else None: no scaling to get wrong)."""
+    if params.get("score") != "scaled-dot":
+        return None
+    return v["s"] @ v["H"].T
+
+
+@mistakes.register("alignment", "scores", "no-scaling")
+def _alignment_no_scaling(v, params):
+    return _scaled_dot(v, params)
+
+
+@mistakes.register("alignment", "scores", "scaled-by-d_k")
+def _alignment_by_d(v, params):
+    dots = _scaled_dot(v, params)
+    return None if dots is None else dots / v["s"].shape[1]

@@ -156,3 +156,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
     blocks.attention_steps(p, Q, K, V, ref, causal=params.causal, rows=tokens, cols=keys)
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+# All of this kind's mistake rules are those of the attention steps it shares with
+# the other attention kinds: worksheet.mistakes registers them (ATTENTION_LIKE, MASKED, SCALED).

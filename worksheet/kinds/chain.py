@@ -145,3 +145,16 @@ def merge_aid(p: Problem, aid: Aid) -> None:
         entries.update(zip(aid.values, aid.entries))
         keys = sorted(entries, reverse=True)
         p.aids[p.aids.index(same)] = Aid(same.title, tuple(entries[k] for k in keys), tuple(keys))
+
+
+def wire(p: Problem, inputs: dict[str, str]) -> dict[str, Matrix]:
+    """A part's inputs from the block built so far (its inputs and the steps copied in).
+
+    ``inputs`` maps each of the part's input names to the block's matrix it
+    is (a block's ``PARTS``: ``{"X": "norm1.output", "gamma": "gamma_2"}``);
+    a block matrix not there (``pe.X_plus_PE`` without positional encoding)
+    falls back to the block's matrix of the part's own name, as
+    :class:`worksheet.mistakes.Values` reads a part's inputs.
+    """
+    have = {**{n: q.exact for n, q in p.inputs.items()}, **{s.name: s.exact for s in p.steps}}
+    return {name: have[block] if block in have else have[name] for name, block in inputs.items()}

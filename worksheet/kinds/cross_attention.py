@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import InputError, ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base
@@ -172,3 +172,23 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                                         r"every source token is visible."),
                            output_note=r"Row $i$ is what decoder token $i$ takes from the source sentence.")
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+# The rules of the attention steps (scores, scaled, weights) are shared with the
+# other attention kinds (worksheet.mistakes); these are cross-attention's own.
+def _projected_from(source: str, step: str):
+    """``step`` (Q, K or V) projected from the other sequence: source W_step."""
+    def rule(v, params):
+        return v[source] @ v["W_" + step]
+    return rule
+
+
+# queries from the encoder, keys and values from the decoder
+for _step, _source in (("Q", "H_enc"), ("K", "X_dec"), ("V", "X_dec")):
+    mistakes.register("cross-attention", _step, "cross-sources-swapped")(_projected_from(_source, _step))
+
+
+@mistakes.register("cross-attention", "output", "weights-times-X")
+def _weights_times_h(v, params):
+    return v["weights"] @ v["H_enc"]

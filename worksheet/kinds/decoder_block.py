@@ -67,6 +67,18 @@ INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "
 STAGES = {"self.": "Self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",
           "norm2.": "Add & Norm 2", "ffn.": "Feed-forward", "norm3.": "Add & Norm 3"}
 CROSS = {"W_Q_c": "W_Q", "W_K_c": "W_K", "W_V_c": "W_V", "W_O_c": "W_O"}  # block name -> multi-head name
+# The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
+# block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
+# it (chain.wire) and ``worksheet check`` diagnoses a part's steps with its kind's mistake
+# rules through it (worksheet.mistakes.rules).
+PARTS: dict[str, tuple[str, dict[str, str]]] = {
+    "self.": ("multi-head-attention", {k: k for k in multi_head_attention.INPUTS}),
+    "norm1.": ("layer-norm", {"X": "X", "S": "self.output", "gamma": "gamma_1", "beta": "beta_1"}),
+    "cross.": ("multi-head-attention", {"X": "norm1.output", "H_enc": "H_enc", **{v: k for k, v in CROSS.items()}}),
+    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "cross.output", "gamma": "gamma_2", "beta": "beta_2"}),
+    "ffn.": ("feed-forward", {"X": "norm2.output", **{k: k for k in feed_forward.INPUTS[1:]}}),
+    "norm3.": ("layer-norm", {"X": "norm2.output", "S": "ffn.output", "gamma": "gamma_3", "beta": "beta_3"}),
+}
 
 
 @dataclass(frozen=True)
@@ -256,43 +268,35 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
-    sub = chain.run("masked self-attention", multi_head_attention.solve,
-                    {k: inputs[k] for k in multi_head_attention.INPUTS},
+    def wired(prefix):  # the part's inputs from the block so far (PARTS)
+        return chain.wire(p, PARTS[prefix][1])
+
+    sub = chain.run("masked self-attention", multi_head_attention.solve, wired("self."),
                     params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m), carry)
     chain.copy(p, sub, "self.", STAGES["self."], ref,
                "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    sub = chain.run("Add & Norm 1", layer_norm.solve, {"X": X, "S": sub.step("output").exact,
-                                                       "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]},
-                    ln, carry)
+    sub = chain.run("Add & Norm 1", layer_norm.solve, wired("norm1."), ln, carry)
     chain.copy(p, sub, "norm1.", STAGES["norm1."], ref, "Here $S$ is the self-attention output, "
                r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
-    X1 = sub.step("output").exact
 
     def cross(inputs_, params_, carry):
         return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source,
                                           exp_table=hand or None)
 
-    sub = chain.run("cross-attention", cross,
-                    {"X": X1, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}},
+    sub = chain.run("cross-attention", cross, wired("cross."),
                     params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m), carry)
     chain.copy(p, sub, "cross.", STAGES["cross."], ref,
                "Cross-attention: $X$ is the output of Add & Norm 1 (queries); keys and values come from "
                r"$H_{\mathrm{enc}}$; $W^Q, W^K, W^V, W^O$ are $W^Q_c, W^K_c, W^V_c, W^O_c$. No mask.")
-    sub = chain.run("Add & Norm 2", layer_norm.solve, {"X": X1, "S": sub.step("output").exact,
-                                                       "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]},
-                    ln, carry)
+    sub = chain.run("Add & Norm 2", layer_norm.solve, wired("norm2."), ln, carry)
     chain.copy(p, sub, "norm2.", STAGES["norm2."], ref, "Here $X$ is the output of Add & Norm 1, $S$ the "
                r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.")
-    X2 = sub.step("output").exact
 
-    sub = chain.run("feed-forward", feed_forward.solve,
-                    {"X": X2, **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
+    sub = chain.run("feed-forward", feed_forward.solve, wired("ffn."),
                     feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
     chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 2.")
-    sub = chain.run("Add & Norm 3", layer_norm.solve, {"X": X2, "S": sub.step("output").exact,
-                                                       "gamma": inputs["gamma_3"], "beta": inputs["beta_3"]},
-                    ln, carry)
+    sub = chain.run("Add & Norm 3", layer_norm.solve, wired("norm3."), ln, carry)
     chain.copy(p, sub, "norm3.", STAGES["norm3."], ref, "Here $X$ is the output of Add & Norm 2, $S$ the "
                r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
                last="output", last_title="Add & Norm 3: scale and shift = the decoder block output")

@@ -68,6 +68,18 @@ INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W
           "gamma_2", "beta_2")
 STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & Norm 1",
           "ffn.": "Feed-forward", "norm2.": "Add & Norm 2"}
+# The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
+# block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
+# it (chain.wire) and ``worksheet check`` diagnoses a part's steps with its kind's mistake
+# rules through it (worksheet.mistakes.rules).  Without positional encoding there is no
+# ``pe.X_plus_PE``, and X is the block's own X.
+PARTS: dict[str, tuple[str, dict[str, str]]] = {
+    "pe.": ("positional-encoding", {"X": "X"}),
+    "attn.": ("multi-head-attention", {"X": "pe.X_plus_PE", **{k: k for k in ("W_Q", "W_K", "W_V", "W_O")}}),
+    "norm1.": ("layer-norm", {"X": "pe.X_plus_PE", "S": "attn.output", "gamma": "gamma_1", "beta": "beta_1"}),
+    "ffn.": ("feed-forward", {"X": "norm1.output", **{k: k for k in ("W_1", "b_1", "W_2", "b_2")}}),
+    "norm2.": ("layer-norm", {"X": "norm1.output", "S": "ffn.output", "gamma": "gamma_2", "beta": "beta_2"}),
+}
 
 
 @dataclass(frozen=True)
@@ -233,40 +245,34 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
-    X0 = X
+    def wired(prefix):  # the part's inputs from the block so far (PARTS)
+        return chain.wire(p, PARTS[prefix][1])
+
     if params.positional:
-        sub = chain.run("positional encoding", positional_encoding.solve, {"X": X},
+        sub = chain.run("positional encoding", positional_encoding.solve, wired("pe."),
                         positional_encoding.Params(numbers=params.numbers, tokens=tokens), carry)
         chain.copy(p, sub, "pe.", STAGES["pe."], ref)
-        X0 = sub.step("X_plus_PE").exact
     x0 = "X + \\mathrm{PE}" if params.positional else "X"
 
-    sub = chain.run("attention", multi_head_attention.solve,
-                    {"X": X0, **{k: inputs[k] for k in ("W_Q", "W_K", "W_V", "W_O")}},
+    sub = chain.run("attention", multi_head_attention.solve, wired("attn."),
                     multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
                     carry)
     chain.copy(p, sub, "attn.", STAGES["attn."], ref,
                f"Self-attention on ${x0}$: every token attends to every token (no mask).")
-    attn = sub.step("output").exact
 
     # the sub-kinds read the sizes from their inputs
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    sub = chain.run("Add & Norm 1", layer_norm.solve,
-                    {"X": X0, "S": attn, "gamma": inputs["gamma_1"], "beta": inputs["beta_1"]}, ln, carry)
+    sub = chain.run("Add & Norm 1", layer_norm.solve, wired("norm1."), ln, carry)
     chain.copy(p, sub, "norm1.", STAGES["norm1."], ref,
                f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
                r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
-    X1 = sub.step("output").exact
 
-    sub = chain.run("feed-forward", feed_forward.solve,
-                    {"X": X1, **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
+    sub = chain.run("feed-forward", feed_forward.solve, wired("ffn."),
                     feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
     chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 1.")
-    F = sub.step("output").exact
 
     # Add & Norm 2: its scale-and-shift step is the block's output, asked for once (step ``output``)
-    sub = chain.run("Add & Norm 2", layer_norm.solve,
-                    {"X": X1, "S": F, "gamma": inputs["gamma_2"], "beta": inputs["beta_2"]}, ln, carry)
+    sub = chain.run("Add & Norm 2", layer_norm.solve, wired("norm2."), ln, carry)
     chain.copy(p, sub, "norm2.", STAGES["norm2."], ref,
                "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
                r"$\gamma = \gamma_2$, $\beta = \beta_2$.",

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import ShapeError
 from ..exact import to_float
 from ..model import Matrix, Problem, shape, to_array
@@ -175,3 +175,20 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                note="No ReLU after the second layer.")
     after(O)
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+# hidden_pre = X W_1 + b_1, hidden = ReLU(hidden_pre), output = hidden W_2 + b_2.
+@mistakes.register("feed-forward", "hidden", "relu-after-second-layer")
+def _no_relu_first(v, params):
+    return v["hidden_pre"]
+
+
+@mistakes.register("feed-forward", "output", "relu-after-second-layer")
+def _relu_second(v, params):
+    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0.0)
+
+
+@mistakes.register("feed-forward", "output", "relu-after-second-layer")
+def _relu_both(v, params):
+    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)

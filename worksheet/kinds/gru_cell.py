@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..exact import add, mul
 from ..fmt import decimal
 from ..model import Matrix, Problem, shape, verify
@@ -210,3 +210,35 @@ def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
                    rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
                    rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}")
     return out
+
+
+# ---------------------------------------------------------------- mistakes
+# Steps z, r, n, h; with several time steps each is suffixed _t (z_2), and
+# its rules read the step's own time step.
+for _g in ("z", "r"):
+    mistakes.register("gru-cell", _g, "tanh-for-sigmoid")(rec.gate_with("tanh", _g))
+
+
+def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
+    """(x_t, h_{t-1}) of a GRU rule's time step."""
+    t = rec.time_of(v.suffix)
+    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
+    return x, rec.before(v, "h", t, "h0")
+
+
+@mistakes.register("gru-cell", "n", "tanh-for-sigmoid")
+def _gru_n_sigmoid(v, params):
+    x, h = _gru_prev(v)
+    return rec.np_sigmoid(x @ v["W_n"] + v["b_n"] + v["r"] * (h @ v["W_hn"] + v["b_hn"]))
+
+
+@mistakes.register("gru-cell", "n", "reset-outside")
+def _gru_reset_outside(v, params):
+    x, h = _gru_prev(v)
+    return np.tanh(x @ v["W_n"] + v["b_n"] + (v["r"] * h) @ v["W_hn"] + v["b_hn"])
+
+
+@mistakes.register("gru-cell", "h", "gru-cho-update")
+def _gru_cho_update(v, params):
+    _, h = _gru_prev(v)
+    return v["z"] * v["n"] + (1 - v["z"]) * h

@@ -41,7 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..fmt import given, terminating_places
@@ -355,3 +355,42 @@ def _short(x) -> str:
         return to_latex(x)
     return blocks.approx(x)
 
+
+# ---------------------------------------------------------------- mistakes
+# residual (when S is given), mean and variance (n x 1), normalized, output.
+def _R(v: mistakes.Values) -> np.ndarray:
+    return v["residual"] if "residual" in v else v["X"]
+
+
+def _eps(params) -> float:
+    eps = params.get("eps")
+    return 0.0 if eps in (None, "") else float(Fraction(str(eps)))
+
+
+@mistakes.register("layer-norm", "residual", "missing-residual")
+def _no_residual(v, params):
+    return v["S"]  # LayerNorm(Sublayer(x)) instead of LayerNorm(x + Sublayer(x))
+
+
+@mistakes.register("layer-norm", "variance", "sample-variance")
+def _sample_variance(v, params):
+    R = _R(v)
+    if R.shape[1] < 2:
+        return None
+    return ((R - v["mean"]) ** 2).sum(axis=1, keepdims=True) / (R.shape[1] - 1)
+
+
+@mistakes.register("layer-norm", "mean", "normalized-across-tokens")
+def _mean_down_columns(v, params):
+    return _R(v).mean(axis=0, keepdims=True)  # (1, d) instead of (n, 1)
+
+
+@mistakes.register("layer-norm", "variance", "normalized-across-tokens")
+def _variance_down_columns(v, params):
+    return _R(v).var(axis=0, keepdims=True)
+
+
+@mistakes.register("layer-norm", "normalized", "normalized-across-tokens")
+def _normalized_down_columns(v, params):
+    R = _R(v)
+    return (R - R.mean(axis=0, keepdims=True)) / np.sqrt(R.var(axis=0, keepdims=True) + _eps(params))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import mistakes
 from ..exact import add, mul, tanh
 from ..model import Matrix, Problem, shape
 from . import base, recurrent as rec
@@ -201,3 +202,21 @@ def _num(x) -> str:
 
     s, _ = blocks.work_term(x, limit=0)
     return s
+
+
+# ---------------------------------------------------------------- mistakes
+# Steps f, i, g, o, c, h; with several time steps each is suffixed _t (f_2),
+# and its rules read the step's own time step.
+for _g in ("f", "i", "o"):
+    mistakes.register("lstm-cell", _g, "tanh-for-sigmoid")(rec.gate_with("tanh", _g))
+mistakes.register("lstm-cell", "g", "tanh-for-sigmoid")(rec.gate_with("sigma", "g"))
+
+
+@mistakes.register("lstm-cell", "c", "c-without-forget")
+def _c_without_forget(v, params):
+    return v["i"] * v["g"]
+
+
+@mistakes.register("lstm-cell", "h", "h-from-c-without-tanh")
+def _h_without_tanh(v, params):
+    return v["o"] * v["c"]

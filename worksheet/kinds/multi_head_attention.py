@@ -58,7 +58,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import ShapeError
 from ..exact import NegInf, add, is_rational, sqrt, to_latex
 from ..model import Matrix, Problem, shape, to_array
@@ -448,3 +448,20 @@ def _rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_s
 
 def _values(p: Problem, H: int) -> list[Matrix]:
     return [p.step(f"V_{h}").exact for h in range(1, H + 1)]
+
+
+# ---------------------------------------------------------------- mistakes
+# Per head the shared attention rules (worksheet.mistakes: scores_h, scaled_h,
+# masked_h, weights_h, and weights-times-X on head_h); then concat and output.
+def _heads(v: mistakes.Values, params) -> list[np.ndarray]:
+    return [v[f"head_{h}"] for h in range(1, int(params["heads"]) + 1)]
+
+
+@mistakes.register("multi-head-attention", "concat", "concat-wrong-axis")
+def _concat_rows(v, params):
+    return np.vstack(_heads(v, params))  # (H n, d_v) instead of (n, H d_v)
+
+
+@mistakes.register("multi-head-attention", "output", "missing-W_O")
+def _missing_w_o(v, params):
+    return v["concat"]

@@ -38,7 +38,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
@@ -270,3 +270,54 @@ def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID
             if entry not in entries:
                 entries.append(entry)
     p.aids.append(Aid(TRIG_AID, tuple(entries)))
+
+
+# ---------------------------------------------------------------- mistakes
+# angles (n x pairs): pos / base^(2i/d_model); PE: sin on even columns, cos on odd.
+def _positions(v: mistakes.Values) -> np.ndarray:
+    return v["angles"][:, :1]  # pair 0 has divisor base^0 = 1: the positions themselves
+
+
+def _pe_width(v: mistakes.Values, params) -> int:
+    return v["PE"].shape[1] if "PE" in v else int(params["d_model"])
+
+
+def _pe_base(params) -> float:
+    return float(params.get("base") or 10000)
+
+
+def _sin_cos(angle_of_column: np.ndarray) -> np.ndarray:
+    """PE from one angle per column: sin on even columns, cos on odd ones."""
+    out = np.empty_like(angle_of_column)
+    out[:, 0::2] = np.sin(angle_of_column[:, 0::2])
+    out[:, 1::2] = np.cos(angle_of_column[:, 1::2])
+    return out
+
+
+@mistakes.register(("positional-encoding",), "PE", "pe-sin-cos-swapped")
+def _pe_swapped(v, params):
+    A, d = v["angles"], _pe_width(v, params)
+    out = np.empty((A.shape[0], d))
+    out[:, 0::2] = np.cos(A)
+    out[:, 1::2] = np.sin(A[:, : d // 2])
+    return out
+
+
+def _pe_column_exponent(scale: float):
+    """PE whose angle for column j uses exponent scale * j / d_model (j the column index)."""
+    def rule(v, params):
+        d = _pe_width(v, params)
+        j = np.arange(d, dtype=np.float64)
+        return _sin_cos(_positions(v) / np.power(_pe_base(params), scale * j / d))
+    return rule
+
+
+mistakes.register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(2.0))
+mistakes.register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(1.0))
+
+
+@mistakes.register("positional-encoding", "angles", "pe-index-not-halved")
+def _angles_by_column(v, params):
+    i = np.arange(v["angles"].shape[1], dtype=np.float64)  # pair i has the sine column 2i
+    d = _pe_width(v, params)
+    return _positions(v) / np.power(_pe_base(params), 2 * (2 * i) / d)

@@ -366,3 +366,12 @@ def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
     h = before(v, "h", t, "h0") if h is None else h
     return x @ v.data[f"W_{gate}"] + h @ v.data[f"W_h{gate}"] + v.data[f"b_{gate}"]
+
+
+def gate_with(act: str, gate: str):
+    """A rule: the gate's pre-activation through ``act`` ("tanh" or "sigma"),
+    the wrong one of the two (``tanh-for-sigmoid`` in the LSTM and the GRU)."""
+    def rule(v, params):
+        a = np_pre(v, gate)
+        return np.tanh(a) if act == "tanh" else np_sigmoid(a)
+    return rule

@@ -146,3 +146,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                              note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
                                   r"themselves: without $W^V$ the values are the inputs.")
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+# All of this kind's mistake rules are those of the attention steps it shares with
+# the other attention kinds: worksheet.mistakes registers them (ATTENTION_LIKE, MASKED).

@@ -49,7 +49,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from .. import blocks, mistakes
 from ..errors import InputError, ParamError, ShapeError
 from ..exact import mul, power, sqrt, to_latex
 from ..model import Matrix, Problem, shape
@@ -212,3 +212,16 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         blocks.extend_work(p, name, before=lines, after=tiny)
     p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)
     return p
+
+
+# ---------------------------------------------------------------- mistakes
+# softmax_sqrt_dk is the softmax of scores / sqrt(d_k): also taken of the raw scores, or of scores / d_k.
+def _softmax_of_scores_over(divisor):
+    def rule(v, params):
+        d_k = float(params["d_k"])
+        return mistakes.softmax(v["scores"] / divisor(d_k))
+    return rule
+
+
+mistakes.register("softmax-scaling", "softmax_sqrt_dk", "no-scaling")(_softmax_of_scores_over(lambda d: 1.0))
+mistakes.register("softmax-scaling", "softmax_sqrt_dk", "scaled-by-d_k")(_softmax_of_scores_over(lambda d: d))
