@@ -17,9 +17,10 @@ from typing import Sequence
 import numpy as np
 
 from .errors import ShapeError
-from .exact import (NEG_INF, NegInf, add, exp, exp_combination, is_rational, mul, over_sum, power, rational,
+from .exact import (NEG_INF, NegInf, add, exp, is_rational, mul, power, rational,
                     sqrt, to_latex, to_str)
 from .model import EXACT_SHOWN_CHARS, Aid, Matrix, Problem, shape
+from .softmax import exp_combination, over_sum
 
 # ---------------------------------------------------------------- exact linear algebra
 
