@@ -15,8 +15,10 @@ from typing import Iterable
 from .exact.core import ONE, ZERO
 from .exact.nodes import Add, Exact, Func, Mul, NegInf, Pow, exact
 from .exact.tree import _order, _split, add, exp, mul, power
+from .model import Matrix
 
-__all__ = ["softmax_row", "ratio_of_exp_sums", "exp_combination", "over_sum"]
+__all__ = ["softmax_rows", "softmax_matmul", "softmax_row", "ratio_of_exp_sums",
+           "exp_combination", "over_sum"]
 
 
 def exp_combination(pairs: Iterable[tuple]) -> Exact:
@@ -125,3 +127,56 @@ def softmax_row(row: list) -> list:
         diffs = [a_k - a_j for a_k in live] if rational else [add(a_k, mul(-1, a_j)) for a_k in live]
         out.append(power(add(*(exp(d) for d in diffs)), -1))
     return out
+
+
+def shifted_exponents(row) -> list:
+    """``[(j, s_j - m)]`` over the live (unmasked) entries, ``m`` the row maximum:
+    every exponent is <= 0, so the sheet's table of e^x has them all."""
+    live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
+    m = max((x for _, x in live), key=float)
+    if all(type(x) is Fraction for _, x in live):
+        return [(k, x - m) for k, x in live]
+    return [(k, add(x, mul(-1, m))) for k, x in live]
+
+
+def softmax_rows(S: Matrix) -> Matrix:
+    """Exact row softmax in the form the key writes and the e^x table supports:
+
+        alpha_ij = e^{s_ij - m_i} / sum_k e^{s_ik - m_i},   m_i = max_k s_ik
+
+    (``1/(1 + e^{-1})``, ``e^{-1}/(1 + e^{-1})``; masked entries exactly 0):
+    the same ratio as :func:`softmax_matmul` gives for the outputs, so a weight
+    reads the same in every step.
+    """
+    out = []
+    for row in S:
+        exps = {k: exp(d) for k, d in shifted_exponents(row)}
+        total = add(*exps.values())
+        inv = power(total, -1)
+        out.append(tuple(_over(exps[j], inv, total) if j in exps else Fraction(0) for j in range(len(row))))
+    return tuple(out)
+
+
+def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
+    """``softmax(S) V`` exactly, each entry as one ratio of sums of exponentials.
+
+    ``z_ij = sum_k v_kj e^{s_ik - m_i} / sum_k e^{s_ik - m_i}`` reads better
+    than the sum of n separate fractions that ``matmul(weights, V)`` gives,
+    and has the denominator of the weights (:func:`softmax_rows`).
+    """
+    out = []
+    for row in S:
+        # ratio_of_exp_sums(...) for each column j, with the row's e^d and
+        # 1 / sum e^d computed once
+        exps = [(k, exp(d)) for k, d in shifted_exponents(row)]
+        total = add(*(e for _, e in exps))
+        inv = power(total, -1)
+        row_out = []
+        for j in range(len(V[0])):
+            top = exp_combination((V[k][j], e) for k, e in exps)
+            row_out.append(Fraction(0) if top == 0 else _over(top, inv, total))
+        out.append(tuple(row_out))
+    return tuple(out)
+
+
+_over = over_sum  # mul(top, inv) for inv = total**-1, built directly (see over_sum)
