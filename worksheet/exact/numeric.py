@@ -41,7 +41,7 @@ def _honest_float(x: Expr) -> float:
     underflow, inf * 0) mpmath at 80 bits.  (A sum absorbs a term that
     underflowed to 0 with an error below 1e-308.)"""
     try:
-        v = _plain_float(x)
+        v = _PLAIN_FLOAT[type(x)](x)
         if _FLOAT_MIN <= abs(v) < math.inf:
             return v
     except (OverflowError, ValueError, ZeroDivisionError):
@@ -84,28 +84,37 @@ def _mp_eval(x, mp):
     return getattr(mp, x.name)(a)
 
 
+def _add_float(x: Add) -> float:
+    return math.fsum([_rat_float(x.const), *(to_float(t) for t in x.terms)])
+
+
+def _mul_float(x: Mul) -> float:
+    out = _rat_float(x.coeff)
+    for f in x.factors:
+        out *= to_float(f)
+        if not _FLOAT_MIN <= abs(out) < math.inf:
+            raise OverflowError  # left the normal range: _honest_float redoes it with mpmath
+    return out
+
+
+def _pow_float(x: Pow) -> float:
+    b = to_float(x.base)
+    if not _FLOAT_MIN <= abs(b) < math.inf:
+        raise OverflowError  # a subnormal base has lost bits: _honest_float redoes it with mpmath
+    return b ** _rat_float(x.exponent)
+
+
 _FLOAT_FUNCS = {"exp": math.exp, "sin": math.sin, "cos": math.cos, "tanh": math.tanh}
 
 
-def _plain_float(x: Expr) -> float:
-    """float64 arithmetic all the way; OverflowError where a partial product
-    or a root's base leaves the normal range (:func:`_honest_float` then redoes
-    it with mpmath)."""
-    if isinstance(x, Add):
-        return math.fsum([_rat_float(x.const), *(to_float(t) for t in x.terms)])
-    if isinstance(x, Mul):
-        out = _rat_float(x.coeff)
-        for f in x.factors:
-            out *= to_float(f)
-            if not _FLOAT_MIN <= abs(out) < math.inf:
-                raise OverflowError  # left the normal range: _honest_float redoes it with mpmath
-        return out
-    if isinstance(x, Pow):
-        b = to_float(x.base)
-        if not _FLOAT_MIN <= abs(b) < math.inf:
-            raise OverflowError  # a subnormal base has lost bits: _honest_float redoes it with mpmath
-        return b ** _rat_float(x.exponent)
+def _func_float(x: Func) -> float:
     return _FLOAT_FUNCS[x.name](to_float(x.arg))
+
+
+# float64 arithmetic all the way, by node type; OverflowError where a partial
+# product or a root's base leaves the normal range (_honest_float then redoes
+# the value with mpmath)
+_PLAIN_FLOAT = {Add: _add_float, Mul: _mul_float, Pow: _pow_float, Func: _func_float}
 
 
 # ---------------------------------------------------------------- signs
