@@ -92,7 +92,7 @@ def test_roots_of_negative_parts_keep_the_right_sign():
 def test_integer_roots_of_huge_numbers_are_fast_and_exact():
     import time
 
-    from worksheet.exact.roots import _int_root
+    from worksheet.exact import _int_root
 
     start = time.perf_counter()
     assert _int_root(3**1500, 3) == 3**500

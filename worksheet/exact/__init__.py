@@ -91,15 +91,18 @@ __all__ = [
     "HALF", "ZERO", "ONE", "TRIAL_BOUND",
 ]
 
-_MOVED_TO_SOFTMAX = frozenset({"softmax_row", "ratio_of_exp_sums", "exp_combination", "over_sum"})
+# names that live elsewhere now, imported on use (old callers and tests import
+# them from here): the softmax code builds on the number core, not the other way
+_MOVED = {"softmax_row": "worksheet.softmax", "ratio_of_exp_sums": "worksheet.softmax",
+          "exp_combination": "worksheet.softmax", "over_sum": "worksheet.softmax",
+          "_int_root": "worksheet.exact.roots"}
 
 
 def __getattr__(name: str):
-    """``from worksheet.exact import softmax_row`` (and the other softmax names)
-    still works: they moved to :mod:`worksheet.softmax`, imported on use so that
-    the number core does not depend on the softmax code."""
-    if name in _MOVED_TO_SOFTMAX:
-        from .. import softmax
+    """``from worksheet.exact import softmax_row`` (and the other names in
+    ``_MOVED``) still works: the name is looked up in its new module."""
+    if name in _MOVED:
+        import importlib
 
-        return getattr(softmax, name)
+        return getattr(importlib.import_module(_MOVED[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
