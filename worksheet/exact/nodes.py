@@ -124,9 +124,8 @@ class Expr:
         try:
             return self._fv
         except AttributeError:
-            from .numeric import _honest_float
-            self._fv = _honest_float(self)
-            return self._fv
+            from .numeric import to_float  # computes and keeps self._fv
+            return to_float(self)
 
     def __str__(self) -> str:
         from .printing import to_str

@@ -32,6 +32,12 @@ def to_float(x) -> float:
         return _rat_float(Fraction(x))
     if isinstance(x, int):
         return _rat_float(Fraction(x))
+    if isinstance(x, Expr):  # what float(x) gives, without the call through Expr.__float__
+        try:
+            return x._fv
+        except AttributeError:
+            x._fv = _honest_float(x)
+            return x._fv
     return float(x)
 
 
