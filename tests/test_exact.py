@@ -7,8 +7,9 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sin, softmax_row, sqrt, tanh,
+from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sin, sqrt, tanh,
                              to_float, to_latex, to_str, to_sympy)
+from worksheet.softmax import softmax_row
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=6)
 
@@ -143,7 +144,8 @@ def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
 @given(st.lists(st.tuples(st.sampled_from([F(0), F(1), F(-1), F(3, 2)]),
                           st.sampled_from([F(0), F(-1), F(-1, 2), F(-2)])), max_size=6))
 def test_exp_combination_is_the_sum_add_and_mul_give(pairs):
-    from worksheet.exact import exp_combination, key
+    from worksheet.exact import key
+    from worksheet.softmax import exp_combination
 
     es = [(c, exp(d)) for c, d in pairs]
     assert key(exp_combination(es)) == key(add(*(mul(c, e) for c, e in es)))
@@ -220,7 +222,7 @@ def test_minus_infinity_in_sums_and_functions():
 
 
 def test_softmax_of_an_all_masked_row_is_an_error():
-    from worksheet.exact import ratio_of_exp_sums
+    from worksheet.softmax import ratio_of_exp_sums
 
     with pytest.raises(ValueError, match="at least one unmasked"):
         softmax_row([NEG_INF, NEG_INF])

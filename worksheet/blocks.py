@@ -1,93 +1,56 @@
-"""Building blocks shared by the kinds: exact matrix arithmetic and the
-steps that recur (projection, scores, scaling, mask, softmax, weighted sum).
+"""The step builders shared by the kinds: projection, scores, scaling, mask,
+softmax, weighted sum (and the whole attention chain), with the e^x table a
+softmax by hand needs.
 
 A block computes the exact value, writes out the arithmetic of one
 representative entry, and adds the step to the problem together with the
 float64 value the kind computed independently with numpy.  Kinds call the
 blocks; the blocks never look at which kind called them.
+
+This module is also the one namespace the kinds use (``blocks.matmul``,
+``blocks.work_term``, ``blocks.np_attention``, ...): it re-exports, in
+``__all__``, the names of the modules each job lives in:
+
+* :mod:`worksheet.linalg`: exact linear algebra and shape checks;
+* :mod:`worksheet.softmax`: the exact softmax (``softmax_rows``, ``softmax_matmul``);
+* :mod:`worksheet.worklines`: the LaTeX of worked lines -- its docstring says
+  which helper to use when (exact or decimal printing, calculator mode:
+  ``shown``, ``EXACT_SHOWN_CHARS``, ``work_term``/``work_result``, ``approx``);
+* :mod:`worksheet.layer_blocks`: the sum step, rounding and the carried chain;
+* :mod:`worksheet.references`: the numpy references (``np_attention``, ...).
 """
 
 from __future__ import annotations
 
-import math
-import operator
+import dataclasses
 from fractions import Fraction
 from typing import Sequence
 
-import numpy as np
+from .exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
+from .layer_blocks import Carry, carried, relabel_last, round_exact, round_matrix, sum_step
+from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul,
+                     require_shape, transpose)
+from .model import Aid, Matrix, Problem, shape
+from .references import given_value, np_attention, np_causal, np_softmax, pleasant_logits
+from .softmax import shifted_exponents, softmax_matmul, softmax_rows
+from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
+                        join_terms, latex_text, lx, nonzero_entry, shown, terms_count, work_result,
+                        work_term)
 
-from .errors import ShapeError
-from .exact import (NEG_INF, NegInf, add, exp, exp_combination, is_rational, mul, over_sum, power, rational,
-                    sqrt, to_latex, to_str)
-from .model import EXACT_SHOWN_CHARS, Aid, Matrix, Problem, shape
-
-# ---------------------------------------------------------------- exact linear algebra
-
-
-def matmul(A: Matrix, B: Matrix) -> Matrix:
-    """Exact ``A @ B`` (Fractions stay Fractions; sums of Exprs use exact.add)."""
-    Bt = list(zip(*B))
-    if all(type(x) is Fraction for row in A for x in row) and all(type(x) is Fraction for c in Bt for x in c):
-        # integer arithmetic over a common denominator: one Fraction per entry
-        # instead of one per product and partial sum (same values)
-        da, Ai = _scaled(A)
-        db, Bi = _scaled(Bt)
-        den = da * db
-        return tuple(tuple(rational(sum(map(operator.mul, row, col)), den) for col in Bi) for row in Ai)
-    return tuple(tuple(add(*(mul(a, b) for a, b in zip(row, col))) for col in Bt) for row in A)
-
-
-def _scaled(rows) -> tuple[int, list[list[int]]]:
-    """Fraction rows as (d, integer rows) with rows = integer rows / d."""
-    d = 1
-    for row in rows:
-        for x in row:
-            q = x._denominator
-            if d % q:
-                d = d * q // math.gcd(d, q)
-    if d == 1:
-        return 1, [[x._numerator for x in row] for row in rows]
-    return d, [[x._numerator * (d // x._denominator) for x in row] for row in rows]
-
-
-def transpose(A: Matrix) -> Matrix:
-    return tuple(zip(*A))
-
-
-def entrywise(f, *Ms: Matrix) -> Matrix:
-    return tuple(tuple(f(*xs) for xs in zip(*rows)) for rows in zip(*Ms))
-
-
-def hstack(*Ms: Matrix) -> Matrix:
-    return tuple(sum((tuple(r) for r in rows), ()) for rows in zip(*Ms))
-
-
-def columns(A: Matrix, start: int, stop: int) -> Matrix:
-    return tuple(tuple(row[start:stop]) for row in A)
-
-
-def require_matmul(a_name: str, A: Matrix, b_name: str, B: Matrix) -> None:
-    """Raise ShapeError naming both matrices unless A @ B is defined."""
-    (n, k), (k2, m) = shape(A), shape(B)
-    if k != k2:
-        raise ShapeError(
-            f"{a_name} is {n} x {k} and {b_name} is {k2} x {m}: "
-            f"{a_name} {b_name} needs the columns of {a_name} ({k}) to equal the rows of {b_name} ({k2})")
-
-
-def require_shape(name: str, A: Matrix, rows: int | None, cols: int | None, why: str = "") -> None:
-    n, m = shape(A)
-    if (rows is not None and n != rows) or (cols is not None and m != cols):
-        want = f"{rows if rows is not None else 'any'} x {cols if cols is not None else 'any'}"
-        raise ShapeError(f"{name} is {n} x {m} but must be {want}{': ' + why if why else ''}")
-
-
-# ---------------------------------------------------------------- LaTeX of arithmetic
-# (in worksheet.worklines)
-from .worklines import LONG_SUM, approx, dot_latex, entry, join_terms, lx, terms_count  # noqa: E402,F401
-
-
-# ---------------------------------------------------------------- step blocks
+__all__ = [
+    # step builders (this module)
+    "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
+    "attention_steps", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
+    # re-exported for the kinds
+    "is_rational", "to_latex",
+    "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
+    "require_matmul", "require_shape",
+    "softmax_rows", "softmax_matmul",
+    "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
+    "join_terms", "latex_text", "lx", "nonzero_entry", "shown", "terms_count", "work_result", "work_term",
+    "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
+    "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
+]
 
 
 def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str,
@@ -111,25 +74,6 @@ def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: s
     return C
 
 
-def nonzero_entry(C: Matrix) -> tuple[int, int]:
-    """The worked entry of a matrix step: (0, 1) (the second of the first row),
-    unless it is 0 or masked; then the first entry in reading order that is
-    neither (a worked entry that comes out 0 teaches nothing)."""
-    n, m = shape(C)
-    first = (0, min(1, m - 1))
-    cells = [first] + [(i, j) for i in range(n) for j in range(m)]
-    return next(((i, j) for i, j in cells if not isinstance(C[i][j], NegInf) and C[i][j] != 0), first)
-
-
-def chain(*sides: str) -> str:
-    """``a = b = c``, each side once (``\\frac{5}{2} = \\frac{5}{2}`` says nothing)."""
-    out = [sides[0]]
-    for side in sides[1:]:
-        if side != out[-1]:
-            out.append(side)
-    return " = ".join(out)
-
-
 def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: str,
                formula: str, sym: str, src_sym: str, rows=None, cols=None,
                note: str = "", latex_name: str | None = None) -> Matrix:
@@ -151,11 +95,6 @@ def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: st
     return out
 
 
-def causal_mask(S: Matrix) -> Matrix:
-    """Entries above the diagonal (j > i) become -oo."""
-    return tuple(tuple(NEG_INF if j > i else x for j, x in enumerate(row)) for i, row in enumerate(S))
-
-
 def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
               rows=None, cols=None) -> Matrix:
     out = causal_mask(S)
@@ -169,34 +108,6 @@ def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str
                note=r"A token may attend only to itself and earlier tokens; masked scores are "
                     r"$-\infty$ so their weights are exactly 0.")
     return out
-
-
-def _shifted(row) -> list:
-    """``[(j, s_j - m)]`` over the live (unmasked) entries, ``m`` the row maximum:
-    every exponent is <= 0, so the sheet's table of e^x has them all."""
-    live = [(k, x) for k, x in enumerate(row) if not isinstance(x, NegInf)]
-    m = max((x for _, x in live), key=float)
-    if all(type(x) is Fraction for _, x in live):
-        return [(k, x - m) for k, x in live]
-    return [(k, add(x, mul(-1, m))) for k, x in live]
-
-
-def softmax_rows(S: Matrix) -> Matrix:
-    """Exact row softmax in the form the key writes and the e^x table supports:
-
-        alpha_ij = e^{s_ij - m_i} / sum_k e^{s_ik - m_i},   m_i = max_k s_ik
-
-    (``1/(1 + e^{-1})``, ``e^{-1}/(1 + e^{-1})``; masked entries exactly 0):
-    the same ratio as :func:`softmax_matmul` gives for the outputs, so a weight
-    reads the same in every step.
-    """
-    out = []
-    for row in S:
-        exps = {k: exp(d) for k, d in _shifted(row)}
-        total = add(*exps.values())
-        inv = power(total, -1)
-        out.append(tuple(_over(exps[j], inv, total) if j in exps else Fraction(0) for j in range(len(row))))
-    return tuple(out)
 
 
 def teaching_row(S: Matrix, live=lambda x: not isinstance(x, NegInf)) -> int:
@@ -213,12 +124,6 @@ def aids_allowed(p: Problem) -> bool:
     calculator mode a calculator is allowed, and a table of computed values
     would give steps away."""
     return p.params.get("numbers") != "calculator"
-
-
-def shown(p: Problem, x) -> bool:
-    """An exact value goes into a worked line: always in hand mode, in
-    calculator mode only when short (see :data:`worksheet.model.EXACT_SHOWN_CHARS`)."""
-    return p.params.get("numbers") != "calculator" or len(to_latex(x)) <= EXACT_SHOWN_CHARS
 
 
 def _sub(sym: str, i: int, j: int | str, vector: bool) -> str:
@@ -244,7 +149,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
     m_i = "m" if vector else f"m_{{{i + 1}}}"
-    shifted = _shifted(S[i])
+    shifted = shifted_exponents(S[i])
     top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
     src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
     total = add(*(exp(d) for _, d in shifted))
@@ -309,31 +214,6 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
 EXP_AID = "Values of $e^x$ you may need"
 
 
-def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
-    """``softmax(S) V`` exactly, each entry as one ratio of sums of exponentials.
-
-    ``z_ij = sum_k v_kj e^{s_ik - m_i} / sum_k e^{s_ik - m_i}`` reads better
-    than the sum of n separate fractions that ``matmul(weights, V)`` gives,
-    and has the denominator of the weights (:func:`softmax_rows`).
-    """
-    out = []
-    for row in S:
-        # ratio_of_exp_sums(...) for each column j, with the row's e^d and
-        # 1 / sum e^d computed once
-        exps = [(k, exp(d)) for k, d in _shifted(row)]
-        total = add(*(e for _, e in exps))
-        inv = power(total, -1)
-        row_out = []
-        for j in range(len(V[0])):
-            top = exp_combination((V[k][j], e) for k, e in exps)
-            row_out.append(Fraction(0) if top == 0 else _over(top, inv, total))
-        out.append(tuple(row_out))
-    return tuple(out)
-
-
-_over = over_sum  # mul(top, inv) for inv = total**-1, built directly (see exact.over_sum)
-
-
 def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym: str,
                       w_sym: str, v_sym: str, logits: Matrix | None = None,
                       title: str = "Output (weighted sum of values)",
@@ -359,54 +239,6 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
     return Z
-
-
-def np_softmax(S: np.ndarray) -> np.ndarray:
-    """Float64 row softmax (the independent check); -inf entries give 0."""
-    m = np.max(S, axis=-1, keepdims=True)
-    e = np.exp(S - m)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def np_causal(S: np.ndarray) -> np.ndarray:
-    out = S.copy()
-    out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
-    return out
-
-
-# ---------------------------------------------------------------- shared by the attention-like kinds
-# (self-attention-basic, cross-attention, alignment, next-token, softmax-scaling)
-
-
-def pleasant_logits(S: np.ndarray, *, limit: float = 6, spread: float = 4) -> bool:
-    """Hand-mode test of float logits about to go through a row softmax.
-
-    Every live (finite) entry lies in [-limit, limit], every row spans at
-    most ``spread`` (so the e^x table stays short) and some row is not
-    constant (so the weights are not all uniform).
-    """
-    S = np.asarray(S, dtype=np.float64)
-    live = np.where(np.isinf(S), np.nan, S)
-    spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
-    return bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
-
-
-def np_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, causal: bool = False,
-                 given: dict | None = None) -> dict:
-    """Float64 ``softmax(Q K^T / sqrt(d_k)) V`` step by step (the independent check).
-
-    Keys: ``scores``, ``scaled``, ``masked`` (causal only), ``weights``, ``output``.
-    A step named in ``given`` takes that value and later steps follow from it
-    (carried-forward marking in ``worksheet check``).
-    """
-    g = given or {}
-    out = {"scores": g["scores"] if "scores" in g else Q @ K.T}
-    out["scaled"] = logits = g["scaled"] if "scaled" in g else out["scores"] / np.sqrt(K.shape[1])
-    if causal:
-        out["masked"] = logits = g["masked"] if "masked" in g else np_causal(logits)
-    out["weights"] = g["weights"] if "weights" in g else np_softmax(logits)
-    out["output"] = g["output"] if "output" in g else out["weights"] @ V
-    return out
 
 
 def attention_steps(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
@@ -440,25 +272,8 @@ def attention_steps(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
 
 def extend_work(p: Problem, name: str, before: Sequence[str] = (), after: Sequence[str] = ()) -> None:
     """Add worked lines (LaTeX) before and after the existing work of step ``name``."""
-    import dataclasses
-
     for k, s in enumerate(p.steps):
         if s.name == name:
             p.steps[k] = dataclasses.replace(s, work=tuple(before) + s.work + tuple(after))
             return
     raise KeyError(name)
-
-
-_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                 "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
-
-
-def latex_text(s: str) -> str:
-    """``\\text{...}`` of a label (a token) inside a LaTeX formula, specials escaped."""
-    return r"\text{" + "".join(_TEXT_SPECIAL.get(c, c) for c in str(s)) + "}"
-
-
-# ---------------------------------------------------------------- shared by the layer kinds
-# (in worksheet.layer_blocks; re-exported here, where the kinds look for them)
-from .layer_blocks import (SHORT, Carry, add_row, busiest_entry, carried, dot_work, relabel_last,  # noqa: E402,F401
-                           round_exact, round_matrix, sum_step, work_result, work_term)

@@ -1,15 +1,50 @@
 """LaTeX of arithmetic for worked lines: numbers in products, entry symbols,
-and sums that elide their middle terms when long.  Shared by
-:mod:`worksheet.blocks` (which re-exports these names) and
-:mod:`worksheet.layer_blocks`.
+sums that elide their middle terms when long, and the choice between exact
+and decimal printing.  Used by the step builders (:mod:`worksheet.blocks`,
+which re-exports these names for the kinds) and :mod:`worksheet.layer_blocks`.
+
+Which helper when
+-----------------
+A worked line shows one entry's arithmetic.  Pick by what the line prints:
+
+* Exact throughout (hand mode, the attention steps): :func:`lx` for a number
+  inside a product (negatives in parentheses), :func:`dot_latex` for a whole
+  dot product ``a_1 b_1 + a_2 b_2``, ``to_latex`` for the result.
+* Decimals where exact forms would be unreadable (the layer kinds, and long
+  chains that carry 4-place values): :func:`work_term` for a number inside a
+  line (integers, terminating decimals ``0.75``, short exact forms, else 4
+  decimals, and it says whether it rounded), :func:`work_result` for the
+  ``= value`` / ``\\approx value`` that ends the line, :func:`dot_work` for a
+  whole dot product (``\\approx`` as soon as one term was rounded).  "Short"
+  is :data:`SHORT`, 40 characters of the value's ``str``.
+* A decimal only: :func:`approx` (4 places; ``\\approx`` is the caller's).
+* Calculator mode (``numbers = "calculator"``): decimals lead.  Write an exact
+  value into a line only if :func:`shown` says so: always in hand mode, in
+  calculator mode while its LaTeX has at most
+  :data:`worksheet.model.EXACT_SHOWN_CHARS` (32) characters; else
+  ``\\approx`` and :func:`approx`.  The same limit decides, for a whole step,
+  whether the key prints the exact matrix beside the decimals
+  (:func:`worksheet.model.shows_exact`, stored as the step's ``exact_shown``).
+
+:func:`entry` and :func:`nonzero_entry` / :func:`busiest_entry` name and pick
+the worked entry; :func:`chain` writes ``a = b = c`` without repeated sides;
+:func:`latex_text` puts a user's label into a formula, escaped.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Sequence
 
-from .exact import to_latex
-from .fmt import decimal
+from .exact import NegInf, is_rational, to_latex, to_str
+from .fmt import decimal, terminating_places
+from .model import EXACT_SHOWN_CHARS, Matrix, Problem, shape
+
+__all__ = ["SHORT", "LONG_SUM", "lx", "join_terms", "terms_count", "dot_latex", "entry", "approx",
+           "work_term", "work_result", "dot_work", "chain", "nonzero_entry", "busiest_entry",
+           "shown", "latex_text"]
+
+SHORT = 40  # an exact entry "reads well" while its str() has at most this many characters
 
 
 def lx(x) -> str:
@@ -47,3 +82,108 @@ def entry(sym: str, i: int, j: int) -> str:
 
 def approx(x, places: int = 4) -> str:
     return decimal(x, places)
+
+
+def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
+    """LaTeX of one number inside a worked line, and whether it was rounded.
+
+    Integers print as integers, terminating rationals as decimals (as the
+    sheet prints given numbers: ``0.75``, and the 4-place values a long chain
+    carries), other rationals as fractions (``\\frac{1}{3}``); short
+    irrational values exactly (``\\sin\\left(1\\right)``); anything longer as
+    4 decimals (then the line says ``\\approx``).  Negative numbers and sums
+    come in parentheses, ready for a product.
+    """
+    if isinstance(x, NegInf):
+        return r"(-\infty)", False
+    if is_rational(x):
+        q = Fraction(x)
+        places = terminating_places(q)
+        if q.denominator > 1 and places is not None:
+            s = f"{float(q):.{places}f}"
+            return (f"({s})" if q < 0 else s), False
+        return lx(q), False
+    if len(to_str(x)) <= limit:
+        s = to_latex(x)
+        return (rf"\left({s}\right)" if " " in s or s.startswith("-") else s), False
+    s = approx(x)
+    return (f"({s})" if s.startswith("-") else s), True
+
+
+def work_result(x, limit: int = SHORT) -> str:
+    """``= value`` for the end of a worked line: exact when short, else ``\\approx`` 4 decimals."""
+    if isinstance(x, NegInf) or (is_rational(x) and len(to_str(x)) <= limit):
+        s, _ = work_term(x, limit)
+        return "= " + (s[1:-1] if s.startswith("(") and s.endswith(")") else s)
+    if len(to_str(x)) <= limit:
+        return f"= {to_latex(x)} \\approx {approx(x)}"
+    return f"\\approx {approx(x)}"
+
+
+def dot_work(lhs: str, a: Sequence, b: Sequence, result, *, plus=None, limit: int = SHORT) -> str:
+    """``lhs = a_1 b_1 + a_2 b_2 + ... (+ plus) = result``, one worked entry of a product.
+
+    Numbers print as :func:`work_term` says (``limit=0``: every irrational
+    number as 4 decimals); if any is rounded the line uses ``\\approx``.
+    """
+    rounded = False
+    terms = []
+    for x, y in zip(a, b):
+        (sx, rx), (sy, ry) = work_term(x, limit), work_term(y, limit)
+        rounded = rounded or rx or ry
+        terms.append(f"{sx} \\cdot {sy}")
+    if plus is not None:
+        s, r = work_term(plus, limit)
+        rounded = rounded or r
+        terms.append(s)
+    res = work_result(result, 0 if rounded else limit)
+    if rounded and res.startswith("= "):
+        res = "\\approx " + res[2:]
+    rel = "\\approx" if rounded else "="
+    return f"{lhs} {rel} {join_terms(terms)} {res}{terms_count(len(terms))}"
+
+
+def chain(*sides: str) -> str:
+    """``a = b = c``, each side once (``\\frac{5}{2} = \\frac{5}{2}`` says nothing)."""
+    out = [sides[0]]
+    for side in sides[1:]:
+        if side != out[-1]:
+            out.append(side)
+    return " = ".join(out)
+
+
+def nonzero_entry(C: Matrix) -> tuple[int, int]:
+    """The worked entry of a matrix step: (0, 1) (the second of the first row),
+    unless it is 0 or masked; then the first entry in reading order that is
+    neither (a worked entry that comes out 0 teaches nothing)."""
+    n, m = shape(C)
+    first = (0, min(1, m - 1))
+    cells = [first] + [(i, j) for i in range(n) for j in range(m)]
+    return next(((i, j) for i, j in cells if not isinstance(C[i][j], NegInf) and C[i][j] != 0), first)
+
+
+def busiest_entry(A: Matrix, B: Matrix) -> tuple[int, int]:
+    """The (i, j) of ``A B`` whose dot product has the most non-zero terms (the
+    first such), so that a worked entry shows real arithmetic."""
+    best, at = -1, (0, 0)
+    for i, row in enumerate(A):
+        for j in range(len(B[0])):
+            k = sum(1 for x, r in zip(row, B) if x != 0 and r[j] != 0)
+            if k > best:
+                best, at = k, (i, j)
+    return at
+
+
+def shown(p: Problem, x) -> bool:
+    """An exact value goes into a worked line: always in hand mode, in
+    calculator mode only when short (see :data:`worksheet.model.EXACT_SHOWN_CHARS`)."""
+    return p.params.get("numbers") != "calculator" or len(to_latex(x)) <= EXACT_SHOWN_CHARS
+
+
+_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                 "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+
+
+def latex_text(s: str) -> str:
+    """``\\text{...}`` of a label (a token) inside a LaTeX formula, specials escaped."""
+    return r"\text{" + "".join(_TEXT_SPECIAL.get(c, c) for c in str(s)) + "}"

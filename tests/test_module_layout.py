@@ -1,0 +1,78 @@
+"""The exact layer and the blocks are split one job per module; the names the
+kinds and old callers use stay where they look for them."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import worksheet
+from worksheet import blocks, exact, softmax
+from worksheet.references import given_value
+
+KINDS = Path(worksheet.__file__).parent / "kinds"
+
+
+def test_every_blocks_name_a_kind_uses_is_exported_by_blocks():
+    used = set()
+    for path in KINDS.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "blocks":
+                used.add(node.attr)
+    assert used, "the kinds reach the blocks as blocks.<name>"
+    assert used <= set(blocks.__all__)
+    assert all(hasattr(blocks, name) for name in blocks.__all__)
+
+
+def test_constructors_and_their_memo_tables_exist_once():
+    from worksheet.exact import tree
+
+    for name in ("add", "mul", "power", "exp"):
+        assert getattr(exact, name) is getattr(tree, name)
+    assert exact.add.table is tree.add.table
+    assert exact.add(1, exact.exp(-1)) is tree.add(1, exact.exp(-1))  # one table, one shared result
+
+
+def test_softmax_names_moved_out_of_the_number_core_but_still_import_from_it():
+    from worksheet.exact import exp_combination, over_sum, ratio_of_exp_sums, softmax_row
+
+    assert (softmax_row, ratio_of_exp_sums, exp_combination, over_sum) == (
+        softmax.softmax_row, softmax.ratio_of_exp_sums, softmax.exp_combination, softmax.over_sum)
+    code = "import sys, worksheet.exact; print('worksheet.softmax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_unknown_name_of_exact_is_an_attribute_error():
+    try:
+        exact.no_such_name  # noqa: B018
+    except AttributeError as e:
+        assert "no_such_name" in str(e)
+    else:  # pragma: no cover
+        raise AssertionError("exact.no_such_name should not exist")
+
+
+def test_given_value_takes_the_given_step_and_computes_only_otherwise():
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return np.zeros(2)
+
+    given = {"scores": np.ones(2)}
+    assert given_value(given, "scores", compute) is given["scores"]
+    assert calls == []
+    assert (given_value(given, "weights", compute) == 0).all()
+    assert calls == [1]
+
+
+def test_np_attention_carries_a_given_step_forward():
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.normal(size=(2, 3)) for _ in range(3))
+    scores = np.array([[0.0, 1.0], [2.0, 0.0]])
+    out = blocks.np_attention(Q, K, V, given={"scores": scores})
+    assert out["scores"] is scores
+    np.testing.assert_allclose(out["scaled"], scores / np.sqrt(3))
+    np.testing.assert_allclose(out["weights"].sum(axis=1), 1.0)

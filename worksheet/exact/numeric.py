@@ -1,0 +1,325 @@
+"""Numbers out of exact values: floats that never raise, and exact signs.
+
+``to_float`` evaluates in float64 while every partial result stays a normal
+float, else again with mpmath at 80 bits (``e^{1000}`` is ``inf``,
+``1/(1 + e^{729})`` is ``0.0``).  ``sign`` is decided exactly: from the tree
+where it tells, else by interval arithmetic (outward-rounded floats, then
+mpmath intervals at growing precision), never guessed from a float.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .core import _FLOAT_MAX, _FLOAT_MIN, _HUGE_ARG, _rat_float
+from .nodes import Add, Expr, Func, Mul, NegInf, Pow, exact
+
+__all__ = ["to_float", "sign"]
+
+
+# ---------------------------------------------------------------- evaluation
+def to_float(x) -> float:
+    """The float64 nearest an exact value, as well as float64 can say it:
+    ``inf`` for ``e^{1000}`` or ``10^{400}``, ``0.0`` for ``e^{-1000}``,
+    ``-inf`` for -oo.  Never raises."""
+    if type(x) is Fraction:  # the common case, without Fraction's property calls
+        try:
+            return x._numerator / x._denominator
+        except OverflowError:
+            return math.inf if x._numerator > 0 else -math.inf
+    if isinstance(x, Fraction):
+        return _rat_float(Fraction(x))
+    if isinstance(x, int):
+        return _rat_float(Fraction(x))
+    if isinstance(x, Expr):  # what float(x) gives, without the call through Expr.__float__
+        try:
+            return x._fv
+        except AttributeError:
+            x._fv = _honest_float(x)
+            return x._fv
+    return float(x)
+
+
+def _honest_float(x: Expr) -> float:
+    """float(x): float64 arithmetic while the value, the partial products of
+    a Mul and the base of a Pow are normal floats; otherwise (overflow,
+    underflow, inf * 0) mpmath at 80 bits.  (A sum absorbs a term that
+    underflowed to 0 with an error below 1e-308.)"""
+    try:
+        v = _PLAIN_FLOAT[type(x)](x)
+        if _FLOAT_MIN <= abs(v) < math.inf:
+            return v
+    except (OverflowError, ValueError, ZeroDivisionError):
+        pass
+    return _mp_float(x)
+
+
+def _mp_float(x) -> float:
+    import mpmath
+
+    with mpmath.workprec(80):
+        v = _mp_eval(x, mpmath)
+    try:
+        return float(v)
+    except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf
+        return math.inf if v > 0 else -math.inf
+
+
+def _mp_eval(x, mp):
+    if type(x) is Fraction:
+        return mp.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        return mp.fsum([_mp_eval(x.const, mp), *(_mp_eval(t, mp) for t in x.terms)])
+    if isinstance(x, Mul):
+        out = _mp_eval(x.coeff, mp)
+        for f in x.factors:
+            out *= _mp_eval(f, mp)
+        return out
+    if isinstance(x, Pow):
+        b, e = _mp_eval(x.base, mp), x.exponent
+        return b ** e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
+    a = _mp_eval(x.arg, mp)
+    if abs(a) > _HUGE_ARG:  # the value is known without mpmath's argument reduction
+        if x.name == "exp":
+            return mp.inf if a > 0 else mp.zero
+        if x.name == "tanh":
+            return mp.mpf(1) if a > 0 else mp.mpf(-1)
+        if abs(a) > 2 ** 4000:
+            return mp.nan  # sin, cos of an astronomically large number: no honest float
+    return getattr(mp, x.name)(a)
+
+
+def _add_float(x: Add) -> float:
+    return math.fsum([_rat_float(x.const), *(to_float(t) for t in x.terms)])
+
+
+def _mul_float(x: Mul) -> float:
+    out = _rat_float(x.coeff)
+    for f in x.factors:
+        out *= to_float(f)
+        if not _FLOAT_MIN <= abs(out) < math.inf:
+            raise OverflowError  # left the normal range: _honest_float redoes it with mpmath
+    return out
+
+
+def _pow_float(x: Pow) -> float:
+    b = to_float(x.base)
+    if not _FLOAT_MIN <= abs(b) < math.inf:
+        raise OverflowError  # a subnormal base has lost bits: _honest_float redoes it with mpmath
+    return b ** _rat_float(x.exponent)
+
+
+_FLOAT_FUNCS = {"exp": math.exp, "sin": math.sin, "cos": math.cos, "tanh": math.tanh}
+
+
+def _func_float(x: Func) -> float:
+    return _FLOAT_FUNCS[x.name](to_float(x.arg))
+
+
+# float64 arithmetic all the way, by node type; OverflowError where a partial
+# product or a root's base leaves the normal range (_honest_float then redoes
+# the value with mpmath)
+_PLAIN_FLOAT = {Add: _add_float, Mul: _mul_float, Pow: _pow_float, Func: _func_float}
+
+
+# ---------------------------------------------------------------- signs
+def sign(x) -> int:
+    """The exact sign (-1, 0 or 1) of an exact value.
+
+    From the structure where it tells; else by interval arithmetic (floats
+    rounded outwards, then mpmath intervals at 64, 128, ... 4096 bits).
+    Raises ValueError if the sign is still undecided (a zero the normal form
+    does not recognise): never a guess from a float.
+    """
+    if type(x) is Fraction:
+        return (x._numerator > 0) - (x._numerator < 0)
+    if isinstance(x, NegInf):
+        return -1
+    if not isinstance(x, Expr):
+        x = exact(x)
+        return sign(x)
+    try:
+        return x._sg
+    except AttributeError:
+        pass
+    s = _structural_sign(x)
+    if not s:
+        lo, hi = _float_bounds(x)
+        s = 1 if lo > 0 else -1 if hi < 0 else _mp_sign(x)
+    x._sg = s
+    return s
+
+
+def _structural_sign(x) -> int:
+    """The sign read off the tree (exp > 0, roots > 0, ...); 0: not known this way."""
+    if type(x) is Fraction:
+        return (x._numerator > 0) - (x._numerator < 0)
+    try:
+        return x._sg
+    except AttributeError:
+        pass
+    if isinstance(x, Func):
+        if x.name == "exp":
+            return 1
+        return _structural_sign(x.arg) if x.name == "tanh" else 0
+    if isinstance(x, Pow):
+        e = x.exponent
+        if type(x.base) is Fraction or e._denominator != 1:
+            return 1
+        s = _structural_sign(x.base)
+        return s if e._numerator % 2 else abs(s)
+    if isinstance(x, Mul):
+        s = (x.coeff._numerator > 0) - (x.coeff._numerator < 0)
+        for f in x.factors:
+            s *= _structural_sign(f)
+        return s
+    signs = {_structural_sign(t) for t in x.terms}
+    if x.const:
+        signs.add(1 if x.const > 0 else -1)
+    return signs.pop() if len(signs) == 1 else 0
+
+
+_EPS = 2.0 ** -50  # relative widening: a few ulps, more than libm's error
+
+
+def _widen(lo: float, hi: float) -> tuple[float, float]:
+    """[lo, hi] a few ulps wider; an overflowed bound inside the interval is
+    clamped to the largest float (still a bound), nan makes it unknown."""
+    if lo != lo or hi != hi:
+        return -math.inf, math.inf
+    lo = _FLOAT_MAX if lo == math.inf else lo - abs(lo) * _EPS - 5e-324
+    hi = -_FLOAT_MAX if hi == -math.inf else hi + abs(hi) * _EPS + 5e-324
+    return lo, hi
+
+
+def _float_bounds(x) -> tuple[float, float]:
+    """Float bounds lo <= x <= hi (outward rounded; +-inf where unknown)."""
+    if type(x) is Fraction:
+        v = _rat_float(x)
+        return _widen(v, v)
+    try:
+        return x._iv
+    except AttributeError:
+        pass
+    try:
+        out = _bounds_of(x)
+    except (ArithmeticError, ValueError):
+        out = (-math.inf, math.inf)
+    x._iv = out
+    return out
+
+
+def _ipow(lo: float, hi: float, e: Fraction) -> tuple[float, float]:
+    """Bounds of x**e for lo <= x <= hi."""
+    k = e.numerator
+    if e.denominator != 1:
+        lo = max(lo, 0.0)
+    elif lo <= 0 <= hi:
+        if k < 0:
+            return -math.inf, math.inf
+        if k % 2 == 0:
+            return 0.0, max(_fpow(lo, e), _fpow(hi, e))
+    a, b = _fpow(lo, e), _fpow(hi, e)
+    return _widen(min(a, b), max(a, b))
+
+
+def _fpow(v: float, e: Fraction) -> float:
+    try:
+        return v ** _rat_float(e) if e.denominator != 1 else v ** e.numerator if abs(v) != math.inf \
+            else math.inf ** e.numerator if v > 0 else (-math.inf) ** e.numerator
+    except OverflowError:
+        return math.inf if v > 0 or e.numerator % 2 == 0 else -math.inf
+    except ZeroDivisionError:
+        return math.inf
+
+
+def _bounds_of(x) -> tuple[float, float]:
+    if isinstance(x, Add):
+        ls, hs = [_float_bounds(x.const)[0]], [_float_bounds(x.const)[1]]
+        for t in x.terms:
+            lo, hi = _float_bounds(t)
+            ls.append(lo)
+            hs.append(hi)
+        return _widen(math.fsum(ls), math.fsum(hs))
+    if isinstance(x, Mul):
+        lo, hi = _float_bounds(x.coeff)
+        for f in x.factors:
+            a, b = _float_bounds(f)
+            ps = (lo * a, lo * b, hi * a, hi * b)
+            lo, hi = _widen(min(ps), max(ps))
+        return lo, hi
+    if isinstance(x, Pow):
+        lo, hi = _float_bounds(x.base)
+        return _ipow(lo, hi, x.exponent)
+    lo, hi = _float_bounds(x.arg)
+    if x.name in ("exp", "tanh"):
+        f = _safe_exp if x.name == "exp" else math.tanh
+        return _widen(f(lo), f(hi))
+    f = math.sin if x.name == "sin" else math.cos
+    d = math.cos if x.name == "sin" else lambda t: -math.sin(t)
+    width = hi - lo
+    if width < 1.0 and abs(d((lo + hi) / 2)) > width:  # monotone on [lo, hi]
+        a, b = f(lo), f(hi)
+        return _widen(min(a, b), max(a, b))
+    return -1.0, 1.0
+
+
+def _safe_exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
+
+
+_MP_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def _mp_sign(x) -> int:
+    """The sign from mpmath intervals at growing precision (ValueError if never decided)."""
+    from mpmath import iv
+
+    saved = iv.prec
+    try:
+        for prec in _MP_PRECISIONS:
+            iv.prec = prec
+            try:
+                v = _iv_eval(x, iv)
+            except (ArithmeticError, ValueError):
+                continue
+            if v.a > 0:
+                return 1
+            if v.b < 0:
+                return -1
+    finally:
+        iv.prec = saved
+    from .printing import to_str  # the printers build on this module
+
+    raise ValueError(f"cannot decide the sign of {to_str(x)} (it may be 0)")
+
+
+def _iv_eval(x, iv):
+    """An mpmath interval holding x (at iv's working precision)."""
+    if type(x) is Fraction:
+        return iv.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        out = _iv_eval(x.const, iv)
+        for t in x.terms:
+            out += _iv_eval(t, iv)
+        return out
+    if isinstance(x, Mul):
+        out = _iv_eval(x.coeff, iv)
+        for f in x.factors:
+            out *= _iv_eval(f, iv)
+        return out
+    if isinstance(x, Pow):
+        b, e = _iv_eval(x.base, iv), x.exponent
+        if e.denominator == 1:
+            return b ** e.numerator
+        return iv.exp(iv.log(b) * e.numerator / e.denominator)
+    a = _iv_eval(x.arg, iv)
+    if not -_HUGE_ARG < a.a <= a.b < _HUGE_ARG:
+        raise ValueError("argument too large for interval evaluation")
+    if x.name == "tanh":
+        return 1 - 2 / (iv.exp(2 * a) + 1)
+    return getattr(iv, x.name)(a)

@@ -1,0 +1,63 @@
+"""The numpy references: float64 computations of the attention steps,
+independent of the exact arithmetic, that every exact step is checked against
+at solve time (and that ``worksheet check`` recomputes with a student's values
+carried forward: a step named in ``given`` takes that value).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["given_value", "np_softmax", "np_causal", "np_attention", "pleasant_logits"]
+
+
+def given_value(given: dict, name: str, compute):
+    """The float value of step ``name`` in a reference: ``given[name]`` when the
+    step is given (a student's value, carried forward by ``worksheet check``),
+    else ``compute()`` (called only then) -- the one place for the pattern
+    ``g[name] if name in g else <computation>``."""
+    return given[name] if name in given else compute()
+
+
+def np_softmax(S: np.ndarray) -> np.ndarray:
+    """Float64 row softmax (the independent check); -inf entries give 0."""
+    m = np.max(S, axis=-1, keepdims=True)
+    e = np.exp(S - m)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def np_causal(S: np.ndarray) -> np.ndarray:
+    out = S.copy()
+    out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
+    return out
+
+
+def np_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, causal: bool = False,
+                 given: dict | None = None) -> dict:
+    """Float64 ``softmax(Q K^T / sqrt(d_k)) V`` step by step (the independent check).
+
+    Keys: ``scores``, ``scaled``, ``masked`` (causal only), ``weights``, ``output``.
+    A step named in ``given`` takes that value and later steps follow from it
+    (carried-forward marking in ``worksheet check``).
+    """
+    g = given or {}
+    out = {"scores": given_value(g, "scores", lambda: Q @ K.T)}
+    out["scaled"] = logits = given_value(g, "scaled", lambda: out["scores"] / np.sqrt(K.shape[1]))
+    if causal:
+        out["masked"] = logits = given_value(g, "masked", lambda: np_causal(logits))
+    out["weights"] = given_value(g, "weights", lambda: np_softmax(logits))
+    out["output"] = given_value(g, "output", lambda: out["weights"] @ V)
+    return out
+
+
+def pleasant_logits(S: np.ndarray, *, limit: float = 6, spread: float = 4) -> bool:
+    """Hand-mode test of float logits about to go through a row softmax.
+
+    Every live (finite) entry lies in [-limit, limit], every row spans at
+    most ``spread`` (so the e^x table stays short) and some row is not
+    constant (so the weights are not all uniform).
+    """
+    S = np.asarray(S, dtype=np.float64)
+    live = np.where(np.isinf(S), np.nan, S)
+    spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
+    return bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
