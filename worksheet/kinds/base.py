@@ -55,6 +55,7 @@ import numpy as np
 from ..errors import GenerationError, InputError, ParamError
 from ..exact import rational
 from ..model import Matrix, Problem
+from ..references import given_value
 from ..safetext import check_labels
 
 NUMBER_MODES = ("hand", "calculator")
@@ -168,10 +169,9 @@ class KindModule(Protocol):
 # ---------------------------------------------------------------- solve and reference
 
 
-def given_or(given: Mapping[str, np.ndarray], name: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``given[name]`` when the step is given (``reference(..., given=...)``:
-    a student's own answer, carried forward), else ``compute()``."""
-    return given[name] if name in given else compute()
+# ``given[name]`` when a step is given to ``reference`` (a student's answer,
+# carried forward), else the computation: one helper for every kind and block
+given_or = given_value
 
 
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
