@@ -236,3 +236,17 @@ def test_long_sums_of_the_layer_kinds_are_elided_with_their_count():
     ln = problem("layer-norm", 1, d_model=12, numbers="calculator")
     for line in (ln.step("mean").work[0], ln.step("variance").work[-1]):
         assert r"\dots" in line and r"(\text{12 terms})" in line
+
+
+def test_every_kind_says_which_conventions_it_uses():
+    """A kind missing from the table would print every attention convention."""
+    from worksheet.document import KIND_CONVENTIONS
+
+    assert set(kinds.names()) - set(KIND_CONVENTIONS) == {"find-the-mistake"}
+
+
+def test_find_the_mistake_states_the_conventions_of_its_kind():
+    from worksheet.build import build_document
+
+    shown = build_document(["find-the-mistake:of=layer-norm"]).conventions
+    assert shown == build_document(["layer-norm"]).conventions

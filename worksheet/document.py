@@ -40,6 +40,8 @@ CONVENTION_TEXT = {
                   r"variance (divide by $d$): $y = \gamma (x - \mu) / \sqrt{\sigma^2 + \varepsilon} + \beta$.",
     "ffn": r"Feed-forward: $\mathrm{ReLU}(X W_1 + b_1) W_2 + b_2$, each token (row) on its own; "
            r"a bias row is added to every row.",
+    "recurrent": r"Recurrent cells: rows are time steps; a gate is $\sigma(a) = 1 / (1 + e^{-a})$ of its "
+                 r"pre-activation, and $\odot$ multiplies entry by entry.",
     "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
 }
 
@@ -56,21 +58,30 @@ KIND_CONVENTIONS = {
     "alignment": ("alignment", "softmax_form", "exact"),
     "encoder-block": ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn",
                       "exact"),
+    "decoder-block": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "cross",
+                      "layer_norm", "ffn", "exact"),
     "next-token": ("vocab", "softmax_form", "exact"),
+    "lstm-cell": ("recurrent", "exact"),
+    "gru-cell": ("recurrent", "exact"),
 }
 CONDITIONAL = {"causal": "causal", "pe": "positional"}  # stated only when the problem's parameter is true
-NOT_CONDITIONAL = {"positional-encoding"}  # kinds whose every problem uses its conditional conventions
+NOT_CONDITIONAL = {"positional-encoding", "decoder-block"}  # kinds whose every problem uses them
+
 
 def conventions_for(problems) -> tuple[str, ...]:
     """The conventions the problems use: the union of their kinds' lists
     (:data:`KIND_CONVENTIONS`) in first-use order, ``causal`` only for a causal
     problem and ``pe`` for an encoder block with ``positional``.  A kind not
-    listed states every attention convention."""
+    listed states every attention convention; a find-the-mistake problem
+    states those of the kind its worked solution is of."""
     keys: list[str] = []
     for p in problems:
-        for key in KIND_CONVENTIONS.get(p.kind, tuple(CONVENTION_TEXT)):
+        kind, params = p.kind, p.params
+        if kind == "find-the-mistake":
+            kind, params = params.get("of", "attention"), params.get("options", {})
+        for key in KIND_CONVENTIONS.get(kind, tuple(CONVENTION_TEXT)):
             flag = CONDITIONAL.get(key)
-            if flag and p.kind not in NOT_CONDITIONAL and not p.params.get(flag):
+            if flag and kind not in NOT_CONDITIONAL and not params.get(flag):
                 continue
             if key not in keys:
                 keys.append(key)
