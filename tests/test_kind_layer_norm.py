@@ -38,9 +38,12 @@ def ln_inputs(draw):
 @settings(max_examples=25, deadline=None)
 @given(ln_inputs(), st.sampled_from([F(0), F(1, 100000), F(1, 10)]))
 def test_exact_matches_numpy_for_random_user_numbers(m, eps):
+    # a zero variance with eps = 0 has no layer norm; decide it exactly (a float
+    # variance of equal entries can come out a tiny positive number)
+    rows = [[x + (m["S"][i][j] if "S" in m else 0) for j, x in enumerate(r)] for i, r in enumerate(m["X"])]
+    assume(eps > 0 or all(len(set(r)) > 1 for r in rows))
     f = {k: floats(v) for k, v in m.items()}
     want = numpy_layer_norm(f["X"], f.get("S"), f["gamma"], f["beta"], float(eps))
-    assume(eps > 0 or want["variance"].min() > 0)
     p = kind.solve(m, kind.Params(eps=eps))
     names = [s.name for s in p.steps]
     assert names == (["residual"] if "S" in m else []) + ["mean", "variance", "normalized", "output"]
