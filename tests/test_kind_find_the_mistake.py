@@ -138,30 +138,28 @@ def _answers_from(prob, use_shown: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("of", ["attention", "layer-norm", "feed-forward"])
-def test_check_marks_the_key_answers_correct(tmp_path, of):
+def _check_own_answers(tmp_path, spec: str, seed: int, use_shown: bool):
+    """Build ``spec`` as a JSON key, answer it (from the key, or by copying the
+    shown flawed solution) and mark the answers: (problem, check's result)."""
     runner = CliRunner()
-    r = runner.invoke(main, ["build", f"find-the-mistake:of={of}", "--seed", "4", "--format", "json",
-                             "-o", str(tmp_path)])
+    r = runner.invoke(main, ["build", spec, "--seed", str(seed), "--format", "json", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
-    (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=False), encoding="utf-8")
-    r = runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
-                             "--format", "json"])
+    (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=use_shown), encoding="utf-8")
+    return prob, runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
+                                      "--format", "json"])
+
+
+@pytest.mark.parametrize("of", ["attention", "layer-norm", "feed-forward"])
+def test_check_marks_the_key_answers_correct(tmp_path, of):
+    _, r = _check_own_answers(tmp_path, f"find-the-mistake:of={of}", 4, use_shown=False)
     assert r.exit_code == 0, r.output
 
 
 @pytest.mark.parametrize("seed", range(1, 7))
 def test_check_names_the_planted_mistake_in_a_copied_flawed_solution(tmp_path, seed):
     """A student who copies the flawed solution is told the planted mistake."""
-    runner = CliRunner()
-    r = runner.invoke(main, ["build", "find-the-mistake:of=attention,causal=true", "--seed", str(seed),
-                             "--format", "json", "-o", str(tmp_path)])
-    assert r.exit_code == 0, r.output
-    prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
-    (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=True), encoding="utf-8")
-    r = runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
-                             "--format", "json"])
+    prob, r = _check_own_answers(tmp_path, "find-the-mistake:of=attention,causal=true", seed, use_shown=True)
     assert r.exit_code == 1, r.output
     report = json.loads(r.output)
     steps = {s["name"]: s for s in report["problems"][0]["steps"]}
