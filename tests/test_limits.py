@@ -180,9 +180,10 @@ def hostile_key(tmp_path_factory):
 def counting_parser(monkeypatch) -> dict:
     """Count the exact strings parsed (answers' and key's), and those parsed with work
     left in a budget."""
-    import worksheet.check as check
+    import worksheet.check.answers
+    import worksheet.check.key
 
-    real = check.parse_exact
+    real = worksheet.check.key.parse_exact
     count = {"calls": 0, "with_work": 0}
 
     def parse(text, budget=None):
@@ -191,7 +192,8 @@ def counting_parser(monkeypatch) -> dict:
             count["with_work"] += 1
         return real(text, budget)
 
-    monkeypatch.setattr(check, "parse_exact", parse)
+    for module in (worksheet.check.key, worksheet.check.answers):  # the key's strings, the answers'
+        monkeypatch.setattr(module, "parse_exact", parse)
     return count
 
 
