@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common import toml_value
 from worksheet.build import build_document
 from worksheet.check import recomputer
 from worksheet.render.json import document, dumps
@@ -51,22 +52,15 @@ def table(values: dict[str, np.ndarray], places: int = 4, steps=None) -> dict[st
     return {n: [[fmt(float(x), places) for x in row] for row in np.atleast_2d(values[n])] for n in names}
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, str):
-        if v.lstrip("-").replace(".", "", 1).isdigit():
-            return v  # a TOML number (read back as its text)
-        return json.dumps(v)
-    return str(v)
-
-
 def write_toml(path: Path, steps: dict, *, numbered: dict | None = None, meta: dict | None = None) -> Path:
+    def line(k, v) -> str:
+        return f"{json.dumps(k) if '.' in k else k} = {toml_value(v, bare_numbers=True)}"
+
     lines = [f"{k} = {json.dumps(v)}" for k, v in (meta or {}).items()]
-    lines += [f"{json.dumps(k) if '.' in k else k} = {_toml_value(v)}" for k, v in steps.items()]
+    lines += [line(k, v) for k, v in steps.items()]
     for number, st in (numbered or {}).items():
         lines.append(f"[{number}]")
-        lines += [f"{json.dumps(k) if '.' in k else k} = {_toml_value(v)}" for k, v in st.items()]
+        lines += [line(k, v) for k, v in st.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 

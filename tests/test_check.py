@@ -17,8 +17,8 @@ from hypothesis import given, strategies as st
 from check_util import (key_values, make_key, mistakes_of, recompute, statuses, table,
                         write_csv, write_json, write_toml)
 from worksheet import kinds
-from worksheet.check import (Expected, Tolerance, _given, check_answers, check_folder, close,
-                             read_answers, read_key)
+from worksheet.check import (Expected, Tolerance, check_answers, check_folder, close, expected_float,
+                             mp_value, parse_entry, read_answers, read_key)
 from worksheet.errors import InputError, OutputError, WorksheetError
 from worksheet.exact import to_str
 from common import one_line_error
@@ -92,10 +92,9 @@ def test_one_problem_may_leave_out_its_number_but_several_may_not(tmp_path, caus
 
 # ---------------------------------------------------------------- tolerance
 def expected(x) -> Expected:
-    from worksheet.check import _mp
     from worksheet.parse import parse_exact
 
-    return Expected(_mp(parse_exact(x)), True, x)
+    return Expected(mp_value(parse_exact(x)), True, x)
 
 
 @pytest.mark.parametrize("text, ok", [
@@ -104,30 +103,30 @@ def expected(x) -> Expected:
     ("0.880797077977882", True), ("1/(1+e^-2.0001)", False), ("22/25", False), ("1", False),
 ])
 def test_decimals_within_half_a_unit_but_never_looser_than_0_005(text, ok):
-    assert close(_given(text, False), expected("1/(1 + exp(-2))"), Tolerance()) is ok
+    assert close(parse_entry(text, False), expected("1/(1 + exp(-2))"), Tolerance()) is ok
 
 
 def test_exact_forms_people_write_are_read():
     for text, value in [("e^2", math.exp(2)), ("exp(-1)", math.exp(-1)), ("sqrt(2)", math.sqrt(2)),
                         ("e^{1/2}", math.exp(0.5)), ("3/4", 0.75), ("-3", -3.0), ("\\frac{1}{3}", 1 / 3)]:
-        assert math.isclose(_given(text, False).value, value), text
-    assert _given("-inf", False).neg_inf and _given("-oo", False).neg_inf
-    assert _given("0.50", False).places == 2 and _given("3", False).places == 0
-    assert _given("1/3", False).places is None
+        assert math.isclose(parse_entry(text, False).value, value), text
+    assert parse_entry("-inf", False).neg_inf and parse_entry("-oo", False).neg_inf
+    assert parse_entry("0.50", False).places == 2 and parse_entry("3", False).places == 0
+    assert parse_entry("1/3", False).places is None
 
 
 def test_minus_infinity_matches_only_minus_infinity():
-    assert close(_given("-oo", False), Expected(None, True, "-oo"), Tolerance())
-    assert not close(_given("0", False), Expected(None, True, "-oo"), Tolerance())
-    assert not close(_given("-inf", False), expected("0"), Tolerance())
+    assert close(parse_entry("-oo", False), Expected(None, True, "-oo"), Tolerance())
+    assert not close(parse_entry("0", False), Expected(None, True, "-oo"), Tolerance())
+    assert not close(parse_entry("-inf", False), expected("0"), Tolerance())
 
 
 def test_rtol_and_atol_replace_the_default_rules():
     e = expected("1/(1 + exp(-2))")
-    assert close(_given("0.9", False), e, Tolerance(atol=0.02))
-    assert not close(_given("0.9", False), e, Tolerance(rtol=0.01))
-    assert close(_given("0.9", False), e, Tolerance(rtol=0.03))
-    assert not close(_given("0.8808", False), e, Tolerance(atol=0))
+    assert close(parse_entry("0.9", False), e, Tolerance(atol=0.02))
+    assert not close(parse_entry("0.9", False), e, Tolerance(rtol=0.01))
+    assert close(parse_entry("0.9", False), e, Tolerance(rtol=0.03))
+    assert not close(parse_entry("0.8808", False), e, Tolerance(atol=0))
     with pytest.raises(WorksheetError):
         Tolerance(rtol=-1)
 
@@ -135,22 +134,20 @@ def test_rtol_and_atol_replace_the_default_rules():
 @given(st.fractions(min_value=-1000, max_value=1000, max_denominator=10**6))
 def test_a_fraction_parses_back_to_itself_exactly(q):
     text = f"{q.numerator}/{q.denominator}"
-    assert close(_given(text, False), expected(to_str(q)), Tolerance())
-    assert not close(_given(text, False), expected(to_str(q + Fraction(1, 10**12))), Tolerance())
+    assert close(parse_entry(text, False), expected(to_str(q)), Tolerance())
+    assert not close(parse_entry(text, False), expected(to_str(q + Fraction(1, 10**12))), Tolerance())
 
 
 @given(st.floats(min_value=-1e4, max_value=1e4, allow_nan=False), st.integers(0, 8))
 def test_a_decimal_rounded_to_3_or_more_places_is_accepted_and_one_unit_off_is_not(x, places):
     """Rounded to 3 or more places: right; to fewer, right only within 0.005."""
-    from worksheet.check import _expected_float
-
     text = f"{x:.{places}f}"
-    e = _expected_float(x)
-    assert close(_given(text, False), e, Tolerance()) is (places >= 3 or abs(float(text) - x) <= 0.005)
+    e = expected_float(x)
+    assert close(parse_entry(text, False), e, Tolerance()) is (places >= 3 or abs(float(text) - x) <= 0.005)
     unit = 10.0 ** -places
     if abs(x) < 100:  # well above the float noise of x
         off = f"{float(text) + 2 * unit:.{places}f}"
-        assert not close(_given(off, False), e, Tolerance())
+        assert not close(parse_entry(off, False), e, Tolerance())
 
 
 @given(st.integers(-10**6, 10**6), st.integers(1, 1000), st.integers(1, 200))
@@ -158,7 +155,7 @@ def test_exact_forms_round_trip_through_the_printer(a, b, c):
     from worksheet.exact import exp, mul, power, sqrt
 
     x = mul(Fraction(a, b), power(1 + exp(Fraction(-c, 7)), -1)) + sqrt(c)
-    g = _given(to_str(x), False)
+    g = parse_entry(to_str(x), False)
     assert close(g, expected(to_str(x)), Tolerance())
     assert math.isclose(g.value, float(x), rel_tol=1e-12)
     if g.places is None:  # an exact form (not a plain integer): compared exactly
@@ -369,9 +366,7 @@ def test_a_file_too_large_is_refused_before_parsing(tmp_path, causal, runner, cl
     def no_parsing(*args, **kw):
         raise AssertionError("the answer file was parsed")
 
-    import worksheet.check as check_module
-
-    monkeypatch.setattr(check_module.json, "loads", no_parsing)
+    monkeypatch.setattr(json, "loads", no_parsing)
     with pytest.raises(InputError, match="larger than 512 KB"):
         check_answers(k, a)
 

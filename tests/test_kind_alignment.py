@@ -10,7 +10,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from attention_kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
+from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import ProblemSpec, build_document, solve_inputs
 from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import Func, to_str, to_sympy
@@ -230,8 +230,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     ({"s": [1, 2], "H": [[1, 2]], "tokens": ["a", "b"]}, "tokens: 2 labels for 1 rows of H"),
 ])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
-    assert message in solve_error(runner, cli, KIND, table, tmp_path)
-    assert message in solve_error(runner, cli, KIND, table, tmp_path, ".toml")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
 def test_an_unknown_setting_in_a_spec_is_one_line_exit_2(runner, cli, tmp_path):
@@ -254,7 +254,7 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 @pytest.mark.parametrize("case, spec", [("default", "alignment"), ("additive", "alignment:score=additive"),
                                         ("cosine", "alignment:score=cosine")])
 def test_golden_files(case, spec):
-    check_golden(KIND, case, [spec], {})
+    check_golden(KIND, [spec], case=case)
 
 
 @pytest.mark.parametrize("score", SCORES)

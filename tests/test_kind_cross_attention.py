@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from attention_kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
+from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import solve_inputs
 from worksheet.errors import GenerationError, InputError, ShapeError
 from worksheet.exact import to_sympy
@@ -153,8 +153,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     ({**GOOD, "d_k": 3}, "d_k = 3 but W_K has 2 columns"),
 ])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
-    assert message in solve_error(runner, cli, KIND, table, tmp_path)
-    assert message in solve_error(runner, cli, KIND, table, tmp_path, ".toml")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
 @pytest.mark.parametrize("args", [[], ["cross-attention:dec-len=4,enc-len=2", "--d-model", "3"],
@@ -169,4 +169,4 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 @pytest.mark.parametrize("case, options", [("default", {}), ("d_k-9", {"d_k": 9, "d_model": 3})])
 def test_golden_files(case, options):
-    check_golden(KIND, case, [KIND], options)
+    check_golden(KIND, [KIND], case=case, options=options)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from check_util import make_key, recompute, statuses, table, write_toml
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error
+from kinds_util import build_and_compile, check_golden, floats, solve_error
 from worksheet.blocks import round_matrix
 from worksheet.check import check_answers
 from worksheet.errors import InputError, ShapeError
@@ -218,7 +218,7 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, su
 
 
 def test_solve_from_a_file_agrees_with_pytorch(tmp_path, runner, cli):
-    from layer_kinds_util import write_input
+    from kinds_util import write_input
     from worksheet.build import solve_file
 
     p = solve_file(KIND, write_input(tmp_path / "in.toml", TABLE))
@@ -238,10 +238,10 @@ def test_errors_name_the_matrices():
 
 @pytest.mark.parametrize("args", [[], ["--numbers", "calculator", "--heads", "2", "--seed", "6"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
-    data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
+    data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     steps = data["problems"][0]["steps"]
     assert steps[0]["name"] == "self.Q_1" and steps[-1]["name"] == "output" and steps[-1].get("rounded") is True
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])

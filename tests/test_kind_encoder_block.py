@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.blocks import round_matrix
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ParamError, ShapeError
@@ -252,13 +252,13 @@ def test_errors_name_the_matrices():
                                   ["--numbers", "calculator", "--heads", "1", "--d-model", "3", "--seed", "6"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     kind_arg, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (KIND, args)
-    data = cli_build_compiles(runner, cli, kind_arg, rest, tmp_path)
+    data = build_and_compile(runner, cli, [kind_arg, *rest], tmp_path)
     steps = data["problems"][0]["steps"]
     assert steps[-1]["name"] == "output" and steps[-1].get("rounded") is True
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ShapeError
 from worksheet.kinds import feed_forward as kind
@@ -113,7 +113,7 @@ def test_errors_name_the_matrices():
 @pytest.mark.parametrize("args", [[], ["--seq-len", "3", "--d-model", "2"],
                                   ["--numbers", "calculator", "--d-model", "3", "--seed", "8"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
-    data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
+    data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     assert [s["name"] for s in data["problems"][0]["steps"]] == ["hidden_pre", "hidden", "output"]
 
 
@@ -124,4 +124,4 @@ def test_d_ff_per_problem(runner, cli):
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import build_document, solve_file
 from worksheet.errors import GenerationError, InputError, ParamError
 from worksheet.exact import is_rational
@@ -141,10 +141,10 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, su
 @pytest.mark.parametrize("args", [[], ["--seq-len", "3", "--d-model", "6"],
                                   ["--numbers", "calculator", "--d-model", "5", "--seed", "4"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
-    data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
+    data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]
     assert [s["name"] for s in p["steps"]] == ["residual", "mean", "variance", "normalized", "output"]
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from check_util import make_key, statuses, table, write_toml, recompute
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from recurrent_util import diagnosed, every_format_builds, real_torch_chain, sigmoid, torch_chain
 from worksheet.build import build_document, solve_file
 from worksheet.check import check_answers
@@ -180,7 +180,7 @@ def test_errors_name_the_matrices():
 @pytest.mark.parametrize("spec, args", [(f"{KIND}", []), (f"{KIND}:steps=2", []),
                                         (f"{KIND}:steps=3", ["--numbers", "calculator", "--seed", "5"])])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, spec, args):
-    data = cli_build_compiles(runner, cli, spec, args, tmp_path)
+    data = build_and_compile(runner, cli, [spec, *args], tmp_path)
     steps = [s["name"] for s in data["problems"][0]["steps"]]
     assert steps[:6] == (STEPS if spec == KIND else [f"{n}_1" for n in STEPS])
 
@@ -272,8 +272,8 @@ def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])
 
 
 def test_golden_files_two_steps():
-    check_golden(f"{KIND}/steps-2", f"{KIND}:steps=2")
+    check_golden(f"{KIND}/steps-2", [f"{KIND}:steps=2"])

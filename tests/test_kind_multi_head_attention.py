@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ShapeError
 from worksheet.exact import NegInf, is_rational
@@ -180,13 +180,13 @@ def test_errors_name_the_matrices():
 @pytest.mark.parametrize("args", [[], ["--heads", "3", "--d-k", "1", "--seq-len", "2", "--causal"],
                                   ["--numbers", "calculator", "--d-model", "4", "--seq-len", "2", "--seed", "5"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
-    data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
+    data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]
     assert p["kind"] == KIND and p["steps"][0]["name"] == "Q_1" and p["steps"][-1]["name"] == "output"
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])
 
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])

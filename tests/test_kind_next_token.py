@@ -9,7 +9,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from attention_kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
+from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import build_document, solve_inputs
 from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import to_sympy
@@ -169,8 +169,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     ({"h": [1], "W_vocab": [[1, 2]], "vocab": ["a"]}, "vocab: 1 labels for the 2 columns of W_vocab"),
 ])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
-    assert message in solve_error(runner, cli, KIND, table, tmp_path)
-    assert message in solve_error(runner, cli, KIND, table, tmp_path, ".toml")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
 @pytest.mark.parametrize("args", [[KIND], [KIND, "--d-model", "2", "--seed", "5"],
@@ -193,7 +193,7 @@ def test_labels_with_accents_and_apostrophes_render_in_every_format():
 
 @pytest.mark.parametrize("case, spec", [("default", KIND), ("temperature", "next-token:temperature=0.5,vocab=a b c d e")])
 def test_golden_files(case, spec):
-    check_golden(KIND, case, [spec], {})
+    check_golden(KIND, [spec], case=case)
 
 
 def test_every_step_has_a_title_a_formula_and_worked_arithmetic():

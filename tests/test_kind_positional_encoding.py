@@ -11,7 +11,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from layer_kinds_util import check_golden, cli_build_compiles, floats, solve_error, write_input
+from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import solve_file
 from worksheet.errors import InputError, ParamError, ShapeError
 from worksheet.exact import is_rational, to_str, to_sympy
@@ -125,7 +125,7 @@ def test_bad_parameters():
 @pytest.mark.parametrize("args", [[], ["--seq-len", "4", "--d-model", "5"],
                                   ["--numbers", "calculator", "--d-model", "6", "--seq-len", "2", "--seed", "9"]])
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
-    data = cli_build_compiles(runner, cli, KIND, args, tmp_path)
+    data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]
     assert [s["name"] for s in p["steps"]] == ["angles", "PE", "X_plus_PE"]
 
@@ -139,4 +139,4 @@ def test_build_with_positions_per_problem(runner, cli, tmp_path):
 
 
 def test_golden_files():
-    check_golden(KIND)
+    check_golden(KIND, [KIND])

@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from attention_kinds_util import (build_and_compile, check_golden, floats, solve_error, solve_everywhere)
+from kinds_util import (build_and_compile, check_golden, floats, solve_error, solve_everywhere)
 from worksheet.build import solve_inputs
 from worksheet.errors import GenerationError, InputError
 from worksheet.exact import NegInf, to_sympy
@@ -147,8 +147,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     ({"X": [[1, 2], [3]]}, "ragged rows"),
 ])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
-    assert message in solve_error(runner, cli, KIND, table, tmp_path)
-    assert message in solve_error(runner, cli, KIND, table, tmp_path, ".toml")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
 def test_missing_matrix_is_an_input_error_naming_it():
@@ -167,4 +167,4 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 @pytest.mark.parametrize("case, options", [("default", {}), ("causal", {"causal": True, "seq_len": 4})])
 def test_golden_files(case, options):
-    check_golden(KIND, case, [KIND], options)
+    check_golden(KIND, [KIND], case=case, options=options)

@@ -9,7 +9,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from attention_kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
+from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import solve_example, solve_inputs
 from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import to_str, to_sympy
@@ -145,8 +145,8 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     ({"scores": [1, 2], "d_k": 0}, "--d-k must be between 1 and 4096"),
 ])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
-    assert message in solve_error(runner, cli, KIND, table, tmp_path)
-    assert message in solve_error(runner, cli, KIND, table, tmp_path, ".toml")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
+    assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
 @pytest.mark.parametrize("args", [[], ["--d-k", "16", "--seq-len", "3"], ["--d-k", "25", "--seq-len", "5", "--seed", "4"],
@@ -160,7 +160,7 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 @pytest.mark.parametrize("case, options", [("default", {}), ("d_k-16", {"d_k": 16, "seq_len": 3})])
 def test_golden_files(case, options):
-    check_golden(KIND, case, [KIND], options)
+    check_golden(KIND, [KIND], case=case, options=options)
 
 
 def test_every_step_has_a_title_a_formula_and_worked_arithmetic():

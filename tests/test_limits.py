@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from common import one_line_error
+from common import one_line_error, solve_error
 from worksheet import limits
 
 
@@ -20,37 +20,29 @@ def nasty(rng: random.Random, rows: int, cols: int) -> list[list[str]]:
             for _ in range(rows)]
 
 
-def solve_error(runner, cli, tmp_path, kind: str, table: dict, name="in.json") -> str:
-    f = tmp_path / name
-    f.write_text(json.dumps(table))
-    out = tmp_path / "out.md"
-    line = one_line_error(runner.invoke(cli, ["solve", kind, "-i", str(f), "-o", str(out)]))
-    assert str(f) in line and not out.exists()
-    return line
-
-
 # ---------------------------------------------------------------- sizes, before any entry is read
 def test_too_many_rows_is_refused_naming_the_field_and_limit(runner, cli, tmp_path):
-    line = solve_error(runner, cli, tmp_path, "attention",
-                       {"Q": [[1]] * 17, "K": [[1]] * 17, "V": [[1]] * 17})
+    line = solve_error(runner, cli, "attention",
+                       {"Q": [[1]] * 17, "K": [[1]] * 17, "V": [[1]] * 17}, tmp_path / "in.json")
     assert "Q: 17 rows, more than the limit of 16" in line
 
 
 def test_too_many_columns_is_refused_naming_the_row(runner, cli, tmp_path):
-    line = solve_error(runner, cli, tmp_path, "attention", {"Q": [[1] * 65], "K": [[1] * 65], "V": [[1]]})
+    line = solve_error(runner, cli, "attention", {"Q": [[1] * 65], "K": [[1] * 65], "V": [[1]]},
+                       tmp_path / "in.json")
     assert "Q, row 1: 65 columns, more than the limit of 64" in line
 
 
 def test_too_many_entries_together_is_refused(runner, cli, tmp_path):
     m = [[1] * 64] * 6  # 384 entries each, 1152 together
-    line = solve_error(runner, cli, tmp_path, "attention", {"Q": m, "K": m, "V": m})
+    line = solve_error(runner, cli, "attention", {"Q": m, "K": m, "V": m}, tmp_path / "in.json")
     assert "V: the matrices have more than 1024 entries together (the limit)" in line
 
 
 def test_shapes_are_checked_before_entries_are_read(runner, cli, tmp_path):
     """A bad entry in a matrix that is too large: the size is what is reported."""
     m = [["not a number"] * 64] * 17
-    assert "17 rows" in solve_error(runner, cli, tmp_path, "attention", {"Q": m, "K": m, "V": m})
+    assert "17 rows" in solve_error(runner, cli, "attention", {"Q": m, "K": m, "V": m}, tmp_path / "in.json")
 
 
 def test_the_64_mb_kind_of_input_file_is_refused_by_its_size(runner, cli, tmp_path):
@@ -65,7 +57,7 @@ def test_fractions_over_many_denominators_are_refused(runner, cli, tmp_path):
     primes = [p for p in range(2, 400) if all(p % q for q in range(2, p))]
     it = iter(primes)
     m = [[f"1/{next(it)}" for _ in range(8)] for _ in range(2)]
-    line = solve_error(runner, cli, tmp_path, "attention", {"Q": m, "K": m, "V": [[1], [1]]})
+    line = solve_error(runner, cli, "attention", {"Q": m, "K": m, "V": [[1], [1]]}, tmp_path / "in.json")
     # 2 * 3 * ... * 47 < 10^18 < 2 * 3 * ... * 53: the 16th prime is the first too many
     assert "Q, row 2, column 8: the entries have no common denominator of at most 10^18 (the limit)" in line
 
@@ -92,7 +84,7 @@ def test_small_denominators_and_12_place_decimals_are_accepted(runner, cli, tmp_
      "temperature: out of range"),
 ])
 def test_numbers_beyond_the_stated_range_are_one_line(runner, cli, tmp_path, kind, table, where):
-    line = solve_error(runner, cli, tmp_path, kind, table)
+    line = solve_error(runner, cli, kind, table, tmp_path / "in.json")
     assert where in line, line
 
 
@@ -180,9 +172,10 @@ def hostile_key(tmp_path_factory):
 def counting_parser(monkeypatch) -> dict:
     """Count the exact strings parsed (answers' and key's), and those parsed with work
     left in a budget."""
-    import worksheet.check as check
+    import worksheet.check.answers
+    import worksheet.check.key
 
-    real = check.parse_exact
+    real = worksheet.check.key.parse_exact
     count = {"calls": 0, "with_work": 0}
 
     def parse(text, budget=None):
@@ -191,7 +184,8 @@ def counting_parser(monkeypatch) -> dict:
             count["with_work"] += 1
         return real(text, budget)
 
-    monkeypatch.setattr(check, "parse_exact", parse)
+    for module in (worksheet.check.key, worksheet.check.answers):  # the key's strings, the answers'
+        monkeypatch.setattr(module, "parse_exact", parse)
     return count
 
 

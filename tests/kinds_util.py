@@ -1,7 +1,6 @@
-"""Helpers shared by the tests of the attention-family kinds of issue 3 part A
-(tests/test_kind_{self_attention_basic,softmax_scaling,cross_attention,
-alignment,next_token}.py): input files in JSON and TOML, solving them through
-the library and the CLI, CLI builds compiled with pdflatex, and golden files."""
+"""Helpers shared by the tests of the kinds (tests/test_kind_*.py): input files
+solved through the library and the CLI, exact steps against numpy, CLI builds
+compiled with pdflatex, and golden files."""
 
 from __future__ import annotations
 
@@ -9,49 +8,35 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 
+from common import floats, one_line_error, solve_error, toml_dumps, write_input  # noqa: F401
 from latex_util import compile_tex, overfull_points
 from worksheet.build import build_document, render_document, solve_file
 from worksheet.exact import to_str
-from common import one_line_error  # noqa: F401
-from common import floats  # noqa: F401
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
-FILES = ["worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json"]
+FILES = ("worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json")
 
 
-# ---------------------------------------------------------------- input files
+# ---------------------------------------------------------------- solving
+def exact_strings(problem) -> dict[str, list]:
+    return {s.name: [[x if isinstance(x, str) else to_str(x) for x in row] for row in s.exact]
+            for s in problem.steps}
 
 
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)  # a TOML basic string for our labels
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise TypeError(v)
-
-
-def toml_dumps(table: dict) -> str:
-    """A flat TOML table (numbers, strings, booleans, nested lists)."""
-    return "".join(f"{k} = {_toml_value(v)}\n" for k, v in table.items())
+def exact_steps_match(problem, expected: dict[str, np.ndarray], *, rtol=1e-9, atol=1e-9) -> None:
+    """Every step named in ``expected`` has exact entries equal to it (as floats)."""
+    for name, want in expected.items():
+        got = floats(problem.step(name).exact)
+        assert got.shape == want.shape, (name, got.shape, want.shape)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
 
 
 def write_inputs(tmp_path: Path, table: dict, stem: str = "in") -> tuple[Path, Path]:
     """The same table as ``stem.json`` and ``stem.toml``."""
-    j, t = tmp_path / f"{stem}.json", tmp_path / f"{stem}.toml"
-    j.write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
-    t.write_text(toml_dumps(table), encoding="utf-8")
-    return j, t
-
-
-def exact_strings(problem) -> dict[str, list]:
-    return {s.name: [[x if isinstance(x, str) else to_str(x) for x in row] for row in s.exact]
-            for s in problem.steps}
+    return write_input(tmp_path / f"{stem}.json", table), write_input(tmp_path / f"{stem}.toml", table)
 
 
 def solve_everywhere(runner, cli, kind: str, table: dict, tmp_path: Path):
@@ -72,21 +57,16 @@ def solve_everywhere(runner, cli, kind: str, table: dict, tmp_path: Path):
     return p_json
 
 
-def solve_error(runner, cli, kind: str, table: dict, tmp_path: Path, suffix: str = ".json") -> str:
-    """The one-line error of ``worksheet solve KIND -i FILE`` for a bad table."""
-    path = tmp_path / f"bad{suffix}"
-    path.write_text(json.dumps(table) if suffix == ".json" else toml_dumps(table), encoding="utf-8")
-    return one_line_error(runner.invoke(cli, ["solve", kind, "-i", str(path)]))
-
-
 # ---------------------------------------------------------------- builds
-
-
 def build_and_compile(runner, cli, args: list[str], tmp_path: Path) -> dict:
-    """``worksheet build ARGS`` in md, tex, json; both .tex compile; returns the JSON."""
+    """``worksheet build ARGS`` in md, tex, json: the five files, both .tex compile
+    without a badly overfull box, and only the key has the answers.  Returns the
+    parsed JSON key."""
     r = runner.invoke(cli, ["build", *args, "-o", str(tmp_path), "--format", "md,tex,json"])
-    assert r.exit_code == 0, r.output + r.stderr
+    assert r.exit_code == 0, (r.output, r.stderr)
     assert sorted(os.listdir(tmp_path)) == sorted(FILES)
+    for name in FILES:
+        assert (tmp_path / name).stat().st_size > 200, name
     for name in ("worksheet.tex", "worksheet-key.tex"):
         log = compile_tex(tmp_path / name)
         assert (tmp_path / name).with_suffix(".pdf").stat().st_size > 1000
@@ -97,15 +77,22 @@ def build_and_compile(runner, cli, args: list[str], tmp_path: Path) -> dict:
     return json.loads((tmp_path / "worksheet.json").read_text(encoding="utf-8"))
 
 
-def check_golden(kind: str, case: str, problems: list[str], options: dict) -> None:
-    """The md key and the JSON at seed 1 equal tests/golden/KIND/CASE-key.md and CASE.json."""
-    doc = build_document(problems, seed=1, options=options)
+# ---------------------------------------------------------------- golden files
+def check_golden(folder: str, problems: list[str], *, case: str = "worksheet",
+                 options: dict | None = None) -> None:
+    """The md key and the JSON of ``problems`` at seed 1 equal
+    tests/golden/FOLDER/CASE-key.md and CASE.json byte for byte.
+
+    Regenerate with WORKSHEET_UPDATE_GOLDEN=1 (and read the diff).
+    """
+    doc = build_document(list(problems), seed=1, options=dict(options or {}))
     files = render_document(doc, ["md", "json"], name=case, roles=("key",))
     assert sorted(files) == sorted([f"{case}-key.md", f"{case}.json"])
     for name, text in files.items():
-        path = GOLDEN / kind / name
+        path = GOLDEN / folder / name
         if UPDATE:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         assert path.exists(), f"missing golden file {path}; run with WORKSHEET_UPDATE_GOLDEN=1"
-        assert text == path.read_text(encoding="utf-8"), f"{path} differs (WORKSHEET_UPDATE_GOLDEN=1 regenerates)"
+        assert text == path.read_text(encoding="utf-8"), \
+            f"{folder}/{name} differs from its golden file (WORKSHEET_UPDATE_GOLDEN=1 regenerates)"

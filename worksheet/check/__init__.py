@@ -1,0 +1,165 @@
+r"""``worksheet check``: mark a student's answers step by step against a key.
+
+Library use::
+
+    from worksheet.check import check_answers, check_folder
+    report = check_answers("worksheet.json", "alice.toml")
+    report.exit_code, report.marks, report.out_of
+    print(report.text())            # or report.to_dict() for the JSON report
+
+The key
+=======
+
+The JSON written by ``worksheet build`` (``{"problems": [...]}`` or
+``{"variants": [{"id": ..., "problems": [...]}, ...]}``) or by ``worksheet
+solve --format json`` (``{"problems": [one]}``); a bare problem object
+(``{"kind": ..., "steps": [...]}``) works too.  Each step's ``exact``
+strings are our own output and are read with :func:`worksheet.parse.parse_exact`
+(never ``eval``/``sympify``); where one cannot be read (longer than the
+parser's limit) the step's float ``value`` is the expected value instead.
+A step that says ``"rounded": true`` (the encoder block carries values
+rounded to 4 places along its chain) accepts both: an answer right for the
+unrounded ``value`` (an exact form within half a unit in the 4th place) or
+right for the rounded ``exact`` string the sheet works with.
+
+Answer files
+============
+
+TOML, JSON or CSV (by extension; otherwise by content), at most 512 KB of
+UTF-8.  For each problem (numbered ``1``..``N`` in sheet order; with one
+problem the number may be left out) each step by its name in the key
+(``scores``, ``weights``, ``scores_2``, ``attn.output``), a matrix: a list
+of rows, a flat list for a one-row matrix, or a single entry for a 1 x 1.
+TOML::
+
+    # one problem: steps at the top level
+    scores = [[3, 1], [0, 2]]
+    weights = [["1/(1+e^-2)", 0.1192], [0.5, 0.5]]
+
+    # several problems: one table per problem
+    [1]
+    scores = [[3, 1], [0, 2]]
+    [2]
+    softmax_raw = [1, 0]
+
+JSON is the same shape (``{"1": {"scores": [[3, 1], [0, 2]]}}``).  Dotted
+step names may be written as nested tables (``[1.attn]`` then ``output =``).
+Two optional top-level fields: ``variant`` (the key's variant id; required
+when the key has several variants) and ``student`` (a name for the class
+summary).
+
+CSV has a header row naming the columns ``problem`` (optional with one
+problem), ``step``, ``row``, ``col`` and ``value``, in any order, and one line
+per entry (rows and columns 1-based; every entry of a matrix must be there)::
+
+    problem,step,row,col,value
+    1,scores,1,1,3
+    1,scores,1,2,1
+
+A line whose ``step`` is ``variant`` or ``student`` sets that field from its
+``value``.  Blank lines and lines starting with ``#`` are skipped.
+
+Entries are integers, decimals, fractions (``"3/4"``), ``"-inf"``/``"-oo"``
+for masked scores, or exact forms (``e^2``, ``exp(-1)``, ``sqrt(2)``,
+``1/(1+e^-2)``, ``e^{1/2}``, every string the JSON export prints); see
+:mod:`worksheet.parse`.  TOML and JSON numbers are read as their text, so
+``0.88`` keeps its two decimal places.  The label of a token (``prediction``
+of next-token) may be given as the label or as its index.
+
+Marking, per step (1 mark each)
+===============================
+
+* **correct** -- every entry within tolerance of the key.  A plain decimal or
+  integer is accepted within half a unit in its last written place, but never
+  more loosely than 0.005 (``0.88`` for 0.8808 is right, ``0.9`` is not); an
+  exact form (a fraction or expression) must equal the key exactly (both are
+  evaluated to 50 digits).  ``--rtol``/``--atol`` replace both rules by
+  ``|given - expected| <= atol + rtol * |expected|`` (either defaults to 0).
+  ``-oo`` matches only ``-oo``.
+* **carried forward** -- wrong against the key, but right when the step is
+  recomputed from the student's own earlier answers by the kind's own
+  ``reference(..., given=answers)`` (the numpy path every key is checked
+  against; an exact form is then compared within a relative 1e-9).  Full
+  marks.  Two recomputations are tried: from every earlier answer as written,
+  and from only the earlier answers marked incorrect (the rest at full
+  precision, as with a calculator).  Each entry may also be off by how far
+  the rounding of those earlier answers moves it (a linear bound by finite
+  differences, see :meth:`_Own.slack`), so honest rounding of earlier steps
+  is absorbed.  A key of a kind this version does not know is marked
+  against the key only, and the report says so.
+* **incorrect** -- with the wrong entries (row, column, given, expected) and,
+  when one matches, a named mistake from :mod:`worksheet.mistakes`: first the
+  mistakes registered for this step, then those of earlier steps followed
+  into this one, each computed from the key's values and from the student's
+  own; then ``arithmetic-slip`` when exactly one entry (of two or more) is
+  wrong against the key or against the carried-forward values.
+* **missing** -- no answer for the step.
+* **by-person** -- a step answered in words (its key step has a ``"written"``
+  model answer: "which would you use, and why?").  ``check`` does not mark
+  it: the report says "marked by a person", whatever the answer file holds
+  for it (text, or nothing); it counts 0 of 0 marks, so it never makes the
+  exit code 1.
+
+A matrix of the wrong shape is an error (exit 2), unless the carried-forward
+values or a named mistake have that shape (``concat-wrong-axis``).
+
+Untrusted input
+===============
+
+Answer files come from students.  Nothing is evaluated: numbers and exact
+forms go through the bounded parser of :mod:`worksheet.parse`; files are at
+most 512 KB, matrices at most 64 x 64, at most 200 steps and 100 problems
+per file, and reading the entries of one file stops with an error once a
+count of parser work is spent (:data:`worksheet.limits.ANSWER_WORK`;
+counted, never timed, so a file gets the same result on every machine).  A
+key is read in the same order: its file size, then its structure and the
+shapes of its steps (at most 64 x 64, :data:`~worksheet.limits.MAX_KEY_STEPS`
+steps per problem), and its exact strings only when a step is marked, from a
+shared work budget (past it, the step's float ``value`` is used).  Every
+problem with a file is an :class:`~worksheet.errors.InputError` naming the
+file, the step, the row and the column.
+
+The parts
+=========
+
+One module per job, imported in this order: :mod:`.reading` (a file's size
+and UTF-8, text quoted for messages), :mod:`.tolerance` (50-digit values and
+:func:`close`), :mod:`.key`, :mod:`.answers`, :mod:`.recompute` (the kind's
+``reference`` and a student's own earlier answers), :mod:`.report`,
+:mod:`.marking` (one answer file, with diagnosis) and :mod:`.classroom` (a
+folder of them).  Names with a leading ``_`` are private to the package.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from .answers import Answers, answers_from_dict, parse_entry, read_answers
+from .classroom import ClassReport, FileResult, answer_files, check_folder
+from .key import Key, KeyProblem, KeyStep, read_key
+from .marking import check_answers
+from .recompute import Recompute, recomputer
+from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
+from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
+
+__all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
+           "decimal_tolerance",
+           "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES",
+           # the parts, for tools and tests
+           "Answers", "parse_entry", "FileResult", "answer_files", "KeyProblem", "KeyStep", "Recompute",
+           "recomputer", "SYMBOLS", "Expected", "Given", "close", "expected_float", "mp_value"]
+
+
+class _CallableModule(types.ModuleType):
+    """``worksheet.check(problem, answers)`` (see :func:`worksheet.api.check`):
+    importing this module sets the package's attribute ``check`` to it, so the
+    module itself is what that call reaches."""
+
+    def __call__(self, problem, answers):
+        from ..api import check
+
+        return check(problem, answers)
+
+
+sys.modules[__name__].__class__ = _CallableModule

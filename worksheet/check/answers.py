@@ -1,0 +1,276 @@
+"""Reading answer files (TOML, JSON or CSV) into raw matrices, within their
+limits, and parsing one entry; nothing is evaluated (entries go through the
+bounded parser of :mod:`worksheet.parse`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..exact import NegInf
+from ..limits import MAX_ANSWER_BYTES
+from ..parse import Budget, format_decimal_places, parse_exact
+from .reading import MAX_LABEL, MAX_NAME, MAX_SIZE, _NON_FINITE, _json_constant, _read_text, _show
+from .tolerance import Given, mp_value
+
+MAX_STEPS = 200  # steps in one problem of an answer file
+MAX_PROBLEMS = 100  # problems in one answer file
+MAX_NESTING = 4  # nested tables for dotted step names
+
+_PROBLEM_NO = re.compile(r"[0-9]{1,4}")
+_META = ("variant", "student")
+
+
+@dataclass
+class Answers:
+    """An answer file, read but not yet parsed: raw matrices per problem and step."""
+
+    path: str
+    problems: dict[int | None, dict[str, list[list[Any]]]]  # None: the one-problem form
+    variant: str | None = None
+    student: str | None = None
+
+
+def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
+    """Read an answer file (TOML, JSON or CSV) into raw matrices; nothing is evaluated."""
+    path = Path(path)
+    label = label or str(path)
+    text = _read_text(path, label, MAX_ANSWER_BYTES)
+    fmt = _answer_format(path, text)
+    if fmt == "csv":
+        return _read_csv(text, label)
+    try:
+        if fmt == "json":
+            table = json.loads(text, parse_float=str, parse_int=str, parse_constant=_json_constant)
+        else:
+            table = tomllib.loads(text, parse_float=str)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
+                         file=label) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"invalid TOML: {exc}", file=label) from None
+    except RecursionError:
+        raise InputError("too deeply nested", file=label) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits, NaN
+        reason = "a number is too long" if "digits" in str(exc) else str(exc)[:80]
+        raise InputError(f"cannot read: {reason}", file=label) from None
+    if not isinstance(table, dict):
+        raise InputError("the file must hold one table of steps (step name = matrix)", file=label)
+    return _answers_from_table(table, label)
+
+
+def _answer_format(path: Path, text: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".toml", ".json", ".csv"):
+        return suffix[1:]
+    head = text.lstrip()
+    if head.startswith("{"):
+        return "json"
+    first = head.splitlines()[0].lower() if head else ""
+    if "," in first and "step" in first and "value" in first:
+        return "csv"
+    return "toml"
+
+
+def _meta(value: Any, name: str, label: str) -> str:
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and len(str(value)) <= MAX_NAME:
+        return str(value)
+    raise InputError(f"must be a short text, not {_show(value)}", file=label, field=name)
+
+
+def _answers_from_table(table: dict, label: str) -> Answers:
+    meta = {k: _meta(table.pop(k), k, label) for k in _META if k in table}
+    numbered = [k for k in table if _PROBLEM_NO.fullmatch(k)]
+    problems: dict[int | None, dict] = {}
+    if numbered:
+        other = [k for k in table if k not in numbered]
+        if other:
+            raise InputError("mixes numbered problems with step names at the top level; put every "
+                             "step under its problem's number, e.g. [1]", file=label, field=_clip(other[0]))
+        if len(numbered) > MAX_PROBLEMS:
+            raise InputError(f"more than {MAX_PROBLEMS} problems", file=label)
+        for k in numbered:
+            if not isinstance(table[k], dict):
+                raise InputError("a problem must be a table of steps (step name = matrix)",
+                                 file=label, field=f"problem {int(k)}")
+            problems[int(k)] = _flatten(table[k], label, f"problem {int(k)}")
+    else:
+        problems[None] = _flatten(table, label, None)
+    return Answers(label, problems, meta.get("variant"), meta.get("student"))
+
+
+def answers_from_dict(table: dict, *, label: str = "answers") -> Answers:
+    """Answers given as a dict, the shape an answer file reads to (step name ->
+    matrix; entries ints or text such as ``"0.8808"`` or ``"1/(1+e^-2)"``)."""
+    return _answers_from_table(dict(table), label)
+
+
+def _clip(name: str) -> str:
+    return name if len(name) <= MAX_NAME and name.isprintable() else _show(name)
+
+
+def _flatten(table: dict, label: str, where: str | None, prefix: str = "", depth: int = 0) -> dict:
+    """``{"attn": {"output": m}}`` -> ``{"attn.output": m}`` (dotted step names)."""
+    out = {}
+    for k, v in table.items():
+        name = prefix + str(k)
+        if len(name) > MAX_NAME:
+            raise InputError("step name too long", file=label, field=_show(name))
+        if isinstance(v, dict):
+            if depth + 1 >= MAX_NESTING:
+                raise InputError("too deeply nested tables", file=label, field=_clip(name))
+            out.update(_flatten(v, label, where, name + ".", depth + 1))
+        else:
+            out[name] = v
+        if len(out) > MAX_STEPS:
+            raise InputError(f"more than {MAX_STEPS} steps", file=label, field=where)
+    return out
+
+
+def _read_csv(text: str, label: str) -> Answers:
+    rows = csv.reader(io.StringIO(text))
+    header = None
+    cells: dict[int | None, dict[str, dict[tuple[int, int], str]]] = {}
+    meta: dict[str, str] = {}
+    try:
+        for line in rows:
+            lineno = rows.line_num
+            if not line or all(not c.strip() for c in line) or line[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                header = _csv_header(line, label)
+                continue
+            get = {k: (line[i].strip() if i < len(line) else "") for k, i in header.items()}
+            where = f"line {lineno}"
+            step = get["step"]
+            if step in _META:
+                meta[step] = _meta(get["value"], step, label)
+                continue
+            if not step:
+                raise InputError(f"{where}: no step name", file=label)
+            if len(step) > MAX_NAME:
+                raise InputError(f"{where}: step name too long", file=label)
+            prob = get.get("problem", "")
+            if prob and not _PROBLEM_NO.fullmatch(prob):
+                raise InputError(f"{where}: problem must be a number 1, 2, ..., not {_show(prob)}",
+                                 file=label)
+            number = int(prob) if prob else None
+            r, c = (_csv_index(get[k], k, where, label) for k in ("row", "col"))
+            entries = cells.setdefault(number, {})
+            if len(cells) > MAX_PROBLEMS:
+                raise InputError(f"more than {MAX_PROBLEMS} problems", file=label)
+            m = entries.setdefault(step, {})
+            if len(entries) > MAX_STEPS:
+                raise InputError(f"more than {MAX_STEPS} steps", file=label)
+            if (r, c) in m:
+                raise InputError(f"{where}: a second entry for row {r}, column {c}", file=label,
+                                 field=_clip(step))
+            m[(r, c)] = get["value"]
+    except csv.Error as exc:
+        raise InputError(f"invalid CSV at line {rows.line_num}: {exc}", file=label) from None
+    if header is None:
+        raise InputError("empty CSV: expected a header row problem,step,row,col,value", file=label)
+    if None in cells and len(cells) > 1:
+        raise InputError("some lines give a problem number and some do not", file=label)
+    problems = {}
+    for number, steps in cells.items():
+        problems[number] = {}
+        for step, m in steps.items():
+            n_rows = max(r for r, _ in m)
+            n_cols = max(c for _, c in m)
+            for r in range(1, n_rows + 1):
+                for c in range(1, n_cols + 1):
+                    if (r, c) not in m:
+                        raise InputError("no entry (every entry of the matrix needs a line)", file=label,
+                                         field=_step_field(number, step), row=r, col=c)
+            problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)]
+                                      for r in range(1, n_rows + 1)]
+    return Answers(label, problems, meta.get("variant"), meta.get("student"))
+
+
+def _csv_header(line: list[str], label: str) -> dict[str, int]:
+    names = [c.strip().lower() for c in line]
+    aliases = {"column": "col", "entry": "value", "answer": "value"}
+    names = [aliases.get(n, n) for n in names]
+    need = ("step", "row", "col", "value")
+    missing = [n for n in need if n not in names]
+    if missing:
+        raise InputError("the first line must be a header naming the columns "
+                         f"problem,step,row,col,value (missing {', '.join(missing)})", file=label)
+    return {n: names.index(n) for n in ("problem", *need) if n in names}
+
+
+def _csv_index(text: str, name: str, where: str, label: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,3}", text) or not 1 <= int(text) <= MAX_SIZE:
+        word = "row" if name == "row" else "column"
+        raise InputError(f"{where}: the {word} must be a number from 1 to {MAX_SIZE}, not {_show(text)}",
+                         file=label)
+    return int(text)
+
+
+def _step_field(number: int | None, step: str) -> str:
+    return _clip(step) if number is None else f"problem {number}, {_clip(step)}"
+
+
+def _raw_matrix(value: Any, *, file: str, where: str) -> list[list[Any]]:
+    """A list of rows (a flat list is one row, a single entry a 1 x 1) with bounded size."""
+    if isinstance(value, list):
+        if not value:
+            raise InputError("empty matrix", file=file, field=where)
+        if all(not isinstance(x, list) for x in value):
+            rows = [value]
+        elif all(isinstance(x, list) for x in value):
+            rows = value
+        else:
+            raise InputError("mix of rows and numbers; write every row as a list", file=file, field=where)
+    else:
+        rows = [[value]]
+    if len(rows) > MAX_SIZE:
+        raise InputError(f"more than {MAX_SIZE} rows", file=file, field=where)
+    width = len(rows[0])
+    for i, row in enumerate(rows, start=1):
+        if len(row) > MAX_SIZE:
+            raise InputError(f"more than {MAX_SIZE} columns", file=file, field=where, row=i)
+        if len(row) != width or not row:
+            raise InputError(f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}",
+                             file=file, field=where, row=i)
+        for j, x in enumerate(row, start=1):
+            if isinstance(x, (list, dict)):
+                raise InputError("an entry must be a number, not a list or table", file=file,
+                                 field=where, row=i, col=j)
+    return rows
+
+
+def _entry_text(x: Any) -> str:
+    if isinstance(x, bool):
+        raise ValueError(f"not a number: {str(x).lower()}")
+    if not isinstance(x, (str, int)):
+        raise ValueError(f"not a number: {_show(x)}")
+    if isinstance(x, int):
+        if x.bit_length() > 340:  # about 100 digits
+            raise ValueError("number too long")
+        return str(x)
+    return x
+
+
+def parse_entry(x: Any, labels: bool, budget: Budget | None = None) -> Given:
+    """Parse one answer entry (ValueError with a short reason)."""
+    text = _entry_text(x)
+    if text in _NON_FINITE and not labels:
+        raise ValueError(f"not a finite number: {text}")
+    try:
+        value = parse_exact(text, budget)
+    except ValueError as exc:
+        if labels and text.strip() and len(text) <= MAX_LABEL:
+            return Given(text, label=text.strip())
+        raise exc
+    if isinstance(value, NegInf):
+        return Given(text, neg_inf=True)
+    return Given(text, mp_value(value), format_decimal_places(text))

@@ -1,0 +1,151 @@
+"""A class folder: every answer file in it marked against one key, and the
+class summary CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import InputError, OutputError, WorksheetError, printable
+from ..files import write_all
+from .key import read_key
+from .marking import check_answers
+from .report import Report
+from .tolerance import Tolerance
+
+FOLDER_SUFFIXES = (".toml", ".json", ".csv")
+
+
+@dataclass
+class FileResult:
+    file: str
+    report: Report | None = None
+    error: str | None = None
+
+
+@dataclass
+class ClassReport:
+    key: str
+    folder: str
+    files: list[FileResult]
+    summary: str | None = None  # where the summary CSV was written
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every file is readable and fully right, else 1."""
+        return 0 if all(f.report is not None and f.report.ok for f in self.files) else 1
+
+    def columns(self) -> list[str]:
+        cols: list[str] = []
+        for f in self.files:
+            if f.report is None:
+                continue
+            many = len(f.report.problems) > 1
+            for p in f.report.problems:
+                for s in p.steps:
+                    c = f"{p.number}.{s.name}" if many else s.name
+                    if c not in cols:
+                        cols.append(c)
+        return cols
+
+    def summary_csv(self) -> str:
+        """file, student, variant, status, marks per step, total, out_of, mistakes, error."""
+        cols = self.columns()
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["file", "student", "variant", "status", *cols, "total", "out_of", "mistakes", "error"])
+        for f in self.files:
+            r = f.report
+            if r is None:
+                w.writerow([_cell(f.file), "", "", "error", *([""] * len(cols)), "", "", "", _cell(f.error)])
+                continue
+            many = len(r.problems) > 1
+            marks = {(f"{p.number}.{s.name}" if many else s.name): s.marks
+                     for p in r.problems for s in p.steps}
+            found = "; ".join(f"{p}.{s}: {c}" if many else f"{s}: {c}" for p, s, c in r.mistakes())
+            status = "correct" if r.ok else "marked"
+            w.writerow([_cell(f.file), _cell(r.student or ""), _cell(r.variant or ""), status,
+                        *(marks.get(c, "") for c in cols), r.marks, r.out_of, _cell(found), ""])
+        return buf.getvalue()
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "folder": self.folder, "summary": self.summary,
+                "files": [{"file": f.file, "error": f.error,
+                           "report": f.report.to_dict() if f.report else None} for f in self.files]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def text(self) -> str:
+        width = max((len(f.file) for f in self.files), default=4)
+        lines = [f"Marking {len(self.files)} answer file{'s' * (len(self.files) != 1)} in "
+                 f"{self.folder} against {self.key}"]
+        for f in self.files:
+            if f.report is None:
+                lines.append(f"  {f.file:<{width}}  error: {f.error}")
+                continue
+            r = f.report
+            bad = [f"{s.name} {s.status}" + (f" ({s.mistake})" if s.mistake else "")
+                   for p in r.problems for s in p.steps if s.marks < s.out_of]
+            lines.append(f"  {f.file:<{width}}  {r.marks}/{r.out_of}" + (f"  {'; '.join(bad)}" if bad else ""))
+        if self.summary:
+            lines.append(f"wrote {self.summary}")
+        return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
+
+
+def _cell(text: str | None) -> str:
+    """A CSV cell of untrusted text that a spreadsheet will not run as a formula."""
+    text = text or ""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def answer_files(folder: Path | str, *, skip: Sequence[Path] = ()) -> list[Path]:
+    """The answer files of a folder: *.toml, *.json, *.csv, not hidden, by name."""
+    folder = Path(folder)
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as exc:
+        raise InputError(f"cannot read the folder ({exc.strerror or exc})", file=str(folder)) from None
+    skipped = {p.resolve() for p in skip}
+    return [p for p in entries
+            if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in FOLDER_SUFFIXES
+            and p.resolve() not in skipped]
+
+
+def check_folder(key: Path | str, folder: Path | str, *, summary: Path | str | None = None,
+                 force: bool = False, write: bool = True, rtol: float | None = None,
+                 atol: float | None = None) -> ClassReport:
+    """Mark every answer file in ``folder``; write the class summary CSV.
+
+    ``summary`` defaults to ``folder/summary.csv`` (never read as an answer
+    file); an existing summary is kept unless ``force``.  A file that cannot
+    be read is reported with its error and the others are still marked.
+    """
+    tol = Tolerance(rtol, atol)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError("not a folder", file=str(folder))
+    summary_path = Path(summary) if summary is not None else folder / "summary.csv"
+    if write and summary_path.exists() and not force:
+        raise OutputError(f"{summary_path} already exists; use --force to overwrite")
+    k = read_key(key)
+    files = answer_files(folder, skip=[Path(key), summary_path])
+    if not files:
+        raise InputError("no answer files (*.toml, *.json, *.csv) in the folder", file=str(folder))
+    results = []
+    for path in files:
+        try:
+            results.append(FileResult(path.name, report=check_answers(k, path, tolerance=tol)))
+        except WorksheetError as exc:
+            results.append(FileResult(path.name, error=str(exc)))
+        except Exception as exc:  # one odd file must not stop a class's marking
+            results.append(FileResult(path.name, error=f"could not be marked ({type(exc).__name__})"))
+    report = ClassReport(k.path, str(folder), results)
+    if write:
+        write_all({summary_path: report.summary_csv()}, force=True)
+        report.summary = str(summary_path)
+    return report

@@ -1,0 +1,264 @@
+"""Marking one answer file: each step correct, carried forward, incorrect (with
+the mistake that explains it) or missing (see :mod:`worksheet.check`)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import numpy as np
+
+from .. import mistakes
+from ..errors import InputError, WorksheetError
+from ..limits import ANSWER_WORK
+from ..parse import Budget
+from .answers import Answers, _clip, _raw_matrix, parse_entry, read_answers
+from .key import Key, KeyProblem, KeyStep, read_key
+from .reading import _shown_entry
+from .recompute import _Own, recomputer
+from .report import Cell, ProblemResult, Report, StepResult
+from .tolerance import Expected, Given, Tolerance, close, decimal_text, expected_float
+
+WRONG_CELLS_SHOWN = 20  # wrong entries listed per step in the JSON report
+
+
+def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol: float | None = None,
+                  atol: float | None = None, tolerance: Tolerance | None = None) -> Report:
+    """Mark one answer file (or :class:`Answers` already read) against a key
+    (a path or a :class:`Key` already read)."""
+    tol = tolerance or Tolerance(rtol, atol)
+    key = key if isinstance(key, Key) else read_key(key)
+    ans = answers if isinstance(answers, Answers) else read_answers(answers)
+    try:
+        problems = key.problems(ans.variant)
+    except InputError as exc:
+        if exc.file:  # the key itself is wrong
+            raise
+        raise InputError(exc.reason, file=ans.path, field=exc.field) from None
+    grids = _parse_answers(ans, problems)
+    many = len(problems) > 1
+    results = [_mark_problem(p, grids.get(p.number, {}), tol, ans.path, many) for p in problems]
+    return Report(key.path, ans.path, results, ans.student, ans.variant)
+
+
+def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[str, list[list[Given]]]]:
+    """Match the answers to the key's problems and steps, then parse every entry."""
+    file = ans.path
+    if None in ans.problems:
+        if len(problems) > 1:
+            if not ans.problems[None]:
+                return {}
+            raise InputError(f"the key has {len(problems)} problems: put each problem's steps under "
+                             "its number, e.g. [1] in TOML or {\"1\": {...}} in JSON", file=file)
+        by_number = {1: ans.problems[None]}
+    else:
+        by_number = ans.problems
+    for number in by_number:
+        if not 1 <= number <= len(problems):
+            raise InputError(f"the key has {len(problems)} problem{'s' * (len(problems) > 1)}, "
+                             f"so there is no problem {number}", file=file, field=f"problem {number}")
+    many = len(problems) > 1
+    raw: dict[int, dict[str, tuple[list, KeyStep, str]]] = {}
+    for number, steps in by_number.items():
+        kp = problems[number - 1]
+        names = [s.name for s in kp.steps]
+        for name, value in steps.items():
+            where = f"problem {number}, {_clip(name)}" if many else _clip(name)
+            if name not in names:
+                close_ = difflib.get_close_matches(name, names, n=1)
+                hint = (f"; did you mean '{close_[0]}'?" if close_
+                        else f"; the steps are {', '.join(names)}")
+                raise InputError(f"unknown step{hint}", file=file, field=where)
+            if kp.step(name).written:  # a written answer: left to a person, not read
+                continue
+            rows = _raw_matrix(value, file=file, where=where)
+            raw.setdefault(number, {})[name] = (rows, kp.step(name), where)
+    budget = Budget(*ANSWER_WORK)
+    out: dict[int, dict[str, list[list[Given]]]] = {}
+    for number, steps in raw.items():
+        for name, (rows, ks, where) in steps.items():
+            # the key's strings are read only for an answer of its shape (see _mark_problem)
+            labels = len(rows) == ks.shape[0] and len(rows[0]) == ks.shape[1] and ks.labels
+            grid = []
+            for i, row in enumerate(rows, start=1):
+                parsed = []
+                for j, x in enumerate(row, start=1):
+                    try:
+                        parsed.append(parse_entry(x, labels, budget))
+                    except ValueError as exc:
+                        raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
+                grid.append(parsed)
+            out.setdefault(number, {})[name] = grid
+    return out
+
+
+def _array(grid: list[list[Given]]) -> np.ndarray:
+    return np.array([[g.value for g in row] for row in grid], dtype=np.float64)
+
+
+def _rounding(grid: list[list[Given]]) -> np.ndarray:
+    return np.array([[g.rounding for g in row] for row in grid], dtype=np.float64)
+
+
+def _shape(grid: list[list[Given]]) -> tuple[int, int]:
+    return (len(grid), len(grid[0]))
+
+
+def _wrong(grid: list[list[Given]], expected, tol: Tolerance,
+           slack: np.ndarray | None = None) -> list[tuple[int, int, Expected]] | None:
+    """The wrong entries (0-based i, j, expected) against a KeyStep's cells or a float array
+    (each entry allowed ``slack[i, j]`` more); None when the shapes differ."""
+    if isinstance(expected, np.ndarray):
+        if expected.ndim != 2 or expected.shape != _shape(grid):
+            return None
+        cells = [[expected_float(float(x)) for x in row] for row in expected]
+    else:
+        cells = expected
+        if (len(cells), len(cells[0])) != _shape(grid):
+            return None
+    return [(i, j, cells[i][j]) for i, row in enumerate(grid) for j, g in enumerate(row)
+            if not close(g, cells[i][j], tol, 0.0 if slack is None else float(slack[i, j]))]
+
+
+def _cells(grid, wrong) -> list[Cell]:
+    out = []
+    for i, j, e in wrong[:WRONG_CELLS_SHOWN]:
+        shown = e.text
+        if e.label is None and e.precise and e.mp is not None and len(shown) <= 40:
+            dec = decimal_text(float(e.mp))
+            if dec != shown:
+                shown = f"{shown} ≈ {dec}"
+        elif len(shown) > 40:
+            shown = decimal_text(float(e.mp)) if e.mp is not None else shown[:37] + "..."
+        out.append(Cell(i + 1, j + 1, _shown_entry(grid[i][j].text), shown, e.value))
+    return out
+
+
+def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tolerance,
+                  file: str, many: bool = False) -> ProblemResult:
+    run = recomputer(kp.kind, kp.params, kp.inputs)
+    key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
+    own = _Own(kp, run)
+    results: list[StepResult] = []
+    for k, ks in enumerate(kp.steps):
+        if ks.written:
+            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0))
+            continue
+        grid = grids.get(ks.name)
+        if grid is None:
+            results.append(StepResult(ks.name, "missing", title=ks.title))
+            continue
+        own.answers[ks.name] = _array(grid)
+        own.rounding[ks.name] = _rounding(grid)
+        # the key's exact strings are read only for an answer of the key's shape
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
+        if wrong_key == []:
+            results.append(StepResult(ks.name, "correct", title=ks.title))
+            continue
+        carried = []  # wrong entries against each recomputation from the student's own answers
+        for g in own.givens(k):
+            r = own.recompute(g)
+            if r is not None and ks.name in r:
+                w = _wrong(grid, r[ks.name], tol)
+                if w:  # allow for the rounding of the earlier answers it was computed from
+                    w = _wrong(grid, r[ks.name], tol, own.slack(g, ks.name))
+                carried.append(w)
+                if w == []:
+                    break
+        if [] in carried:
+            earlier = [r.name for r in results if r.status == "incorrect"]
+            results.append(StepResult(ks.name, "carried-forward", carried_from=earlier, title=ks.title))
+            continue
+        own.wrong.add(ks.name)
+        code = _diagnose(kp, k, grid, key_vals, own, tol)
+        res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape)
+        nearest = min((w for w in carried if w is not None), key=len, default=None)
+        if wrong_key is None:  # a shape the key does not have
+            if code is None and nearest is None:
+                raise InputError(f"a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
+                                 f"{ks.shape[0]} x {ks.shape[1]}", file=file,
+                                 field=f"problem {kp.number}, {ks.name}" if many else ks.name)
+            res.given_shape = _shape(grid)
+            if nearest:
+                res.against, res.cells, res.wrong_count = "own", _cells(grid, nearest), len(nearest)
+        elif code == mistakes.SLIP and nearest is not None and len(nearest) == 1 and len(wrong_key) != 1:
+            res.against, res.cells, res.wrong_count = "own", _cells(grid, nearest), 1
+        else:
+            res.cells, res.wrong_count = _cells(grid, wrong_key), len(wrong_key)
+        results.append(res)
+    return ProblemResult(kp.number, kp.kind, results, run is not None)
+
+
+def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
+    """The kind whose mistake rules explain this problem's steps, its params,
+    and aliases of the values the rules read: the problem's own, or those a
+    kind names with ``mistakes_of(params, inputs)`` (find-the-mistake: the
+    kind its worked solution is of, and the shown steps before the mistake)."""
+    from .. import kinds
+
+    try:
+        module = kinds.get(kp.kind)
+    except WorksheetError:
+        return kp.kind, kp.params, {}
+    hook = getattr(module, "mistakes_of", None)
+    return hook(kp.params, kp.inputs) if hook else (kp.kind, kp.params, {})
+
+
+def _with_aliases(context: dict, aliases: dict) -> dict:
+    if not aliases:
+        return context
+    return {**context, "aliases": {**aliases, **context.get("aliases", {})}}
+
+
+def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tolerance) -> str | None:
+    """The mistake that explains the answer to step k, or None.
+
+    Mistakes of step k itself are tried first, then those of earlier steps
+    (nearest first) followed into step k by recomputation; each applied to
+    the key's values and to the student's own (:meth:`_Own.bases`).  A rule
+    that gives the right value on a base (``sqrt(d_model)`` when it equals
+    ``sqrt(d_k)``) is no mistake there.  Then an arithmetic slip: exactly one
+    entry wrong against the key or against the student's own values.
+    """
+    order = own.order
+    step = order[k]
+    kind, params, aliases = _rules_of(kp)
+    for o in range(k, -1, -1):
+        origin = order[o]
+        found = mistakes.rules(kind, origin)
+        if not found:
+            continue
+        bases = own.bases(o, key_vals)
+        for code, rule, context in found:
+            for given, vals in bases:
+                try:
+                    with np.errstate(all="ignore"):
+                        wrong = rule(mistakes.Values(vals, **_with_aliases(context, aliases)), params)
+                except (KeyError, ValueError, IndexError, TypeError):
+                    continue
+                if wrong is None:
+                    continue
+                wrong = np.asarray(wrong, dtype=np.float64)
+                right = vals.get(origin)
+                if right is not None and right.shape == wrong.shape and np.allclose(
+                        right, wrong, rtol=1e-9, atol=1e-12, equal_nan=True):
+                    continue  # the rule changes nothing here
+                if o == k:
+                    candidate = wrong
+                else:
+                    out = own.recompute({**given, origin: wrong})
+                    candidate = out.get(step) if out else None
+                if candidate is not None and _wrong(grid, candidate, tol) == []:
+                    return code
+    if _shape(grid)[0] * _shape(grid)[1] >= 2:
+        ks = kp.steps[k]
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
+        if wrong_key is not None and len(wrong_key) == 1:
+            return mistakes.SLIP
+        for g in own.givens(k):
+            r = own.recompute(g)
+            if r is not None and step in r:
+                w = _wrong(grid, r[step], tol)
+                if w is not None and len(w) == 1:
+                    return mistakes.SLIP
+    return None

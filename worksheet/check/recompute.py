@@ -1,0 +1,135 @@
+"""Recomputation: later steps recomputed from a student's own earlier answers
+by the kind's ``reference(..., given=answers)`` (:func:`recomputer`), and the
+answers so far with the slack their rounding allows (:class:`_Own`): what
+carried-forward marking and diagnosis compare against."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..errors import WorksheetError
+from .key import KeyProblem
+
+SLACK_ENTRIES = 32  # rounded earlier entries moved one by one (more: 8 draws of random signs)
+
+
+Recompute = Callable[[dict], "dict | None"]
+
+
+def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute | None:
+    """``given -> steps`` through the kind's own ``reference(inputs, params, given=...)``
+    (the kind contract, :class:`worksheet.kinds.base.KindModule`).
+
+    ``params`` are the key's JSON params, read with
+    ``Params.from_options(params, checked=False)`` (the sizes a key records
+    may exceed the generation limits).  None when the kind is unknown or
+    its params cannot be read: such keys get no carried-forward marks.
+    """
+    from .. import kinds
+
+    try:
+        module = kinds.get(kind_name)
+        kind_params = module.Params.from_options(params, checked=False)
+    except WorksheetError:
+        return None
+    fn = module.reference
+
+    def run(given: dict) -> dict | None:
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(dict(inputs), kind_params, given=dict(given))
+        except Exception:  # a student's odd shapes or values: simply no recomputation
+            return None
+        try:
+            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+        except (TypeError, ValueError):
+            return None
+
+    return run
+
+
+class _Own:
+    """A student's answers so far, and the values recomputed from them.
+
+    Two ways a student may carry their own values forward: with every earlier
+    answer as written (rounded values used by hand), or with only the wrong
+    ones (the rest kept at full precision, as with a calculator).  Both are
+    recomputed by the kind's reference; :meth:`bases` lists them.
+    """
+
+    def __init__(self, kp: KeyProblem, run: Recompute | None):
+        self.kp, self.run = kp, run
+        self.order = [s.name for s in kp.steps]
+        self.answers: dict[str, np.ndarray] = {}
+        self.rounding: dict[str, np.ndarray] = {}  # per entry, see Given.rounding
+        self.wrong: set[str] = set()  # steps marked incorrect
+        self._cache: dict = {}
+
+    def givens(self, k: int) -> list[dict[str, np.ndarray]]:
+        """The overrides for recomputing step k: all earlier answers, then only the wrong ones."""
+        earlier = self.order[:k]
+        out = []
+        for g in ({s: self.answers[s] for s in earlier if s in self.answers},
+                  {s: self.answers[s] for s in earlier if s in self.wrong}):
+            if g and all(set(g) != set(h) for h in out):
+                out.append(g)
+        return out
+
+    def recompute(self, given: dict[str, np.ndarray]) -> dict | None:
+        if self.run is None:
+            return None
+        key = tuple(sorted((n, id(v)) for n, v in given.items()))
+        if key not in self._cache:
+            self._cache[key] = (self.run(given), given)  # keep given alive: ids stay unique
+        return self._cache[key][0]
+
+    def slack(self, given: dict[str, np.ndarray], step: str) -> np.ndarray | None:
+        """How far the rounding of the ``given`` answers can move ``step`` (a linear bound).
+
+        Each rounded entry is moved by its rounding and the changes of
+        ``step`` added up (finite differences through the kind's reference).
+        With more than SLACK_ENTRIES rounded entries, every entry is moved at
+        once with random signs (as rounding errors are), eight times, and the
+        largest change, times 3, is the slack: a few recomputations however
+        large the problem.
+        """
+        base = self.recompute(given)
+        if base is None or step not in base:
+            return None
+        entries = [(n, i, j, float(u)) for n in given if n in self.rounding
+                   for (i, j), u in np.ndenumerate(self.rounding[n]) if u > 0]
+        total = np.zeros_like(base[step])
+        if not entries:
+            return total
+
+        def moved(changes) -> np.ndarray:
+            g = {n: v.copy() for n, v in given.items()}
+            for n, i, j, d in changes:
+                g[n][i, j] += d
+            out = self.run(g)
+            if out is None or step not in out or out[step].shape != total.shape:
+                return np.full_like(total, np.inf)
+            with np.errstate(all="ignore"):
+                diff = np.abs(out[step] - base[step])
+            return np.where(np.isnan(diff), 0.0, diff)  # -inf stays -inf: no change
+
+        if len(entries) <= SLACK_ENTRIES:
+            for e in entries:
+                total += moved([e])
+            return total * 1.1
+        rng = np.random.default_rng(0)
+        for _ in range(8):
+            signs = rng.choice([-1.0, 1.0], size=len(entries))
+            total = np.maximum(total, moved([(n, i, j, s * u) for (n, i, j, u), s in zip(entries, signs)]))
+        return total * 3.0
+
+    def bases(self, k: int, key_vals: dict) -> list[tuple[dict, dict]]:
+        """(overrides, values) to apply a wrong rule at step k to: the key's, then the student's."""
+        out = [({}, key_vals)]
+        for g in self.givens(k):
+            r = self.recompute(g)
+            if r is not None:
+                out.append((g, {**self.kp.inputs, **r}))
+        return out
