@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from .errors import OutputError
+from .errors import InputError, OutputError
 
 
 def _umask() -> int:
@@ -118,3 +118,29 @@ def _rename_all(temps: list[tuple[Path, Path]]) -> None:
     for _, backup in done:
         if backup is not None:
             backup.unlink(missing_ok=True)
+
+
+def read_text(path: Path | str, label: str, limit: int) -> str:
+    """The UTF-8 text of an untrusted file (input, key or answers), read only
+    up to ``limit`` bytes: a larger file, a folder, an unreadable file or
+    bytes that are not UTF-8 are one-line errors naming the file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file", file=label) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file ({exc.strerror or exc})", file=label) from None
+    if len(data) > limit:
+        raise InputError(f"file is larger than the limit of {_size(limit)}", file=label)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start + 1})", file=label) from None
+
+
+def _size(limit: int) -> str:
+    for unit, name in ((1024 * 1024, "MB"), (1_000_000, "MB"), (1024, "KB"), (1000, "KB")):
+        if limit >= unit and limit % unit == 0:
+            return f"{limit // unit} {name}"
+    return f"{limit} bytes"

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .files import read_text
 from .limits import (
     MAX_COLS, MAX_COMMON_DENOMINATOR, MAX_ENTRIES, MAX_INPUT_BYTES, MAX_ROWS, common_denominator,
 )
@@ -33,19 +34,7 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     """Parse a JSON or TOML file into a dict; floats stay as their text."""
     path = Path(path)
     label = label or str(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_INPUT_BYTES + 1)
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", file=label) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc.strerror or exc})", file=label) from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"file is larger than the limit of {MAX_INPUT_BYTES // 1_000_000} MB", file=label)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start + 1})", file=label) from None
+    text = read_text(path, label, MAX_INPUT_BYTES)
     is_json = path.suffix.lower() == ".json" or (path.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
     try:
         if is_json:

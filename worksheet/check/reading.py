@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InputError
+from ..files import read_text
 
 MAX_SIZE = 64  # rows or columns of one answer matrix
 MAX_NAME = 100  # characters of a step name or a metadata field
@@ -14,20 +14,7 @@ MAX_LABEL = 200  # characters of a token label
 
 
 def _read_text(path: Path, label: str, limit: int) -> str:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", file=label) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc.strerror or exc})", file=label) from None
-    if len(data) > limit:
-        size = f"{limit // 1024 // 1024} MB" if limit >= 1024 * 1024 else f"{limit // 1024} KB"
-        raise InputError(f"file is larger than {size}", file=label)
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start + 1})", file=label) from None
+    return read_text(path, label, limit)
 
 
 def _show(s: object, limit: int = 30) -> str:
