@@ -1,35 +1,5 @@
-r"""Safe, exact parsing of numbers from input files and values from answer files.
-
-Nothing here evaluates code: there is no ``eval``, ``exec``, ``sympify`` or
-``ast``; :func:`parse_exact` is a small hand-written recursive-descent parser
-that builds values only with :mod:`worksheet.exact`'s constructors.  Input and
-answer files are untrusted (a TA marks hundreds of them), so every path is
-bounded and every failure is a :class:`ValueError` (:class:`ParseError`) with a
-one-phrase message:
-
-* text: at most 2000 characters (``input too long``); a number token at most
-  100 (``number too long``), its decimal exponent at most 1000 in magnitude;
-* nesting: at most 50 open groups, function calls and ``^`` in a chain, and
-  an expression tree at most 120 levels deep (``too deeply nested``), far
-  below Python's recursion limit, also when the value is printed later;
-* exponents ``p/q`` with ``|p|, q <= 1000`` (``exponent too large``), rationals
-  of at most 10,000 bits (``number too large``), roots only of rationals with
-  ``|numerator * denominator| <= 10**40``;
-* work budgets for what exact.py does with the value (tree nodes it walks,
-  trial divisions it spends on square roots): ``expression too costly to
-  evaluate``.  Ordinary answers use a tiny fraction of them; any 2000
-  character input is parsed or refused in tens of milliseconds.
-
-Plain numbers (:func:`parse_number`, also the number tokens of
-:func:`parse_exact`)::
-
-    number   := [sign] decimal | [sign] digits ws* '/' ws* digits
-    decimal  := (digits ['.' digits*] | '.' digits) [('e' | 'E') [sign] digits]
-    digits   := ASCII '0'-'9', at least one
-
-so ``0.2`` is exactly ``1/5``, ``-.5``, ``1.``, ``2.5e-3``, ``1E2`` and
-``-3/4`` are numbers; ``nan``, ``inf``, ``0x10``, ``1_000``, ``3/4/5`` are not.
-At most 100 characters and a decimal exponent of magnitude at most 1000.
+r"""The parser of exact values as written in answer files: :func:`parse_exact`
+and the shared work :class:`Budget` (limits: :mod:`worksheet.parse`).
 
 Exact values (:func:`parse_exact`); whitespace is allowed between any tokens::
 
@@ -39,7 +9,8 @@ Exact values (:func:`parse_exact`); whitespace is allowed between any tokens::
     term     := unary (('*' | '/' | '\cdot' | '\times') unary)*
     unary    := ('+' | '-')* power            (so -e^2 is -(e^2))
     power    := atom (('^' | '**') ('+' | '-')* atom)*   (right-associative)
-    atom     := decimal                       (unsigned, as above; 2e-3 is a number)
+    atom     := decimal                       (unsigned, see worksheet.parse.numbers;
+                                               2e-3 is a number)
               | 'e' | 'E'                     (Euler's number, exp(1))
               | func group                    (exp(x), sqrt{x}, \sin(x), ...)
               | '\frac' group group           (\frac{a}{b} is a/b)
@@ -57,321 +28,26 @@ there is no implicit multiplication.
 Powers: ``e^x`` and ``exp(a)^x`` are ``exp(a*x)`` for any exact ``x``; any
 other base needs a rational exponent whose numerator and denominator are at
 most 1000 in magnitude.  Roots of negative numbers are errors.
-
-Positions in error messages are 1-based character offsets into the text given
-(position 1 is its first character; the end of the text is ``len(text) + 1``).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from fractions import Fraction
-from typing import Callable, NamedTuple, NoReturn
+from typing import Callable, NoReturn
 
-from .exact import (
+from ..exact import (
     NEG_INF, Add, Exact, Expr, Func, Mul, Pow, add, cos, exp, mul, power, sin, tanh,
 )
+from .guards import _bits, _children, _node_float, _radicand_cost, _root_cost, _weight
+from .numbers import (
+    MAX_BITS, MAX_DEPTH, MAX_POWER, MAX_RADICAND, MAX_TEXT_CHARS, MAX_TREE_DEPTH, ParseError,
+)
+from .tokens import _CLOSER, _OPERAND_START, _show, _Token, _tokenize
 
-__all__ = [
-    "ParseError", "Budget", "parse_number", "parse_exact", "exact_from_json",
-    "format_decimal_places",
-    "MAX_NUMBER_CHARS", "MAX_DECIMAL_EXPONENT", "MAX_TEXT_CHARS", "MAX_DEPTH",
-    "MAX_TREE_DEPTH", "MAX_POWER", "MAX_BITS", "MAX_RADICAND",
-]
-
-MAX_NUMBER_CHARS = 100       # a number (as text) is at most this long
-MAX_DECIMAL_EXPONENT = 1000  # |k| in 1.5e<k>
-MAX_TEXT_CHARS = 2000        # an answer for parse_exact
-MAX_DEPTH = 50               # nested groups, function calls and ^ chains
-MAX_POWER = 1000             # |p| and q of a rational exponent p/q
-MAX_BITS = 10_000            # bits of a rational's numerator or denominator (~3000 digits)
-MAX_RADICAND = 10**40        # numerator * denominator of a rational under a root
-MAX_TREE_DEPTH = 120         # levels of the value's expression tree
 _ROOT_BUDGET = 100_000       # trial divisions exact.py may spend on square roots (~40 ms)
 _WORK_BUDGET = 12_000        # tree nodes exact.py's constructors may walk (~30 ms)
-_SQUAREFREE_CAP = 100_000    # exact._squarefree stops trial division here
-
-_NON_FINITE = frozenset({"nan", "inf", "infinity", "oo", "∞"})
-_INFINITY_NAMES = frozenset({"oo", "inf", "infinity"})
 
 
-class ParseError(ValueError):
-    """A value that cannot be read.  ``position`` is 1-based (None: the whole text)."""
-
-    def __init__(self, reason: str, position: int | None = None):
-        self.reason = reason
-        self.position = position
-        super().__init__(reason if position is None else f"{reason} at position {position}")
-
-
-# ---------------------------------------------------------------- plain numbers
-# An unsigned decimal.  No nested quantifiers and no two adjacent quantifiers can
-# match the same characters, so matching is linear (no catastrophic backtracking).
-_DECIMAL = (r"(?:(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
-            r"(?:[eE](?P<exp>[+-]?[0-9]+))?")
-_NUMBER_RE = re.compile(r"(?P<sign>[+-]?)" + _DECIMAL + r"(?:\s*/\s*(?P<den>[0-9]+))?")
-
-
-class _Decimal(NamedTuple):
-    """The parts of a matched :data:`_DECIMAL`."""
-
-    digits: str      # integer and fraction digits run together
-    places: int      # digits after the point
-    exponent: int    # the decimal exponent (0 without one)
-    plain_int: bool  # digits only: no point, no exponent
-
-    @classmethod
-    def of(cls, m: re.Match) -> _Decimal:
-        frac = m["frac"] if m["frac"] is not None else (m["frac2"] or "")
-        exp_text = m["exp"]
-        return cls((m["int"] or "") + frac, len(frac), int(exp_text) if exp_text else 0,
-                   m["frac"] is None and m["frac2"] is None and exp_text is None)
-
-    def value(self) -> Fraction:
-        n = int(self.digits)
-        if self.plain_int:
-            return Fraction(n)
-        shift = self.exponent - self.places
-        return Fraction(n * 10**shift) if shift >= 0 else Fraction(n, 10**-shift)
-
-
-def parse_number(text: str) -> Fraction:
-    """Read a number as a user types it in an input file, exactly.
-
-    Accepts integers (``-3``, ``+4``), decimals (``0.2`` is exactly 1/5, ``-.5``,
-    ``1.``, ``2.5e-3``, ``1E2``) and fractions of integers (``3/4``, ``-3 / 4``),
-    with surrounding whitespace.  Raises :class:`ValueError` (a
-    :class:`ParseError`) with a short message for anything else:
-    ``empty text``, ``number too long`` (more than 100 characters),
-    ``exponent too large`` (``1e1001``), ``not finite: 'inf'``,
-    ``division by zero: '1/0'``, ``not a number: 'abc'``.  Raises
-    :class:`TypeError` if ``text`` is not a ``str``.
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"parse_number needs a str, not {type(text).__name__}")
-    if len(text) > MAX_NUMBER_CHARS:
-        raise ParseError("number too long")
-    s = text.strip()
-    if not s:
-        raise ParseError("empty text")
-    m = _NUMBER_RE.fullmatch(s)
-    if m is None:
-        if s.lstrip("+-").lower() in _NON_FINITE and len(s) - len(s.lstrip("+-")) <= 1:
-            raise ParseError(f"not finite: {text!r}")
-        raise ParseError(f"not a number: {text!r}")
-    num = _Decimal.of(m)
-    if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
-        raise ParseError("exponent too large")
-    value = num.value()
-    if m["den"] is not None:
-        if not num.plain_int:
-            raise ParseError(f"not a number: {text!r}")
-        if int(m["den"]) == 0:
-            raise ParseError(f"division by zero: {text!r}")
-        value /= int(m["den"])
-    return -value if m["sign"] == "-" else value
-
-
-def exact_from_json(value: object) -> Fraction:
-    """An exact rational from a JSON value: ``int`` (exact) or ``str`` (:func:`parse_number`).
-
-    ``bool``, ``float`` (the caller must read JSON floats as strings) and
-    everything else raise :class:`ValueError`; so do ints of more than 100
-    digits (``number too long``) and numbers outside the input range of
-    :mod:`worksheet.limits` (``|x| <= 10^6``, a denominator of at most
-    ``10^12``): ``1e308``, ``10**99`` and ``1e-1000`` are refused here, before
-    any arithmetic.
-    """
-    from .limits import check_number
-
-    if isinstance(value, bool):
-        raise ParseError(f"not a number: {str(value).lower()}")
-    if isinstance(value, int):
-        if abs(value) >= 10**MAX_NUMBER_CHARS:
-            raise ParseError("number too long")
-        number = Fraction(value)
-    elif isinstance(value, str):
-        number = parse_number(value)
-    elif isinstance(value, float):
-        raise ParseError(f"not exact: the float {value!r} (write the number as text)")
-    else:
-        raise ParseError(f"not a number: {type(value).__name__}")
-    why = check_number(number)
-    if why:
-        raise ParseError(why)
-    return number
-
-
-def format_decimal_places(text: object) -> int | None:
-    """Digits after the decimal point in a plain decimal or integer, else None.
-
-    ``'0.88'`` -> 2, ``'3'`` -> 0, ``'-0.50'`` -> 2, ``'1.'`` -> 0 (an ``int``
-    -> 0).  Scientific notation counts the places of the value's last written
-    digit: ``'2.5e-3'`` -> 4, ``'1.5e1'`` -> 0, ``'1e2'`` -> -2 (negative: the
-    last written digit is left of the point).  Fractions (``'3/4'``),
-    expressions and anything :func:`parse_number` rejects give None.
-    """
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return 0
-    if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS:
-        return None
-    m = _NUMBER_RE.fullmatch(text.strip())
-    if m is None or m["den"] is not None:
-        return None
-    num = _Decimal.of(m)
-    if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
-        return None
-    return num.places - num.exponent
-
-
-# ---------------------------------------------------------------- tokens
-class _Token(NamedTuple):
-    kind: str       # num e func frac inf + - * / ^ ( ) { } end
-    pos: int        # 1-based
-    text: str
-    value: object = None  # Fraction for num, function name for func
-
-
-_TOKEN_RE = re.compile(
-    r"(?P<space>\s+)"
-    r"|(?P<num>" + _DECIMAL + r")"
-    r"|(?P<name>[A-Za-z]+)"
-    r"|(?P<cmd>\\[A-Za-z]*)"
-    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e])"
-    r"|(?P<bad>.)",
-    re.S,
-)
-_FUNCS = frozenset({"exp", "sqrt", "sin", "cos", "tanh"})
-_LATEX = {
-    "sqrt": "func", "exp": "func", "sin": "func", "cos": "func", "tanh": "func",
-    "frac": "frac", "dfrac": "frac", "tfrac": "frac",
-    "cdot": "*", "times": "*", "infty": "inf",
-    "left": None, "right": None,  # \left( ... \right) are plain parentheses
-}
-_OPS = {"**": "^", "\u2212": "-", "\u221e": "inf"}  # others are their own kind
-_OPERAND_START = frozenset({"num", "e", "func", "frac", "inf", "(", "{"})
-_CLOSER = {"(": ")", "{": "}"}
-
-
-def _show(s: str, limit: int = 20) -> str:
-    """A token for an error message: quoted, and cut short if long."""
-    return repr(s if len(s) <= limit else s[:limit] + "...")
-
-
-def _tokenize(text: str) -> list[_Token]:
-    """Split ``text`` into tokens (linear time); the list ends with an ``end`` token."""
-    tokens: list[_Token] = []
-    for m in _TOKEN_RE.finditer(text):
-        kind, s, pos = m.lastgroup, m.group(), m.start() + 1
-        if kind == "space":
-            continue
-        if kind == "num":
-            tokens.append(_number_token(m, pos))
-        elif kind == "name":
-            tokens.append(_name_token(s, pos))
-        elif kind == "cmd":
-            if s[1:] not in _LATEX:
-                raise ParseError(f"unknown command {_show(s)}", pos)
-            kind = _LATEX[s[1:]]
-            if kind is not None:
-                tokens.append(_Token(kind, pos, s, s[1:] if kind == "func" else None))
-        elif kind == "op":
-            tokens.append(_Token(_OPS.get(s, s), pos, s))
-        else:
-            raise ParseError(f"unexpected character {s!r}", pos)
-    tokens.append(_Token("end", len(text) + 1, "end of input"))
-    return tokens
-
-
-def _number_token(m: re.Match, pos: int) -> _Token:
-    if m.end() - m.start() > MAX_NUMBER_CHARS:
-        raise ParseError("number too long", pos)
-    num = _Decimal.of(m)
-    if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
-        raise ParseError("exponent too large", pos)
-    return _Token("num", pos, m.group(), num.value())
-
-
-def _name_token(name: str, pos: int) -> _Token:
-    if name in ("e", "E"):
-        return _Token("e", pos, name)
-    if name in _FUNCS:
-        return _Token("func", pos, name, name)
-    if name.lower() in _INFINITY_NAMES:
-        return _Token("inf", pos, name)
-    raise ParseError(f"unknown name {_show(name)}", pos)
-
-
-# ---------------------------------------------------------------- cost guards
-def _bits(q: Fraction) -> int:
-    return max(q.numerator.bit_length(), q.denominator.bit_length())
-
-
-def _weight(x: Exact) -> int:
-    """Roughly how many bits of rationals ``mul``/``power`` of ``x`` may compute with."""
-    if isinstance(x, Fraction):
-        return _bits(x)
-    if isinstance(x, Pow) and isinstance(x.base, Fraction):
-        return math.ceil(_bits(x.base) * abs(x.exponent))
-    if isinstance(x, Mul):
-        return _bits(x.coeff) + sum(_weight(f) for f in x.factors)
-    return 0
-
-
-def _root_cost(x: Exact) -> int:
-    """Trial divisions exact.py may redo for the rational roots at the top of ``x``."""
-    if isinstance(x, Pow) and isinstance(x.base, Fraction):
-        return _radicand_cost(x.base)  # mul() may merge n**(1/3) * n**(1/6) into sqrt(n)
-    if isinstance(x, Mul):
-        return sum(_root_cost(f) for f in x.factors)
-    if isinstance(x, Func) and x.name == "exp":
-        return _root_cost(x.arg)
-    return 0
-
-
-def _radicand_cost(q: Fraction) -> int:
-    return min(math.isqrt(abs(q.numerator * q.denominator)) + 1, _SQUAREFREE_CAP)
-
-
-def _children(x: Expr) -> tuple:
-    if isinstance(x, Add):
-        return (x.const, *x.terms)
-    if isinstance(x, Mul):
-        return (x.coeff, *x.factors)
-    if isinstance(x, Pow):
-        return (x.base, x.exponent)
-    if isinstance(x, Func):
-        return (x.arg,)
-    raise TypeError(f"not an exact value: {x!r}")  # pragma: no cover
-
-
-_FLOAT_FUNCS = {"exp": math.exp, "sin": math.sin, "cos": math.cos, "tanh": math.tanh}
-
-
-def _node_float(x: Exact, values: list) -> float | None:
-    """The float of ``x`` from its children's floats; None if not a finite real."""
-    if any(v is None for v in values):
-        return None
-    try:
-        if isinstance(x, Fraction):
-            v = float(x)
-        elif isinstance(x, Add):
-            v = math.fsum(values)
-        elif isinstance(x, Mul):
-            v = math.prod(values)
-        elif isinstance(x, Pow):
-            v = values[0] ** values[1]
-        else:
-            v = _FLOAT_FUNCS[x.name](values[0])
-    except (ArithmeticError, ValueError):
-        return None
-    return v if isinstance(v, float) and math.isfinite(v) else None
-
-
-# ---------------------------------------------------------------- the parser
 class Budget:
     """Work that several :func:`parse_exact` calls share (e.g. every entry of one file).
 
@@ -680,7 +356,7 @@ _FUNCTIONS: dict[str, Callable[[Exact], Exact]] = {"exp": exp, "sin": sin, "cos"
 
 
 def parse_exact(text: str, budget: Budget | None = None) -> Exact:
-    """Parse an exact value as written in an answer file (grammar: module docstring).
+    """Parse an exact value as written in an answer file (grammar: the module docstring).
 
     Returns a ``Fraction``, an :class:`~worksheet.exact.Expr` built with
     exact.py's constructors, or ``NEG_INF`` for ``-oo`` (``-inf``,
