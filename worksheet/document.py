@@ -45,41 +45,27 @@ CONVENTION_TEXT = {
     "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
 }
 
-# the conventions each kind's problems use, in the order a sheet states them
-KIND_CONVENTIONS = {
-    "attention": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "exact"),
-    "self-attention-basic": ("token_rows", "self_scores", "softmax", "softmax_form", "causal", "exact"),
-    "softmax-scaling": ("one_query", "softmax_form", "exact"),
-    "multi-head-attention": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact"),
-    "positional-encoding": ("pe", "exact"),
-    "layer-norm": ("token_rows", "layer_norm", "exact"),
-    "feed-forward": ("token_rows", "ffn", "exact"),
-    "cross-attention": ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact"),
-    "alignment": ("alignment", "softmax_form", "exact"),
-    "encoder-block": ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn",
-                      "exact"),
-    "decoder-block": ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "cross",
-                      "layer_norm", "ffn", "exact"),
-    "next-token": ("vocab", "softmax_form", "exact"),
-    "lstm-cell": ("recurrent", "exact"),
-    "gru-cell": ("recurrent", "exact"),
-}
 CONDITIONAL = {"causal": "causal", "pe": "positional"}  # stated only when the problem's parameter is true
 NOT_CONDITIONAL = {"positional-encoding", "decoder-block"}  # kinds whose every problem uses them
 
 
 def conventions_for(problems) -> tuple[str, ...]:
-    """The conventions the problems use: the union of their kinds' lists
-    (:data:`KIND_CONVENTIONS`) in first-use order, ``causal`` only for a causal
-    problem and ``pe`` for an encoder block with ``positional``.  A kind not
-    listed states every attention convention; a find-the-mistake problem
-    states those of the kind its worked solution is of."""
+    """The conventions the problems use: the union of their kinds'
+    ``CONVENTIONS`` (keys of :data:`CONVENTION_TEXT`, each kind module says
+    its own) in first-use order, ``causal`` only for a causal problem and
+    ``pe`` for an encoder block with ``positional``.  A kind with
+    ``conventions_of(params)`` states those of another kind (find-the-mistake:
+    the kind its worked solution is of)."""
+    from . import kinds
+
     keys: list[str] = []
     for p in problems:
         kind, params = p.kind, p.params
-        if kind == "find-the-mistake":
-            kind, params = params.get("of", "attention"), params.get("options", {})
-        for key in KIND_CONVENTIONS.get(kind, tuple(CONVENTION_TEXT)):
+        module = kinds.get(kind)
+        if hasattr(module, "conventions_of"):
+            kind, params = module.conventions_of(params)
+            module = kinds.get(kind)
+        for key in module.CONVENTIONS:
             flag = CONDITIONAL.get(key)
             if flag and kind not in NOT_CONDITIONAL and not params.get(flag):
                 continue

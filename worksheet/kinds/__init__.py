@@ -6,6 +6,9 @@ each member must do):
 
 * ``TITLE`` -- the heading on a sheet;
 * ``INPUTS`` -- the input matrix names it reads (BRIEF.md);
+* ``CONVENTIONS`` -- the conventions its sheet states (keys of
+  :data:`worksheet.document.CONVENTION_TEXT`; add a text there if a new
+  kind needs one);
 * ``Params`` -- a frozen dataclass subclass of ``base.Params``, validated at
   construction;
 * ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs from a seeded
@@ -29,8 +32,10 @@ Adding a kind, say ``dot-product-similarity``:
    ``solve`` beginning with ``base.require_inputs`` and
    ``base.solved_params``, then one ``Problem.add_step`` (or a step builder
    of :mod:`worksheet.blocks`) per step, each checked against ``reference``.
-   Named mistakes for ``worksheet check``: rules registered with
-   :func:`worksheet.mistakes.register` for the kind's step names.
+   ``CONVENTIONS`` naming what its sheet states.  Named mistakes for
+   ``worksheet check``: rules registered with
+   :func:`worksheet.mistakes.register` for the kind's step names, in a
+   ``mistakes`` section at the end of the module.
 2. Add one line to ``KINDS`` below: the kind's name, the module, a summary.
 3. Add ``tests/test_kind_dot_product_similarity.py`` (the exact values of a
    small problem, every bad-input path, the CLI build, and a golden case with

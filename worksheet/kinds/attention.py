@@ -30,6 +30,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Scaled dot-product attention"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 
 

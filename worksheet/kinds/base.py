@@ -156,6 +156,7 @@ class KindModule(Protocol):
 
     TITLE: str
     INPUTS: tuple[str, ...]
+    CONVENTIONS: tuple[str, ...]  # keys of worksheet.document.CONVENTION_TEXT the sheet states
     Params: type[Params]
 
     def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...

@@ -39,6 +39,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Cross-attention (encoder-decoder attention)"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact")
 INPUTS = ("X_dec", "H_enc", "W_Q", "W_K", "W_V")
 
 TARGET = ("<s>", "I", "am", "a", "student")  # decoder input: the translation, shifted right

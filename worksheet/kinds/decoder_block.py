@@ -62,6 +62,9 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
 
 TITLE = "Transformer decoder block"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output",
+               "causal", "heads", "cross", "layer_norm", "ffn", "exact")
 INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c",
           "gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3", "W_1", "b_1", "W_2", "b_2")
 STAGES = {"self.": "Self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",

@@ -64,6 +64,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
 TITLE = "Transformer encoder block"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2",
           "gamma_2", "beta_2")
 STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & Norm 1",

@@ -36,6 +36,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Position-wise feed-forward network"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("token_rows", "ffn", "exact")
 HP = "h'"  # entry letter of the pre-activations
 INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
 

@@ -62,6 +62,7 @@ from ..model import Matrix, Problem, Step
 from . import base
 
 TITLE = "Find the mistake"
+CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
 EXCLUDED = ("find-the-mistake", "encoder-block", "decoder-block")
 SLIP_PLACES = 4  # decimals of the shown worked solution
@@ -168,6 +169,11 @@ def of_reference(inputs: dict[str, np.ndarray], of: str, options: dict,
     if out is None:
         raise ValueError("the given values do not fit the problem")
     return out
+
+
+def conventions_of(params: dict) -> tuple[str, dict]:
+    """The sheet states the conventions of the kind the worked solution is of."""
+    return params.get("of", "attention"), params.get("options", {})
 
 
 def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:

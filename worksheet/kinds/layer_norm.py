@@ -49,6 +49,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Add & Norm (layer normalisation)"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("token_rows", "layer_norm", "exact")
 # printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
 # attention scores on every sheet, so it is not used here (R: residual, Y: output)
 SYMBOLS = {"S": "F"}

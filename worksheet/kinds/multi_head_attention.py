@@ -65,6 +65,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Multi-head attention"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 
 

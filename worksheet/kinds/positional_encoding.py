@@ -45,6 +45,7 @@ from ..model import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Sinusoidal positional encoding"
+CONVENTIONS = ("pe", "exact")  # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
 INPUTS = ("X",)
 TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
 AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos

@@ -34,6 +34,8 @@ from ..model import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Self-attention without trained weights"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("token_rows", "self_scores", "softmax", "softmax_form", "causal", "exact")
 INPUTS = ("X",)
 
 

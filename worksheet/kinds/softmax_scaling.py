@@ -56,6 +56,8 @@ from ..model import Matrix, Problem, shape
 from . import base
 
 TITLE = r"Why scale by $\sqrt{d_k}$"
+# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("one_query", "softmax_form", "exact")
 INPUTS = ("scores",)
 
 QUESTION = "For each of the three softmaxes, say whether it is too peaked, about right or too flat, and why."
