@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from check_util import inputs_of, key_values, make_key, mistakes_of, statuses, table, write_toml
+from check_util import inputs_of, key_values, make_key, mistakes_of, recompute, statuses, table, write_toml
 from layer_kinds_util import cli_build_compiles, floats
 from worksheet.check import check_answers, recomputer
 
@@ -236,3 +236,26 @@ def cli_builds_and_compiles(runner, cli, tmp_path, kind: str, steps: list[str], 
     data = cli_build_compiles(runner, cli, spec, args, tmp_path)
     names = [s["name"] for s in data["problems"][0]["steps"]]
     assert names[:len(steps)] == (steps if spec == kind else [f"{n}_1" for n in steps])
+
+
+def errors_name_the_matrices(kind_module, change, message: str) -> None:
+    """Solving nothing names the missing x; a generated problem with ``change(m)``
+    applied is a ShapeError matching ``message``."""
+    import pytest
+
+    from worksheet.errors import InputError, ShapeError
+
+    with pytest.raises(InputError, match="missing matrix 'x'"):
+        kind_module.solve({}, kind_module.Params())
+    m = kind_module.generate(np.random.default_rng(1), kind_module.Params())
+    with pytest.raises(ShapeError, match=message):
+        kind_module.solve({**m, **change(m)}, kind_module.Params())
+
+
+def statuses_with_one_wrong_step(tmp_path, kind: str, step: str, by: float = 0.2) -> dict:
+    """The statuses ``check`` gives answers to seed 2's problem in which ``step`` is
+    off by ``by`` and every later step is computed from that wrong value."""
+    key, doc = make_key(tmp_path, [kind], seed=2)
+    p = doc.problems[0]
+    values = recompute(p, {step: p.step(step).value + by})
+    return statuses(check_answers(key, write_toml(tmp_path / "a.toml", table(values))))

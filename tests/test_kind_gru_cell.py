@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from check_util import make_key, recompute, statuses, table, write_toml
 from layer_kinds_util import check_golden, solve_error, write_input
 from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            every_format_builds, float_inputs, one_step_agrees_with_pytorch,
-                            several_steps_follow_pytorch, sigmoid, table_values_are_sigma_and_tanh)
+                            errors_name_the_matrices, every_format_builds, float_inputs,
+                            one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
+                            statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, render_document, solve_file
-from worksheet.check import check_answers
-from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.errors import InputError, ParamError
 from worksheet.kinds import gru_cell as kind
 from worksheet.kinds import recurrent as rec
 
@@ -122,11 +121,7 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, su
 
 
 def test_errors_name_the_matrices():
-    with pytest.raises(InputError, match="missing matrix 'x'"):
-        kind.solve({}, kind.Params())
-    m = kind.generate(np.random.default_rng(1), kind.Params())
-    with pytest.raises(ShapeError, match="W_hr is 2 x 3"):
-        kind.solve({**m, "W_hr": ((1, 2, 3), (4, 5, 6))}, kind.Params())
+    errors_name_the_matrices(kind, lambda m: {"W_hr": ((1, 2, 3), (4, 5, 6))}, "W_hr is 2 x 3")
 
 
 def test_hand_mode_that_drifts_is_one_clear_error(runner, cli, tmp_path):
@@ -148,11 +143,7 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, spec
 
 
 def test_a_wrong_reset_gate_still_lets_n_and_h_be_marked_on_the_students_r(tmp_path):
-    key, doc = make_key(tmp_path, [KIND], seed=2)
-    p = doc.problems[0]
-    values = recompute(p, {"r": p.step("r").value + 0.2})
-    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
-    st = statuses(report)
+    st = statuses_with_one_wrong_step(tmp_path, KIND, "r")
     assert st["r"] == "incorrect" and st["z"] == "correct"
     assert st["n"] == "carried-forward" and st["h"] in ("carried-forward", "correct")
 

@@ -12,11 +12,12 @@ from hypothesis import given, settings, strategies as st
 from check_util import make_key, statuses, table, write_toml, recompute
 from layer_kinds_util import check_golden, solve_error, write_input
 from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            every_format_builds, float_inputs, one_step_agrees_with_pytorch,
-                            several_steps_follow_pytorch, sigmoid, table_values_are_sigma_and_tanh)
+                            errors_name_the_matrices, every_format_builds, float_inputs,
+                            one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
+                            statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, solve_file
 from worksheet.check import check_answers
-from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.errors import ParamError
 from worksheet.kinds import lstm_cell as kind
 from worksheet.kinds import recurrent as rec
 
@@ -139,11 +140,7 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, su
 
 
 def test_errors_name_the_matrices():
-    with pytest.raises(InputError, match="missing matrix 'x'"):
-        kind.solve({}, kind.Params())
-    m = kind.generate(np.random.default_rng(1), kind.Params())
-    with pytest.raises(ShapeError, match="h0 is 2 x 2"):
-        kind.solve({**m, "h0": m["W_hf"]}, kind.Params())
+    errors_name_the_matrices(kind, lambda m: {"h0": m["W_hf"]}, "h0 is 2 x 2")
 
 
 @pytest.mark.parametrize("spec, args", cli_specs(KIND))
@@ -161,12 +158,7 @@ def test_the_sheet_prints_the_table_and_no_answer():
 
 
 def test_a_wrong_forget_gate_still_lets_c_and_h_be_marked_on_the_students_f(tmp_path):
-    key, doc = make_key(tmp_path, [KIND], seed=2)
-    p = doc.problems[0]
-    f = p.step("f").value + 0.2
-    values = recompute(p, {"f": f})
-    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
-    st = statuses(report)
+    st = statuses_with_one_wrong_step(tmp_path, KIND, "f")
     assert st["f"] == "incorrect" and st["c"] == "carried-forward"
     assert st["h"] in ("carried-forward", "correct") and st["i"] == "correct"
 
