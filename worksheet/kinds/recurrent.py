@@ -1,7 +1,9 @@
 """What the gated recurrent cells (``lstm-cell``, ``gru-cell``) share: the
 exact logistic function, the time-step inputs and names, the gate step with
-its worked lines, the carried rounding of the state, and the table of σ and
-tanh values printed on a hand-mode sheet.
+its worked lines, the carried rounding of the state, the table of σ and
+tanh values printed on a hand-mode sheet, and the frame of a kind: drawing
+its inputs, recording its reference chain, and setting up and finishing its
+problem (each kind keeps its own steps, intro and formulas).
 
 Row convention: x_t (1 x d_in) and h_{t-1} (1 x d_h) are rows, every gate is
 
