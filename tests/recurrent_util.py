@@ -1,13 +1,18 @@
 """Helpers shared by tests/test_kind_lstm_cell.py and tests/test_kind_gru_cell.py:
 PyTorch's LSTMCell and GRUCell written out in numpy exactly as PyTorch
 documents them (its weight layout and gate order), the map from our row
-convention weights to that layout, and the check of a named mistake."""
+convention weights to that layout, the check of a named mistake, and the
+bodies of the tests that are the same for both kinds (each kind's file
+keeps its own test names and calls them)."""
 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
-from check_util import inputs_of, key_values, make_key, mistakes_of, statuses, table, write_toml
+from check_util import inputs_of, key_values, make_key, mistakes_of, recompute, statuses, table, write_toml
+from common import floats
+from kinds_util import build_and_compile
 from worksheet.check import check_answers, recomputer
 
 
@@ -152,3 +157,106 @@ def every_format_builds(runner, cli, kind: str, out) -> None:
         assert (out / "worksheet.pdf").read_bytes().startswith(b"%PDF")
     html = (out / "worksheet.html").read_text(encoding="utf-8")
     assert "you may need" in html and html.count("<h2") >= 3
+
+
+# ---------------------------------------------------------------- what the two kinds' tests share
+ENTRIES = st.fractions(min_value=-2, max_value=2, max_denominator=10)
+
+
+@st.composite
+def cell_inputs(draw, gates: str, states: tuple[str, ...], T: int = 1):
+    """Inputs of a cell with ``T`` time steps: fractions in [-2, 2] with denominators up to 10;
+    ``states`` are 1 x d_h (h0, c0, b_hn), then W_g, W_hg, b_g of each gate g."""
+    d, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    mat = lambda r, c: tuple(tuple(draw(ENTRIES) for _ in range(c)) for _ in range(r))
+    m = {("x" if T == 1 else "X"): mat(T, d), **{s: mat(1, k) for s in states}}
+    for g in gates:
+        m[f"W_{g}"], m[f"W_h{g}"], m[f"b_{g}"] = mat(d, k), mat(k, k), mat(1, k)
+    return m
+
+
+def float_inputs(p) -> dict:
+    return {n: q.value for n, q in p.inputs.items()}
+
+
+def one_step_agrees_with_pytorch(p, kind: str, gates: str, carried: str, atol: float, places: int | None = None):
+    """The exact ``gates`` equal PyTorch's; each ``carried`` step's value is PyTorch's
+    unrounded one and its exact value (carried, rounded) within ``atol`` of it."""
+    want = torch_chain(kind, float_inputs(p))
+    for name in gates:  # exact gates
+        np.testing.assert_allclose(floats(p.step(name).exact), want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+    for name in carried:  # value: the unrounded chain; exact: from the carried decimals
+        np.testing.assert_allclose(p.step(name).value, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
+        assert p.step(name).rounded and (places is None or p.step(name).places == places)
+        np.testing.assert_allclose(floats(p.step(name).exact), want[name], atol=atol, err_msg=name)
+
+
+def several_steps_follow_pytorch(kind_module, steps: list[str], seed: int, T: int) -> None:
+    """T calculator-mode time steps: steps named by time, no table, one-decimal inputs,
+    every value PyTorch's unrounded chain and every carried exact value within 2e-3 of it."""
+    params = kind_module.Params(numbers="calculator", steps=T)
+    p = kind_module.solve(kind_module.generate(np.random.default_rng(seed), params), params)
+    want = torch_chain(p.kind, float_inputs(p))
+    assert [s.name for s in p.steps] == [f"{n}_{t}" for t in range(1, T + 1) for n in steps]
+    assert not p.aids  # calculator mode: no table
+    assert all(10 * x == int(10 * x) for q in p.inputs.values() for row in q.exact for x in row)  # one decimal
+    for s in p.steps:
+        np.testing.assert_allclose(s.value, want[s.name], rtol=1e-12, atol=1e-12, err_msg=s.name)
+        np.testing.assert_allclose(floats(s.exact), want[s.name], atol=2e-3, err_msg=s.name)
+
+
+def table_values_are_sigma_and_tanh(spec: str, seed: int) -> None:
+    """Every printed table value is σ or tanh of its argument to 4 decimals."""
+    from worksheet.build import build_document
+
+    p = build_document([spec], seed=seed).problems[0]
+    (aid,) = p.aids
+    for (arg, val), x in zip(aid.entries, aid.values):
+        want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
+        assert val == f"{want:.4f}", (arg, val)
+
+
+def agrees_with_real_torch(kind_module) -> None:
+    """Three calculator-mode time steps match the real torch cell (skipped without torch)."""
+    import pytest
+
+    pytest.importorskip("torch")
+    params = kind_module.Params(numbers="calculator", steps=3, d_in=3, d_h=2)
+    p = kind_module.solve(kind_module.generate(np.random.default_rng(7), params), params)
+    for name, want in real_torch_chain(p.kind, float_inputs(p)).items():
+        np.testing.assert_allclose(p.step(name).value, want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def cli_specs(kind: str) -> list[tuple[str, list[str]]]:
+    """The builds of the CLI test: one step, two, three in calculator mode."""
+    return [(kind, []), (f"{kind}:steps=2", []), (f"{kind}:steps=3", ["--numbers", "calculator", "--seed", "5"])]
+
+
+def cli_builds_and_compiles(runner, cli, tmp_path, kind: str, steps: list[str], spec: str, args: list[str]) -> None:
+    """The build's tex compiles and its json lists the first time step's steps in order."""
+    data = build_and_compile(runner, cli, [spec, *args], tmp_path)
+    names = [s["name"] for s in data["problems"][0]["steps"]]
+    assert names[:len(steps)] == (steps if spec == kind else [f"{n}_1" for n in steps])
+
+
+def errors_name_the_matrices(kind_module, change, message: str) -> None:
+    """Solving nothing names the missing x; a generated problem with ``change(m)``
+    applied is a ShapeError matching ``message``."""
+    import pytest
+
+    from worksheet.errors import InputError, ShapeError
+
+    with pytest.raises(InputError, match="missing matrix 'x'"):
+        kind_module.solve({}, kind_module.Params())
+    m = kind_module.generate(np.random.default_rng(1), kind_module.Params())
+    with pytest.raises(ShapeError, match=message):
+        kind_module.solve({**m, **change(m)}, kind_module.Params())
+
+
+def statuses_with_one_wrong_step(tmp_path, kind: str, step: str, by: float = 0.2) -> dict:
+    """The statuses ``check`` gives answers to seed 2's problem in which ``step`` is
+    off by ``by`` and every later step is computed from that wrong value."""
+    key, doc = make_key(tmp_path, [kind], seed=2)
+    p = doc.problems[0]
+    values = recompute(p, {step: p.step(step).value + by})
+    return statuses(check_answers(key, write_toml(tmp_path / "a.toml", table(values))))

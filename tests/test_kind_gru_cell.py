@@ -9,32 +9,18 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from check_util import make_key, recompute, statuses, table, write_toml
-from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
-from recurrent_util import diagnosed, every_format_builds, real_torch_chain, sigmoid, torch_chain
+from kinds_util import check_golden, solve_error, write_input
+from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
+                            errors_name_the_matrices, every_format_builds, float_inputs,
+                            one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
+                            statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, render_document, solve_file
-from worksheet.check import check_answers
-from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.errors import InputError, ParamError
 from worksheet.kinds import gru_cell as kind
 from worksheet.kinds import recurrent as rec
 
 KIND = "gru-cell"
 STEPS = ["z", "r", "n", "h"]
-entries = st.fractions(min_value=-2, max_value=2, max_denominator=10)
-
-
-@st.composite
-def gru_inputs(draw):
-    d, k = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    mat = lambda r, c: tuple(tuple(draw(entries) for _ in range(c)) for _ in range(r))
-    m = {"x": mat(1, d), "h0": mat(1, k), "b_hn": mat(1, k)}
-    for g in "zrn":
-        m[f"W_{g}"], m[f"W_h{g}"], m[f"b_{g}"] = mat(d, k), mat(k, k), mat(1, k)
-    return m
-
-
-def float_inputs(p):
-    return {n: q.value for n, q in p.inputs.items()}
 
 
 def calc(**kw):
@@ -42,30 +28,16 @@ def calc(**kw):
 
 
 @settings(max_examples=25, deadline=None)
-@given(gru_inputs())
+@given(cell_inputs("zrn", ("h0", "b_hn")))
 def test_one_step_agrees_with_pytorch_grucell_formulas(m):
     p = kind.solve(m, calc())
-    want = torch_chain(KIND, float_inputs(p))
-    for name in ("z", "r"):  # exact gates
-        np.testing.assert_allclose(floats(p.step(name).exact), want[name], rtol=1e-12, atol=1e-12, err_msg=name)
-    for name in ("n", "h"):  # value: the unrounded chain; exact: from the carried 4 decimals
-        np.testing.assert_allclose(p.step(name).value, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
-        assert p.step(name).rounded
-        np.testing.assert_allclose(floats(p.step(name).exact), want[name], atol=2e-4, err_msg=name)
+    one_step_agrees_with_pytorch(p, KIND, "zr", "nh", atol=2e-4)  # n, h from the carried 4 decimals
 
 
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 10**6), st.integers(2, 4))
 def test_several_steps_follow_pytorch_step_after_step(seed, T):
-    params = calc(steps=T)
-    p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
-    want = torch_chain(KIND, float_inputs(p))
-    assert [s.name for s in p.steps] == [f"{n}_{t}" for t in range(1, T + 1) for n in STEPS]
-    assert not p.aids  # calculator mode: no table
-    assert all(10 * x == int(10 * x) for q in p.inputs.values() for row in q.exact for x in row)  # one decimal
-    for s in p.steps:
-        np.testing.assert_allclose(s.value, want[s.name], rtol=1e-12, atol=1e-12, err_msg=s.name)
-        np.testing.assert_allclose(floats(s.exact), want[s.name], atol=2e-3, err_msg=s.name)
+    several_steps_follow_pytorch(kind, STEPS, seed, T)
 
 
 def test_reset_gate_multiplies_h_W_hn_plus_b_hn_and_z_keeps_the_old_state():
@@ -102,11 +74,7 @@ def test_hand_mode_has_small_integer_pre_activations_and_the_table_holds_every_v
 
 
 def test_table_values_are_the_sigma_and_tanh_of_their_arguments():
-    p = build_document([f"{KIND}:steps=3"], seed=2).problems[0]
-    (aid,) = p.aids
-    for (arg, val), x in zip(aid.entries, aid.values):
-        want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
-        assert val == f"{want:.4f}", (arg, val)
+    table_values_are_sigma_and_tanh(f"{KIND}:steps=3", seed=2)
 
 
 def test_the_sheet_states_pytorchs_convention_and_prints_the_table():
@@ -153,11 +121,7 @@ def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, su
 
 
 def test_errors_name_the_matrices():
-    with pytest.raises(InputError, match="missing matrix 'x'"):
-        kind.solve({}, kind.Params())
-    m = kind.generate(np.random.default_rng(1), kind.Params())
-    with pytest.raises(ShapeError, match="W_hr is 2 x 3"):
-        kind.solve({**m, "W_hr": ((1, 2, 3), (4, 5, 6))}, kind.Params())
+    errors_name_the_matrices(kind, lambda m: {"W_hr": ((1, 2, 3), (4, 5, 6))}, "W_hr is 2 x 3")
 
 
 def test_hand_mode_that_drifts_is_one_clear_error(runner, cli, tmp_path):
@@ -173,20 +137,13 @@ def test_hand_mode_that_drifts_is_one_clear_error(runner, cli, tmp_path):
     assert kind.solve(m, calc(steps=3)).step("h_3").rounded  # calculator mode carries 4 decimals: fine
 
 
-@pytest.mark.parametrize("spec, args", [(f"{KIND}", []), (f"{KIND}:steps=2", []),
-                                        (f"{KIND}:steps=3", ["--numbers", "calculator", "--seed", "5"])])
+@pytest.mark.parametrize("spec, args", cli_specs(KIND))
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, spec, args):
-    data = build_and_compile(runner, cli, [spec, *args], tmp_path)
-    steps = [s["name"] for s in data["problems"][0]["steps"]]
-    assert steps[:4] == (STEPS if spec == KIND else [f"{n}_1" for n in STEPS])
+    cli_builds_and_compiles(runner, cli, tmp_path, KIND, STEPS, spec, args)
 
 
 def test_a_wrong_reset_gate_still_lets_n_and_h_be_marked_on_the_students_r(tmp_path):
-    key, doc = make_key(tmp_path, [KIND], seed=2)
-    p = doc.problems[0]
-    values = recompute(p, {"r": p.step("r").value + 0.2})
-    report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
-    st = statuses(report)
+    st = statuses_with_one_wrong_step(tmp_path, KIND, "r")
     assert st["r"] == "incorrect" and st["z"] == "correct"
     assert st["n"] == "carried-forward" and st["h"] in ("carried-forward", "correct")
 
@@ -214,11 +171,7 @@ def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):
 
 
 def test_agrees_with_real_torch_grucell():
-    pytest.importorskip("torch")
-    params = calc(steps=3, d_in=3, d_h=2)
-    p = kind.solve(kind.generate(np.random.default_rng(7), params), params)
-    for name, want in real_torch_chain(KIND, float_inputs(p)).items():
-        np.testing.assert_allclose(p.step(name).value, want, rtol=1e-10, atol=1e-12, err_msg=name)
+    agrees_with_real_torch(kind)
 
 
 def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):

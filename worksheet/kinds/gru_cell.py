@@ -44,6 +44,7 @@ TITLE = "GRU cell"
 CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
 INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
 NEEDED = INPUTS[2:]
+GATES = (("z", SIGMA, "Update gate"), ("r", SIGMA, "Reset gate"))  # n holds r: its own step below
 
 
 class Params(rec.Params):
@@ -52,14 +53,10 @@ class Params(rec.Params):
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     T, d, k = params.steps, params.d_in, params.d_h
-    xname = "x" if T == 1 else "X"
-    draw, draw_x = ((rec.calc_matrix, rec.calc_matrix) if params.numbers == "calculator"
-                    else (rec.hand_matrix, rec.hand_x))
 
     def make():
-        m = {xname: draw_x(rng, T, d), "h0": draw(rng, 1, k)}
-        for gate in "zrn":
-            m[f"W_{gate}"], m[f"W_h{gate}"], m[f"b_{gate}"] = draw(rng, d, k), draw(rng, k, k), draw(rng, 1, k)
+        m, draw = rec.draw_start(rng, params, ("h0",))
+        m.update(rec.gate_weights(rng, draw, "zrn", d, k))
         m["b_hn"] = draw(rng, 1, k)
         return m
 
@@ -83,23 +80,11 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The unrounded float64 chain, step by step (the independent computation).
-
-    A step named in ``given`` takes that value and later steps follow from it
-    (``worksheet check``'s error carried forward).
-    """
-    g = given or {}
-    X = rec.np_rows(inputs)
-    T = X.shape[0]
+    """The unrounded float64 chain of the GRU formulas above, step by step
+    (the independent computation); ``given`` as in :func:`recurrent.recorder`."""
     h = inputs["h0"]
-    out: dict[str, np.ndarray] = {}
-
-    def put(base_name, t, fresh):
-        n = rec.name(base_name, t, T)
-        out[n] = base.given_or(g, n, fresh)
-        return out[n]
-
-    for t in range(1, T + 1):
+    X, out, put = rec.recorder(inputs, given)
+    for t in range(1, len(X) + 1):
         x, hp = X[t - 1: t], h
         z = put("z", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_z"], hp, inputs["W_hz"], inputs["b_z"])))
         r = put("r", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_r"], hp, inputs["W_hr"], inputs["b_r"])))
@@ -108,25 +93,13 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     return out
 
 
-def check_inputs(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix, int]:
-    key, X = rec.sequence(inputs, params)
-    d_h = rec.require_inputs(inputs, NEEDED, shape(X)[1],
-                             "give h0, W_z, W_r, W_n, W_hz, W_hr, W_hn, b_z, b_r, b_n and b_hn")
-    return key, X, d_h
-
-
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    key, X, d_h = check_inputs(inputs, params)
-    places = rec.places_of(params)
-    return rec.solved("gru-cell", places, lambda: _solve(inputs, params, seed, key, X, d_h, places))
+    return rec.solve_cell("gru-cell", inputs, params, NEEDED,
+                          "give h0, W_z, W_r, W_n, W_hz, W_hr, W_hn, b_z, b_r, b_n and b_hn", _solve, seed)
 
 
-def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
-    T, d_in = shape(X)
-    hand = params.numbers == "hand"
-    actual = base.solved_params(params, steps=T, d_in=d_in, d_h=d_h)
-    runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
-    p = Problem("gru-cell", TITLE, actual, seed=seed, intro=(
+def _intro(runs: str, places: int, hand: bool) -> str:
+    return (
         f"Run a GRU cell for {runs} from $h_0$, in PyTorch's convention (row vectors): "
         r"$z = \sigma(x W_z + h W_{hz} + b_z)$, $r = \sigma(x W_r + h W_{hr} + b_r)$, "
         r"$n = \tanh(x W_n + b_n + r \odot (h W_{hn} + b_{hn}))$ and $h' = (1 - z) \odot n + z \odot h$, "
@@ -134,23 +107,20 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         r"(Cho et al. apply $r$ to $h$ before the product with $W_{hn}$; we follow PyTorch.) "
         + (f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
            r"$\tanh$ from the table." if hand else
-           f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals.")))
-    for n in (key,) + NEEDED:
-        p.add_input(n, inputs[n], rows=rec.time_labels(T) if n == "X" else None,
-                    latex_name="h_0" if n == "h0" else None)
-    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
-    table = rec.Table() if hand else None
+           f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals."))
+
+
+def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
+    T = shape(X)[0]
+    hand = params.numbers == "hand"
+    p, chain, table = rec.start("gru-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED,
+                                {"h0": "h_0"}, reference)
     f = {n: rec.to_np(inputs[n]) for n in NEEDED}
     h = inputs["h0"]
     for t in range(1, T + 1):
         x = (X[t - 1],)
         xf, hf = rec.to_np(x), rec.to_np(h)
-        G = {}
-        for gate, title in (("z", "Update gate"), ("r", "Reset gate")):
-            G[gate] = rec.gate_step(chain, rec.name(gate, t, T), SIGMA, letter=gate, gate=gate, t=t, T=T,
-                                    x_row=x, W=inputs[f"W_{gate}"], h_row=h, W_h=inputs[f"W_h{gate}"],
-                                    b=inputs[f"b_{gate}"], title=title + (f" (t = {t})" if T > 1 else ""),
-                                    table=table)
+        G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
         rf = rec.to_np(G["r"])
         # candidate: the pre-activation holds r, so it is carried rounded before the tanh
         A_x = blocks.add_row(blocks.matmul(x, inputs["W_n"]), inputs["b_n"])
@@ -163,28 +133,21 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         if table is not None:
             table.need(TANH, A_r)
         N = chain.add(rec.name("n", t, T), N, np.tanh(rec.to_np(A_r)), carried=True,
-                      title="Candidate" + (f" (t = {t})" if T > 1 else ""),
-                      formula=rf"{rec.sub('n', t, T)} = \tanh({_x(t, T)} W_{{n}} + b_{{n}} + {rec.sub('r', t, T)} "
-                              rf"\odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
+                      title=rec.titled("Candidate", t, T),
+                      formula=rf"{rec.sub('n', t, T)} = \tanh({rec.x_sym(t, T)} W_{{n}} + b_{{n}} + "
+                              rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
                       work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
                       latex_name=rec.sub("n", t, T))
         nf, zf = rec.to_np(N), rec.to_np(G["z"])
         h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in
                          zip(G["z"][0], N[0], h[0])),)
         h = chain.add(rec.name("h", t, T), h_exact, (1 - zf) * nf + zf * hf, places=places,
-                      title="Hidden state" + (f" (t = {t})" if T > 1 else ""),
+                      title=rec.titled("Hidden state", t, T),
                       formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
                               rf" + {rec.sub('z', t, T)} \odot {rec.prev_h(t, T)}",
                       work=_h_work(t, T, G["z"], N, h, h_exact, places),
                       latex_name=rec.sub("h", t, T))
-    if table is not None:
-        table.add_to(p)
-    p.notes.append(rec.round_note(places, hand))
-    return p
-
-
-def _x(t: int, T: int) -> str:
-    return "x" if T == 1 else rec.sub("x", t, T)
+    return rec.finish(p, table, places, hand)
 
 
 def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
@@ -205,8 +168,8 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
 def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        z, n = decimal(Z[0][j]), blocks.work_term(N[0][j], limit=0)[0]
-        hp = f"h_{{0,{j + 1}}}" if t == 1 else rec.sub("h", t - 1, T, j)
+        z, n = decimal(Z[0][j]), rec.num(N[0][j])
+        hp = rec.prev_unit("h", t, T, j)
         out.append(rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
                    rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
                    rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}")

@@ -52,17 +52,10 @@ class Params(rec.Params):
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     T, d, k = params.steps, params.d_in, params.d_h
-    xname = "x" if T == 1 else "X"
-    if params.numbers == "calculator":
-        draw, draw_x = rec.calc_matrix, rec.calc_matrix
-    else:
-        draw, draw_x = rec.hand_matrix, rec.hand_x
 
     def make():
-        m = {xname: draw_x(rng, T, d), "h0": draw(rng, 1, k), "c0": draw(rng, 1, k)}
-        for g, _, _ in GATES:
-            m[f"W_{g}"], m[f"W_h{g}"], m[f"b_{g}"] = draw(rng, d, k), draw(rng, k, k), draw(rng, 1, k)
-        return m
+        m, draw = rec.draw_start(rng, params, ("h0", "c0"))
+        return {**m, **rec.gate_weights(rng, draw, "".join(g for g, _, _ in GATES), d, k)}
 
     def ok(m):
         f = {n: rec.to_np(v) for n, v in m.items()}
@@ -84,23 +77,11 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """The unrounded float64 chain, step by step (the independent computation).
-
-    A step named in ``given`` takes that value and later steps follow from it
-    (``worksheet check``'s error carried forward).
-    """
-    g = given or {}
-    X = rec.np_rows(inputs)
-    T = X.shape[0]
+    """The unrounded float64 chain of the LSTM formulas above, step by step
+    (the independent computation); ``given`` as in :func:`recurrent.recorder`."""
     h, c = inputs["h0"], inputs["c0"]
-    out: dict[str, np.ndarray] = {}
-
-    def put(base_name, t, fresh):
-        n = rec.name(base_name, t, T)
-        out[n] = base.given_or(g, n, fresh)
-        return out[n]
-
-    for t in range(1, T + 1):
+    X, out, put = rec.recorder(inputs, given)
+    for t in range(1, len(X) + 1):
         x = X[t - 1: t]
         gates = {}
         for gate, act, _ in GATES:
@@ -112,51 +93,37 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     return out
 
 
-def check_inputs(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix, int]:
-    key, X = rec.sequence(inputs, params)
-    d_h = rec.require_inputs(inputs, NEEDED, shape(X)[1],
-                             "give h0, c0, W_f, W_i, W_g, W_o, W_hf, W_hi, W_hg, W_ho, b_f, b_i, b_g and b_o")
-    return key, X, d_h
-
-
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    key, X, d_h = check_inputs(inputs, params)
-    places = rec.places_of(params)
-    return rec.solved("lstm-cell", places, lambda: _solve(inputs, params, seed, key, X, d_h, places))
+    return rec.solve_cell("lstm-cell", inputs, params, NEEDED,
+                          "give h0, c0, W_f, W_i, W_g, W_o, W_hf, W_hi, W_hg, W_ho, b_f, b_i, b_g and b_o",
+                          _solve, seed)
 
 
-def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
-    T, d_in = shape(X)
-    hand = params.numbers == "hand"
-    actual = base.solved_params(params, steps=T, d_in=d_in, d_h=d_h)
-    runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
-    p = Problem("lstm-cell", TITLE, actual, seed=seed, intro=(
+def _intro(runs: str, places: int, hand: bool) -> str:
+    return (
         f"Run an LSTM cell for {runs} from $h_0$ and $c_0$. Row convention: "
         r"$f = \sigma(x W_f + h W_{hf} + b_f)$, and likewise $i$ and $o$; $g = \tanh(x W_g + h W_{hg} + b_g)$; "
         r"$c' = f \odot c + i \odot g$ and $h' = o \odot \tanh(c')$, with $\sigma(a) = 1/(1 + e^{-a})$ "
         r"and $\odot$ the entrywise product. "
         + (f"Carry $c$ and $h$ rounded to {places} decimals and read $\\sigma$ and $\\tanh$ from the table."
-           if hand else f"Carry $c$ and $h$ rounded to {places} decimals.")))
-    for n in (key,) + NEEDED:
-        p.add_input(n, inputs[n], rows=rec.time_labels(T) if n == "X" else None,
-                    latex_name={"h0": "h_0", "c0": "c_0"}.get(n))
-    chain = rec.Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
-    table = rec.Table() if hand else None
+           if hand else f"Carry $c$ and $h$ rounded to {places} decimals."))
+
+
+def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
+    T = shape(X)[0]
+    hand = params.numbers == "hand"
+    p, chain, table = rec.start("lstm-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED,
+                                {"h0": "h_0", "c0": "c_0"}, reference)
     h, c = inputs["h0"], inputs["c0"]
     for t in range(1, T + 1):
         x = (X[t - 1],)
-        G = {}
-        for gate, act, title in GATES:
-            G[gate] = rec.gate_step(chain, rec.name(gate, t, T), act, letter=gate, gate=gate, t=t, T=T,
-                                    x_row=x, W=inputs[f"W_{gate}"], h_row=h, W_h=inputs[f"W_h{gate}"],
-                                    b=inputs[f"b_{gate}"], title=title + (f" (t = {t})" if T > 1 else ""),
-                                    table=table)
+        G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in
                          zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
-        c_prev = "c_{0}" if t == 1 else rec.sub("c", t - 1, T)
+        c_prev = rec.prev_state("c", t, T)
         c_new = chain.add(rec.name("c", t, T), c_exact, gf["f"] * rec.to_np(c) + gf["i"] * gf["g"],
-                          places=places, title="Cell state" + (f" (t = {t})" if T > 1 else ""),
+                          places=places, title=rec.titled("Cell state", t, T),
                           formula=rf"{rec.sub('c', t, T)} = {rec.sub('f', t, T)} \odot {c_prev} + "
                                   rf"{rec.sub('i', t, T)} \odot {rec.sub('g', t, T)}",
                           work=_c_work(t, T, G, c, c_exact, places), latex_name=rec.sub("c", t, T))
@@ -164,14 +131,11 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             table.need(TANH, c_new)
         h_exact = (tuple(mul(o, tanh(cn)) for o, cn in zip(G["o"][0], c_new[0])),)
         h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * np.tanh(rec.to_np(c_new)),
-                      places=places, title="Hidden state" + (f" (t = {t})" if T > 1 else ""),
+                      places=places, title=rec.titled("Hidden state", t, T),
                       formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
                       work=_h_work(t, T, G, c_new, h_exact, places), latex_name=rec.sub("h", t, T))
         c = c_new
-    if table is not None:
-        table.add_to(p)
-    p.notes.append(rec.round_note(places, hand))
-    return p
+    return rec.finish(p, table, places, hand)
 
 
 def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
@@ -179,10 +143,10 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
 
     out = []
     for j in rec.units(len(c_exact[0])):
-        cj = rec.sub("c", t - 1, T, j) if t > 1 else f"c_{{0,{j + 1}}}"
+        cj = rec.prev_unit("c", t, T, j)
         out.append(rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
-                   rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {_num(c_prev[0][j])} + "
-                   rf"{decimal(G['i'][0][j])} \cdot {_num(G['g'][0][j])} {rec.to_places(c_exact[0][j], places)}")
+                   rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
+                   rf"{decimal(G['i'][0][j])} \cdot {rec.num(G['g'][0][j])} {rec.to_places(c_exact[0][j], places)}")
     return out
 
 
@@ -192,17 +156,10 @@ def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(h_exact[0])):
         out.append(rf"{rec.sub('h', t, T, j)} = {rec.sub('o', t, T, j)} \tanh({rec.sub('c', t, T, j)}) "
-                   rf"\approx {decimal(G['o'][0][j])} \cdot \tanh({_num(c_new[0][j]).strip('()')}) \approx "
-                   rf"{decimal(G['o'][0][j])} \cdot {_num(tanh(c_new[0][j]))} {rec.to_places(h_exact[0][j], places)}")
+                   rf"\approx {decimal(G['o'][0][j])} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
+                   rf"{decimal(G['o'][0][j])} \cdot {rec.num(tanh(c_new[0][j]))} "
+                   rf"{rec.to_places(h_exact[0][j], places)}")
     return out
-
-
-def _num(x) -> str:
-    """A number inside a worked product: a short given decimal as is, else 4 decimals."""
-    from .. import blocks
-
-    s, _ = blocks.work_term(x, limit=0)
-    return s
 
 
 # ---------------------------------------------------------------- mistakes

@@ -1,7 +1,9 @@
 """What the gated recurrent cells (``lstm-cell``, ``gru-cell``) share: the
 exact logistic function, the time-step inputs and names, the gate step with
-its worked lines, the carried rounding of the state, and the table of σ and
-tanh values printed on a hand-mode sheet.
+its worked lines, the carried rounding of the state, the table of σ and
+tanh values printed on a hand-mode sheet, and the frame of a kind: drawing
+its inputs, recording its reference chain, and setting up and finishing its
+problem (each kind keeps its own steps, intro and formulas).
 
 Row convention: x_t (1 x d_in) and h_{t-1} (1 x d_h) are rows, every gate is
 
@@ -193,7 +195,12 @@ def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
 
 
 def prev_h(t: int, T: int) -> str:
-    return "h_{0}" if t == 1 else sub("h", t - 1, T)
+    return prev_state("h", t, T)
+
+
+def prev_state(letter: str, t: int, T: int) -> str:
+    """The state before time step t: ``h_{0}`` at t = 1, else ``h_{t-1}``."""
+    return f"{letter}_{{0}}" if t == 1 else sub(letter, t - 1, T)
 
 
 def dot_terms(a_row, col) -> str:
@@ -206,7 +213,7 @@ def dot_terms(a_row, col) -> str:
 
 def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row, W_h, b, a) -> str:
     """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
-    xs = "x" if T == 1 else sub("x", t, T)
+    xs = x_sym(t, T)
     lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
     return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
             rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
@@ -292,7 +299,7 @@ def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: i
     for j in units(shape(G)[1]):
         work.append(affine_work(f"a^{{{gate}}}", t, T, j, gate, x_row[0], W, h_row[0], W_h, b, A[0][j]))
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
-    xs = "x" if T == 1 else sub("x", t, T)
+    xs = x_sym(t, T)
     fresh = act.np(np_affine(to_array(x_row), to_array(W), to_array(h_row), to_array(W_h), to_array(b)))
     return chain.add(step, G, fresh, title=title,
                      formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
@@ -345,6 +352,113 @@ def to_np(M: Matrix) -> np.ndarray:
 
 def places_of(params: Params) -> int:
     return HAND_PLACES if params.numbers == "hand" else CALC_PLACES
+
+
+# ---------------------------------------------------------------- what both cells do the same way
+def draw_start(rng: np.random.Generator, params: Params, states: tuple[str, ...]) -> tuple[dict[str, Matrix], Callable]:
+    """The input rows (``x`` for one time step, else ``X``) and the initial
+    ``states`` (1 x d_h each), drawn in that order, and the maker of the weights."""
+    if params.numbers == "calculator":
+        draw, draw_x = calc_matrix, calc_matrix
+    else:
+        draw, draw_x = hand_matrix, hand_x
+    m = {("x" if params.steps == 1 else "X"): draw_x(rng, params.steps, params.d_in)}
+    for s in states:
+        m[s] = draw(rng, 1, params.d_h)
+    return m, draw
+
+
+def gate_weights(rng: np.random.Generator, draw: Callable, gates: str, d_in: int, d_h: int) -> dict[str, Matrix]:
+    """W_g (d_in x d_h), W_hg (d_h x d_h) and b_g (1 x d_h) of each gate g, drawn in that order."""
+    m = {}
+    for g in gates:
+        m[f"W_{g}"], m[f"W_h{g}"], m[f"b_{g}"] = draw(rng, d_in, d_h), draw(rng, d_h, d_h), draw(rng, 1, d_h)
+    return m
+
+
+def recorder(inputs: Mapping[str, np.ndarray], given: Mapping[str, np.ndarray] | None
+             ) -> tuple[np.ndarray, dict[str, np.ndarray], Callable]:
+    """(X, out, put) for a kind's ``reference``: the float input rows, and
+    ``put(letter, t, fresh)``, which stores the step's value in ``out`` under its
+    name and returns it.  A step named in ``given`` takes that value and later
+    steps follow from it (``worksheet check``'s error carried forward); any
+    other is ``fresh()``."""
+    g = given or {}
+    X = np_rows(inputs)
+    T = X.shape[0]
+    out: dict[str, np.ndarray] = {}
+
+    def put(base_name: str, t: int, fresh: Callable[[], np.ndarray]) -> np.ndarray:
+        n = name(base_name, t, T)
+        out[n] = base.given_or(g, n, fresh)
+        return out[n]
+
+    return X, out, put
+
+
+def solve_cell(kind: str, inputs: dict[str, Matrix], params: Params, needed: tuple[str, ...], give: str,
+               body: Callable[..., Problem], seed: int | None) -> Problem:
+    """Check the inputs (``give`` names what a missing one must be), then
+    ``body(inputs, params, seed, key, X, d_h, places)`` with drift as an input error."""
+    key, X = sequence(inputs, params)
+    d_h = require_inputs(inputs, needed, shape(X)[1], give)
+    places = places_of(params)
+    return solved(kind, places, lambda: body(inputs, params, seed, key, X, d_h, places))
+
+
+def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs: dict[str, Matrix], params: Params,
+          seed: int | None, key: str, X: Matrix, d_h: int, needed: tuple[str, ...],
+          latex_names: Mapping[str, str], reference: Callable) -> tuple[Problem, Chain, Table | None]:
+    """The problem with its inputs, its carried chain and (hand mode) its table.
+    ``intro(runs, places, hand)`` writes the task, ``runs`` saying how many time steps."""
+    T, d_in = shape(X)
+    hand = params.numbers == "hand"
+    actual = base.solved_params(params, steps=T, d_in=d_in, d_h=d_h)
+    runs = "one time step" if T == 1 else f"{T} time steps (row $t$ of $X$ is $x_t$)"
+    p = Problem(kind, title, actual, seed=seed, intro=intro(runs, places_of(params), hand))
+    for n in (key,) + needed:
+        p.add_input(n, inputs[n], rows=time_labels(T) if n == "X" else None, latex_name=latex_names.get(n))
+    chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
+    return p, chain, Table() if hand else None
+
+
+def titled(title: str, t: int, T: int) -> str:
+    """``Forget gate`` (T = 1) or ``Forget gate (t = 2)``."""
+    return title + (f" (t = {t})" if T > 1 else "")
+
+
+def gate_steps(chain: Chain, gates, t: int, T: int, x: Matrix, h: Matrix, inputs: dict[str, Matrix],
+               table: Table | None) -> dict[str, Matrix]:
+    """The steps ``act(x_t W_g + h_{t-1} W_hg + b_g)`` of the ``gates`` (letter, act, title) of time step t."""
+    G = {}
+    for gate, act, title in gates:
+        G[gate] = gate_step(chain, name(gate, t, T), act, letter=gate, gate=gate, t=t, T=T,
+                            x_row=x, W=inputs[f"W_{gate}"], h_row=h, W_h=inputs[f"W_h{gate}"],
+                            b=inputs[f"b_{gate}"], title=titled(title, t, T), table=table)
+    return G
+
+
+def finish(p: Problem, table: Table | None, places: int, hand: bool) -> Problem:
+    """Add the table (hand mode) and the note on carried rounding."""
+    if table is not None:
+        table.add_to(p)
+    p.notes.append(round_note(places, hand))
+    return p
+
+
+def x_sym(t: int, T: int) -> str:
+    """``x`` (T = 1) or ``x_{t}``."""
+    return "x" if T == 1 else sub("x", t, T)
+
+
+def prev_unit(letter: str, t: int, T: int, j: int) -> str:
+    """Unit j of the state before time step t: ``h_{0,1}`` at t = 1, else ``h_{t-1,1}``."""
+    return f"{letter}_{{0,{j + 1}}}" if t == 1 else sub(letter, t - 1, T, j)
+
+
+def num(x) -> str:
+    """A number inside a worked product: a short given decimal as is, else 4 decimals."""
+    return blocks.work_term(x, limit=0)[0]
 
 
 # ---------------------------------------------------------------- for the mistakes
