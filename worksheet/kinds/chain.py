@@ -39,7 +39,7 @@ from ..errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..fmt import terminating_places
 from ..model import Aid, Matrix, Problem, shape, verify
-from . import base
+from . import base, feed_forward, layer_norm
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 
@@ -191,10 +191,12 @@ def drawers(rng: np.random.Generator, hand: bool, d: int):
 class Reference:
     """A block's float64 chain, built part by part: ``put(prefix, steps)`` records a
     part's steps as ``prefix + name``; ``part(prefix)`` is the part's share of
-    ``given`` (prefix dropped); ``finish(prefix)`` makes the last part's
+    ``given`` (prefix dropped); ``add_norm`` and ``ffn`` put the block's layer
+    norms and feed-forward network; ``finish(prefix)`` makes the last part's
     ``output`` the block's ``output`` (one step, not two)."""
 
-    def __init__(self, given: dict[str, np.ndarray] | None):
+    def __init__(self, inputs: dict[str, np.ndarray], eps: float, given: dict[str, np.ndarray] | None):
+        self.inputs, self.eps = inputs, eps
         self.given = given or {}
         self.out: dict[str, np.ndarray] = {}
 
@@ -206,10 +208,32 @@ class Reference:
         """The given steps of one part, prefix dropped."""
         return {k[len(prefix):]: v for k, v in self.given.items() if k.startswith(prefix)}
 
+    def add_norm(self, prefix: str, X: np.ndarray, S: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        """LayerNorm(X + S) with the block's ``gamma_k`` and ``beta_k``."""
+        return self.put(prefix, layer_norm.np_steps(X, S, self.inputs[f"gamma_{k}"], self.inputs[f"beta_{k}"],
+                                                    self.eps, given=self.part(prefix)))
+
+    def ffn(self, prefix: str, X: np.ndarray) -> dict[str, np.ndarray]:
+        """ReLU(X W_1 + b_1) W_2 + b_2 with the block's W_1, b_1, W_2, b_2."""
+        return self.put(prefix, feed_forward.reference({"X": X, **{k: self.inputs[k] for k in feed_forward.INPUTS[1:]}},
+                                                       feed_forward.Params(), given=self.part(prefix)))
+
     def finish(self, prefix: str) -> dict[str, np.ndarray]:
         last = self.out.pop(prefix + "output")
         self.out["output"] = base.given_or(self.given, "output", lambda: last)
         return self.out
+
+
+def validate(params, sizes: tuple[tuple[str, int, int], ...]) -> None:
+    """A block's sizes ``(flag, value, most)``, each 1 to most, in order; then d_k
+    (1 to 16, a square in hand mode) and eps (0 or more)."""
+    for flag, value, most in sizes:
+        base.positive(flag, value, most)
+    if params.d_k is not None:
+        base.positive("--d-k", params.d_k, 16)
+    base.require_square_d_k(params, params.key_width)
+    if params.eps is not None and params.eps < 0:
+        raise base.ParamError(f"eps must be 0 or more, not {params.eps}")
 
 
 def epsilon(eps: Fraction | None, numbers: str, calculator_eps: Fraction) -> Fraction:

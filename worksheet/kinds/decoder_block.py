@@ -94,16 +94,8 @@ class Params(base.Params):
     source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of src_len words
 
     def validate(self):
-        base.positive("--heads", self.heads, 8)
-        base.positive("--seq-len", self.seq_len, 8)
-        base.positive("src_len", self.src_len, 8)
-        base.positive("--d-model", self.d_model, 16)
-        base.positive("d_ff", self.d_ff, 32)
-        if self.d_k is not None:
-            base.positive("--d-k", self.d_k, 16)
-        base.require_square_d_k(self, self.key_width)
-        if self.eps is not None and self.eps < 0:
-            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8), ("src_len", self.src_len, 8),
+                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
 
     @property
     def key_width(self) -> int:
@@ -160,23 +152,17 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     to values that replace the computed ones; each part gets its own (prefix
     dropped) and every later step is computed from them (``worksheet check``).
     """
-    heads, eps = params.heads, float(params.epsilon)
-    r = chain.Reference(given)
+    heads = params.heads
+    r = chain.Reference(inputs, float(params.epsilon), given)
     put, part = r.put, r.part
-    X = inputs["X"]
     sa = put("self.", multi_head_attention.np_steps({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
                                                      True, given=part("self.")))
-    n1 = put("norm1.", layer_norm.np_steps(X, sa["output"], inputs["gamma_1"], inputs["beta_1"], eps,
-                                            given=part("norm1.")))
+    n1 = r.add_norm("norm1.", inputs["X"], sa["output"], 1)
     ca = put("cross.", multi_head_attention.np_steps(
         {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}}, heads, False,
         given=part("cross.")))
-    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ca["output"], inputs["gamma_2"], inputs["beta_2"], eps,
-                                            given=part("norm2.")))
-    ffn = put("ffn.", feed_forward.reference({"X": n2["output"], **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
-                                             feed_forward.Params(), given=part("ffn.")))
-    put("norm3.", layer_norm.np_steps(n2["output"], ffn["output"], inputs["gamma_3"], inputs["beta_3"], eps,
-                                       given=part("norm3.")))
+    n2 = r.add_norm("norm2.", n1["output"], ca["output"], 2)
+    r.add_norm("norm3.", n2["output"], r.ffn("ffn.", n2["output"])["output"], 3)
     return r.finish("norm3.")  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
 
 

@@ -93,15 +93,8 @@ class Params(base.Params):
     tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
 
     def validate(self):
-        base.positive("--heads", self.heads, 8)
-        base.positive("--seq-len", self.seq_len, 8)
-        base.positive("--d-model", self.d_model, 16)
-        base.positive("d_ff", self.d_ff, 32)
-        if self.d_k is not None:
-            base.positive("--d-k", self.d_k, 16)
-        base.require_square_d_k(self, self.key_width)
-        if self.eps is not None and self.eps < 0:
-            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8),
+                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
         if self.positional and self.numbers == "hand":
             raise base.ParamError("positional = true is not done by hand (sin and cos of the positions make "
                                   "every score irrational and the e^x table useless): use --numbers calculator")
@@ -152,22 +145,17 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     marks a step "carried forward" when it follows from a student's own
     earlier answers).
     """
-    heads, eps = params.heads, float(params.epsilon)
-    r = chain.Reference(given)
+    r = chain.Reference(inputs, float(params.epsilon), given)
     put, part = r.put, r.part
     X = inputs["X"]
     n, d = X.shape
     if params.positional:
         X = put("pe.", positional_encoding.np_steps(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
     attn = put("attn.", multi_head_attention.np_steps(
-        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False,
+        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, params.heads, False,
         given=part("attn.")))
-    n1 = put("norm1.", layer_norm.np_steps(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps,
-                                            given=part("norm1.")))
-    ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
-                                             feed_forward.Params(), given=part("ffn.")))
-    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
-                                            given=part("norm2.")))
+    n1 = r.add_norm("norm1.", X, attn["output"], 1)
+    r.add_norm("norm2.", n1["output"], r.ffn("ffn.", n1["output"])["output"], 2)
     # Add & Norm 2's scale and shift is the block's output: one step, ``output``
     return r.finish("norm2.")
 
