@@ -6,7 +6,6 @@ WORKSHEET_REQUIRE_LATEX=1 (as .ci/run sets)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -19,36 +18,9 @@ from worksheet.build import build_document
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 
-REQUIRE = os.environ.get("WORKSHEET_REQUIRE_LATEX") == "1"
+from pdf_util import pdf_layout, pdf_pages, require_latex, require_poppler
+
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
-
-def require_latex():
-    if pdfmod.engine() is None:
-        if REQUIRE:
-            pytest.fail("LaTeX (latexmk/pdflatex) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip("LaTeX is not installed")
-
-
-def require_poppler(tool: str) -> str:
-    exe = shutil.which(tool)
-    if exe is None:
-        if REQUIRE:
-            pytest.fail(f"{tool} (poppler-utils) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip(f"{tool} is not installed")
-    return exe
-
-
-def pdf_text(path: Path) -> str:
-    exe = require_poppler("pdftotext")
-    return subprocess.run([exe, "-layout", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
-
-
-def page_count(path: Path) -> int:
-    exe = require_poppler("pdfinfo")
-    info = subprocess.run([exe, str(path)], capture_output=True, text=True, check=True).stdout
-    return int(re.search(r"Pages:\s+(\d+)", info).group(1))
 
 
 def test_build_pdf_writes_only_the_finished_pdfs(runner, cli, tmp_path):
@@ -58,9 +30,9 @@ def test_build_pdf_writes_only_the_finished_pdfs(runner, cli, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["worksheet-key.pdf", "worksheet.pdf"]
     for name in ("worksheet.pdf", "worksheet-key.pdf"):
         assert (tmp_path / name).read_bytes().startswith(b"%PDF")
-    sheet = pdf_text(tmp_path / "worksheet.pdf")
+    sheet = pdf_layout(tmp_path / "worksheet.pdf")
     assert "Name:" in sheet and "Student ID:" in sheet
-    assert "answer key" in pdf_text(tmp_path / "worksheet-key.pdf")
+    assert "answer key" in pdf_layout(tmp_path / "worksheet-key.pdf")
 
 
 @pytest.mark.parametrize("key", [False, True], ids=["sheet", "key"])
@@ -100,7 +72,7 @@ def test_header_names_title_course_date_and_variant(tmp_path):
     docs = build_variants(["attention"], 2, seed=4, title="Midterm", course="CS 480",
                           date="2026-03-04")
     write_documents(docs, ["pdf"], tmp_path)
-    text = pdf_text(tmp_path / "worksheet.pdf")
+    text = pdf_layout(tmp_path / "worksheet.pdf")
     for word in ("Midterm", "CS 480", "2026-03-04", "Variant v01", "Variant v02", "Name:"):
         assert word in text
 
