@@ -31,14 +31,14 @@ def require_poppler(tool: str) -> str:
     return exe
 
 
-def pdf_pages(path: Path) -> int:
+def page_count(path: Path) -> int:
     """The page count pdfinfo reports."""
     out = subprocess.run([require_poppler("pdfinfo"), str(path)], capture_output=True, text=True,
                          check=True).stdout
     return int(re.search(r"^Pages:\s+(\d+)", out, re.M).group(1))
 
 
-def pdf_layout(path: Path) -> str:
+def pdf_text(path: Path) -> str:
     """The PDF's text as laid out (pdftotext -layout)."""
     return subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
                           text=True, check=True).stdout
@@ -46,4 +46,4 @@ def pdf_layout(path: Path) -> str:
 
 def pdf_lines(path: Path) -> list[str]:
     """The PDF's text lines, as laid out (pdftotext -layout), stripped, non-empty."""
-    return [line.strip() for line in pdf_layout(path).splitlines() if line.strip()]
+    return [line.strip() for line in pdf_text(path).splitlines() if line.strip()]

@@ -21,7 +21,7 @@ from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 from worksheet.render.base import BLOCK, MAX_COLS, Table, col_blocks
 
-from pdf_util import pdf_layout, pdf_lines, pdf_pages, require_latex
+from pdf_util import page_count, pdf_lines, pdf_text, require_latex
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -53,7 +53,7 @@ def test_student_sheet_at_default_size_fits_its_page_target(tmp_path, kind):
     path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), kind)
     counts = {i: last - first + 1 for i, (first, last) in result.pages.items()}
     assert sorted(counts) == [1, 2, 3]
-    assert pdf_pages(path) == sum(counts.values())
+    assert page_count(path) == sum(counts.values())
     assert all(n <= PAGE_TARGETS[kind] for n in counts.values()), (kind, counts)
 
 
@@ -66,7 +66,7 @@ def test_midterm_is_at_most_eight_pages_per_student(runner, cli, tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 4
     spans = [tuple(map(int, r["pages"].split("-"))) for r in rows]
-    assert pdf_pages(tmp_path / "midterm.pdf") == spans[-1][1]
+    assert page_count(tmp_path / "midterm.pdf") == spans[-1][1]
     assert all(last - first + 1 <= MIDTERM_PAGES for first, last in spans), spans
 
 
@@ -103,7 +103,7 @@ def test_no_sheet_page_ends_with_a_step_heading(tmp_path):
     doc = build_document(["attention", "multi-head-attention", "encoder-block"], seed=2)
     path, _ = compile_to(tmp_path, get("tex").render(doc, key=False), "heads")
     heading = re.compile(r"^\d+\. .*\([\w.]+\)")
-    pages = pdf_layout(path).split("\f")
+    pages = pdf_text(path).split("\f")
     for n, page in enumerate(pages, 1):
         lines = [x.strip() for x in page.splitlines() if x.strip() and not x.strip().startswith("page")]
         if lines:
@@ -119,9 +119,9 @@ def test_no_sheet_page_holds_a_lone_grid(tmp_path, kinds_, options):
     require_latex()
     docs = [build_document(kinds_, seed=seed, options=options) for seed in (1, 2, 3)]
     path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), "lone")
-    pages = pdf_layout(path).split("\f")
+    pages = pdf_text(path).split("\f")
     names = {s.name for d in docs for p in d.problems for s in p.steps}
-    for n, page in enumerate(pages[:pdf_pages(path)], 1):
+    for n, page in enumerate(pages[:page_count(path)], 1):
         steps = sum(page.count(f"({name})") for name in names)
         assert "Problem" in page or steps >= 2, (n, steps)
 
@@ -162,7 +162,7 @@ def test_thinking_machines_prints_its_2_by_64_matrices_in_column_blocks(runner, 
     res = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "pdf",
                               "-o", str(tmp_path / "tm.pdf")])
     assert res.exit_code == 0, res.output
-    assert pdf_pages(tmp_path / "tm.pdf") <= 3
+    assert page_count(tmp_path / "tm.pdf") <= 3
 
 
 def test_column_blocks_keep_up_to_ten_columns_whole_and_split_wider_into_eights():

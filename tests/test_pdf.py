@@ -18,7 +18,8 @@ from worksheet.build import build_document
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 
-from pdf_util import pdf_layout, pdf_pages, require_latex, require_poppler
+# (test_injection, test_spec, test_variants and test_pdf_reproducible import these from here)
+from pdf_util import page_count, pdf_text, require_latex, require_poppler
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -30,9 +31,9 @@ def test_build_pdf_writes_only_the_finished_pdfs(runner, cli, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["worksheet-key.pdf", "worksheet.pdf"]
     for name in ("worksheet.pdf", "worksheet-key.pdf"):
         assert (tmp_path / name).read_bytes().startswith(b"%PDF")
-    sheet = pdf_layout(tmp_path / "worksheet.pdf")
+    sheet = pdf_text(tmp_path / "worksheet.pdf")
     assert "Name:" in sheet and "Student ID:" in sheet
-    assert "answer key" in pdf_layout(tmp_path / "worksheet-key.pdf")
+    assert "answer key" in pdf_text(tmp_path / "worksheet-key.pdf")
 
 
 @pytest.mark.parametrize("key", [False, True], ids=["sheet", "key"])
@@ -72,7 +73,7 @@ def test_header_names_title_course_date_and_variant(tmp_path):
     docs = build_variants(["attention"], 2, seed=4, title="Midterm", course="CS 480",
                           date="2026-03-04")
     write_documents(docs, ["pdf"], tmp_path)
-    text = pdf_layout(tmp_path / "worksheet.pdf")
+    text = pdf_text(tmp_path / "worksheet.pdf")
     for word in ("Midterm", "CS 480", "2026-03-04", "Variant v01", "Variant v02", "Name:"):
         assert word in text
 
