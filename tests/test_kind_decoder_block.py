@@ -9,6 +9,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from check_util import make_key, recompute, statuses, table, write_toml
+from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error
 from worksheet.blocks import round_matrix
 from worksheet.check import check_answers
@@ -60,19 +61,12 @@ def torch_decoder_layer(f, heads, eps):
     return layer_norm(x + ff, f["gamma_3"][0], f["beta_3"][0])
 
 
-def generated(seed, **kw):
-    params = kind.Params(**kw)
-    m = kind.generate(np.random.default_rng(seed), params)
-    return m, kind.solve(m, params), params
+generated = generator(kind)
 
 
 def check_chain(p, mats, params):
     """Step names, the carried chain, and PyTorch's output."""
-    names = [s.name for s in p.steps]
-    prefixes = ["self.", "norm1.", "cross.", "norm2.", "ffn.", "norm3."]
-    seen = [n.split(".")[0] + "." for n in names[:-1]]
-    assert seen == sorted(seen, key=prefixes.index) and set(seen) == set(prefixes)
-    assert names[-1] == "output" and "norm3.output" not in names and len(set(names)) == len(names)
+    names = check_step_names(p, ["self.", "norm1.", "cross.", "norm2.", "ffn.", "norm3."], "norm3.")
     places = p.steps[-1].places
     for s in p.steps:
         assert all(isinstance(x, NegInf) or (x * 10 ** places).denominator == 1 for row in s.exact for x in row), s.name

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.blocks import round_matrix
 from worksheet.build import solve_file
@@ -50,21 +51,14 @@ def numpy_encoder(f, heads, eps, positional):
     return {"attn.output": A, "norm1.output": X1, "ffn.hidden_pre": pre, "ffn.output": Fo, "output": out}
 
 
-def generated(seed, **kw):
-    params = kind.Params(**kw)
-    m = kind.generate(np.random.default_rng(seed), params)
-    return m, kind.solve(m, params), params
+generated = generator(kind)
 
 
 def check_chain(p, m, params):
     """Step names, the rounding rule, and values of the unrounded chain."""
-    names = [s.name for s in p.steps]
-    prefixes = (["pe."] if params.positional else []) + ["attn.", "norm1.", "ffn.", "norm2."]
-    assert [n.split(".")[0] + "." for n in names[:-1]] == sorted(
-        (n.split(".")[0] + "." for n in names[:-1]), key=prefixes.index)
-    assert {n.split(".")[0] + "." for n in names[:-1]} == set(prefixes)
-    assert names[-1] == "output" and "norm1.mean" in names and "attn.Q_1" in names
-    assert "norm2.output" not in names and len(set(names)) == len(names), "the output is asked for once"
+    names = check_step_names(p, (["pe."] if params.positional else []) + ["attn.", "norm1.", "ffn.", "norm2."],
+                             "norm2.")
+    assert "norm1.mean" in names and "attn.Q_1" in names
     rounded = [s.rounded for s in p.steps]
     first = rounded.index(True) if True in rounded else len(rounded)
     places = p.steps[-1].places  # carried along the chain (more than 4 only when 4 drift)

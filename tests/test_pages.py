@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 from worksheet.render.base import BLOCK, MAX_COLS, Table, col_blocks
 
-from latex_util import REQUIRE
+from pdf_util import page_count, pdf_lines, pdf_text, require_latex
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -34,36 +32,6 @@ PAGE_TARGETS = {
     "attention": 2, "cross-attention": 2, "multi-head-attention": 3,
 }
 MIDTERM_PAGES = 8  # per student
-
-
-def require_latex():
-    if pdfmod.engine() is None:
-        if REQUIRE:
-            pytest.fail("LaTeX (latexmk/pdflatex) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip("LaTeX is not installed")
-
-
-def require_poppler(tool: str) -> str:
-    exe = shutil.which(tool)
-    if exe is None:
-        if REQUIRE:
-            pytest.fail(f"{tool} (poppler-utils) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip(f"{tool} is not installed")
-    return exe
-
-
-def pdf_pages(path: Path) -> int:
-    """The page count pdfinfo reports."""
-    out = subprocess.run([require_poppler("pdfinfo"), str(path)], capture_output=True, text=True,
-                         check=True).stdout
-    return int(re.search(r"^Pages:\s+(\d+)", out, re.M).group(1))
-
-
-def pdf_text(path: Path) -> list[str]:
-    """The PDF's text lines, as laid out (pdftotext -layout), stripped, non-empty."""
-    out = subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
-                         text=True, check=True).stdout
-    return [line.strip() for line in out.splitlines() if line.strip()]
 
 
 def compile_to(tmp_path: Path, source: str, name: str) -> tuple[Path, pdfmod.Compiled]:
@@ -85,7 +53,7 @@ def test_student_sheet_at_default_size_fits_its_page_target(tmp_path, kind):
     path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), kind)
     counts = {i: last - first + 1 for i, (first, last) in result.pages.items()}
     assert sorted(counts) == [1, 2, 3]
-    assert pdf_pages(path) == sum(counts.values())
+    assert page_count(path) == sum(counts.values())
     assert all(n <= PAGE_TARGETS[kind] for n in counts.values()), (kind, counts)
 
 
@@ -98,7 +66,7 @@ def test_midterm_is_at_most_eight_pages_per_student(runner, cli, tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 4
     spans = [tuple(map(int, r["pages"].split("-"))) for r in rows]
-    assert pdf_pages(tmp_path / "midterm.pdf") == spans[-1][1]
+    assert page_count(tmp_path / "midterm.pdf") == spans[-1][1]
     assert all(last - first + 1 <= MIDTERM_PAGES for first, last in spans), spans
 
 
@@ -135,8 +103,7 @@ def test_no_sheet_page_ends_with_a_step_heading(tmp_path):
     doc = build_document(["attention", "multi-head-attention", "encoder-block"], seed=2)
     path, _ = compile_to(tmp_path, get("tex").render(doc, key=False), "heads")
     heading = re.compile(r"^\d+\. .*\([\w.]+\)")
-    pages = subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
-                           text=True, check=True).stdout.split("\f")
+    pages = pdf_text(path).split("\f")
     for n, page in enumerate(pages, 1):
         lines = [x.strip() for x in page.splitlines() if x.strip() and not x.strip().startswith("page")]
         if lines:
@@ -152,10 +119,9 @@ def test_no_sheet_page_holds_a_lone_grid(tmp_path, kinds_, options):
     require_latex()
     docs = [build_document(kinds_, seed=seed, options=options) for seed in (1, 2, 3)]
     path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), "lone")
-    pages = subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
-                           text=True, check=True).stdout.split("\f")
+    pages = pdf_text(path).split("\f")
     names = {s.name for d in docs for p in d.problems for s in p.steps}
-    for n, page in enumerate(pages[:pdf_pages(path)], 1):
+    for n, page in enumerate(pages[:page_count(path)], 1):
         steps = sum(page.count(f"({name})") for name in names)
         assert "Problem" in page or steps >= 2, (n, steps)
 
@@ -196,7 +162,7 @@ def test_thinking_machines_prints_its_2_by_64_matrices_in_column_blocks(runner, 
     res = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "pdf",
                               "-o", str(tmp_path / "tm.pdf")])
     assert res.exit_code == 0, res.output
-    assert pdf_pages(tmp_path / "tm.pdf") <= 3
+    assert page_count(tmp_path / "tm.pdf") <= 3
 
 
 def test_column_blocks_keep_up_to_ten_columns_whole_and_split_wider_into_eights():
@@ -238,7 +204,7 @@ def test_written_step_gets_ruled_lines_on_the_tex_sheet_and_the_answer_on_the_ke
     require_latex()
     for name, source in (("sheet", sheet), ("key", key)):
         path, _ = compile_to(tmp_path, source, name)
-        text = " ".join(pdf_text(path))
+        text = " ".join(pdf_lines(path))
         assert ("about right" in text) == (name == "key")
         assert "Which would you use, and why?" in text
 
@@ -289,7 +255,7 @@ def test_answer_key_never_leaves_key_alone_on_a_line(tmp_path):
     tex = get("tex").render(doc, key=True)
     assert r"\mbox{--- answer key}" in tex
     path, _ = compile_to(tmp_path, tex, "key")
-    lines = pdf_text(path)
+    lines = pdf_lines(path)
     assert any("answer key" in line for line in lines)
     assert "key" not in lines
 
@@ -300,7 +266,7 @@ def test_points_stay_on_the_line_of_a_long_problem_title(tmp_path):
     doc.problems[0].title = "Scaled dot-product attention over the whole of a rather long sentence"
     doc.problems[0].points = 12
     path, _ = compile_to(tmp_path, get("tex").render(doc, key=False), "points")
-    line = next(x for x in pdf_text(path) if "Problem 1" in x)
+    line = next(x for x in pdf_lines(path) if "Problem 1" in x)
     assert line.endswith("(12 points)")
 
 
@@ -313,7 +279,7 @@ def test_aid_entries_never_break_inside(tmp_path):
     entries = re.findall(r"\\mbox\{\$[^$]*\\approx [^$]*\$\}", aid)
     assert len(entries) == len(doc.problems[0].aids[0].entries)
     path, _ = compile_to(tmp_path, tex, "aids")
-    assert not any(line.endswith("≈") or line.startswith("≈") for line in pdf_text(path))
+    assert not any(line.endswith("≈") or line.startswith("≈") for line in pdf_lines(path))
 
 
 def test_labelled_and_plain_matrices_are_the_same_bracketed_array():

@@ -6,7 +6,6 @@ WORKSHEET_REQUIRE_LATEX=1 (as .ci/run sets)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -19,36 +18,10 @@ from worksheet.build import build_document
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 
-REQUIRE = os.environ.get("WORKSHEET_REQUIRE_LATEX") == "1"
+# (test_injection, test_spec, test_variants and test_pdf_reproducible import these from here)
+from pdf_util import page_count, pdf_text, require_latex, require_poppler
+
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
-
-def require_latex():
-    if pdfmod.engine() is None:
-        if REQUIRE:
-            pytest.fail("LaTeX (latexmk/pdflatex) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip("LaTeX is not installed")
-
-
-def require_poppler(tool: str) -> str:
-    exe = shutil.which(tool)
-    if exe is None:
-        if REQUIRE:
-            pytest.fail(f"{tool} (poppler-utils) is missing but WORKSHEET_REQUIRE_LATEX=1")
-        pytest.skip(f"{tool} is not installed")
-    return exe
-
-
-def pdf_text(path: Path) -> str:
-    exe = require_poppler("pdftotext")
-    return subprocess.run([exe, "-layout", str(path), "-"], capture_output=True, text=True,
-                          check=True).stdout
-
-
-def page_count(path: Path) -> int:
-    exe = require_poppler("pdfinfo")
-    info = subprocess.run([exe, str(path)], capture_output=True, text=True, check=True).stdout
-    return int(re.search(r"Pages:\s+(\d+)", info).group(1))
 
 
 def test_build_pdf_writes_only_the_finished_pdfs(runner, cli, tmp_path):

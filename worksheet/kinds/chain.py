@@ -32,11 +32,14 @@ import re
 from fractions import Fraction
 from typing import Callable
 
+import numpy as np
+
 from .. import blocks
 from ..errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..fmt import terminating_places
-from ..model import Aid, Matrix, Problem, verify
+from ..model import Aid, Matrix, Problem, shape, verify
+from . import base, feed_forward, layer_norm
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 
@@ -158,3 +161,138 @@ def wire(p: Problem, inputs: dict[str, str]) -> dict[str, Matrix]:
     """
     have = {**{n: q.exact for n, q in p.inputs.items()}, **{s.name: s.exact for s in p.steps}}
     return {name: have[block] if block in have else have[name] for name, block in inputs.items()}
+
+
+# ---------------------------------------------------------------- what the blocks share
+# The encoder and decoder blocks differ in their parts (PARTS, STAGES) and words; the
+# machinery below is written once for both.
+
+
+def drawers(rng: np.random.Generator, hand: bool, d: int):
+    """A block's ``draw(r, c, values)`` and ``gamma()`` for ``generate``.
+
+    Hand mode: integers from ``values`` (default {-1, 0, 1} with probabilities
+    0.3, 0.35, 0.35) and gamma from {1, 2}; calculator mode: one-decimal
+    entries and gamma = 1 + [-0.3, 0.3].
+    """
+    small = ((-1, 0, 1), (0.3, 0.35, 0.35))
+
+    def draw(r, c, values=small):
+        return base.int_matrix(rng, r, c, *values) if hand else base.decimal_matrix(rng, r, c)
+
+    def gamma():
+        if hand:
+            return base.int_matrix(rng, 1, d, (1, 2), (0.7, 0.3))
+        return tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -3, 3))
+
+    return draw, gamma
+
+
+class Reference:
+    """A block's float64 chain, built part by part: ``put(prefix, steps)`` records a
+    part's steps as ``prefix + name``; ``part(prefix)`` is the part's share of
+    ``given`` (prefix dropped); ``add_norm`` and ``ffn`` put the block's layer
+    norms and feed-forward network; ``finish(prefix)`` makes the last part's
+    ``output`` the block's ``output`` (one step, not two)."""
+
+    def __init__(self, inputs: dict[str, np.ndarray], eps: float, given: dict[str, np.ndarray] | None):
+        self.inputs, self.eps = inputs, eps
+        self.given = given or {}
+        self.out: dict[str, np.ndarray] = {}
+
+    def put(self, prefix: str, steps: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        self.out.update({prefix + k: v for k, v in steps.items()})
+        return steps
+
+    def part(self, prefix: str) -> dict[str, np.ndarray]:
+        """The given steps of one part, prefix dropped."""
+        return {k[len(prefix):]: v for k, v in self.given.items() if k.startswith(prefix)}
+
+    def add_norm(self, prefix: str, X: np.ndarray, S: np.ndarray, k: int) -> dict[str, np.ndarray]:
+        """LayerNorm(X + S) with the block's ``gamma_k`` and ``beta_k``."""
+        return self.put(prefix, layer_norm.np_steps(X, S, self.inputs[f"gamma_{k}"], self.inputs[f"beta_{k}"],
+                                                    self.eps, given=self.part(prefix)))
+
+    def ffn(self, prefix: str, X: np.ndarray) -> dict[str, np.ndarray]:
+        """ReLU(X W_1 + b_1) W_2 + b_2 with the block's W_1, b_1, W_2, b_2."""
+        return self.put(prefix, feed_forward.reference({"X": X, **{k: self.inputs[k] for k in feed_forward.INPUTS[1:]}},
+                                                       feed_forward.Params(), given=self.part(prefix)))
+
+    def finish(self, prefix: str) -> dict[str, np.ndarray]:
+        last = self.out.pop(prefix + "output")
+        self.out["output"] = base.given_or(self.given, "output", lambda: last)
+        return self.out
+
+
+def validate(params, sizes: tuple[tuple[str, int, int], ...]) -> None:
+    """A block's sizes ``(flag, value, most)``, each 1 to most, in order; then d_k
+    (1 to 16, a square in hand mode) and eps (0 or more)."""
+    for flag, value, most in sizes:
+        base.positive(flag, value, most)
+    if params.d_k is not None:
+        base.positive("--d-k", params.d_k, 16)
+    base.require_square_d_k(params, params.key_width)
+    if params.eps is not None and params.eps < 0:
+        raise base.ParamError(f"eps must be 0 or more, not {params.eps}")
+
+
+def epsilon(eps: Fraction | None, numbers: str, calculator_eps: Fraction) -> Fraction:
+    """A block's layer-norm eps: as given, else 0 in hand mode and ``calculator_eps`` otherwise."""
+    if eps is not None:
+        return Fraction(eps)
+    return Fraction(0) if numbers == "hand" else calculator_eps
+
+
+def head_width(inputs: dict[str, Matrix], heads: int) -> int | None:
+    """d_k as W_Q's width over the heads; None when it does not divide (check_inputs says why)."""
+    width = shape(inputs["W_Q"])[1]
+    return width // heads if width % heads == 0 else None
+
+
+def round_as_told(places: int) -> str:
+    """The intro's sentence on the carried chain."""
+    return (f"From the first value that is not a decimal of at most {places} places on, round every step to "
+            f"{places} decimals and compute the next step from the rounded values.")
+
+
+def dims(name: str, m: Matrix) -> str:
+    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+
+
+def check_widths(inputs: dict[str, Matrix], norms: tuple[str, ...], outputs: tuple[str, ...],
+                 ffn_after: str) -> None:
+    """Every sublayer of a block keeps X's width d: the layer norms' gamma and beta
+    (``norms``) are 1 x d, the attention output matrices (``outputs``) have d
+    columns, W_1 has d rows (it multiplies the output of ``ffn_after``) and
+    W_2 d columns."""
+    X = inputs["X"]
+    d = shape(X)[1]
+    for name in norms:
+        if shape(inputs[name]) != (1, d):
+            raise ShapeError(f"{dims('X', X)} and {dims(name, inputs[name])}: {name} must be 1 x {d}, "
+                             "one entry per feature")
+    for name in outputs:
+        if shape(inputs[name])[1] != d:
+            raise ShapeError(f"{dims('X', X)} and {dims(name, inputs[name])}: the attention output "
+                             f"concat {name} must have {d} columns to be added to X")
+    if shape(inputs["W_1"])[0] != d:
+        raise ShapeError(f"{dims('X', X)} and {dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
+                         f"(it multiplies the d_model-wide output of {ffn_after})")
+    if shape(inputs["W_2"])[1] != d:
+        raise ShapeError(f"{dims('X', X)} and {dims('W_2', inputs['W_2'])}: the feed-forward output "
+                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+
+
+class Builder:
+    """One block's solve, part by part: ``add`` solves a part with its kind's
+    ``solve`` on the inputs ``PARTS`` wires to it, and copies its steps in
+    under the part's prefix (:func:`run`, :func:`wire`, :func:`copy`)."""
+
+    def __init__(self, p: Problem, carry: blocks.Carry, ref: dict, parts: dict, stages: dict[str, str]):
+        self.p, self.carry, self.ref, self.parts, self.stages = p, carry, ref, parts, stages
+
+    def add(self, prefix: str, step: str, solve, params, note: str = "", **last) -> None:
+        """Part ``prefix`` (``step`` names it in errors) solved with ``params``; ``last``
+        as :func:`copy`'s ``last`` and ``last_title``."""
+        sub = run(step, solve, wire(self.p, self.parts[prefix][1]), params, self.carry)
+        copy(self.p, sub, prefix, self.stages[prefix], self.ref, note, **last)

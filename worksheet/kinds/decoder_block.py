@@ -97,16 +97,8 @@ class Params(base.Params):
     source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of src_len words
 
     def validate(self):
-        base.positive("--heads", self.heads, 8)
-        base.positive("--seq-len", self.seq_len, 8)
-        base.positive("src_len", self.src_len, 8)
-        base.positive("--d-model", self.d_model, 16)
-        base.positive("d_ff", self.d_ff, 32)
-        if self.d_k is not None:
-            base.positive("--d-k", self.d_k, 16)
-        base.require_square_d_k(self, self.key_width)
-        if self.eps is not None and self.eps < 0:
-            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8), ("src_len", self.src_len, 8),
+                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
 
     @property
     def key_width(self) -> int:
@@ -114,9 +106,7 @@ class Params(base.Params):
 
     @property
     def epsilon(self) -> Fraction:
-        if self.eps is not None:
-            return Fraction(self.eps)
-        return Fraction(0) if self.numbers == "hand" else layer_norm.CALCULATOR_EPS
+        return chain.epsilon(self.eps, self.numbers, layer_norm.CALCULATOR_EPS)
 
     def mha_params(self, causal: bool = True):
         """The multi-head-attention parameters of the block's attentions."""
@@ -127,17 +117,8 @@ class Params(base.Params):
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     m, n, d, f, H = params.seq_len, params.src_len, params.d_model, params.d_ff, params.heads
     width = H * params.key_width
-    hand = params.numbers == "hand"
-    small = ((-1, 0, 1), (0.3, 0.35, 0.35))
     tokens = ((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))
-
-    def draw(r, c, values=small):
-        return base.int_matrix(rng, r, c, *values) if hand else base.decimal_matrix(rng, r, c)
-
-    def gamma():
-        if hand:
-            return base.int_matrix(rng, 1, d, (1, 2), (0.7, 0.3))
-        return tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -3, 3))
+    draw, gamma = chain.drawers(rng, params.numbers == "hand", d)
 
     def make():
         out = multi_head_attention.generate(rng, params.mha_params(causal=True))
@@ -174,38 +155,18 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     to values that replace the computed ones; each part gets its own (prefix
     dropped) and every later step is computed from them (``worksheet check``).
     """
-    g = given or {}
-    heads, eps = params.heads, float(params.epsilon)
-    out: dict[str, np.ndarray] = {}
-
-    def put(prefix, steps):
-        out.update({prefix + k: v for k, v in steps.items()})
-        return steps
-
-    def part(prefix):
-        return {k[len(prefix):]: v for k, v in g.items() if k.startswith(prefix)}
-
-    X = inputs["X"]
+    heads = params.heads
+    r = chain.Reference(inputs, float(params.epsilon), given)
+    put, part = r.put, r.part
     sa = put("self.", multi_head_attention.np_steps({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
                                                      True, given=part("self.")))
-    n1 = put("norm1.", layer_norm.np_steps(X, sa["output"], inputs["gamma_1"], inputs["beta_1"], eps,
-                                            given=part("norm1.")))
+    n1 = r.add_norm("norm1.", inputs["X"], sa["output"], 1)
     ca = put("cross.", multi_head_attention.np_steps(
         {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}}, heads, False,
         given=part("cross.")))
-    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ca["output"], inputs["gamma_2"], inputs["beta_2"], eps,
-                                            given=part("norm2.")))
-    ffn = put("ffn.", feed_forward.reference({"X": n2["output"], **{k: inputs[k] for k in feed_forward.INPUTS[1:]}},
-                                             feed_forward.Params(), given=part("ffn.")))
-    n3 = put("norm3.", layer_norm.np_steps(n2["output"], ffn["output"], inputs["gamma_3"], inputs["beta_3"], eps,
-                                            given=part("norm3.")))
-    del out["norm3.output"]  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
-    out["output"] = base.given_or(g, "output", lambda: n3["output"])
-    return out
-
-
-def _dims(name: str, m: Matrix) -> str:
-    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+    n2 = r.add_norm("norm2.", n1["output"], ca["output"], 2)
+    r.add_norm("norm3.", n2["output"], r.ffn("ffn.", n2["output"])["output"], 3)
+    return r.finish("norm3.")  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
 
 
 def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
@@ -214,7 +175,7 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
     X, H_enc = inputs["X"], inputs["H_enc"]
     d = shape(X)[1]
     if shape(H_enc)[1] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('H_enc', H_enc)}: the encoder output must be as wide "
+        raise ShapeError(f"{chain.dims('X', X)} and {chain.dims('H_enc', H_enc)}: the encoder output must be as wide "
                          f"as the decoder side ({d} columns)")
     try:
         multi_head_attention.check_inputs({"X": X, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}},
@@ -224,20 +185,8 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
         for k, v in CROSS.items():
             text = text.replace(v + " ", k + " ")
         raise ShapeError(f"cross-attention: {text}") from None
-    for name in ("gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3"):
-        if shape(inputs[name]) != (1, d):
-            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: {name} must be 1 x {d}, "
-                             "one entry per feature")
-    for name in ("W_O", "W_O_c"):
-        if shape(inputs[name])[1] != d:
-            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: the attention output "
-                             f"concat {name} must have {d} columns to be added to X")
-    if shape(inputs["W_1"])[0] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
-                         "(it multiplies the d_model-wide output of Add & Norm 2)")
-    if shape(inputs["W_2"])[1] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('W_2', inputs['W_2'])}: the feed-forward output "
-                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+    chain.check_widths(inputs, ("gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3"), ("W_O", "W_O_c"),
+                       "Add & Norm 2")
     feed_forward.check_inputs({k: inputs[k] for k in feed_forward.INPUTS})
 
 
@@ -253,7 +202,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     tokens = base.row_labels(params.tokens or cross_attention.default_target(m), m)
     source = base.row_labels(params.source_tokens, n, field="source_tokens")
     eps = params.epsilon
-    d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
+    d_k = chain.head_width(inputs, H)
     actual = base.solved_params(params, seq_len=m, src_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1],
                                 eps=eps, tokens=tokens, source_tokens=source)
     p = Problem("decoder-block", TITLE, actual, seed=seed,
@@ -262,45 +211,36 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
                        f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
                        "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
                        "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
-                       f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. From the first value that is "
-                       f"not a decimal of at most {carry.places} places on, round every step to {carry.places} "
-                       "decimals and compute the next step from the rounded values."))
+                       f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None,
                     latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
-    def wired(prefix):  # the part's inputs from the block so far (PARTS)
-        return chain.wire(p, PARTS[prefix][1])
+    b = chain.Builder(p, carry, ref, PARTS, STAGES)
 
-    sub = chain.run("masked self-attention", multi_head_attention.solve, wired("self."),
-                    params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m), carry)
-    chain.copy(p, sub, "self.", STAGES["self."], ref,
-               "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
+    b.add("self.", "masked self-attention", multi_head_attention.solve,
+          params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m),
+          "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    sub = chain.run("Add & Norm 1", layer_norm.solve, wired("norm1."), ln, carry)
-    chain.copy(p, sub, "norm1.", STAGES["norm1."], ref, "Here $S$ is the self-attention output, "
-               r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln, "Here $S$ is the self-attention output, "
+          r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
 
     def cross(inputs_, params_, carry):
         return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source,
                                           exp_table=hand or None)
 
-    sub = chain.run("cross-attention", cross, wired("cross."),
-                    params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m), carry)
-    chain.copy(p, sub, "cross.", STAGES["cross."], ref,
-               "Cross-attention: $X$ is the output of Add & Norm 1 (queries); keys and values come from "
-               r"$H_{\mathrm{enc}}$; $W^Q, W^K, W^V, W^O$ are $W^Q_c, W^K_c, W^V_c, W^O_c$. No mask.")
-    sub = chain.run("Add & Norm 2", layer_norm.solve, wired("norm2."), ln, carry)
-    chain.copy(p, sub, "norm2.", STAGES["norm2."], ref, "Here $X$ is the output of Add & Norm 1, $S$ the "
-               r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.")
+    b.add("cross.", "cross-attention", cross,
+          params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m),
+          "Cross-attention: $X$ is the output of Add & Norm 1 (queries); keys and values come from "
+          r"$H_{\mathrm{enc}}$; $W^Q, W^K, W^V, W^O$ are $W^Q_c, W^K_c, W^V_c, W^O_c$. No mask.")
+    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln, "Here $X$ is the output of Add & Norm 1, $S$ the "
+          r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.")
 
-    sub = chain.run("feed-forward", feed_forward.solve, wired("ffn."),
-                    feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
-    chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 2.")
-    sub = chain.run("Add & Norm 3", layer_norm.solve, wired("norm3."), ln, carry)
-    chain.copy(p, sub, "norm3.", STAGES["norm3."], ref, "Here $X$ is the output of Add & Norm 2, $S$ the "
-               r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
-               last="output", last_title="Add & Norm 3: scale and shift = the decoder block output")
+    b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
+          "Here $X$ is the output of Add & Norm 2.")
+    b.add("norm3.", "Add & Norm 3", layer_norm.solve, ln, "Here $X$ is the output of Add & Norm 2, $S$ the "
+          r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
+          last="output", last_title="Add & Norm 3: scale and shift = the decoder block output")
     return p

@@ -59,7 +59,6 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
@@ -96,15 +95,8 @@ class Params(base.Params):
     tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
 
     def validate(self):
-        base.positive("--heads", self.heads, 8)
-        base.positive("--seq-len", self.seq_len, 8)
-        base.positive("--d-model", self.d_model, 16)
-        base.positive("d_ff", self.d_ff, 32)
-        if self.d_k is not None:
-            base.positive("--d-k", self.d_k, 16)
-        base.require_square_d_k(self, self.key_width)
-        if self.eps is not None and self.eps < 0:
-            raise base.ParamError(f"eps must be 0 or more, not {self.eps}")
+        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8),
+                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
         if self.positional and self.numbers == "hand":
             raise base.ParamError("positional = true is not done by hand (sin and cos of the positions make "
                                   "every score irrational and the e^x table useless): use --numbers calculator")
@@ -115,9 +107,7 @@ class Params(base.Params):
 
     @property
     def epsilon(self) -> Fraction:
-        if self.eps is not None:
-            return Fraction(self.eps)
-        return Fraction(0) if self.numbers == "hand" else layer_norm.CALCULATOR_EPS
+        return chain.epsilon(self.eps, self.numbers, layer_norm.CALCULATOR_EPS)
 
     def mha_params(self, d_k: int | None = None):
         """The multi-head-attention parameters for generating this block's attention."""
@@ -128,16 +118,7 @@ class Params(base.Params):
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, f = params.seq_len, params.d_model, params.d_ff
     mha = params.mha_params(d_k=params.key_width)
-    hand = params.numbers == "hand"
-    w = ((-1, 0, 1), (0.3, 0.35, 0.35))
-
-    def draw(r, c):
-        return base.int_matrix(rng, r, c, *w) if hand else base.decimal_matrix(rng, r, c)
-
-    def gamma():
-        if hand:
-            return base.int_matrix(rng, 1, d, (1, 2), (0.7, 0.3))
-        return tuple(tuple(1 + x for x in row) for row in base.decimal_matrix(rng, 1, d, -3, 3))
+    draw, gamma = chain.drawers(rng, params.numbers == "hand", d)
 
     def make():
         m = multi_head_attention.generate(rng, mha)
@@ -166,58 +147,25 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     marks a step "carried forward" when it follows from a student's own
     earlier answers).
     """
-    g = given or {}
-    heads, eps = params.heads, float(params.epsilon)
-    out: dict[str, np.ndarray] = {}
-
-    def put(prefix, steps):
-        out.update({prefix + k: v for k, v in steps.items()})
-        return steps
-
-    def part(prefix):  # the given steps of one part, prefix dropped
-        return {k[len(prefix):]: v for k, v in g.items() if k.startswith(prefix)}
-
+    r = chain.Reference(inputs, float(params.epsilon), given)
+    put, part = r.put, r.part
     X = inputs["X"]
     n, d = X.shape
     if params.positional:
         X = put("pe.", positional_encoding.np_steps(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
     attn = put("attn.", multi_head_attention.np_steps(
-        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, heads, False,
+        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, params.heads, False,
         given=part("attn.")))
-    n1 = put("norm1.", layer_norm.np_steps(X, attn["output"], inputs["gamma_1"], inputs["beta_1"], eps,
-                                            given=part("norm1.")))
-    ffn = put("ffn.", feed_forward.reference({"X": n1["output"], **{k: inputs[k] for k in ("W_1", "b_1", "W_2", "b_2")}},
-                                             feed_forward.Params(), given=part("ffn.")))
-    n2 = put("norm2.", layer_norm.np_steps(n1["output"], ffn["output"], inputs["gamma_2"], inputs["beta_2"], eps,
-                                            given=part("norm2.")))
+    n1 = r.add_norm("norm1.", X, attn["output"], 1)
+    r.add_norm("norm2.", n1["output"], r.ffn("ffn.", n1["output"])["output"], 2)
     # Add & Norm 2's scale and shift is the block's output: one step, ``output``
-    del out["norm2.output"]
-    out["output"] = base.given_or(g, "output", lambda: n2["output"])
-    return out
-
-
-def _dims(name: str, m: Matrix) -> str:
-    return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
+    return r.finish("norm2.")
 
 
 def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
     base.require_inputs(inputs, INPUTS, f"the encoder block needs {', '.join(INPUTS)}")
     multi_head_attention.check_inputs({k: inputs[k] for k in multi_head_attention.INPUTS}, heads)
-    X = inputs["X"]
-    n, d = shape(X)
-    for name in ("gamma_1", "beta_1", "gamma_2", "beta_2"):
-        if shape(inputs[name]) != (1, d):
-            raise ShapeError(f"{_dims('X', X)} and {_dims(name, inputs[name])}: {name} must be 1 x {d}, "
-                             "one entry per feature")
-    if shape(inputs["W_O"])[1] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('W_O', inputs['W_O'])}: the attention output "
-                         f"concat W_O must have {d} columns to be added to X")
-    if shape(inputs["W_1"])[0] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
-                         "(it multiplies the d_model-wide output of Add & Norm 1)")
-    if shape(inputs["W_2"])[1] != d:
-        raise ShapeError(f"{_dims('X', X)} and {_dims('W_2', inputs['W_2'])}: the feed-forward output "
-                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+    chain.check_widths(inputs, ("gamma_1", "beta_1", "gamma_2", "beta_2"), ("W_O",), "Add & Norm 1")
     feed_forward.check_inputs({k: inputs[k] for k in feed_forward.INPUTS})
 
 
@@ -232,7 +180,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     H = params.heads
     tokens = base.row_labels(params.tokens, n)
     eps = params.epsilon
-    d_k = shape(inputs["W_Q"])[1] // H if shape(inputs["W_Q"])[1] % H == 0 else None
+    d_k = chain.head_width(inputs, H)
     actual = base.solved_params(params, seq_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1], eps=eps,
                                 tokens=tokens)
     p = Problem("encoder-block", TITLE, actual, seed=seed,
@@ -240,43 +188,33 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
                        + ("add the positional encoding, " if params.positional else "")
                        + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
                        "feed-forward network, Add & Norm. Both layer norms use the population variance and "
-                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. From the first value that is not a "
-                       f"decimal of at most {carry.places} places on, round every step to {carry.places} "
-                       "decimals and compute the next step from the rounded values."))
+                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-
-    def wired(prefix):  # the part's inputs from the block so far (PARTS)
-        return chain.wire(p, PARTS[prefix][1])
+    b = chain.Builder(p, carry, ref, PARTS, STAGES)
 
     if params.positional:
-        sub = chain.run("positional encoding", positional_encoding.solve, wired("pe."),
-                        positional_encoding.Params(numbers=params.numbers, tokens=tokens), carry)
-        chain.copy(p, sub, "pe.", STAGES["pe."], ref)
+        b.add("pe.", "positional encoding", positional_encoding.solve,
+              positional_encoding.Params(numbers=params.numbers, tokens=tokens))
     x0 = "X + \\mathrm{PE}" if params.positional else "X"
 
-    sub = chain.run("attention", multi_head_attention.solve, wired("attn."),
-                    multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
-                    carry)
-    chain.copy(p, sub, "attn.", STAGES["attn."], ref,
-               f"Self-attention on ${x0}$: every token attends to every token (no mask).")
+    b.add("attn.", "attention", multi_head_attention.solve,
+          multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
+          f"Self-attention on ${x0}$: every token attends to every token (no mask).")
 
     # the sub-kinds read the sizes from their inputs
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    sub = chain.run("Add & Norm 1", layer_norm.solve, wired("norm1."), ln, carry)
-    chain.copy(p, sub, "norm1.", STAGES["norm1."], ref,
-               f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
-               r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln,
+          f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
+          r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
 
-    sub = chain.run("feed-forward", feed_forward.solve, wired("ffn."),
-                    feed_forward.Params(numbers=params.numbers, tokens=tokens), carry)
-    chain.copy(p, sub, "ffn.", STAGES["ffn."], ref, "Here $X$ is the output of Add & Norm 1.")
+    b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
+          "Here $X$ is the output of Add & Norm 1.")
 
     # Add & Norm 2: its scale-and-shift step is the block's output, asked for once (step ``output``)
-    sub = chain.run("Add & Norm 2", layer_norm.solve, wired("norm2."), ln, carry)
-    chain.copy(p, sub, "norm2.", STAGES["norm2."], ref,
-               "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
-               r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
-               last="output", last_title="Add & Norm 2: scale and shift = the encoder block output")
+    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln,
+          "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
+          r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
+          last="output", last_title="Add & Norm 2: scale and shift = the encoder block output")
     return p
