@@ -367,7 +367,7 @@ def test_a_file_too_large_is_refused_before_parsing(tmp_path, causal, runner, cl
         raise AssertionError("the answer file was parsed")
 
     monkeypatch.setattr(json, "loads", no_parsing)
-    with pytest.raises(InputError, match="larger than 512 KB"):
+    with pytest.raises(InputError, match="larger than the limit of 512 KB"):
         check_answers(k, a)
 
 
