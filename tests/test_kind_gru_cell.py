@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from kinds_util import check_golden, solve_error, write_input
+from kinds_util import solve_error, write_input
 from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            errors_name_the_matrices, every_format_builds, float_inputs,
+                            errors_name_the_matrices, float_inputs,
                             one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
                             statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, render_document, solve_file
@@ -172,15 +172,3 @@ def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):
 
 def test_agrees_with_real_torch_grucell():
     agrees_with_real_torch(kind)
-
-
-def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
-    every_format_builds(runner, cli, KIND, tmp_path)
-
-
-def test_golden_files():
-    check_golden(KIND, [KIND])
-
-
-def test_golden_files_two_steps():
-    check_golden(f"{KIND}/steps-2", [f"{KIND}:steps=2"])

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from check_util import make_key, statuses, table, write_toml, recompute
-from kinds_util import check_golden, solve_error, write_input
+from kinds_util import solve_error, write_input
 from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            errors_name_the_matrices, every_format_builds, float_inputs,
+                            errors_name_the_matrices, float_inputs,
                             one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
                             statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, solve_file
@@ -219,15 +219,3 @@ def test_reference_example_keeps_one_unit_of_c0_and_forgets_the_other(runner, cl
     np.testing.assert_allclose(c, [sigmoid(2) + np.tanh(1) / 2, -sigmoid(-2) - sigmoid(1) * np.tanh(1)], rtol=1e-12)
     r = runner.invoke(cli, ["solve", "--example", "lstm-forget", "--format", "json"])
     assert r.exit_code == 0 and '"kind": "lstm-cell"' in r.output
-
-
-def test_every_format_builds_at_one_to_three_steps(runner, cli, tmp_path):
-    every_format_builds(runner, cli, KIND, tmp_path)
-
-
-def test_golden_files():
-    check_golden(KIND, [KIND])
-
-
-def test_golden_files_two_steps():
-    check_golden(f"{KIND}/steps-2", [f"{KIND}:steps=2"])
