@@ -244,7 +244,7 @@ def errors_name_the_matrices(kind_module, change, message: str) -> None:
     applied is a ShapeError matching ``message``."""
     import pytest
 
-    from worksheet.errors import InputError, ShapeError
+    from worksheet.policy.errors import InputError, ShapeError
 
     with pytest.raises(InputError, match="missing matrix 'x'"):
         kind_module.solve({}, kind_module.Params())

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from worksheet.build import build_document, render_document
-from worksheet.errors import WorksheetError
+from worksheet.policy.errors import WorksheetError
 from worksheet.spec import BuildPlan, ProblemSpec, SpecError, parse_spec, resolve_build
 
 SPEC = """\

@@ -19,7 +19,7 @@ from check_util import (key_values, make_key, mistakes_of, recompute, statuses, 
 from worksheet import kinds
 from worksheet.check import (Expected, Tolerance, check_answers, check_folder, close, expected_float,
                              mp_value, parse_entry, read_answers, read_key)
-from worksheet.errors import InputError, OutputError, WorksheetError
+from worksheet.policy.errors import InputError, OutputError, WorksheetError
 from worksheet.exact import to_str
 from common import one_line_error
 
@@ -375,7 +375,7 @@ def test_costly_entries_stop_when_the_files_work_budget_is_spent(tmp_path, causa
     """Every entry is a costly (but legal) square root, each spending the most
     trial divisions one entry may: reading stops at a counted entry, the same on
     every machine (work is counted, never timed)."""
-    from worksheet.limits import ANSWER_WORK
+    from worksheet.policy.limits import ANSWER_WORK
     from worksheet.parse import _ROOT_BUDGET
 
     key, doc = causal
@@ -394,7 +394,7 @@ def test_costly_entries_stop_when_the_files_work_budget_is_spent(tmp_path, causa
 def test_an_answer_file_of_ordinary_exact_forms_never_spends_the_work_budget():
     """As many ordinary exact forms as fit in the largest answer file stay
     within the file's budget (counted on one, times how many fit)."""
-    from worksheet.limits import ANSWER_WORK, MAX_ANSWER_BYTES
+    from worksheet.policy.limits import ANSWER_WORK, MAX_ANSWER_BYTES
     from worksheet.parse import Budget, parse_exact
 
     for text in ("0.8808", "3/4", "1/(1+e^-2)", "e^2/(e^2+e^(3/2))", "-oo"):

@@ -351,7 +351,7 @@ def test_ctrl_c_while_workers_build_variants_exits_130_with_one_line(tmp_path):
 @pytest.mark.parametrize("seed", [-1, 2**32, True])
 def test_the_library_refuses_a_seed_numpy_cannot_take(seed):
     from worksheet.build import build_document, build_variants
-    from worksheet.errors import ParamError
+    from worksheet.policy.errors import ParamError
 
     with pytest.raises(ParamError, match="seed must be a whole number from 0 to 4294967295"):
         build_document(["attention"], seed=seed)

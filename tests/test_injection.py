@@ -16,15 +16,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from common import one_line_error
-from worksheet import safetext
+from worksheet.policy import safetext
 from worksheet.build import build_document
-from worksheet.errors import WorksheetError
+from worksheet.policy.errors import WorksheetError
 from worksheet.kinds import next_token
 from worksheet.render import get
 from worksheet.render.html import clean_mathml, mathml
 from worksheet.render.latex import tex_escape
 from worksheet.render.markdown import MarkdownRenderer, no_tags
-from worksheet.safetext import check_label, check_prose, math_problem
+from worksheet.policy.safetext import check_label, check_prose, math_problem
 
 from test_pdf import pdf_text, require_latex
 

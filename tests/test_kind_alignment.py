@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import ProblemSpec, build_document, solve_inputs
-from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
+from worksheet.policy.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import Func, to_str, to_sympy
 from worksheet.kinds import alignment as kind
 

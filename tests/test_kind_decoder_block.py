@@ -13,7 +13,7 @@ from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error
 from worksheet.blocks import round_matrix
 from worksheet.check import check_answers
-from worksheet.errors import InputError, ShapeError
+from worksheet.policy.errors import InputError, ShapeError
 from worksheet.exact import NegInf
 from worksheet.kinds import decoder_block as kind
 from worksheet.mistakes import rules

@@ -12,7 +12,7 @@ from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.blocks import round_matrix
 from worksheet.build import solve_file
-from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.policy.errors import InputError, ParamError, ShapeError
 from worksheet.kinds import encoder_block as kind
 from worksheet.kinds import multi_head_attention
 

@@ -15,7 +15,7 @@ from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_
                             one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
                             statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, render_document, solve_file
-from worksheet.errors import InputError, ParamError
+from worksheet.policy.errors import InputError, ParamError
 from worksheet.kinds import gru_cell as kind
 from worksheet.kinds import recurrent as rec
 

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import build_document, solve_file
-from worksheet.errors import GenerationError, InputError, ParamError
+from worksheet.policy.errors import GenerationError, InputError, ParamError
 from worksheet.exact import is_rational
 from worksheet.kinds import layer_norm as kind
 

@@ -17,7 +17,7 @@ from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_
                             statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
 from worksheet.build import build_document, solve_file
 from worksheet.check import check_answers
-from worksheet.errors import ParamError
+from worksheet.policy.errors import ParamError
 from worksheet.kinds import lstm_cell as kind
 from worksheet.kinds import recurrent as rec
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import solve_file
-from worksheet.errors import InputError, ShapeError
+from worksheet.policy.errors import InputError, ShapeError
 from worksheet.exact import NegInf, is_rational
 from worksheet.kinds import multi_head_attention as kind
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import build_document, solve_inputs
-from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
+from worksheet.policy.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import to_sympy
 from worksheet.kinds import next_token as kind
 from worksheet.render.json import problem as problem_json

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.build import solve_file
-from worksheet.errors import InputError, ParamError, ShapeError
+from worksheet.policy.errors import InputError, ParamError, ShapeError
 from worksheet.exact import is_rational, to_str, to_sympy
 from worksheet.kinds import positional_encoding as kind
 

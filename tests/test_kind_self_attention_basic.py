@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import (build_and_compile, check_golden, floats, solve_error, solve_everywhere)
 from worksheet.build import solve_inputs
-from worksheet.errors import GenerationError, InputError
+from worksheet.policy.errors import GenerationError, InputError
 from worksheet.exact import NegInf, to_sympy
 from worksheet.kinds import self_attention_basic as kind
 

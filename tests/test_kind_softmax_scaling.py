@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import solve_example, solve_inputs
-from worksheet.errors import GenerationError, InputError, ParamError, ShapeError
+from worksheet.policy.errors import GenerationError, InputError, ParamError, ShapeError
 from worksheet.exact import to_str, to_sympy
 from worksheet.kinds import softmax_scaling as kind
 

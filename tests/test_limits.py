@@ -11,7 +11,7 @@ import random
 import pytest
 
 from common import one_line_error, solve_error
-from worksheet import limits
+from worksheet.policy import limits
 
 
 def nasty(rng: random.Random, rows: int, cols: int) -> list[list[str]]:

@@ -16,7 +16,7 @@ from check_util import (inputs_of, key_values, make_key, mistakes_of, recompute,
                         write_toml)
 from worksheet import kinds, mistakes
 from worksheet.check import check_answers, recomputer
-from worksheet.errors import WorksheetError
+from worksheet.policy.errors import WorksheetError
 from worksheet.build import build_document
 from worksheet.kinds import chain, encoder_block
 

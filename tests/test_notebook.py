@@ -12,7 +12,7 @@ import pytest
 
 import worksheet
 from worksheet.build import build_document
-from worksheet.errors import InputError, ParamError, WorksheetError
+from worksheet.policy.errors import InputError, ParamError, WorksheetError
 from worksheet.render import get
 
 

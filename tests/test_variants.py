@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from worksheet import kinds
 from worksheet.build import (build_document, build_variants, render_documents, render_variants, variant_id,
                             variant_seed)
-from worksheet.errors import UnknownKindError, WorksheetError
+from worksheet.policy.errors import UnknownKindError, WorksheetError
 
 
 def available(names):

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from common import one_line_error
-from worksheet.errors import OutputError
-from worksheet.files import write_all
+from worksheet.policy.errors import OutputError
+from worksheet.policy.files import write_all
 
 KEYS = ["worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex", "worksheet.json"]
 

@@ -76,7 +76,7 @@ def per_kind(n: int) -> list[tuple[str, dict[str, float]]]:
     """Problems/s per kind: generate+solve, then each format (fresh seeds, one problem per document)."""
     from . import kinds
     from .build import build_document, render_document
-    from .errors import UnknownKindError
+    from .policy.errors import UnknownKindError
 
     rows = []
     for name in kinds.names():

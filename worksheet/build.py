@@ -20,7 +20,7 @@ import numpy as np
 
 from . import kinds
 from .document import Document
-from .errors import InputError, ParamError, ShapeError, WorksheetError, in_file
+from .policy.errors import InputError, ParamError, ShapeError, WorksheetError, in_file
 from .model import Problem
 from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
 
@@ -54,7 +54,7 @@ def __getattr__(name: str):
 
 def check_seed(seed) -> int:
     """A seed is a whole number from 0 to 2^32 - 1 (numpy refuses negative ones)."""
-    from .limits import MAX_SEED
+    from .policy.limits import MAX_SEED
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
@@ -163,6 +163,6 @@ def _carry(kind) -> dict:
     import inspect
 
     from .blocks import Carry
-    from .limits import MAX_EXACT_CHARS
+    from .policy.limits import MAX_EXACT_CHARS
 
     return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}

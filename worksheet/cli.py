@@ -20,8 +20,8 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .errors import WorksheetError, printable
-from .limits import MAX_SEED
+from .policy.errors import WorksheetError, printable
+from .policy.limits import MAX_SEED
 
 FORMAT_HELP = "comma list of md, tex, json, pdf, html, moodle (Moodle XML question bank)"
 
@@ -66,7 +66,7 @@ def _fail(message: str, code: int = 2):
 def _title(value: str | None, field: str) -> str | None:
     """A one-line title whose ``$...$`` formulas use only the allowed maths
     (see worksheet.safetext.check_title)."""
-    from .safetext import check_title
+    from .policy.safetext import check_title
 
     return value if value is None else check_title(value, field=field)
 
@@ -201,7 +201,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     name, variants, args = plan.name, plan.variants, plan.document_args()
     if out != "-" and not force:
         from .build import planned_files
-        from .files import refuse_existing
+        from .policy.files import refuse_existing
 
         refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
     if out == "-":
@@ -249,7 +249,7 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     """Worked solution of KIND for the numbers in a file (or a reference example)."""
     from .build import solve_example, solve_file
     from .document import Document
-    from .files import write_all
+    from .policy.files import write_all
     from .render import get
 
     formats = _formats(fmt)

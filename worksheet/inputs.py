@@ -22,9 +22,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .files import read_text
-from .limits import (
+from .policy.errors import InputError
+from .policy.files import read_text
+from .policy.limits import (
     MAX_COLS, MAX_COMMON_DENOMINATOR, MAX_ENTRIES, MAX_INPUT_BYTES, MAX_ROWS, common_denominator,
 )
 from .parse import exact_from_json

@@ -9,7 +9,7 @@ import math
 import operator
 from fractions import Fraction
 
-from .errors import ShapeError
+from .policy.errors import ShapeError
 from .exact import NEG_INF, add, mul, rational
 from .model import Matrix, shape
 

@@ -56,7 +56,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 
 from . import kinds as _kinds
-from .errors import WorksheetError
+from .policy.errors import WorksheetError
 
 __all__ = ["Mistake", "CATALOGUE", "SLIP", "Values", "register", "rules", "codes_for", "parts",
            "softmax"]

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import VerificationError
+from .policy.errors import VerificationError
 from .exact import NegInf, to_float
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]

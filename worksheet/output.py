@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 from . import render
 from .build import variant_id
 from .document import Document
-from .files import refuse_existing, write_all
+from .policy.files import refuse_existing, write_all
 
 
 # ---------------------------------------------------------------- file names

@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, ParamError, WorksheetError
-from .safetext import TextError, check_line, check_prose, check_title
-from .limits import MAX_POINTS, MAX_SEED
+from .policy.errors import InputError, ParamError, WorksheetError
+from .policy.safetext import TextError, check_line, check_prose, check_title
+from .policy.limits import MAX_POINTS, MAX_SEED
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")

@@ -23,7 +23,7 @@ import numpy as np
 
 from .build import DEFAULT_KINDS, build_document, check_seed, variant_id
 from .document import Document
-from .errors import GenerationError, ParamError
+from .policy.errors import GenerationError, ParamError
 from .exact import key as _exact_key
 from .model import Problem
 from .output import Rendered, join_parts, render_documents, render_parts

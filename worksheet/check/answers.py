@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..policy.errors import InputError
 from ..exact import NegInf
-from ..limits import MAX_ANSWER_BYTES
+from ..policy.limits import MAX_ANSWER_BYTES
 from ..parse import Budget, format_decimal_places, parse_exact
 from .reading import MAX_LABEL, MAX_NAME, MAX_SIZE, _NON_FINITE, _json_constant, _read_text, _show
 from .tolerance import Given, mp_value

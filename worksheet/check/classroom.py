@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import InputError, OutputError, WorksheetError, printable
-from ..files import write_all
+from ..policy.errors import InputError, OutputError, WorksheetError, printable
+from ..policy.files import write_all
 from .key import read_key
 from .marking import check_answers
 from .report import Report

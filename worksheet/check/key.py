@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..policy.errors import InputError
 from ..exact import NegInf
-from ..limits import KEY_WORK, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS, MAX_KEY_STEPS
+from ..policy.limits import KEY_WORK, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS, MAX_KEY_STEPS
 from ..parse import Budget, parse_exact
 from .reading import MAX_LABEL, MAX_SIZE, _no_constant, _read_text, _show
 from .tolerance import Expected, expected_float, mp_context, mp_value

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import mistakes
-from ..errors import InputError, WorksheetError
-from ..limits import ANSWER_WORK
+from ..policy.errors import InputError, WorksheetError
+from ..policy.limits import ANSWER_WORK
 from ..parse import Budget
 from .answers import Answers, _clip, _raw_matrix, parse_entry, read_answers
 from .key import Key, KeyProblem, KeyStep, read_key

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..files import read_text
+from ..policy.files import read_text
 
 MAX_SIZE = 64  # rows or columns of one answer matrix
 MAX_NAME = 100  # characters of a step name or a metadata field

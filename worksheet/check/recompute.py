@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import WorksheetError
+from ..policy.errors import WorksheetError
 from .key import KeyProblem
 
 SLACK_ENTRIES = 32  # rounded earlier entries moved one by one (more: 8 draws of random signs)

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 
 from .. import mistakes
-from ..errors import printable
+from ..policy.errors import printable
 
 STATUSES = ("correct", "carried-forward", "incorrect", "missing", "by-person")
 SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–", "by-person": "✎"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import WorksheetError
+from ..policy.errors import WorksheetError
 from ..exact import Add, Func, Mul, Pow
 
 DIGITS = 50  # decimal digits of the high-precision comparison

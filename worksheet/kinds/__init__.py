@@ -56,7 +56,7 @@ import difflib
 import importlib
 from types import ModuleType
 
-from ..errors import UnknownKindError
+from ..policy.errors import UnknownKindError
 
 # name -> (module, one-line summary)
 KINDS: dict[str, tuple[str, str]] = {

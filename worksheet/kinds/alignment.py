@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import InputError, ParamError, ShapeError
+from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
 from . import base

@@ -52,11 +52,11 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import GenerationError, InputError, ParamError
+from ..policy.errors import GenerationError, InputError, ParamError
 from ..exact import rational
 from ..model import Matrix, Problem
 from ..references import given_value
-from ..safetext import check_labels
+from ..policy.safetext import check_labels
 
 NUMBER_MODES = ("hand", "calculator")
 MAX_TRIES = 2000  # bounded retries for hand-friendly numbers

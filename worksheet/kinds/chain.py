@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ShapeError, VerificationError
+from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..fmt import terminating_places
 from ..model import Aid, Matrix, Problem, shape, verify

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import InputError, ShapeError
+from ..policy.errors import InputError, ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base
 

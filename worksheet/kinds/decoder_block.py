@@ -57,7 +57,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import ShapeError
+from ..policy.errors import ShapeError
 from ..model import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
 

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import ShapeError
+from ..policy.errors import ShapeError
 from ..exact import to_float
 from ..model import Matrix, Problem, shape, to_array
 from . import base

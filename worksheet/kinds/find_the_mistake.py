@@ -56,7 +56,7 @@ import numpy as np
 
 from .. import kinds as registry
 from .. import mistakes
-from ..errors import ParamError
+from ..policy.errors import ParamError
 from ..exact import NEG_INF, to_str
 from ..model import Matrix, Problem, Step
 from . import base

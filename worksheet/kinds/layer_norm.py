@@ -42,7 +42,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import InputError, ShapeError
+from ..policy.errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..fmt import given, terminating_places
 from ..model import Matrix, Problem, shape, to_array

@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ParamError, VerificationError
+from ..policy.errors import InputError, ParamError, VerificationError
 from ..exact import to_latex
 from ..model import Matrix, Problem, shape, to_array
 from . import base

@@ -39,7 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import InputError, ShapeError
+from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
 from . import base

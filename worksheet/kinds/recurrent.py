@@ -50,7 +50,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .. import blocks
-from ..errors import InputError, ParamError, ShapeError, VerificationError
+from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, exp, mul, power, tanh, to_latex
 from ..fmt import decimal
 from ..model import Aid, Matrix, Problem, shape, to_array, verify

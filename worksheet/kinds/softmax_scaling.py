@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blocks, mistakes
-from ..errors import InputError, ParamError, ShapeError
+from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import mul, power, sqrt, to_latex
 from ..model import Matrix, Problem, shape
 from . import base

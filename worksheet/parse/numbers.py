@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..limits import check_number
+from ..policy.limits import check_number
 
 MAX_NUMBER_CHARS = 100       # a number (as text) is at most this long
 MAX_DECIMAL_EXPONENT = 1000  # |k| in 1.5e<k>

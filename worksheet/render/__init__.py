@@ -12,7 +12,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import WorksheetError
+from ..policy.errors import WorksheetError
 
 FORMATS: dict[str, str] = {
     "md": "markdown:MarkdownRenderer",

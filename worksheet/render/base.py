@@ -15,10 +15,10 @@ import jinja2
 
 from .. import fmt
 from ..document import Document
-from ..errors import WorksheetError
+from ..policy.errors import WorksheetError
 from ..exact import NegInf
 from ..model import Quantity, Step
-from ..safetext import math_problem
+from ..policy.safetext import math_problem
 
 
 def default_templates() -> Path:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..document import Document
-from ..errors import WorksheetError
+from ..policy.errors import WorksheetError
 
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "lmodern", "latexmk")
 LATEX_FLAGS = ("-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape")
