@@ -7,7 +7,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from worksheet.model import to_array as floats  # noqa: F401  (float64 array of an exact matrix)
+from worksheet.solution.problem import to_array as floats  # noqa: F401  (float64 array of an exact matrix)
 
 
 def one_line_error(result) -> str:

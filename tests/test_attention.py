@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from worksheet.build import solve_example, solve_inputs
 from worksheet.exact import NegInf, to_float, to_str, to_sympy
 from worksheet.kinds import attention
-from worksheet.model import matrix
+from worksheet.solution.problem import matrix
 
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=4)
 

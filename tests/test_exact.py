@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sin, sqrt, tanh,
                              to_float, to_latex, to_str, to_sympy)
-from worksheet.softmax import softmax_row
+from worksheet.steps.softmax_steps import softmax_row
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=6)
 
@@ -131,7 +131,7 @@ def attention_rows(draw):
 @settings(max_examples=300, deadline=None)
 @given(attention_rows())
 def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
-    from worksheet.blocks import softmax_matmul
+    from worksheet.steps.attention_steps import softmax_matmul
     from worksheet.exact import key
 
     S, V = SV
@@ -145,7 +145,7 @@ def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
                           st.sampled_from([F(0), F(-1), F(-1, 2), F(-2)])), max_size=6))
 def test_exp_combination_is_the_sum_add_and_mul_give(pairs):
     from worksheet.exact import key
-    from worksheet.softmax import exp_combination
+    from worksheet.steps.softmax_steps import exp_combination
 
     es = [(c, exp(d)) for c, d in pairs]
     assert key(exp_combination(es)) == key(add(*(mul(c, e) for c, e in es)))
@@ -222,7 +222,7 @@ def test_minus_infinity_in_sums_and_functions():
 
 
 def test_softmax_of_an_all_masked_row_is_an_error():
-    from worksheet.softmax import ratio_of_exp_sums
+    from worksheet.steps.softmax_steps import ratio_of_exp_sums
 
     with pytest.raises(ValueError, match="at least one unmasked"):
         softmax_row([NEG_INF, NEG_INF])
@@ -288,7 +288,7 @@ def test_ratio_of_proportional_sums_is_the_rational():
 
 
 def test_attention_output_of_a_constant_value_column_is_that_integer():
-    from worksheet.blocks import softmax_matmul
+    from worksheet.steps.attention_steps import softmax_matmul
 
     S = ((F(0), F(-1), F(-1)), (F(1), NEG_INF, F(0)))
     V = ((F(-2), F(1)), (F(-2), F(0)), (F(-2), F(3)))

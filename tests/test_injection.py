@@ -265,7 +265,7 @@ def test_mathml_never_carries_a_link_or_a_script():
 
 
 def test_mathml_shows_escaped_label_text_as_the_label():
-    from worksheet.fmt import exact_latex
+    from worksheet.solution.number_format import exact_latex
 
     assert "<mtext>&lt;eos&gt;</mtext>" in mathml(exact_latex("<eos>"))
     assert "\\textless" not in mathml(exact_latex("a_b <c>"))
@@ -298,7 +298,7 @@ def test_check_prose_names_the_formula_and_the_field():
 def test_every_built_in_prose_formula_is_on_the_list():
     """Kinds' intros, notes and the conventions never fall back to text."""
     from worksheet import kinds
-    from worksheet.document import CONVENTION_TEXT
+    from worksheet.solution.document import CONVENTION_TEXT
 
     texts = list(CONVENTION_TEXT.values())
     for name in kinds.KINDS:
@@ -318,8 +318,8 @@ _TEX_ESCAPES = re.compile(r"\\text(?:backslash|asciitilde|asciicircum|less|great
 
 @given(st.text(max_size=60))
 def test_tex_escaped_text_has_no_live_specials(s):
-    from worksheet.blocks import latex_text
-    from worksheet.fmt import text_escape
+    from worksheet.steps.attention_steps import latex_text
+    from worksheet.solution.number_format import text_escape
 
     for out in (tex_escape(s), text_escape(s), latex_text(s)[len(r"\text{"):-1]):
         rest = _TEX_ESCAPES.sub("", out)
@@ -337,8 +337,8 @@ def test_markdown_escaped_text_has_no_tags_or_maths(s):
 def test_html_label_cells_never_hold_markup(s):
     """Every label that may be used converts to MathML (no fallback to the
     LaTeX source) holding only MathML tags, in a cell and in a formula."""
-    from worksheet.blocks import latex_text
-    from worksheet.fmt import exact_latex
+    from worksheet.steps.attention_steps import latex_text
+    from worksheet.solution.number_format import exact_latex
     from worksheet.render.html import FALLBACKS
 
     try:

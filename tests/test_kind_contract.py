@@ -14,7 +14,7 @@ from worksheet import kinds
 from worksheet.build import build_document
 from worksheet.check import recomputer
 from worksheet.kinds import base
-from worksheet.model import to_array
+from worksheet.solution.problem import to_array
 
 P = inspect.Parameter
 NAMES = kinds.names()

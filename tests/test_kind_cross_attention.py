@@ -127,7 +127,7 @@ GOOD = {"X_dec": [[1, 0], [0, 1]], "H_enc": [[1, 1], ["0.5", 0], [0, "-1/2"]],
     ({"H_enc": None}, InputError, "missing matrix 'H_enc'"),
 ])
 def test_shape_and_missing_matrix_errors_name_both_matrices(change, error, message):
-    from worksheet.model import matrix
+    from worksheet.solution.problem import matrix
     from worksheet.parse import exact_from_json
 
     mats = {k: matrix([[exact_from_json(x) for x in r] for r in v]) for k, v in GOOD.items()}

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from common import one_line_error
-from worksheet import mistakes
+from worksheet.kinds import mistakes
 from worksheet.build import build_document
 from worksheet.cli import main
 from worksheet.kinds import find_the_mistake as ftm

@@ -10,11 +10,12 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from worksheet import blocks, kinds
+from worksheet import kinds
+from worksheet.steps import attention_steps as blocks
 from worksheet.build import build_document, render_document, solve_example, solve_inputs
-from worksheet.document import CONVENTION_TEXT
+from worksheet.solution.document import CONVENTION_TEXT
 from worksheet.exact import NegInf, is_rational, to_latex, to_str
-from worksheet.model import EXACT_SHOWN_CHARS
+from worksheet.solution.problem import EXACT_SHOWN_CHARS
 
 HAND_SEEDS = range(1, 6)
 
@@ -180,7 +181,7 @@ OUTSIDE_MATH = re.compile(r"\$[^$]*\$")
 def test_titles_intros_and_notes_write_their_maths_between_dollars(kind):
     p = problem(kind, 1)
     texts = [p.title, p.intro] + [t for s in p.steps for t in (s.title, s.note, s.written)]
-    from worksheet.mistakes import CATALOGUE
+    from worksheet.kinds.mistakes import CATALOGUE
 
     for text in texts:
         words = OUTSIDE_MATH.sub("", text)
@@ -240,7 +241,7 @@ def test_long_sums_of_the_layer_kinds_are_elided_with_their_count():
 
 def test_every_kind_says_which_conventions_it_uses():
     """Each kind module names its conventions (keys of the shared texts)."""
-    from worksheet.document import CONVENTION_TEXT
+    from worksheet.solution.document import CONVENTION_TEXT
 
     for name in kinds.names():
         module = kinds.get(name)

@@ -19,7 +19,7 @@ def test_sheet_and_key_compile(tmp_path, options):
 
 def test_labels_with_accents_and_apostrophes_compile(tmp_path):
     from worksheet.build import solve_table
-    from worksheet.document import Document
+    from worksheet.solution.document import Document
     from worksheet.render import get
 
     p = solve_table("attention", {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]],

@@ -106,7 +106,7 @@ def test_the_range_limits_hold_at_their_edges():
 
 # ---------------------------------------------------------------- the lecture examples fit
 def test_the_lecture_examples_are_within_the_limits(runner, cli):
-    from worksheet.reference import EXAMPLES
+    from worksheet.kinds.lecture_examples import EXAMPLES
 
     for name in EXAMPLES:
         r = runner.invoke(cli, ["solve", "--example", name])
@@ -128,7 +128,7 @@ def test_the_biggest_accepted_multi_head_attention_carries_decimals_and_stays_sm
     """7 heads over 16 tokens: exact forms past 200 characters become 4-place
     decimals (marked rounded, as the key says) instead of 14 MB of Markdown."""
     from worksheet.build import solve_file
-    from worksheet.document import Document
+    from worksheet.solution.document import Document
     from worksheet.exact import to_str
     from worksheet.render import get
 

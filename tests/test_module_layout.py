@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 
 import worksheet
-from worksheet import blocks, exact, softmax
-from worksheet.references import given_value
+from worksheet import exact
+from worksheet.steps import attention_steps as blocks
+from worksheet.steps import softmax_steps as softmax
+from worksheet.steps.float_check import given_value
 
 KINDS = Path(worksheet.__file__).parent / "kinds"
 
@@ -40,7 +42,7 @@ def test_softmax_names_moved_out_of_the_number_core_but_still_import_from_it():
 
     assert (softmax_row, ratio_of_exp_sums, exp_combination, over_sum) == (
         softmax.softmax_row, softmax.ratio_of_exp_sums, softmax.exp_combination, softmax.over_sum)
-    code = "import sys, worksheet.exact; print('worksheet.softmax' in sys.modules)"
+    code = "import sys, worksheet.exact; print('worksheet.steps.softmax_steps' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from worksheet.mistakes import codes_for
+from worksheet.kinds.mistakes import codes_for
 from worksheet.spec import load_spec
 from hypothesis import given, strategies as st
 
@@ -24,7 +24,7 @@ import moodle_util as mu
 from worksheet import kinds
 from worksheet.build import ProblemSpec, build_document, render_document
 from worksheet.check import decimal_tolerance
-from worksheet.document import Document
+from worksheet.solution.document import Document
 from worksheet.exact import to_float
 from worksheet.parse import parse_exact
 from worksheet.render import moodle
@@ -389,7 +389,7 @@ def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_ref
 def test_weights_are_rounded_near_equal_shares_when_exact_ones_would_be_huge():
     import numpy as np
 
-    from worksheet.model import Problem
+    from worksheet.solution.problem import Problem
 
     p = Problem("made-up", "Made up", {})
     for n in (7, 11, 13, 16, 17, 19):  # lcm 7 * 11 * 13 * 16 * 17 * 19: far above MAX_TOTAL

@@ -15,8 +15,8 @@ import pytest
 
 from worksheet import kinds
 from worksheet.build import build_document
-from worksheet.document import Document
-from worksheet.model import Problem, matrix
+from worksheet.solution.document import Document
+from worksheet.solution.problem import Problem, matrix
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 from worksheet.render.base import BLOCK, MAX_COLS, Table, col_blocks

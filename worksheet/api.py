@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from .build import ProblemSpec, build_document, solve_table
-from .model import Problem
+from .solution.problem import Problem
 
 __all__ = ["problem", "solve", "check", "Marks"]
 # (``worksheet.check`` is the module worksheet.check, made callable as this check;

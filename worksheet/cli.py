@@ -144,7 +144,7 @@ def main():
 def list_cmd(examples):
     """List every problem kind (or reference example), one line each."""
     if examples:
-        from .reference import EXAMPLES
+        from .kinds.lecture_examples import EXAMPLES
 
         rows = {name: f"[{ex.kind}] {ex.summary}" for name, ex in EXAMPLES.items()}
     else:
@@ -248,7 +248,7 @@ def _with_progress(make, problems, count, *args, **kw):
 def solve(kind, input_file, example, fmt, out, force, causal):
     """Worked solution of KIND for the numbers in a file (or a reference example)."""
     from .build import solve_example, solve_file
-    from .document import Document
+    from .solution.document import Document
     from .policy.files import write_all
     from .render import get
 

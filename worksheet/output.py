@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from . import render
 from .build import variant_id
-from .document import Document
+from .solution.document import Document
 from .policy.files import refuse_existing, write_all
 
 

@@ -22,10 +22,10 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 import numpy as np
 
 from .build import DEFAULT_KINDS, build_document, check_seed, variant_id
-from .document import Document
+from .solution.document import Document
 from .policy.errors import GenerationError, ParamError
 from .exact import key as _exact_key
-from .model import Problem
+from .solution.problem import Problem
 from .output import Rendered, join_parts, render_documents, render_parts
 from .spec import ProblemSpec
 

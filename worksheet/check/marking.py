@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import mistakes
+from ..kinds import mistakes
 from ..policy.errors import InputError, WorksheetError
 from ..policy.limits import ANSWER_WORK
 from ..parse import Budget

@@ -7,7 +7,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from .. import mistakes
+from ..kinds import mistakes
 from ..policy.errors import printable
 
 STATUSES = ("correct", "carried-forward", "incorrect", "missing", "by-person")

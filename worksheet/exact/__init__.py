@@ -93,8 +93,8 @@ __all__ = [
 
 # names that live elsewhere now, imported on use (old callers and tests import
 # them from here): the softmax code builds on the number core, not the other way
-_MOVED = {"softmax_row": "worksheet.softmax", "ratio_of_exp_sums": "worksheet.softmax",
-          "exp_combination": "worksheet.softmax", "over_sum": "worksheet.softmax",
+_MOVED = {"softmax_row": "worksheet.steps.softmax_steps", "ratio_of_exp_sums": "worksheet.steps.softmax_steps",
+          "exp_combination": "worksheet.steps.softmax_steps", "over_sum": "worksheet.steps.softmax_steps",
           "_int_root": "worksheet.exact.roots"}
 
 

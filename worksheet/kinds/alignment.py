@@ -42,10 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
-from ..model import Aid, Matrix, Problem, shape, to_array
+from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Seq2seq attention: alignment scores and context vector"

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ShapeError
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Scaled dot-product attention"

@@ -54,8 +54,8 @@ import numpy as np
 
 from ..policy.errors import GenerationError, InputError, ParamError
 from ..exact import rational
-from ..model import Matrix, Problem
-from ..references import given_value
+from ..solution.problem import Matrix, Problem
+from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
 
 NUMBER_MODES = ("hand", "calculator")

@@ -34,11 +34,11 @@ from typing import Callable
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
-from ..fmt import terminating_places
-from ..model import Aid, Matrix, Problem, shape, verify
+from ..solution.number_format import terminating_places
+from ..solution.problem import Aid, Matrix, Problem, shape, verify
 from . import base, feed_forward, layer_norm
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain

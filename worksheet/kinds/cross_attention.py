@@ -33,9 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ShapeError
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Cross-attention (encoder-decoder attention)"

@@ -56,9 +56,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..policy.errors import ShapeError
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
 
 TITLE = "Transformer decoder block"

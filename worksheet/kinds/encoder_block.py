@@ -58,8 +58,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
-from ..model import Matrix, Problem, shape, to_array
+from ..steps import attention_steps as blocks
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
 TITLE = "Transformer encoder block"

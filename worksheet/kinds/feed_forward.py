@@ -29,10 +29,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import ShapeError
 from ..exact import to_float
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Position-wise feed-forward network"

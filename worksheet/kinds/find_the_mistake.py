@@ -55,10 +55,10 @@ from fractions import Fraction
 import numpy as np
 
 from .. import kinds as registry
-from .. import mistakes
+from . import mistakes
 from ..policy.errors import ParamError
 from ..exact import NEG_INF, to_str
-from ..model import Matrix, Problem, Step
+from ..solution.problem import Matrix, Problem, Step
 from . import base
 
 TITLE = "Find the mistake"
@@ -360,6 +360,6 @@ def _key_only(s: Step) -> Step:
 
 
 def _tt(name: str) -> str:
-    from ..fmt import text_escape
+    from ..solution.number_format import text_escape
 
     return text_escape(name)

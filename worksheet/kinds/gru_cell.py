@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..exact import add, mul
-from ..fmt import decimal
-from ..model import Matrix, Problem, shape, verify
+from ..solution.number_format import decimal
+from ..solution.problem import Matrix, Problem, shape, verify
 from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 

@@ -41,11 +41,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
-from ..fmt import given, terminating_places
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.number_format import given, terminating_places
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Add & Norm (layer normalisation)"

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import mistakes
+from . import mistakes
 from ..exact import add, mul, tanh
-from ..model import Matrix, Problem, shape
+from ..solution.problem import Matrix, Problem, shape
 from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 
@@ -139,7 +139,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
 
 
 def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
-    from ..fmt import decimal
+    from ..solution.number_format import decimal
 
     out = []
     for j in rec.units(len(c_exact[0])):
@@ -151,7 +151,7 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
 
 
 def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
-    from ..fmt import decimal
+    from ..solution.number_format import decimal
 
     out = []
     for j in rec.units(len(h_exact[0])):

@@ -37,10 +37,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
 from ..exact import to_latex
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Next token: vocabulary logits, softmax and greedy choice"

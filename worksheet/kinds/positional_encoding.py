@@ -38,10 +38,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
-from ..model import Aid, Matrix, Problem, shape, to_array
+from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Sinusoidal positional encoding"

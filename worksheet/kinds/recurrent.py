@@ -49,11 +49,11 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, exp, mul, power, tanh, to_latex
-from ..fmt import decimal
-from ..model import Aid, Matrix, Problem, shape, to_array, verify
+from ..solution.number_format import decimal
+from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
 
 HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's arguments)

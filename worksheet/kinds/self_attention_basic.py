@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blocks
+from ..steps import attention_steps as blocks
 from ..exact import to_latex
-from ..model import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Self-attention without trained weights"

@@ -49,10 +49,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blocks, mistakes
+from . import mistakes
+from ..steps import attention_steps as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import mul, power, sqrt, to_latex
-from ..model import Matrix, Problem, shape
+from ..solution.problem import Matrix, Problem, shape
 from . import base
 
 TITLE = r"Why scale by $\sqrt{d_k}$"

@@ -13,11 +13,11 @@ from typing import Sequence
 
 import jinja2
 
-from .. import fmt
-from ..document import Document
+from ..solution import number_format as fmt
+from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
-from ..model import Quantity, Step
+from ..solution.problem import Quantity, Step
 from ..policy.safetext import math_problem
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import math
 
-from ..document import Document
+from ..solution.document import Document
 from ..exact import to_str
-from ..model import Problem, Quantity, Step
+from ..solution.problem import Problem, Quantity, Step
 
 
 def _exact(m) -> list:

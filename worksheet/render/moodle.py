@@ -53,9 +53,9 @@ from typing import Sequence
 
 from markupsafe import Markup, escape
 
-from ..document import Document
+from ..solution.document import Document
 from ..exact import NegInf, to_float
-from ..model import Problem, Step
+from ..solution.problem import Problem, Step
 from .base import Table, TemplateRenderer
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ..document import Document
+from ..solution.document import Document
 from ..policy.errors import WorksheetError
 
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "lmodern", "latexmk")

@@ -36,9 +36,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from .exact import NegInf, is_rational, to_latex, to_str
-from .fmt import decimal, terminating_places
-from .model import EXACT_SHOWN_CHARS, Matrix, Problem, shape
+from ..exact import NegInf, is_rational, to_latex, to_str
+from ..solution.number_format import decimal, terminating_places
+from ..solution.problem import EXACT_SHOWN_CHARS, Matrix, Problem, shape
 
 __all__ = ["SHORT", "LONG_SUM", "lx", "join_terms", "terms_count", "dot_latex", "entry", "approx",
            "work_term", "work_result", "dot_work", "chain", "nonzero_entry", "busiest_entry",

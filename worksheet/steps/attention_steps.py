@@ -26,13 +26,13 @@ import dataclasses
 from fractions import Fraction
 from typing import Sequence
 
-from .exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
-from .layer_blocks import Carry, carried, relabel_last, round_exact, round_matrix, sum_step
+from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
+from .layer_steps import Carry, carried, relabel_last, round_exact, round_matrix, sum_step
 from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul,
                      require_shape, transpose)
-from .model import Aid, Matrix, Problem, shape
-from .references import given_value, np_attention, np_causal, np_softmax, pleasant_logits
-from .softmax import shifted_exponents, softmax_matmul, softmax_rows
+from ..solution.problem import Aid, Matrix, Problem, shape
+from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
+from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
                         join_terms, latex_text, lx, nonzero_entry, shown, terms_count, work_result,
                         work_term)

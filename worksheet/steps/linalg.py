@@ -9,9 +9,9 @@ import math
 import operator
 from fractions import Fraction
 
-from .policy.errors import ShapeError
-from .exact import NEG_INF, add, mul, rational
-from .model import Matrix, shape
+from ..policy.errors import ShapeError
+from ..exact import NEG_INF, add, mul, rational
+from ..solution.problem import Matrix, shape
 
 __all__ = ["matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
            "require_matmul", "require_shape"]

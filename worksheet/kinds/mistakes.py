@@ -55,8 +55,8 @@ from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
-from . import kinds as _kinds
-from .policy.errors import WorksheetError
+from .. import kinds as _kinds
+from ..policy.errors import WorksheetError
 
 __all__ = ["Mistake", "CATALOGUE", "SLIP", "Values", "register", "rules", "codes_for", "parts",
            "softmax"]

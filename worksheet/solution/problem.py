@@ -18,8 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .policy.errors import VerificationError
-from .exact import NegInf, to_float
+from ..policy.errors import VerificationError
+from ..exact import NegInf, to_float
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
 
@@ -98,7 +98,7 @@ class Quantity:
         masked entry, a token label as a ``sympy.Symbol``); imports sympy."""
         import sympy
 
-        from .exact import to_sympy
+        from ..exact import to_sympy
 
         n, m = self.shape
         return sympy.Matrix(n, m, [sympy.Symbol(x) if isinstance(x, str) else to_sympy(x)
@@ -247,7 +247,7 @@ def shows_exact(exact: Matrix, numbers: str) -> bool:
     """
     if numbers != "calculator":
         return True
-    from .exact import to_latex
+    from ..exact import to_latex
 
     return all(isinstance(x, str) or len(to_latex(x)) <= EXACT_SHOWN_CHARS for row in exact for x in row)
 

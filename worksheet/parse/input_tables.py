@@ -22,12 +22,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .policy.errors import InputError
-from .policy.files import read_text
-from .policy.limits import (
+from ..policy.errors import InputError
+from ..policy.files import read_text
+from ..policy.limits import (
     MAX_COLS, MAX_COMMON_DENOMINATOR, MAX_ENTRIES, MAX_INPUT_BYTES, MAX_ROWS, common_denominator,
 )
-from .parse import exact_from_json
+from .numbers import exact_from_json
 
 
 def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:

@@ -13,11 +13,11 @@ import dataclasses as _dataclasses
 import math as _math
 from fractions import Fraction
 
-from .exact import NegInf, add, is_rational
-from .exact import to_str as _to_str
+from ..exact import NegInf, add, is_rational
+from ..exact import to_str as _to_str
 from .linalg import add_row, entrywise
-from .model import Matrix, Problem, shape, shows_exact
-from .model import verify as _verify
+from ..solution.problem import Matrix, Problem, shape, shows_exact
+from ..solution.problem import verify as _verify
 from .worklines import SHORT, entry, work_result, work_term
 
 __all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "relabel_last"]

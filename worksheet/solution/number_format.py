@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .exact import NegInf, to_float, to_latex
+from ..exact import NegInf, to_float, to_latex
 
 
 def decimal(x, places: int = 4) -> str:

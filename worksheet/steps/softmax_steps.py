@@ -12,10 +12,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from .exact.core import ONE, ZERO
-from .exact.nodes import Add, Exact, Func, Mul, NegInf, Pow, exact
-from .exact.tree import _order, _split, add, exp, mul, power
-from .model import Matrix
+from ..exact.core import ONE, ZERO
+from ..exact.nodes import Add, Exact, Func, Mul, NegInf, Pow, exact
+from ..exact.tree import _order, _split, add, exp, mul, power
+from ..solution.problem import Matrix
 
 __all__ = ["softmax_rows", "softmax_matmul", "softmax_row", "ratio_of_exp_sums",
            "exp_combination", "over_sum"]

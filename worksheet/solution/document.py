@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .model import Problem
+from .problem import Problem
 
 # every convention a sheet may state, by key (format-neutral: inline LaTeX between $)
 CONVENTION_TEXT = {
@@ -56,7 +56,7 @@ def conventions_for(problems) -> tuple[str, ...]:
     ``pe`` for an encoder block with ``positional``.  A kind with
     ``conventions_of(params)`` states those of another kind (find-the-mistake:
     the kind its worked solution is of)."""
-    from . import kinds
+    from .. import kinds
 
     keys: list[str] = []
     for p in problems:
@@ -107,14 +107,14 @@ class Document:
         """Jupyter: the answer key (worked solutions unfolded) through the HTML
         renderer; the page's own head (styles) is left out, so the notebook's
         styles stay as they are."""
-        from .render import get
+        from ..render import get
 
         return get("html").body(self, 0, 1, key=True).replace('<details class="solution">',
                                                                 '<details class="solution" open>')
 
     def _repr_markdown_(self) -> str:
         """Jupyter: the answer key through the Markdown renderer."""
-        from .render import get
+        from ..render import get
 
         return get("md").render(self, key=True)
 

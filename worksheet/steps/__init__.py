@@ -1,0 +1,15 @@
+"""Step builders that several kinds share: each adds worked steps to a
+:class:`~worksheet.solution.problem.Problem`, exact and checked.
+
+* :mod:`.linalg` -- exact matrices: products, sums, masks, stacking;
+* :mod:`.softmax_steps` -- the exact softmax of a row, in its short forms;
+* :mod:`.worklines` -- the written-out arithmetic of one entry (LaTeX lines);
+* :mod:`.layer_steps` -- rounded carries, sums and relabelling for long chains;
+* :mod:`.attention_steps` -- the attention chain (scores, scaled, masked,
+  weights, output) and its hand-mode checks;
+* :mod:`.float_check` -- the independent float64 computations every exact
+  step is checked against (and ``worksheet check`` recomputes).
+
+May import :mod:`worksheet.policy`, :mod:`worksheet.exact`,
+:mod:`worksheet.parse` and :mod:`worksheet.solution`.
+"""
