@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from worksheet.kinds.mistakes import codes_for
-from worksheet.spec import load_spec
+from worksheet.build.spec import load_spec
 from hypothesis import given, strategies as st
 
 import moodle_util as mu

@@ -73,7 +73,7 @@ def test_midterm_is_at_most_eight_pages_per_student(runner, cli, tmp_path):
 def test_the_midterm_page_target_is_met_with_four_wide_heads():
     """The midterm's multi-head problem has a per-head d_k of 4 (issue 9 §7), so
     test_midterm_is_at_most_eight_pages_per_student measures that case."""
-    from worksheet.spec import load_spec
+    from worksheet.build.spec import load_spec
 
     mha = [s for s in load_spec(EXAMPLES / "midterm.toml").sections if s.kind == "multi-head-attention"]
     assert mha and all(s.params.get("d_k") == 4 for s in mha)

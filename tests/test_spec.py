@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from worksheet.build import build_document
-from worksheet.spec import SpecError, load_spec, parse_spec
+from worksheet.build.spec import SpecError, load_spec, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -51,9 +51,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .policy.errors import InputError, ParamError, WorksheetError
-from .policy.safetext import TextError, check_line, check_prose, check_title
-from .policy.limits import MAX_POINTS, MAX_SEED
+from ..policy.errors import InputError, ParamError, WorksheetError
+from ..policy.safetext import TextError, check_line, check_prose, check_title
+from ..policy.limits import MAX_POINTS, MAX_SEED
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -287,7 +287,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
 
 
 def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
-    from . import kinds
+    from .. import kinds
 
     if "kind" not in table:
         fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)

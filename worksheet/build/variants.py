@@ -21,11 +21,11 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from .build import DEFAULT_KINDS, build_document, check_seed, variant_id
-from .solution.document import Document
-from .policy.errors import GenerationError, ParamError
-from .exact import key as _exact_key
-from .solution.problem import Problem
+from .problems import DEFAULT_KINDS, build_document, check_seed, variant_id
+from ..solution.document import Document
+from ..policy.errors import GenerationError, ParamError
+from ..exact import key as _exact_key
+from ..solution.problem import Problem
 from .output import Rendered, join_parts, render_documents, render_parts
 from .spec import ProblemSpec
 
@@ -134,7 +134,7 @@ class _Job:
     split: bool
 
     def piece(self, k: int, attempt: int = 0) -> "_Piece":
-        from .render.base import forget_tables
+        from ..render.base import forget_tables
 
         doc = self.plan.build(k, attempt)
         if self.split:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from . import kinds
-from .solution.document import Document
-from .policy.errors import InputError, ParamError, ShapeError, WorksheetError, in_file
-from .solution.problem import Problem
+from .. import kinds
+from ..solution.document import Document
+from ..policy.errors import InputError, ParamError, ShapeError, WorksheetError, in_file
+from ..solution.problem import Problem
 from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def __getattr__(name: str):
 
 def check_seed(seed) -> int:
     """A seed is a whole number from 0 to 2^32 - 1 (numpy refuses negative ones)."""
-    from .policy.limits import MAX_SEED
+    from ..policy.limits import MAX_SEED
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
@@ -118,14 +118,14 @@ def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> P
 
 def solve_file(kind_name: str, path: Path | str, options: dict | None = None) -> Problem:
     """Solve the matrices in a JSON/TOML file; CLI options override the file's."""
-    from .parse.input_tables import read_table
+    from ..parse.input_tables import read_table
 
     return solve_table(kind_name, read_table(path, label=str(path)), options, label=str(path))
 
 
 def solve_example(name: str, options: dict | None = None) -> Problem:
     """Solve a reference example from the lectures (see worksheet.reference)."""
-    from .kinds.lecture_examples import EXAMPLES
+    from ..kinds.lecture_examples import EXAMPLES
 
     if name not in EXAMPLES:
         import difflib
@@ -140,7 +140,7 @@ def solve_example(name: str, options: dict | None = None) -> Problem:
 def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
                 label: str | None = None) -> Problem:
     """Solve one input table (matrices + parameters), as read from a file."""
-    from .parse.input_tables import split_table
+    from ..parse.input_tables import split_table
 
     kind = kinds.get(kind_name)
     inputs, file_options = split_table(table, kind, file=label)
@@ -162,7 +162,7 @@ def _carry(kind) -> dict:
     always exact)."""
     import inspect
 
-    from .steps.attention_steps import Carry
-    from .policy.limits import MAX_EXACT_CHARS
+    from ..steps.attention_steps import Carry
+    from ..policy.limits import MAX_EXACT_CHARS
 
     return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}

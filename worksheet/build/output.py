@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from . import render
-from .build import variant_id
-from .solution.document import Document
-from .policy.files import refuse_existing, write_all
+from .. import render
+from .problems import variant_id
+from ..solution.document import Document
+from ..policy.files import refuse_existing, write_all
 
 
 # ---------------------------------------------------------------- file names
@@ -62,7 +62,7 @@ def render_parts(doc: Document, index: int, count: int, formats: Iterable[str], 
     """Document ``index`` of ``count`` rendered for a combined file:
     ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
     or the whole JSON of a lone document).  See :func:`join_parts`."""
-    from .render import json as rj
+    from ..render import json as rj
 
     parts: dict[tuple[str, bool], str] = {}
     for fmt in formats:
@@ -85,7 +85,7 @@ def join_parts(outlines: Sequence[Document], parts: Sequence[dict], formats: Ite
           ) -> tuple[dict[str, str | bytes], dict[str, str]]:
     """The files of :func:`render_parts` of every document, in order: each format's
     head, the documents' parts, its foot.  Returns (files, LaTeX sources of PDFs)."""
-    from .render import json as rj
+    from ..render import json as rj
 
     files: dict[str, str | bytes] = {}
     sources: dict[str, str] = {}
@@ -145,7 +145,7 @@ def render_document(doc: Document, formats: Iterable[str], *, name: str = "works
 def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
     pages: dict[str, dict[int, tuple[int, int]]] = {}
     if sources and compile_pdf:
-        from .render.pdf import compile_all
+        from ..render.pdf import compile_all
 
         for tex_name, result in compile_all(sources).items():
             pdf_name = tex_name[:-4] + ".pdf"
@@ -211,7 +211,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
                    force: bool = False, split: bool = False) -> list[Path]:
     """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
     every file, plus ``NAME-variants.csv`` for variants, as :func:`write_documents`."""
-    from .render.pdf import LatexError, LatexMissingError
+    from ..render.pdf import LatexError, LatexMissingError
 
     out = Path(out_dir)
     formats = list(formats)
@@ -225,7 +225,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
     if sources and not force:  # refuse before minutes of LaTeX, not after
         refuse_existing(out / f for f in files)
     if sources:
-        from .render.pdf import compile_all
+        from ..render.pdf import compile_all
 
         try:
             compiled = compile_all(sources)
