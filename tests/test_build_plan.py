@@ -119,10 +119,10 @@ def test_worksheet_build_gives_every_name_of_its_modules_as_the_same_object():
     it exports is the very object of the module that defines it."""
     import worksheet
     import worksheet.build as b
-    from worksheet.build import output, problems, spec, variants
+    from worksheet.build import output, sheets, spec, variants
 
     for name in b.__all__:
-        owners = [m for m in (spec, problems, output, variants) if name in vars(m)]
+        owners = [m for m in (spec, sheets, output, variants) if name in vars(m)]
         assert owners and all(getattr(b, name) is getattr(m, name) for m in owners), name
     assert worksheet.write_document is output.write_document
     with pytest.raises(AttributeError):

@@ -131,7 +131,7 @@ def attention_rows(draw):
 @settings(max_examples=300, deadline=None)
 @given(attention_rows())
 def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
-    from worksheet.steps.attention_steps import softmax_matmul
+    from worksheet.steps.scaled_dot_product import softmax_matmul
     from worksheet.exact import key
 
     S, V = SV
@@ -288,7 +288,7 @@ def test_ratio_of_proportional_sums_is_the_rational():
 
 
 def test_attention_output_of_a_constant_value_column_is_that_integer():
-    from worksheet.steps.attention_steps import softmax_matmul
+    from worksheet.steps.scaled_dot_product import softmax_matmul
 
     S = ((F(0), F(-1), F(-1)), (F(1), NEG_INF, F(0)))
     V = ((F(-2), F(1)), (F(-2), F(0)), (F(-2), F(3)))

@@ -318,7 +318,7 @@ _TEX_ESCAPES = re.compile(r"\\text(?:backslash|asciitilde|asciicircum|less|great
 
 @given(st.text(max_size=60))
 def test_tex_escaped_text_has_no_live_specials(s):
-    from worksheet.steps.attention_steps import latex_text
+    from worksheet.steps.scaled_dot_product import latex_text
     from worksheet.solution.number_format import text_escape
 
     for out in (tex_escape(s), text_escape(s), latex_text(s)[len(r"\text{"):-1]):
@@ -337,7 +337,7 @@ def test_markdown_escaped_text_has_no_tags_or_maths(s):
 def test_html_label_cells_never_hold_markup(s):
     """Every label that may be used converts to MathML (no fallback to the
     LaTeX source) holding only MathML tags, in a cell and in a formula."""
-    from worksheet.steps.attention_steps import latex_text
+    from worksheet.steps.scaled_dot_product import latex_text
     from worksheet.solution.number_format import exact_latex
     from worksheet.render.html import FALLBACKS
 

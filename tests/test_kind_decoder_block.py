@@ -11,7 +11,7 @@ from hypothesis import example, given, settings, strategies as st
 from check_util import make_key, recompute, statuses, table, write_toml
 from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error
-from worksheet.steps.attention_steps import round_matrix
+from worksheet.steps.scaled_dot_product import round_matrix
 from worksheet.check import check_answers
 from worksheet.policy.errors import InputError, ShapeError
 from worksheet.exact import NegInf

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
-from worksheet.steps.attention_steps import round_matrix
+from worksheet.steps.scaled_dot_product import round_matrix
 from worksheet.build import solve_file
 from worksheet.policy.errors import InputError, ParamError, ShapeError
 from worksheet.kinds import encoder_block as kind

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from worksheet import kinds
-from worksheet.steps import attention_steps as blocks
+from worksheet.steps import scaled_dot_product as blocks
 from worksheet.build import build_document, render_document, solve_example, solve_inputs
 from worksheet.solution.document import CONVENTION_TEXT
 from worksheet.exact import NegInf, is_rational, to_latex, to_str

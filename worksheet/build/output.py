@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import render
-from .problems import variant_id
+from .sheets import variant_id
 from ..solution.document import Document
 from ..policy.files import refuse_existing, write_all
 

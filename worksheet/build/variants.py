@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from .problems import DEFAULT_KINDS, build_document, check_seed, variant_id
+from .sheets import DEFAULT_KINDS, build_document, check_seed, variant_id
 from ..solution.document import Document
 from ..policy.errors import GenerationError, ParamError
 from ..exact import key as _exact_key

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
@@ -156,7 +156,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                                 sym="v", a_sym="x", b_sym="W^V", rows=keys)
     else:
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
-    blocks.attention_steps(p, Q, K, V, ref, causal=params.causal, rows=tokens, cols=keys)
+    blocks.scaled_dot_product(p, Q, K, V, ref, causal=params.causal, rows=tokens, cols=keys)
     return p
 
 

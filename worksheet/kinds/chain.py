@@ -34,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..solution.number_format import terminating_places

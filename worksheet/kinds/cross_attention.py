@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
@@ -169,7 +169,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                                  r"information. (Slides that take $Q$ and $K$ from the encoder and $V$ "
                                  r"from the decoder have it the wrong way round.)")
     # 2) scores (m x n), scaled, softmax over the source tokens, weighted sum of encoder values
-    blocks.attention_steps(p, Q, K, V, ref, rows=target, cols=source,
+    blocks.scaled_dot_product(p, Q, K, V, ref, rows=target, cols=source,
                            scores_note=(rf"The scores are {m} $\times$ {n}: one row per decoder token "
                                         r"(query), one column per source token (key); no causal mask, "
                                         r"every source token is visible."),

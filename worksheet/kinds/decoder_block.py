@@ -56,7 +56,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention

@@ -58,7 +58,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 

@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..exact import to_float
 from ..solution.problem import Matrix, Problem, shape, to_array

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..exact import add, mul
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, verify

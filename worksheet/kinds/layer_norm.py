@@ -42,7 +42,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..solution.number_format import given, terminating_places

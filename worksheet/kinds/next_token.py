@@ -37,7 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
 from ..exact import to_latex
 from ..solution.problem import Matrix, Problem, shape, to_array

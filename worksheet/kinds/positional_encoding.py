@@ -39,7 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array

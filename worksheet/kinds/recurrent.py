@@ -49,7 +49,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, exp, mul, power, tanh, to_latex
 from ..solution.number_format import decimal

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..exact import to_latex
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base

@@ -50,7 +50,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
-from ..steps import attention_steps as blocks
+from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import mul, power, sqrt, to_latex
 from ..solution.problem import Matrix, Problem, shape

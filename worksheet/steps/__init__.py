@@ -5,7 +5,7 @@
 * :mod:`.softmax_steps` -- the exact softmax of a row, in its short forms;
 * :mod:`.worklines` -- the written-out arithmetic of one entry (LaTeX lines);
 * :mod:`.layer_steps` -- rounded carries, sums and relabelling for long chains;
-* :mod:`.attention_steps` -- the attention chain (scores, scaled, masked,
+* :mod:`.scaled_dot_product` -- the attention chain (scores, scaled, masked,
   weights, output) and its hand-mode checks;
 * :mod:`.float_check` -- the independent float64 computations every exact
   step is checked against (and ``worksheet check`` recomputes).

@@ -162,7 +162,7 @@ def _carry(kind) -> dict:
     always exact)."""
     import inspect
 
-    from ..steps.attention_steps import Carry
+    from ..steps.scaled_dot_product import Carry
     from ..policy.limits import MAX_EXACT_CHARS
 
     return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}

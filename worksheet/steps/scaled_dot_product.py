@@ -40,7 +40,7 @@ from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex
 __all__ = [
     # step builders (this module)
     "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
-    "attention_steps", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
+    "scaled_dot_product", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
     # re-exported for the kinds
     "is_rational", "to_latex",
     "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
@@ -241,7 +241,7 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     return Z
 
 
-def attention_steps(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
+def scaled_dot_product(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
                     causal: bool = False, rows=None, cols=None, scores_note: str = "",
                     output_note: str = "") -> Matrix:
     """The steps ``scores``, ``scaled``, ``masked`` (causal only), ``weights``,
