@@ -91,7 +91,7 @@ def test_roots_of_negative_parts_keep_the_right_sign():
 
 def test_integer_roots_of_huge_numbers_are_exact():
     """Integer Newton steps, no float estimate (no timing here: CI machines differ)."""
-    from worksheet.exact import _int_root
+    from worksheet.exact.roots import _int_root
 
     assert _int_root(3**1500, 3) == 3**500
     assert _int_root(2**1500 + 1, 5) is None

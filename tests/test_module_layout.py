@@ -1,5 +1,5 @@
-"""The exact layer and the blocks are split one job per module; the names the
-kinds and old callers use stay where they look for them."""
+"""The exact layer and the step builders are split one job per module; the
+names the kinds use stay where they look for them."""
 import ast
 import subprocess
 import sys
@@ -37,14 +37,20 @@ def test_constructors_and_their_memo_tables_exist_once():
     assert exact.add(1, exact.exp(-1)) is tree.add(1, exact.exp(-1))  # one table, one shared result
 
 
-def test_softmax_names_moved_out_of_the_number_core_but_still_import_from_it():
-    from worksheet.exact import exp_combination, over_sum, ratio_of_exp_sums, softmax_row
-
-    assert (softmax_row, ratio_of_exp_sums, exp_combination, over_sum) == (
-        softmax.softmax_row, softmax.ratio_of_exp_sums, softmax.exp_combination, softmax.over_sum)
-    code = "import sys, worksheet.exact; print('worksheet.steps.softmax_steps' in sys.modules)"
+def test_the_number_core_imports_no_step_builder():
+    code = "import sys, worksheet.exact; print([m for m in sys.modules if m.startswith('worksheet.steps')])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
+
+
+def test_an_expression_reaches_its_constructors_float_and_text_through_the_modules_above():
+    from worksheet.exact import nodes, numeric, printing, tree
+
+    ops = nodes.OPERATIONS
+    assert (ops.add, ops.mul, ops.power, ops.to_float, ops.to_str) == (
+        tree.add, tree.mul, tree.power, numeric.to_float, printing.to_str)
+    x = exact.exp(-1)
+    assert str(1 - x) == "1 - exp(-1)" and float(x / 2) == float(x) / 2
 
 
 def test_unknown_name_of_exact_is_an_attribute_error():

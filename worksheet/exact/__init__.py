@@ -54,7 +54,9 @@ that would be undefined or ``+oo`` (``0 (-oo)``, ``-1 (-oo)``, ``sin(-oo)``)
 raises ValueError: masked scores are never negated or zeroed.  A softmax row
 with no unmasked entry raises ValueError.
 
-The package, one job per module (each builds only on those before it):
+The package, one job per module (each imports only those before it; the
+node types reach the constructors, ``float`` and ``str`` through
+:data:`.nodes.OPERATIONS`, which those modules fill in):
 
 * :mod:`.core`: the number core: shared Fractions, :func:`rational`, the memo wrapper;
 * :mod:`.roots`: rational powers of rationals over prime factors (integers only);
@@ -65,8 +67,11 @@ The package, one job per module (each builds only on those before it):
 * :mod:`.sympy_view`: :func:`to_sympy`.
 
 The softmax of exact rows (``softmax_row``, ``ratio_of_exp_sums``,
-``exp_combination``, ``over_sum``) lives in :mod:`worksheet.softmax`; the
-names stay importable from here for old callers.
+``exp_combination``, ``over_sum``) builds on this layer: it lives in
+:mod:`worksheet.steps.softmax_steps`.
+
+This layer imports nothing of worksheet: every other layer but
+:mod:`worksheet.policy` builds on it.
 
 Floats (:func:`to_float`) never raise: ``e^{1000}`` is ``inf``, ``e^{-1000}``
 and ``1/(1 + e^{729})`` are ``0.0`` (or the subnormal float they are),
@@ -90,19 +95,3 @@ __all__ = [
     "add", "mul", "sign", "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
     "HALF", "ZERO", "ONE", "TRIAL_BOUND",
 ]
-
-# names that live elsewhere now, imported on use (old callers and tests import
-# them from here): the softmax code builds on the number core, not the other way
-_MOVED = {"softmax_row": "worksheet.steps.softmax_steps", "ratio_of_exp_sums": "worksheet.steps.softmax_steps",
-          "exp_combination": "worksheet.steps.softmax_steps", "over_sum": "worksheet.steps.softmax_steps",
-          "_int_root": "worksheet.exact.roots"}
-
-
-def __getattr__(name: str):
-    """``from worksheet.exact import softmax_row`` (and the other names in
-    ``_MOVED``) still works: the name is looked up in its new module."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,8 +49,8 @@ class Expr:
     Build values with the constructors of :mod:`.tree` (``add``, ``mul``,
     ``power``, ...), never with the node classes directly: only they give the
     canonical form.  The operators below call them; ``str`` is :func:`.printing.to_str`
-    and ``float`` is :func:`.numeric.to_float` (imported on use: those modules
-    build on this one).
+    and ``float`` is :func:`.numeric.to_float` (through :data:`OPERATIONS`:
+    those modules build on this one).
     """
 
     # _hash, _ckey: hash and structural key; _printed: {printer: text};
@@ -79,61 +79,64 @@ class Expr:
             self._hash = hash(self.key())
             return self._hash
 
-    # -- arithmetic (the constructors of .tree) ----------------------------
+    # -- arithmetic, float and text: the modules above this one (see OPERATIONS)
     def __add__(self, other):
-        from .tree import add
-        return add(self, other)
+        return OPERATIONS.add(self, other)
 
     def __radd__(self, other):
-        from .tree import add
-        return add(other, self)
+        return OPERATIONS.add(other, self)
 
     def __sub__(self, other):
-        from .tree import add, mul
-        return add(self, mul(-1, other))
+        return OPERATIONS.add(self, OPERATIONS.mul(-1, other))
 
     def __rsub__(self, other):
-        from .tree import add, mul
-        return add(other, mul(-1, self))
+        return OPERATIONS.add(other, OPERATIONS.mul(-1, self))
 
     def __mul__(self, other):
-        from .tree import mul
-        return mul(self, other)
+        return OPERATIONS.mul(self, other)
 
     def __rmul__(self, other):
-        from .tree import mul
-        return mul(other, self)
+        return OPERATIONS.mul(other, self)
 
     def __truediv__(self, other):
-        from .tree import mul, power
-        return mul(self, power(other, -1))
+        return OPERATIONS.mul(self, OPERATIONS.power(other, -1))
 
     def __rtruediv__(self, other):
-        from .tree import mul, power
-        return mul(other, power(self, -1))
+        return OPERATIONS.mul(other, OPERATIONS.power(self, -1))
 
     def __neg__(self):
-        from .tree import mul
-        return mul(-1, self)
+        return OPERATIONS.mul(-1, self)
 
     def __pow__(self, e):
-        from .tree import power
-        return power(self, e)
+        return OPERATIONS.power(self, e)
 
     def __float__(self) -> float:
         try:
             return self._fv
         except AttributeError:
-            from .numeric import to_float  # computes and keeps self._fv
-            return to_float(self)
+            return OPERATIONS.to_float(self)  # computes and keeps self._fv
 
     def __str__(self) -> str:
-        from .printing import to_str
-        return to_str(self)
+        return OPERATIONS.to_str(self)
 
     def __repr__(self) -> str:
-        from .printing import to_str
-        return f"Exact({to_str(self)})"
+        return f"Exact({OPERATIONS.to_str(self)})"
+
+
+class _Operations:
+    """What the operators, ``float`` and ``str`` of an :class:`Expr` call.
+
+    They live in the modules that build on this one -- the constructors
+    ``add``, ``mul``, ``power`` in :mod:`.tree`, ``to_float`` in :mod:`.numeric`,
+    ``to_str`` in :mod:`.printing` -- and each of those modules fills in its
+    own when it is imported (the package imports them all), so the node types
+    import nothing above them and the arrows of the exact layer point one way.
+    """
+
+    add = mul = power = to_float = to_str = None
+
+
+OPERATIONS = _Operations()
 
 
 Exact = Union[int, Fraction, Expr, NegInf]

@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from .core import _FLOAT_MAX, _FLOAT_MIN, _HUGE_ARG, _rat_float
-from .nodes import Add, Expr, Func, Mul, NegInf, Pow, exact
+from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, exact
 
 __all__ = ["to_float", "sign"]
 
@@ -293,9 +293,7 @@ def _mp_sign(x) -> int:
                 return -1
     finally:
         iv.prec = saved
-    from .printing import to_str  # the printers build on this module
-
-    raise ValueError(f"cannot decide the sign of {to_str(x)} (it may be 0)")
+    raise ValueError(f"cannot decide the sign of {x} (it may be 0)")
 
 
 def _iv_eval(x, iv):
@@ -323,3 +321,6 @@ def _iv_eval(x, iv):
     if x.name == "tanh":
         return 1 - 2 / (iv.exp(2 * a) + 1)
     return getattr(iv, x.name)(a)
+
+
+OPERATIONS.to_float = to_float  # float() of an Expr

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .core import HALF, ONE
-from .nodes import Add, Expr, Func, Mul, NegInf, Pow, _neg, exact
+from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, _neg, exact
 from .tree import mul, power
 
 __all__ = ["to_str", "to_latex"]
@@ -179,3 +179,4 @@ class _LatexPrinter(_Printer):
 
 to_str = _StrPrinter()
 to_latex = _LatexPrinter()
+OPERATIONS.to_str = to_str  # str() of an Expr

@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 
 from .core import _INTS, HALF, ONE, ZERO, _memoised
-from .nodes import NEG_INF, Add, Exact, Expr, Func, Mul, NegInf, Pow, _neg, exact
+from .nodes import NEG_INF, OPERATIONS, Add, Exact, Expr, Func, Mul, NegInf, Pow, _neg, exact
 from .numeric import sign, to_float
 from .roots import radical_parts
 
@@ -367,4 +367,5 @@ def tanh(x) -> Exact:
 add = _memoised(_add)
 mul = _memoised(_mul)
 power = _memoised(_power)
+OPERATIONS.add, OPERATIONS.mul, OPERATIONS.power = add, mul, power  # Expr's operators
 exp = _memoised(_exp)
