@@ -48,6 +48,19 @@ def test_every_kind_module_satisfies_the_kind_protocol(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_every_kind_declares_whether_it_carries_and_which_conventions_depend_on_a_parameter(name):
+    """Declared, never inspected: ``carries`` is true exactly when ``solve`` takes
+    ``carry``, and ``conventions_if`` names its own conventions and boolean fields."""
+    module = kinds.get(name)
+    params = module.Params
+    assert params.carries is ("carry" in inspect.signature(module.solve).parameters)
+    assert "carries" not in params.field_names() and "conventions_if" not in params.field_names()
+    fields = {f.name: f.type for f in dataclasses.fields(params)}
+    for key, flag in params.conventions_if.items():
+        assert key in module.CONVENTIONS and fields[flag] == "bool", (key, flag)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_reference_takes_inputs_params_and_keyword_only_given(name):
     assert _shape(kinds.get(name).reference) == [
         ("inputs", P.POSITIONAL_OR_KEYWORD, P.empty),

@@ -115,7 +115,9 @@ def test_a_problem_shows_itself_through_the_html_and_markdown_renderers():
     html = p._repr_html_()
     assert "<math" in html and "Scaled dot-product attention" in html and "<details class=\"solution\" open>" in html
     assert "<style" not in html and "<html" not in html  # the notebook's styles stay its own
-    doc = p._document()
+    from worksheet.render.notebook import document
+
+    doc = document(p)
     assert p._repr_markdown_() == get("md").render(doc, key=True)
     assert "answer key" in p._repr_markdown_()
 

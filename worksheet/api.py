@@ -20,11 +20,13 @@ changes the command line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Mapping
 
 from .build import ProblemSpec, build_document, solve_table
+from .check.in_memory import Marks
+from .check.in_memory import check_problem as check
+from .parse.input_tables import file_value as _plain
+from .parse.input_tables import file_values as _entries
 from .solution.problem import Problem
 
 __all__ = ["problem", "solve", "check", "Marks"]
@@ -46,87 +48,3 @@ def solve(kind: str, matrices: Mapping[str, Any], **params) -> Problem:
     table = {str(k): _entries(v) for k, v in matrices.items()}
     table.update({k: _plain(v) for k, v in params.items()})
     return solve_table(kind, table, label=f"{kind} input")
-
-
-def check(p: Problem, answers: Mapping[str, Any]) -> "Marks":
-    """Mark ``answers`` (step name -> matrix) against ``p`` with ``worksheet check``'s
-    own marking: tolerance, carried-forward marks and named mistakes.
-
-    Entries may be numbers, text (``"0.8808"``, ``"1/(1+e^-2)"``, ``"-oo"``) or
-    numpy/sympy matrices; a float is read from its shortest text, so ``0.8808``
-    counts as a 4-decimal answer.
-    """
-    from .check import Key, answers_from_dict, check_answers
-    from .render.json import problem as problem_json
-
-    raw = problem_json(p)
-    raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
-    key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
-    table = {str(name): _entries(m) for name, m in answers.items()}
-    return Marks(check_answers(key, answers_from_dict(table, label="answers")))
-
-
-@dataclass
-class Marks:
-    """The marks of one problem's answers: per step, the status (correct,
-    carried-forward, incorrect, missing), the likely mistake and a message."""
-
-    report: Any  # worksheet.check.Report
-
-    @property
-    def steps(self) -> dict:
-        """Step name -> :class:`worksheet.check.StepResult`."""
-        return {s.name: s for s in self.report.problems[0].steps}
-
-    def __getitem__(self, step: str):
-        return self.steps[step]
-
-    @property
-    def marks(self) -> int:
-        return self.report.marks
-
-    @property
-    def out_of(self) -> int:
-        return self.report.out_of
-
-    @property
-    def ok(self) -> bool:
-        """Every step correct or carried forward."""
-        return self.report.ok
-
-    def __str__(self) -> str:
-        return self.report.text()
-
-    def _repr_markdown_(self) -> str:
-        rows = [f"| `{s.name}` | {s.status} | {_md(s.message)} |" for s in self.report.problems[0].steps]
-        return "\n".join([f"**{self.marks}/{self.out_of}**", "", "| step | status | |", "|---|---|---|", *rows])
-
-
-def _md(s: str) -> str:
-    return "".join("\\" + c if c in "\\`*_{}[]<>|#$" else c for c in s)
-
-
-def _entries(m: Any) -> Any:
-    """A matrix as lists of ints and exact text (what an input or answer file reads to)."""
-    if hasattr(m, "tolist"):  # numpy arrays and sympy matrices
-        m = m.tolist()
-    if isinstance(m, (list, tuple)):
-        return [_entries(x) for x in m]
-    return _plain(m)
-
-
-def _plain(x: Any) -> Any:
-    """One value as a file would give it: floats as their shortest text (exact decimal), -inf as -oo."""
-    if isinstance(x, (bool, str, int)) or x is None:
-        return x
-    if isinstance(x, Fraction):
-        return f"{x.numerator}/{x.denominator}"
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if hasattr(x, "dtype") and hasattr(x, "item"):  # a numpy scalar
-        return _plain(x.item())
-    if isinstance(x, float):
-        return "-oo" if x == float("-inf") else repr(x)
-    if getattr(x, "is_Number", False) or getattr(x, "free_symbols", None) == set():  # a sympy number
-        return str(x)
-    return x  # the reader names what it cannot take

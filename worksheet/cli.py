@@ -248,9 +248,10 @@ def _with_progress(make, problems, count, *args, **kw):
 def solve(kind, input_file, example, fmt, out, force, causal):
     """Worked solution of KIND for the numbers in a file (or a reference example)."""
     from .build import solve_example, solve_file
-    from .solution.document import Document
+    from .kinds import conventions
     from .policy.files import write_all
     from .render import get
+    from .solution.document import Document
 
     formats = _formats(fmt)
     if len(formats) != 1:
@@ -266,7 +267,8 @@ def solve(kind, input_file, example, fmt, out, force, causal):
         problem = solve_file(kind, input_file, options)
     else:
         raise WorksheetError("solve needs KIND --input FILE (or --example NAME)")
-    doc = Document(f"Worked solution: {problem.title}", [problem], seed=None, numbers="own")
+    doc = Document(f"Worked solution: {problem.title}", [problem], seed=None, numbers="own",
+                   conventions=conventions([problem]))
     text = get(formats[0]).render(doc, key=True)
     if out == "-":
         _echo(text, nl=False)

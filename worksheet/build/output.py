@@ -17,12 +17,18 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import render
-from .sheets import variant_id
 from ..solution.document import Document
 from ..policy.files import refuse_existing, write_all
 
 
 # ---------------------------------------------------------------- file names
+
+def variant_id(k: int, count: int) -> str:
+    """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99).
+
+    It also names a variant's files (``NAME-v01.md`` with --split)."""
+    return f"v{k:0{max(2, len(str(count)))}d}"
+
 
 def output_names(name: str, fmt: str) -> dict[str, str]:
     """File names per role: the JSON file is the key; other formats have both."""

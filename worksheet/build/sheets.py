@@ -1,20 +1,16 @@
-"""The library behind the commands: build documents and solve given numbers.
+"""Sheets and solutions: problems made from a seed and gathered into a
+document (:func:`build_document`), and a user's own numbers solved
+(:func:`solve_table`, :func:`solve_file`, :func:`solve_example`).
 
 The CLI only parses options and calls these; a notebook can do the same.
-This module makes problems and sheets (:func:`build_document`) and solves a
-user's own numbers (:func:`solve_table`).  Its neighbours do the rest, and
-their names are importable from here too:
-
-* :mod:`worksheet.spec`: :class:`ProblemSpec` (``KIND:key=value``), exam spec
-  files, and :func:`resolve_build` (spec file versus command-line options);
-* :mod:`worksheet.variants`: variants, one per student, built on every core;
-* :mod:`worksheet.output`: rendering into files, writing them, the PDF path.
+The neighbours of this module do the rest (:mod:`.spec`, :mod:`.output`,
+:mod:`.variants`; the package :mod:`worksheet.build` exports their names).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -22,34 +18,10 @@ from .. import kinds
 from ..solution.document import Document
 from ..policy.errors import InputError, ParamError, ShapeError, WorksheetError, in_file
 from ..solution.problem import Problem
-from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
+from .spec import DEFAULT_KINDS, ProblemSpec
 
-if TYPE_CHECKING:
-    from .output import (Rendered, output_names, planned_files, render_document, render_documents,  # noqa: F401
-                         variants_csv, write_document, write_documents, write_rendered)
-    from .variants import (VariantPlan, build_variants, default_jobs, render_variants,  # noqa: F401
-                           variant_seed)
-
-__all__ = ["DEFAULT_KINDS", "BuildPlan", "ProblemSpec", "resolve_build", "check_seed", "problem_rng",
-           "make_problem", "build_document", "variant_id", "solve_inputs", "solve_file", "solve_example",
-           "solve_table", "Rendered", "output_names", "planned_files", "render_document", "render_documents",
-           "variants_csv", "write_document", "write_documents", "write_rendered", "VariantPlan",
-           "build_variants", "default_jobs", "render_variants", "variant_seed"]
-
-# names of the neighbouring modules, imported when first asked for (they import this one)
-_ELSEWHERE = {**dict.fromkeys(["Rendered", "output_names", "planned_files", "render_document", "render_documents",
-                               "variants_csv", "write_document", "write_documents", "write_rendered"], "output"),
-              **dict.fromkeys(["VariantPlan", "build_variants", "default_jobs", "render_variants",
-                               "variant_seed"], "variants")}
-
-
-def __getattr__(name: str):
-    """``from worksheet.build import render_variants`` and the like: see :data:`_ELSEWHERE`."""
-    if name in _ELSEWHERE:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_ELSEWHERE[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["check_seed", "problem_rng", "make_problem", "build_document", "solve_inputs", "solve_file",
+           "solve_example", "solve_table"]
 
 
 def check_seed(seed) -> int:
@@ -99,15 +71,7 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
     if title is None:
         title = probs[0].title if len(probs) == 1 else "Transformer attention worksheet"
     return Document(title, probs, seed=seed, numbers=options.get("numbers") or "hand",
-                    variant=variant_id, **doc_fields)
-
-
-def variant_id(k: int, count: int) -> str:
-    """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99).
-
-    It also names a variant's files (``NAME-v01.md`` with --split), so it lives
-    here, below both :mod:`worksheet.variants` and :mod:`worksheet.output`."""
-    return f"v{k:0{max(2, len(str(count)))}d}"
+                    variant=variant_id, conventions=kinds.conventions(probs), **doc_fields)
 
 
 def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> Problem:
@@ -150,19 +114,17 @@ def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
     merged.setdefault("numbers", "calculator")
     try:
         params = kind.Params.from_options(merged, source=label)
-        return kind.solve(inputs, params, **_carry(kind))
+        return kind.solve(inputs, params, **_carry(params))
     except (InputError, ShapeError, ParamError) as exc:
         raise in_file(exc, label) from None
 
 
-def _carry(kind) -> dict:
-    """A kind that can carry decimals (its ``solve`` takes ``carry``) keeps exact
-    forms of the user's numbers only while they are short: see
-    :data:`worksheet.limits.MAX_EXACT_CHARS` (generated problems are small and
-    always exact)."""
-    import inspect
-
-    from ..steps.scaled_dot_product import Carry
+def _carry(params) -> dict:
+    """A kind that can carry decimals (its ``Params.carries``: its ``solve``
+    takes ``carry``) keeps exact forms of the user's numbers only while they
+    are short: see :data:`worksheet.policy.limits.MAX_EXACT_CHARS` (generated
+    problems are small and always exact)."""
     from ..policy.limits import MAX_EXACT_CHARS
+    from ..steps.scaled_dot_product import Carry
 
-    return {"carry": Carry(limit=MAX_EXACT_CHARS)} if "carry" in inspect.signature(kind.solve).parameters else {}
+    return {"carry": Carry(limit=MAX_EXACT_CHARS)} if params.carries else {}

@@ -1,7 +1,7 @@
 """Variants: versions of one sheet, one per student, built on every core.
 
 Variant k (1-based) is the ordinary sheet built with :func:`variant_seed`
-(seed, k), named :func:`~worksheet.build.variant_id` (v01, v02, ...); one that
+(seed, k), named :func:`~worksheet.build.output.variant_id` (v01, v02, ...); one that
 repeats the given matrices of an earlier variant is drawn again.
 :func:`render_variants` builds and renders them in forked worker processes
 (in chunks; a worker ignores Ctrl-C, the main process cancels what is left),
@@ -21,12 +21,12 @@ from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from .sheets import DEFAULT_KINDS, build_document, check_seed, variant_id
+from .sheets import DEFAULT_KINDS, build_document, check_seed
 from ..solution.document import Document
 from ..policy.errors import GenerationError, ParamError
 from ..exact import key as _exact_key
 from ..solution.problem import Problem
-from .output import Rendered, join_parts, render_documents, render_parts
+from .output import Rendered, join_parts, render_documents, render_parts, variant_id
 from .spec import ProblemSpec
 
 T = TypeVar("T")

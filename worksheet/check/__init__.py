@@ -126,8 +126,15 @@ One module per job, imported in this order: :mod:`.reading` (a file's size
 and UTF-8, text quoted for messages), :mod:`.tolerance` (50-digit values and
 :func:`close`), :mod:`.key`, :mod:`.answers`, :mod:`.recompute` (the kind's
 ``reference`` and a student's own earlier answers), :mod:`.report`,
-:mod:`.marking` (one answer file, with diagnosis) and :mod:`.classroom` (a
-folder of them).  Names with a leading ``_`` are private to the package.
+:mod:`.marking` (one answer file, with diagnosis), :mod:`.classroom` (a
+folder of them) and :mod:`.in_memory` (a problem in memory, the
+notebook's ``worksheet.check``).  Names with a leading ``_`` are private to
+the package.
+
+This layer may import policy, exact, solution, parse, steps and kinds (the
+kinds' ``reference`` recomputes carried-forward steps, their registered
+mistakes diagnose), and :mod:`worksheet.render` beside it (a problem in memory
+becomes a key through its JSON).
 """
 
 from __future__ import annotations
@@ -139,6 +146,7 @@ from .answers import Answers, answers_from_dict, parse_entry, read_answers
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers
+from .in_memory import Marks, check_problem
 from .recompute import Recompute, recomputer
 from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
 from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
@@ -148,18 +156,17 @@ __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", 
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES",
            # the parts, for tools and tests
            "Answers", "parse_entry", "FileResult", "answer_files", "KeyProblem", "KeyStep", "Recompute",
-           "recomputer", "SYMBOLS", "Expected", "Given", "close", "expected_float", "mp_value"]
+           "recomputer", "SYMBOLS", "Expected", "Given", "close", "expected_float", "mp_value",
+           "check_problem", "Marks"]
 
 
 class _CallableModule(types.ModuleType):
-    """``worksheet.check(problem, answers)`` (see :func:`worksheet.api.check`):
+    """``worksheet.check(problem, answers)`` (see :func:`.in_memory.check_problem`):
     importing this module sets the package's attribute ``check`` to it, so the
     module itself is what that call reaches."""
 
     def __call__(self, problem, answers):
-        from ..api import check
-
-        return check(problem, answers)
+        return check_problem(problem, answers)
 
 
 sys.modules[__name__].__class__ = _CallableModule

@@ -1,53 +1,19 @@
 """Recomputation: later steps recomputed from a student's own earlier answers
-by the kind's ``reference(..., given=answers)`` (:func:`recomputer`), and the
+by the kind's ``reference(..., given=answers)`` (:func:`recomputer`, of the
+kinds layer), and the
 answers so far with the slack their rounding allows (:class:`_Own`): what
 carried-forward marking and diagnosis compare against."""
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-from ..policy.errors import WorksheetError
+from ..kinds.base import Recompute, recomputer
 from .key import KeyProblem
 
+__all__ = ["Recompute", "recomputer"]  # (the recomputation is the kinds' own; _Own is private to check)
+
 SLACK_ENTRIES = 32  # rounded earlier entries moved one by one (more: 8 draws of random signs)
-
-
-Recompute = Callable[[dict], "dict | None"]
-
-
-def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute | None:
-    """``given -> steps`` through the kind's own ``reference(inputs, params, given=...)``
-    (the kind contract, :class:`worksheet.kinds.base.KindModule`).
-
-    ``params`` are the key's JSON params, read with
-    ``Params.from_options(params, checked=False)`` (the sizes a key records
-    may exceed the generation limits).  None when the kind is unknown or
-    its params cannot be read: such keys get no carried-forward marks.
-    """
-    from .. import kinds
-
-    try:
-        module = kinds.get(kind_name)
-        kind_params = module.Params.from_options(params, checked=False)
-    except WorksheetError:
-        return None
-    fn = module.reference
-
-    def run(given: dict) -> dict | None:
-        try:
-            with np.errstate(all="ignore"):
-                out = fn(dict(inputs), kind_params, given=dict(given))
-        except Exception:  # a student's odd shapes or values: simply no recomputation
-            return None
-        try:
-            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
-        except (TypeError, ValueError):
-            return None
-
-    return run
 
 
 class _Own:

@@ -7,8 +7,8 @@ each member must do):
 * ``TITLE`` -- the heading on a sheet;
 * ``INPUTS`` -- the input matrix names it reads (BRIEF.md);
 * ``CONVENTIONS`` -- the conventions its sheet states (keys of
-  :data:`worksheet.document.CONVENTION_TEXT`; add a text there if a new
-  kind needs one);
+  :data:`worksheet.solution.document.CONVENTION_TEXT`; add a text there if a
+  new kind needs one; :func:`conventions` picks those a sheet states);
 * ``Params`` -- a frozen dataclass subclass of ``base.Params``, validated at
   construction;
 * ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs from a seeded
@@ -47,7 +47,15 @@ Adding a kind, say ``dot-product-similarity``:
    read every one.
 
 Nothing else: the CLI, the spec files, ``worksheet list``, ``check`` and the
-renderers find a kind through this registry.
+renderers find a kind through this registry.  No module outside this package
+names a kind: what the others need to know of one, it declares here.
+
+Beside the kind modules: :mod:`.base` (the contract and what kinds share),
+:mod:`.chain` and :mod:`.recurrent` (machinery two kinds share),
+:mod:`.mistakes` (the named mistakes and their rules) and
+:mod:`.lecture_examples` (the lectures' numbers, by kind).
+
+This layer may import policy, exact, solution, parse and steps.
 """
 
 from __future__ import annotations
@@ -95,3 +103,33 @@ def get(name: str) -> ModuleType:
         if exc.name == f"{__name__}.{module}":
             raise UnknownKindError(f"kind '{name}' is not available yet in this version") from None
         raise
+
+
+def conventions(problems) -> tuple[str, ...]:
+    """The texts of the conventions a sheet of ``problems`` states: the union of
+    their kinds' ``CONVENTIONS`` (keys of
+    :data:`worksheet.solution.document.CONVENTION_TEXT`) in first-use order,
+    without a key whose parameter is false (a kind's ``Params.conventions_if``:
+    the mask for a causal problem only).  A kind with ``conventions_of(params)``
+    states those of another kind (find-the-mistake: the kind its worked
+    solution is of)."""
+    from ..solution.document import CONVENTION_TEXT
+
+    keys: list[str] = []
+    for p in problems:
+        module, params = get(p.kind), p.params
+        if hasattr(module, "conventions_of"):
+            kind, params = module.conventions_of(params)
+            module = get(kind)
+        for key in module.CONVENTIONS:
+            flag = module.Params.conventions_if.get(key)
+            if flag and not params.get(flag):
+                continue
+            if key not in keys:
+                keys.append(key)
+    if "rows" in keys and "token_rows" in keys:  # "rows" says it already
+        keys.remove("token_rows")
+    if "exact" in keys:  # the general remark closes the list
+        keys.remove("exact")
+        keys.append("exact")
+    return tuple(CONVENTION_TEXT[k] for k in keys)

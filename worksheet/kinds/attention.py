@@ -37,6 +37,7 @@ INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 
 @dataclass(frozen=True)
 class Params(base.Params, base.KeyValueWidths):
+    conventions_if = {"causal": "causal"}  # the mask is stated only for a causal problem
     seq_len: int = 3  # n, the number of tokens (rows of X)
     d_model: int = 4  # width of the token embeddings X
     d_k: int | None = None  # width of queries and keys; None: 4 when generating, K's width when solving

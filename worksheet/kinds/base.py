@@ -11,8 +11,13 @@ kind against it, signatures included):
 
 * ``TITLE: str`` -- the heading on a sheet;
 * ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (BRIEF.md);
+* ``CONVENTIONS: tuple[str, ...]`` -- the conventions its sheet states (keys
+  of :data:`worksheet.solution.document.CONVENTION_TEXT`);
 * ``Params`` -- a frozen dataclass subclass of :class:`Params`, its fields the
-  kind's options (a comment per default), checked in ``validate``;
+  kind's options (a comment per default), checked in ``validate``; two class
+  attributes say what the kind is: ``carries`` (its ``solve`` takes
+  ``carry=``) and ``conventions_if`` (a convention stated only when a
+  parameter is true, such as the mask of a causal problem);
 * ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs drawn from the
   seeded ``numpy.random.Generator`` only (same seed, same numbers);
 * ``reference(inputs, params, *, given=None) -> dict[str, np.ndarray]`` -- the
@@ -52,7 +57,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..policy.errors import GenerationError, InputError, ParamError
+from ..policy.errors import GenerationError, InputError, ParamError, WorksheetError
 from ..exact import rational
 from ..solution.problem import Matrix, Problem
 from ..steps.float_check import given_value
@@ -96,6 +101,15 @@ class Params:
     """
 
     numbers: str = "hand"  # hand: small integers, integer sqrt(d_k), e^x table; calculator: decimals
+
+    # What the kind declares about itself (class attributes, not settings: no
+    # annotation, so they are not dataclass fields):
+    # solve takes carry= (a worksheet.steps Carry): the exact forms of a user's
+    # long numbers are carried rounded (worksheet solve passes one)
+    carries = False
+    # a key of the module's CONVENTIONS -> the parameter that must be true for a
+    # sheet to state it (the mask for a causal problem); every other key is stated
+    conventions_if = {}  # not changed: shared by every kind that states all its conventions
 
     def __post_init__(self):
         if self.numbers not in NUMBER_MODES:
@@ -156,7 +170,7 @@ class KindModule(Protocol):
 
     TITLE: str
     INPUTS: tuple[str, ...]
-    CONVENTIONS: tuple[str, ...]  # keys of worksheet.document.CONVENTION_TEXT the sheet states
+    CONVENTIONS: tuple[str, ...]  # keys of worksheet.solution.document.CONVENTION_TEXT the sheet states
     Params: type[Params]
 
     def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...
@@ -173,6 +187,42 @@ class KindModule(Protocol):
 # ``given[name]`` when a step is given to ``reference`` (a student's answer,
 # carried forward), else the computation: one helper for every kind and block
 given_or = given_value
+
+
+Recompute = Callable[[dict], "dict | None"]
+
+
+def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute | None:
+    """``given -> steps`` through the kind's own ``reference(inputs, params, given=...)``
+    (the kind contract, :class:`KindModule`); what ``worksheet check``
+    compares carried-forward answers with.
+
+    ``params`` are the key's JSON params, read with
+    ``Params.from_options(params, checked=False)`` (the sizes a key records
+    may exceed the generation limits).  None when the kind is unknown or
+    its params cannot be read: such keys get no carried-forward marks.
+    """
+    from . import get
+
+    try:
+        module = get(kind_name)
+        kind_params = module.Params.from_options(params, checked=False)
+    except WorksheetError:
+        return None
+    fn = module.reference
+
+    def run(given: dict) -> dict | None:
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(dict(inputs), kind_params, given=dict(given))
+        except Exception:  # a student's odd shapes or values: simply no recomputation
+            return None
+        try:
+            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+        except (TypeError, ValueError):
+            return None
+
+    return run
 
 
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:

@@ -85,6 +85,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    conventions_if = {"pe": "positional"}  # the encoding is stated only when it is added
     heads: int = 2  # H, the number of attention heads
     eps: Fraction | None = None  # added to the variances; None: 0 in hand mode, 1/100000 in calculator mode
     positional: bool = False  # add the sinusoidal positional encoding to X first

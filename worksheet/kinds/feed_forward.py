@@ -45,6 +45,7 @@ INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    carries = True  # solve takes carry= (see base.Params.carries)
     seq_len: int = 2  # n, the number of tokens (rows of X)
     d_model: int = 4  # width of X and of the output
     d_ff: int = 4  # width of the hidden layer (the paper: 4 d_model = 2048)

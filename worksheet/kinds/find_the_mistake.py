@@ -160,9 +160,7 @@ def of_reference(inputs: dict[str, np.ndarray], of: str, options: dict,
                  given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """``of``'s reference with its params ``options`` (JSON or typed values),
     through ``check``'s recomputation (ValueError when it cannot follow ``given``)."""
-    from ..check import recomputer
-
-    run = recomputer(of, options, inputs)
+    run = base.recomputer(of, options, inputs)
     if run is None:
         raise ValueError(f"{of} has no recomputation")
     out = run(dict(given or {}))

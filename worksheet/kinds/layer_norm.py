@@ -61,6 +61,7 @@ CALCULATOR_EPS = Fraction(1, 100000)
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    carries = True  # solve takes carry= (see base.Params.carries)
     seq_len: int = 2  # n, the number of tokens (rows)
     d_model: int = 4  # d, the number of features normalised in each row
     eps: Fraction | None = None  # added to the variance; None: 0 in hand mode, 1/100000 in calculator mode

@@ -73,6 +73,8 @@ INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    conventions_if = {"causal": "causal"}  # the mask is stated only for a causal problem
+    carries = True  # solve takes carry= (see base.Params.carries)
     heads: int = 2  # H, the number of heads
     seq_len: int = 2  # n, the number of tokens (rows of X); 2 keeps the default sheet to 3 pages
     d_model: int | None = None  # width of X and of the output; None: H * d_k

@@ -54,6 +54,7 @@ AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin 
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    carries = True  # solve takes carry= (see base.Params.carries)
     seq_len: int | None = None  # n, the number of positions; None: len(positions), else 3
     d_model: int | None = None  # width of the encoding; None: the width of X, else 4
     positions: tuple[int, ...] | None = None  # the positions encoded; None: 0 .. n-1

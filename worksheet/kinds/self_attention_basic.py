@@ -41,6 +41,7 @@ INPUTS = ("X",)
 
 @dataclass(frozen=True)
 class Params(base.Params):
+    conventions_if = {"causal": "causal"}  # the mask is stated only for a causal problem
     seq_len: int = 3  # n, the number of tokens (rows of X)
     d_model: int = 3  # width of the token embeddings X
     causal: bool = False  # mask j > i (decoder self-attention)

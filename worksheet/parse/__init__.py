@@ -28,7 +28,11 @@ private ones other code and tests use):
   :func:`format_decimal_places`;
 * :mod:`.tokens`: the tokenizer of :func:`parse_exact`;
 * :mod:`.guards`: cost estimates of exact.py's work, checked before it is done;
-* :mod:`.parser`: :class:`Budget` and :func:`parse_exact` (grammar there).
+* :mod:`.parser`: :class:`Budget` and :func:`parse_exact` (grammar there);
+* :mod:`.input_tables`: the input files of ``worksheet solve`` (JSON, TOML)
+  read into matrices and parameters (not re-exported here).
+
+This layer may import policy and exact.
 
 The limits are read in the module that defines them (``MAX_*`` in
 :mod:`.numbers`, the work budgets in :mod:`.parser`): patch them there.

@@ -1,9 +1,13 @@
 """Renderers: one module per output format over a shared base.
 
-A renderer turns a :class:`~worksheet.document.Document` into text; it never
+A renderer turns a :class:`~worksheet.solution.document.Document` into text; it never
 looks at which kind a problem is, and it never recomputes anything.
 ``FORMATS`` maps a format name to ``module:Class`` so that importing a
 renderer (and Jinja2) happens only when that format is asked for.
+
+This layer may import policy, exact, solution, parse, steps and kinds (the
+notebook display states a problem's conventions), and :mod:`worksheet.check`
+beside it (Moodle's tolerances are the checker's).
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """A document is what one output file shows: a titled list of problems.
 
 ``build`` makes one per sheet (or per variant); renderers turn it into text.
-The conventions a sheet states live here, format-neutral (inline LaTeX
-between ``$``), so every format prints the same words; a sheet states only
-those its problems use (:func:`conventions_for`).
+The texts of the conventions a sheet states live here, format-neutral
+(inline LaTeX between ``$``), so every format prints the same words; which of
+them a sheet states is for its problems' kinds to say
+(:func:`worksheet.kinds.conventions`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from . import notebook
 from .problem import Problem
 
 # every convention a sheet may state, by key (format-neutral: inline LaTeX between $)
@@ -45,40 +47,6 @@ CONVENTION_TEXT = {
     "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
 }
 
-CONDITIONAL = {"causal": "causal", "pe": "positional"}  # stated only when the problem's parameter is true
-NOT_CONDITIONAL = {"positional-encoding", "decoder-block"}  # kinds whose every problem uses them
-
-
-def conventions_for(problems) -> tuple[str, ...]:
-    """The conventions the problems use: the union of their kinds'
-    ``CONVENTIONS`` (keys of :data:`CONVENTION_TEXT`, each kind module says
-    its own) in first-use order, ``causal`` only for a causal problem and
-    ``pe`` for an encoder block with ``positional``.  A kind with
-    ``conventions_of(params)`` states those of another kind (find-the-mistake:
-    the kind its worked solution is of)."""
-    from .. import kinds
-
-    keys: list[str] = []
-    for p in problems:
-        kind, params = p.kind, p.params
-        module = kinds.get(kind)
-        if hasattr(module, "conventions_of"):
-            kind, params = module.conventions_of(params)
-            module = kinds.get(kind)
-        for key in module.CONVENTIONS:
-            flag = CONDITIONAL.get(key)
-            if flag and kind not in NOT_CONDITIONAL and not params.get(flag):
-                continue
-            if key not in keys:
-                keys.append(key)
-    if "rows" in keys and "token_rows" in keys:  # "rows" says it already
-        keys.remove("token_rows")
-    if "exact" in keys:  # the general remark closes the list
-        keys.remove("exact")
-        keys.append("exact")
-    return tuple(CONVENTION_TEXT[k] for k in keys)
-
-
 @dataclass
 class Document:
     title: str
@@ -90,11 +58,7 @@ class Document:
     instructions: str = ""
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
-    conventions: tuple[str, ...] | None = None  # None: those the problems use (conventions_for)
-
-    def __post_init__(self):
-        if self.conventions is None:
-            self.conventions = conventions_for(self.problems)
+    conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,
@@ -104,19 +68,12 @@ class Document:
                                                points=p.points) for p in self.problems])
 
     def _repr_html_(self) -> str:
-        """Jupyter: the answer key (worked solutions unfolded) through the HTML
-        renderer; the page's own head (styles) is left out, so the notebook's
-        styles stay as they are."""
-        from ..render import get
-
-        return get("html").body(self, 0, 1, key=True).replace('<details class="solution">',
-                                                                '<details class="solution" open>')
+        """Jupyter: the answer key, worked solutions unfolded (see :mod:`.notebook`)."""
+        return notebook.show(self, "html")
 
     def _repr_markdown_(self) -> str:
-        """Jupyter: the answer key through the Markdown renderer."""
-        from ..render import get
-
-        return get("md").render(self, key=True)
+        """Jupyter: the answer key in Markdown (see :mod:`.notebook`)."""
+        return notebook.show(self, "md")
 
     @property
     def total_points(self):

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..policy.errors import VerificationError
 from ..exact import NegInf, to_float
+from . import notebook
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
 
@@ -223,18 +224,13 @@ class Problem:
         written steps have none).  Imports sympy."""
         return {s.name: s.to_sympy() for s in self.steps if not s.is_written}
 
-    def _document(self):
-        from .document import Document
-
-        return Document(self.title, [self], seed=self.seed, numbers=str(self.params.get("numbers") or "own"))
-
     def _repr_html_(self) -> str:
-        """Jupyter: the worked example, through the HTML renderer."""
-        return self._document()._repr_html_()
+        """Jupyter: the worked example, through the HTML renderer (see :mod:`.notebook`)."""
+        return notebook.show(self, "html")
 
     def _repr_markdown_(self) -> str:
-        """Jupyter: the worked example, through the Markdown renderer."""
-        return self._document()._repr_markdown_()
+        """Jupyter: the worked example, through the Markdown renderer (see :mod:`.notebook`)."""
+        return notebook.show(self, "md")
 
 
 def shows_exact(exact: Matrix, numbers: str) -> bool:

@@ -1,0 +1,74 @@
+"""Marks of a :class:`~worksheet.solution.problem.Problem` in memory:
+``worksheet.check(problem, answers)`` (and :func:`worksheet.api.check`), with
+``worksheet check``'s own marking: tolerance, carried-forward marks and named
+mistakes.  The problem becomes a key through its JSON, as a file would give it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..parse.input_tables import file_values as _entries
+from .answers import answers_from_dict
+from .key import Key
+from .marking import check_answers
+
+__all__ = ["check_problem", "Marks"]
+
+
+def check_problem(p, answers: Mapping[str, Any]) -> "Marks":
+    """Mark ``answers`` (step name -> matrix) against ``p`` with ``worksheet check``'s
+    own marking: tolerance, carried-forward marks and named mistakes.
+
+    Entries may be numbers, text (``"0.8808"``, ``"1/(1+e^-2)"``, ``"-oo"``) or
+    numpy/sympy matrices; a float is read from its shortest text, so ``0.8808``
+    counts as a 4-decimal answer.
+    """
+    from ..render.json import problem as problem_json
+
+    raw = problem_json(p)
+    raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
+    key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
+    table = {str(name): _entries(m) for name, m in answers.items()}
+    return Marks(check_answers(key, answers_from_dict(table, label="answers")))
+
+
+@dataclass
+class Marks:
+    """The marks of one problem's answers: per step, the status (correct,
+    carried-forward, incorrect, missing), the likely mistake and a message."""
+
+    report: Any  # worksheet.check.Report
+
+    @property
+    def steps(self) -> dict:
+        """Step name -> :class:`worksheet.check.StepResult`."""
+        return {s.name: s for s in self.report.problems[0].steps}
+
+    def __getitem__(self, step: str):
+        return self.steps[step]
+
+    @property
+    def marks(self) -> int:
+        return self.report.marks
+
+    @property
+    def out_of(self) -> int:
+        return self.report.out_of
+
+    @property
+    def ok(self) -> bool:
+        """Every step correct or carried forward."""
+        return self.report.ok
+
+    def __str__(self) -> str:
+        return self.report.text()
+
+    def _repr_markdown_(self) -> str:
+        rows = [f"| `{s.name}` | {s.status} | {_md(s.message)} |" for s in self.report.problems[0].steps]
+        return "\n".join([f"**{self.marks}/{self.out_of}**", "", "| step | status | |", "|---|---|---|", *rows])
+
+
+def _md(s: str) -> str:
+    return "".join("\\" + c if c in "\\`*_{}[]<>|#$" else c for c in s)
