@@ -51,7 +51,8 @@ renderers find a kind through this registry.  No module outside this package
 names a kind: what the others need to know of one, it declares here.
 
 Beside the kind modules: :mod:`.base` (the contract and what kinds share),
-:mod:`.chain` and :mod:`.recurrent` (machinery two kinds share),
+:mod:`.chain` and :mod:`.recurrent` with :mod:`.gate_lines` (machinery two
+kinds share),
 :mod:`.mistakes` (the named mistakes and their rules) and
 :mod:`.lecture_examples` (the lectures' numbers, by kind).
 

@@ -54,14 +54,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from . import mistakes
 from ..steps import scaled_dot_product as blocks
+from ..steps.entry_choice import rework_scaled, rework_weighted, teaching_entry, varied_row
 from ..policy.errors import ShapeError
-from ..exact import NegInf, add, is_rational, sqrt, to_latex
+from ..exact import add
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
@@ -324,7 +324,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                           latex_name=f"S'_{{{h}}}",
                           note=(rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
                                 r"not by $\sqrt{d_\mathrm{model}}$.") if h == 1 else "")
-        _rework_scaled(p, S, d_k, f"{{s'}}^{{({h})}}", f"s^{{({h})}}")
+        rework_scaled(p, S, d_k, f"{{s'}}^{{({h})}}", f"s^{{({h})}}")
         S = after(p.steps[-1].exact)
         src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
         if params.causal:
@@ -341,7 +341,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                             sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
                             formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=src_tokens,
                             latex_name=f"A_{{{h}}}", aid=not rounding if exp_table is None else exp_table,
-                            work_row=_varied_row(S))
+                            work_row=varied_row(S))
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)
         blocks.weighted_sum_step(p, f"head_{h}", W, V, blocks.carried(carry, lambda: A(W) @ A(V), ref[f"head_{h}"]),
@@ -349,7 +349,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                                  logits=S if exact_logits else None, title=f"Head {h}: output",
                                  formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}", rows=tokens,
                                  latex_name=rf"\mathrm{{head}}_{{{h}}}")
-        _rework_weighted(p, W, V, f"z^{{({h})}}", rf"\alpha^{{({h})}}", f"v^{{({h})}}")
+        rework_weighted(p, W, V, f"z^{{({h})}}", rf"\alpha^{{({h})}}", f"v^{{({h})}}")
         heads.append(after(p.steps[-1].exact))
         branches.append(carry is not None and carry.rounding)
         logits.append(S if exact_logits else None)
@@ -391,64 +391,6 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
     after(O)
     return p
-
-
-def teaching_entry(A: Matrix, B: Matrix, C: Matrix | None = None) -> tuple[int, int]:
-    """The (i, j) of ``C = A B`` to work out on the key: a non-zero entry whose dot
-    product has the most non-zero terms (the first such); an entry that is 0
-    or a sum of zeros teaches nothing."""
-    C = blocks.matmul(A, B) if C is None else C
-    best, at = (-1, -1), blocks.busiest_entry(A, B)
-    for i, row in enumerate(A):
-        for j in range(len(B[0])):
-            terms = sum(1 for x, r in zip(row, B) if x != 0 and r[j] != 0)
-            score = (C[i][j] != 0, terms)
-            if score > best:
-                best, at = score, (i, j)
-    return at
-
-
-def _varied_row(S: Matrix) -> int | None:
-    """The first row whose unmasked scores are not all equal (its weights are not 1/n each)."""
-    for i, row in enumerate(S):
-        live = [float(x) for x in row if not isinstance(x, NegInf)]
-        if len(live) > 1 and max(live) != min(live):
-            return i
-    return None
-
-
-def _rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> None:
-    """Work out a scaled score that is not 0 (a fraction if there is one) instead of s'_12."""
-    out = p.steps[-1].exact
-    cells = [(i, j) for i, row in enumerate(out) for j, x in enumerate(row) if x != 0]
-    if not cells:
-        return
-    i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
-    root = to_latex(sqrt(d_k))
-    line = blocks.chain(blocks.entry(sym, i, j), f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
-                        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}", to_latex(out[i][j]))
-    if not is_rational(out[i][j]):
-        line += f" \\approx {blocks.approx(out[i][j])}"
-    blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
-
-
-def _rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sym: str) -> None:
-    """Work out an output entry that is not 0, from a row whose weights are not all equal."""
-    Z = p.steps[-1].exact
-    cells = [(i, j) for i in range(len(Z)) for j in range(len(Z[0]))]
-
-    def score(ij):
-        i, j = ij
-        ws = [float(x) for x in W[i]]
-        return (Z[i][j] != 0, max(ws) != min(ws), sum(1 for k in range(len(V)) if V[k][j] != 0))
-
-    i, j = max(cells, key=score)  # the first of the best
-    terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
-    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {blocks.approx(Z[i][j])}"]
-    if not is_rational(Z[i][j]):
-        work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
-    blocks.relabel_last(p, work=tuple(work))
 
 
 def _values(p: Problem, H: int) -> list[Matrix]:

@@ -51,10 +51,12 @@ import numpy as np
 
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
-from ..exact import add, exp, mul, power, tanh, to_latex
+from ..exact import add, exp, mul, power, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
+from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
+                         sub, units, x_sym)  # (the cells use them as rec.<name>)
 
 HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's arguments)
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
@@ -183,57 +185,6 @@ def apply(act: Act, A: Matrix) -> Matrix:
 
 def rounded(M: Matrix, places: int) -> Matrix:
     return blocks.round_matrix(M, places)
-
-
-# ---------------------------------------------------------------- worked lines
-def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
-    """``f_{1}`` (T = 1, unit 1), ``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row)."""
-    idx = [str(t)] if T > 1 else []
-    if j is not None:
-        idx.append(str(j + 1))
-    return f"{letter}_{{{','.join(idx)}}}" if idx else letter
-
-
-def prev_h(t: int, T: int) -> str:
-    return prev_state("h", t, T)
-
-
-def prev_state(letter: str, t: int, T: int) -> str:
-    """The state before time step t: ``h_{0}`` at t = 1, else ``h_{t-1}``."""
-    return f"{letter}_{{0}}" if t == 1 else sub(letter, t - 1, T)
-
-
-def dot_terms(a_row, col) -> str:
-    """``(1 \\cdot 2 + 0 \\cdot (-1))`` with numbers as the sheet prints them."""
-    terms = []
-    for x, w in zip(a_row, col):
-        terms.append(f"{blocks.work_term(x)[0]} \\cdot {blocks.work_term(w)[0]}")
-    return "(" + " + ".join(terms) + ")"
-
-
-def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row, W_h, b, a) -> str:
-    """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
-    xs = x_sym(t, T)
-    lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
-    return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
-            rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
-            rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}")
-
-
-def act_work(lhs: str, act: Act, a, value) -> str:
-    """``f_{1} = \\sigma(2) = \\frac{1}{1 + e^{-2}} \\approx 0.8808``."""
-    arg = blocks.work_term(a)[0]
-    arg = arg[1:-1] if arg.startswith("(") and arg.endswith(")") else arg
-    exact = to_latex(value)
-    line = rf"{lhs} = {act.latex}({arg})"
-    if exact != decimal(value) and len(exact) <= 60 and r"\tanh" not in exact:
-        line += f" = {exact}"
-    return line + rf" \approx {decimal(value)}"
-
-
-def units(d_h: int) -> range:
-    """The units whose arithmetic the key writes out (all of a small state)."""
-    return range(min(d_h, 2))
 
 
 # ---------------------------------------------------------------- the σ / tanh table
@@ -444,21 +395,6 @@ def finish(p: Problem, table: Table | None, places: int, hand: bool) -> Problem:
         table.add_to(p)
     p.notes.append(round_note(places, hand))
     return p
-
-
-def x_sym(t: int, T: int) -> str:
-    """``x`` (T = 1) or ``x_{t}``."""
-    return "x" if T == 1 else sub("x", t, T)
-
-
-def prev_unit(letter: str, t: int, T: int, j: int) -> str:
-    """Unit j of the state before time step t: ``h_{0,1}`` at t = 1, else ``h_{t-1,1}``."""
-    return f"{letter}_{{0,{j + 1}}}" if t == 1 else sub(letter, t - 1, T, j)
-
-
-def num(x) -> str:
-    """A number inside a worked product: a short given decimal as is, else 4 decimals."""
-    return blocks.work_term(x, limit=0)[0]
 
 
 # ---------------------------------------------------------------- for the mistakes

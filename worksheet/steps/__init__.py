@@ -6,7 +6,9 @@
 * :mod:`.worklines` -- the written-out arithmetic of one entry (LaTeX lines);
 * :mod:`.layer_steps` -- rounded carries, sums and relabelling for long chains;
 * :mod:`.scaled_dot_product` -- the attention chain (scores, scaled, masked,
-  weights, output) and its hand-mode checks;
+  weights, output) and its hand-mode checks; also the one namespace the
+  kinds use (``blocks.matmul``, ``blocks.work_term``, ...);
+* :mod:`.entry_choice` -- which entry a key works out (not one that is 0);
 * :mod:`.float_check` -- the independent float64 computations every exact
   step is checked against (and ``worksheet check`` recomputes).
 

@@ -1,0 +1,72 @@
+"""Which entry of a step the key works out, and working out a better one:
+an entry that is 0, or a sum of zeros, teaches nothing (used by multi-head
+attention, whose heads are small and often have such entries).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..exact import NegInf, is_rational, sqrt, to_latex
+from ..solution.problem import Matrix, Problem
+from . import scaled_dot_product as blocks
+
+__all__ = ["teaching_entry", "varied_row", "rework_scaled", "rework_weighted"]
+
+
+def teaching_entry(A: Matrix, B: Matrix, C: Matrix | None = None) -> tuple[int, int]:
+    """The (i, j) of ``C = A B`` to work out on the key: a non-zero entry whose dot
+    product has the most non-zero terms (the first such); an entry that is 0
+    or a sum of zeros teaches nothing."""
+    C = blocks.matmul(A, B) if C is None else C
+    best, at = (-1, -1), blocks.busiest_entry(A, B)
+    for i, row in enumerate(A):
+        for j in range(len(B[0])):
+            terms = sum(1 for x, r in zip(row, B) if x != 0 and r[j] != 0)
+            score = (C[i][j] != 0, terms)
+            if score > best:
+                best, at = score, (i, j)
+    return at
+
+
+def varied_row(S: Matrix) -> int | None:
+    """The first row whose unmasked scores are not all equal (its weights are not 1/n each)."""
+    for i, row in enumerate(S):
+        live = [float(x) for x in row if not isinstance(x, NegInf)]
+        if len(live) > 1 and max(live) != min(live):
+            return i
+    return None
+
+
+def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> None:
+    """Work out a scaled score that is not 0 (a fraction if there is one) instead of s'_12."""
+    out = p.steps[-1].exact
+    cells = [(i, j) for i, row in enumerate(out) for j, x in enumerate(row) if x != 0]
+    if not cells:
+        return
+    i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
+    root = to_latex(sqrt(d_k))
+    line = blocks.chain(blocks.entry(sym, i, j), f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
+                        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}", to_latex(out[i][j]))
+    if not is_rational(out[i][j]):
+        line += f" \\approx {blocks.approx(out[i][j])}"
+    blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
+
+
+def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sym: str) -> None:
+    """Work out an output entry that is not 0, from a row whose weights are not all equal."""
+    Z = p.steps[-1].exact
+    cells = [(i, j) for i in range(len(Z)) for j in range(len(Z[0]))]
+
+    def score(ij):
+        i, j = ij
+        ws = [float(x) for x in W[i]]
+        return (Z[i][j] != 0, max(ws) != min(ws), sum(1 for k in range(len(V)) if V[k][j] != 0))
+
+    i, j = max(cells, key=score)  # the first of the best
+    terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
+    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
+            f"\\approx {blocks.approx(Z[i][j])}"]
+    if not is_rational(Z[i][j]):
+        work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
+    blocks.relabel_last(p, work=tuple(work))
