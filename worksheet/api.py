@@ -25,8 +25,8 @@ from typing import Any, Mapping
 from .build import ProblemSpec, build_document, solve_table
 from .check.in_memory import Marks
 from .check.in_memory import check_problem as check
-from .parse.input_tables import file_value as _plain
-from .parse.input_tables import file_values as _entries
+from .check.answers import file_value as _plain
+from .check.answers import file_values as _entries
 from .solution.problem import Problem
 
 __all__ = ["problem", "solve", "check", "Marks"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..parse.input_tables import file_values as _entries
 from .answers import answers_from_dict
+from .answers import file_values as _entries
 from .key import Key
 from .marking import check_answers
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..policy.errors import WorksheetError
 from ..exact import Add, Func, Mul, Pow
+from ..parse.numbers import DIGITS, decimal_tolerance, mp_context  # noqa: F401 (DIGITS: check's name too)
 
-DIGITS = 50  # decimal digits of the high-precision comparison
 EXACT_RTOL = 1e-40  # "exactly equal" at 50 digits
 FLOAT_RTOL = 1e-9  # an exact form against a float64 recomputation
 MAX_FUNC_ARG = 1e5  # |x| in exp/sin/cos/tanh(x) we evaluate
@@ -45,20 +45,6 @@ class Tolerance:
 
 
 # ---------------------------------------------------------------- high precision
-_CTX = None
-
-
-def mp_context():
-    """An mpmath context at 50 digits (mpmath comes with sympy; imported on first use)."""
-    global _CTX
-    if _CTX is None:
-        import mpmath
-
-        _CTX = mpmath.MPContext()
-        _CTX.dps = DIGITS
-    return _CTX
-
-
 def mp_value(x):
     """The value of an exact number to 50 digits (ValueError when out of range)."""
     ctx = mp_context()
@@ -170,17 +156,6 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
     if _near(g, e.mp, e.precise, e.rounding, tol, extra):
         return True
     return e.alt is not None and _near(g, e.alt, True, 0.0, tol, extra)
-
-
-def decimal_tolerance(places: int, expected):
-    """How far a plain decimal written to ``places`` places may be from the
-    ``expected`` value and still be right (the default rule): half a unit in
-    its last place, never more than 0.005, plus ``1e-12 * max(1, |expected|)``
-    for float noise.  An mpmath number; ``worksheet.render.moodle`` gives
-    Moodle this tolerance for a 4-place answer."""
-    ctx = mp_context()
-    half_unit = ctx.mpf(5) / ctx.mpf(10) ** (places + 1)
-    return min(half_unit, ctx.mpf("0.005")) + 1e-12 * max(1, abs(expected))
 
 
 def _near(g: Given, target, precise: bool, rounding: float, tol: Tolerance, extra: float) -> bool:

@@ -136,30 +136,3 @@ def _check_common_denominator(inputs: dict, file: str | None) -> None:
                     raise InputError("the entries have no common denominator of at most 10^18 (the limit): "
                                      "use decimals of at most 12 places or fractions over a few small "
                                      "denominators", file=file, field=name, row=i, col=j)
-
-
-# ---------------------------------------------------------------- values from a program
-def file_values(m: Any) -> Any:
-    """A matrix as lists of ints and exact text (what an input or answer file reads to)."""
-    if hasattr(m, "tolist"):  # numpy arrays and sympy matrices
-        m = m.tolist()
-    if isinstance(m, (list, tuple)):
-        return [file_values(x) for x in m]
-    return file_value(m)
-
-
-def file_value(x: Any) -> Any:
-    """One value as a file would give it: floats as their shortest text (exact decimal), -inf as -oo."""
-    if isinstance(x, (bool, str, int)) or x is None:
-        return x
-    if isinstance(x, Fraction):
-        return f"{x.numerator}/{x.denominator}"
-    if isinstance(x, (list, tuple)):
-        return [file_value(v) for v in x]
-    if hasattr(x, "dtype") and hasattr(x, "item"):  # a numpy scalar
-        return file_value(x.item())
-    if isinstance(x, float):
-        return "-oo" if x == float("-inf") else repr(x)
-    if getattr(x, "is_Number", False) or getattr(x, "free_symbols", None) == set():  # a sympy number
-        return str(x)
-    return x  # the reader names what it cannot take

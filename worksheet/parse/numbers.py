@@ -159,3 +159,32 @@ def format_decimal_places(text: object) -> int | None:
     if abs(num.exponent) > MAX_DECIMAL_EXPONENT:
         return None
     return num.places - num.exponent
+
+
+# ---------------------------------------------------------------- what a decimal stands for
+DIGITS = 50  # decimal digits of the high-precision comparison (worksheet check)
+
+_CTX = None
+
+
+def mp_context():
+    """An mpmath context at 50 digits (mpmath comes with sympy; imported on first use)."""
+    global _CTX
+    if _CTX is None:
+        import mpmath
+
+        _CTX = mpmath.MPContext()
+        _CTX.dps = DIGITS
+    return _CTX
+
+
+def decimal_tolerance(places: int, expected):
+    """How far a plain decimal written to ``places`` places may be from the
+    ``expected`` value and still be right (the default rule): half a unit in
+    its last place, never more than 0.005, plus ``1e-12 * max(1, |expected|)``
+    for float noise.  An mpmath number (:func:`mp_context`); ``worksheet check`` marks by
+    it and ``worksheet.render.moodle`` gives Moodle this tolerance for a
+    4-place answer."""
+    ctx = mp_context()
+    half_unit = ctx.mpf(5) / ctx.mpf(10) ** (places + 1)
+    return min(half_unit, ctx.mpf("0.005")) + 1e-12 * max(1, abs(expected))
