@@ -3,7 +3,9 @@
 * :func:`nearest`: the float64 nearest an exact value (correctly rounded, ties
   to even), what the JSON ``value`` and a Moodle answer hold;
 * :func:`round_scaled`: ``x * 10^places`` rounded to an integer, half away
-  from zero, what a table with ``places`` decimals prints.
+  from zero, what a table with ``places`` decimals prints (read off the
+  correctly rounded double where that provably decides it, see
+  :func:`_from_nearest`).
 
 Both are decided, never guessed from a float computed along the way (whose
 last bit depends on the CPU, libm and numpy build).  An exact value is
@@ -139,11 +141,35 @@ def _int_power(v: Decimal, r: Decimal, k: int, P: _Prec):
     return w, up.multiply(abs(w), rel)
 
 
+def _iroot(n: int, q: int) -> int:
+    """floor(n ** (1/q)) for integers n >= 0, q >= 2 (Newton's method on integers)."""
+    if n < 2:
+        return n
+    y = 1 << -(-n.bit_length() // q)  # >= the root
+    while True:
+        z = ((q - 1) * y + n // y ** (q - 1)) // q
+        if z >= y:
+            return y
+        y = z
+
+
+def _rat_root(b: int, p: int, q: int, P: _Prec):
+    """b^(p/q) for integers b >= 2, 0 < p < q: an integer root, within one unit of
+    the last of ``P.digits + 5`` decimals."""
+    d = P.digits + 5
+    k = _iroot(b ** p * 10 ** (q * d), q)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
+    v = P.c.divide(Decimal(k), Decimal(10) ** d)
+    return v, P.up.add(P.up.multiply(abs(v), P.u), Decimal(10) ** -d)
+
+
 def _pow(x: Pow, P: _Prec):
     e = x.exponent
     p, q = e._numerator, e._denominator
     if q == 1:
         return _int_power(*_mr(x.base, P), p, P)
+    base = x.base
+    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q:
+        return _rat_root(base._numerator, p, q, P)
     if q != 2:
         return _mp(x, P)
     bv, br = _mr(x.base, P)
@@ -157,10 +183,67 @@ def _pow(x: Pow, P: _Prec):
     return _int_power(s, sr, p, P)
 
 
+_PI: dict[int, Decimal] = {}
+
+
+def _pi(P: _Prec) -> Decimal:
+    """pi to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
+    precision by Machin's formula in integers."""
+    if P.digits not in _PI:
+        d = P.digits + 20
+        one = 10 ** d
+
+        def arctan_inv(n: int) -> int:  # arctan(1/n) * 10^d, truncated terms
+            total, term, k, sign = 0, one // n, 1, 1
+            while term:
+                total += sign * (term // k)
+                term //= n * n
+                k += 2
+                sign = -sign
+            return total
+
+        _PI[P.digits] = P.lo.divide(Decimal(16 * arctan_inv(5) - 4 * arctan_inv(239)), Decimal(one))
+    return _PI[P.digits]
+
+
+def _sin_cos(x: Func, P: _Prec):
+    """sin or cos of a decimal midpoint: reduced by the nearest multiple k of
+    pi/2 (|r| <= pi/4 + a little), then Taylor series; |sin'|, |cos'| <= 1."""
+    av, ar = _mr(x.arg, P)
+    if abs(av) > _BIG_ARG:
+        raise _Hard
+    c = _context(P.digits + 10)
+    half_pi = c.divide(_pi(P), 2)
+    k = int(c.divide(av, half_pi).to_integral_value(_dec.ROUND_HALF_EVEN))
+    r = c.subtract(av, c.multiply(k, half_pi))
+    quadrant = (k + (1 if x.name == "cos" else 0)) % 4  # sin(r + q pi/2)
+    use_cos = quadrant % 2 == 1
+    negative = quadrant >= 2
+    r2 = c.multiply(r, r)
+    term = Decimal(1) if use_cos else r
+    total, n = term, (0 if use_cos else 1)
+    tiny = Decimal(10) ** -(P.digits + 8)
+    while abs(term) > tiny:
+        term = c.divide(c.multiply(-term, r2), (n + 1) * (n + 2))
+        total = c.add(total, term)
+        n += 2
+    v = P.c.plus(-total if negative else total)
+    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by its terms' roundings
+    err = up_add(P, ar, P.up.multiply(abs(k) + 100, Decimal(10) ** -(P.digits + 4)), P.up.multiply(abs(v), P.u))
+    return v, err
+
+
+def up_add(P: _Prec, *xs: Decimal) -> Decimal:
+    out = _ZERO
+    for x in xs:
+        out = P.up.add(out, x)
+    return out
+
+
 def _func(x: Func, P: _Prec):
     name = x.name
     if name in ("sin", "cos"):
-        return _mp(x, P)
+        return _sin_cos(x, P)
     av, ar = _mr(x.arg, P)
     up = P.up
     if abs(av) > _BIG_ARG or ar > Decimal("0.25"):
@@ -274,6 +357,9 @@ def round_scaled(x, places: int) -> int:
         x = Fraction(x)
     if type(x) is Fraction or isinstance(x, Fraction):
         return _half_away(Fraction(x) * 10 ** places)
+    k = _from_nearest(x, places)
+    if k is not None:
+        return k
 
     def same(lo: Decimal, hi: Decimal):
         a = lo.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
@@ -289,6 +375,28 @@ def round_scaled(x, places: int) -> int:
             raise ValueError("too large to write with decimals")
         return _half_away(Fraction(v) * 10 ** places)
     return out if type(out) is int else int(out.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP))
+
+
+def _from_nearest(x: Expr, places: int) -> int | None:
+    """The rounding read off the correctly rounded double f of x, when that
+    provably decides it: with t = |f| 10^places < 10^9, t is within 2.3e-7 of
+    |x| 10^places (half an ulp of f, scaled, plus the rounding of the product),
+    so when t's fraction is further than 1e-6 from 1/2, x rounds as t does.
+    None otherwise (then decimals decide)."""
+    from .numeric import to_float  # the double, kept on the node
+
+    f = to_float(x)
+    if not (math.isfinite(f) and 0 <= places <= 15):
+        return None
+    t = abs(f) * 10.0 ** places
+    if t >= 1e9:
+        return None
+    whole = math.floor(t)
+    frac = t - whole  # exact
+    if abs(frac - 0.5) <= 1e-6:
+        return None
+    k = int(whole) + (frac > 0.5)
+    return -k if f < 0 else k
 
 
 def decimal_places(x, places: int) -> str:
