@@ -22,6 +22,8 @@ def decimal(x, places: int = 4) -> str:
         return x
     if isinstance(x, NegInf):
         return "-inf"
+    if type(x) is Fraction and x._numerator.bit_length() - x._denominator.bit_length() < 1000:
+        return decimal_places(x, places)  # well inside the float range
     if not isinstance(x, float):
         v = to_float(x)
         if math.isinf(v):

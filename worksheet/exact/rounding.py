@@ -399,10 +399,19 @@ def _from_nearest(x: Expr, places: int) -> int | None:
     return -k if f < 0 else k
 
 
+_POW10 = tuple(10 ** k for k in range(40))
+
+
 def decimal_places(x, places: int) -> str:
     """``x`` with exactly ``places`` decimals, rounded half away from zero
     (``-0.0000`` is written ``0.0000``)."""
-    k = round_scaled(x, places)
+    if type(x) is Fraction and places < 40:  # the common case, in integers
+        n, d = x._numerator, x._denominator
+        k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
+        if n < 0:
+            k = -k
+    else:
+        k = round_scaled(x, places)
     digits = str(abs(k)).rjust(places + 1, "0")
     body = digits[:-places] + "." + digits[-places:] if places > 0 else digits
     return "-" + body if k < 0 else body
