@@ -110,19 +110,27 @@ def _add(x: Add, P: _Prec):
         r = up.add(r, tr)
         size = up.add(size, abs(tv))
     # each of the len(terms) additions errs by at most u * (a partial sum) <= u * size
-    return v, up.add(r, up.multiply(up.multiply(size, P.u), len(x.terms)))
+    return v, up.add(r, up.multiply(size, P.u * len(x.terms)))
 
 
 def _mul(x: Mul, P: _Prec):
     c, up = P.c, P.up
-    v, r = _rat(x.coeff, P)
-    for f in x.factors:
+    factors = x.factors
+    if x.coeff == 1:  # (a Fraction's == with an int is cheap) start from the first factor
+        v, r = _mr(factors[0], P)
+        factors = factors[1:]
+    else:
+        v, r = _rat(x.coeff, P)
+    for f in factors:
         fv, fr = _mr(f, P)
         w = c.multiply(v, fv)
         # |ab - w| <= |a| rb + |b| ra + ra rb + u |w|
-        r = up.add(up.add(up.multiply(abs(v), fr), up.multiply(abs(fv), r)),
-                   up.add(up.multiply(r, fr), up.multiply(abs(w), P.u)))
-        v = w
+        err = up.multiply(abs(w), P.u)
+        if fr:
+            err = up.add(err, up.multiply(up.add(abs(v), r), fr))
+        if r:
+            err = up.add(err, up.multiply(abs(fv), r))
+        r, v = err, w
     return v, r
 
 
@@ -404,14 +412,28 @@ _POW10 = tuple(10 ** k for k in range(40))
 
 def decimal_places(x, places: int) -> str:
     """``x`` with exactly ``places`` decimals, rounded half away from zero
-    (``-0.0000`` is written ``0.0000``)."""
+    (``-0.0000`` is written ``0.0000``).  An expression keeps its text (values
+    are immutable and shared: a key prints the same entry in several places)."""
     if type(x) is Fraction and places < 40:  # the common case, in integers
         n, d = x._numerator, x._denominator
         k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
         if n < 0:
             k = -k
-    else:
-        k = round_scaled(x, places)
+        return _digits(k, places)
+    if isinstance(x, Expr):
+        try:
+            printed = x._printed
+        except AttributeError:
+            printed = x._printed = {}
+        text = printed.get(places)  # the printers' keys are names, never ints
+        if text is None:
+            text = printed[places] = _digits(round_scaled(x, places), places)
+        return text
+    return _digits(round_scaled(x, places), places)
+
+
+def _digits(k: int, places: int) -> str:
+    """The integer ``k`` scaled by 10^-places, as text."""
     digits = str(abs(k)).rjust(places + 1, "0")
     body = digits[:-places] + "." + digits[-places:] if places > 0 else digits
     return "-" + body if k < 0 else body

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 from ..document import Document
 from ..exact import to_float, to_str
@@ -27,8 +28,16 @@ def _value(q: Quantity) -> list:
 
 
 def _nearest(x):
+    if type(x) is Fraction:  # the common case: int / int is correctly rounded
+        try:
+            return x._numerator / x._denominator
+        except OverflowError:
+            return None
     v = to_float(x)
-    return None if math.isinf(v) or math.isnan(v) else v
+    return None if v in _INF or v != v else v
+
+
+_INF = (math.inf, -math.inf)
 
 
 def _label_value(q: Quantity, i: int, j: int):
