@@ -1,18 +1,18 @@
-"""Exact-string golden outputs of every format at a fixed seed.
+"""Golden outputs of every format at a fixed seed: text exactly, in the JSON
+the exact strings exactly and the floats within rel 1e-12 (golden_util).
 
 Regenerate after an intended change with WORKSHEET_UPDATE_GOLDEN=1 and read
 the diff before committing it.
 """
 
-import os
 from pathlib import Path
 
 import pytest
 
+import golden_util
 from worksheet.build import build_document, render_document
 
 GOLDEN = Path(__file__).parent / "golden" / "attention"
-UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
 
 CASES = {
     "default": (["attention"], {}),
@@ -26,12 +26,7 @@ def test_golden_outputs(case):
     doc = build_document(kinds, seed=1, options=options)
     files = render_document(doc, ["md", "tex", "json"], name=case)
     for name, text in files.items():
-        path = GOLDEN / name
-        if UPDATE:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        assert path.exists(), f"missing golden file {path}; run with WORKSHEET_UPDATE_GOLDEN=1"
-        assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+        golden_util.check(GOLDEN / name, text)
 
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])

@@ -190,8 +190,9 @@ def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) 
         return Expected(None, False, "-oo")
     if rounded:
         # the exact string holds the value carried rounded along the chain (what the sheet
-        # shows), the float the unrounded value: both are right, an exact form within the
-        # key's own rounding of the float
+        # shows), the float the unrounded value (put in by marking._unrounded from the
+        # kind's reference; the JSON's is the carried value): both are right, an exact
+        # form within the key's own rounding of the float
         e = expected_float(x)
         alt = None
         if isinstance(text, str):

@@ -54,8 +54,9 @@ class Expr:
     """
 
     # _hash, _ckey: hash and structural key; _printed: {printer: text};
-    # _fv: float; _ord: sort key; _sg: sign; _iv: float bounds (all computed once)
-    __slots__ = ("_hash", "_ckey", "_printed", "_fv", "_ord", "_sg", "_iv")
+    # _fv: float; _ord: sort key; _sg: sign; _iv: float bounds; _dm: decimal
+    # midpoint and radius (.rounding) (all computed once)
+    __slots__ = ("_hash", "_ckey", "_printed", "_fv", "_ord", "_sg", "_iv", "_dm")
 
     # -- structure ---------------------------------------------------------
     def _key(self) -> tuple:  # pragma: no cover - abstract

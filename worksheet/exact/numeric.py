@@ -1,8 +1,8 @@
 """Numbers out of exact values: floats that never raise, and exact signs.
 
-``to_float`` evaluates in float64 while every partial result stays a normal
-float, else again with mpmath at 80 bits (``e^{1000}`` is ``inf``,
-``1/(1 + e^{729})`` is ``0.0``).  ``sign`` is decided exactly: from the tree
+``to_float`` is the correctly rounded float64 (:mod:`.rounding` decides it
+with a decimal midpoint and radius at rising precision; mpmath at 80 bits only
+where no precision bounds it, e.g. ``e^{2^{50}}``).  ``sign`` is decided exactly: from the tree
 where it tells, else by interval arithmetic (outward-rounded floats, then
 mpmath intervals at growing precision), never guessed from a float.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .core import _FLOAT_MAX, _FLOAT_MIN, _HUGE_ARG, _rat_float
+from .core import _FLOAT_MAX, _HUGE_ARG, _rat_float
 from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, exact
 
 __all__ = ["to_float", "sign"]
@@ -20,9 +20,10 @@ __all__ = ["to_float", "sign"]
 
 # ---------------------------------------------------------------- evaluation
 def to_float(x) -> float:
-    """The float64 nearest an exact value, as well as float64 can say it:
-    ``inf`` for ``e^{1000}`` or ``10^{400}``, ``0.0`` for ``e^{-1000}``,
-    ``-inf`` for -oo.  Never raises."""
+    """The float64 nearest an exact value, correctly rounded (decided by
+    :func:`.rounding.nearest`, never from libm's last bit, so the same on every
+    machine): ``inf`` for ``e^{1000}`` or ``10^{400}``, ``0.0`` for
+    ``e^{-1000}``, ``-inf`` for -oo.  Never raises."""
     if type(x) is Fraction:  # the common case, without Fraction's property calls
         try:
             return x._numerator / x._denominator
@@ -36,26 +37,16 @@ def to_float(x) -> float:
         try:
             return x._fv
         except AttributeError:
-            x._fv = _honest_float(x)
+            from .rounding import nearest  # builds on this module's interval evaluation
+
+            x._fv = nearest(x)
             return x._fv
     return float(x)
 
 
-def _honest_float(x: Expr) -> float:
-    """float(x): float64 arithmetic while the value, the partial products of
-    a Mul and the base of a Pow are normal floats; otherwise (overflow,
-    underflow, inf * 0) mpmath at 80 bits.  (A sum absorbs a term that
-    underflowed to 0 with an error below 1e-308.)"""
-    try:
-        v = _PLAIN_FLOAT[type(x)](x)
-        if _FLOAT_MIN <= abs(v) < math.inf:
-            return v
-    except (OverflowError, ValueError, ZeroDivisionError):
-        pass
-    return _mp_float(x)
-
-
 def _mp_float(x) -> float:
+    """mpmath at 80 bits (no libm: the same on every machine); the fallback of
+    :func:`.rounding.nearest` for values it cannot bound (huge arguments)."""
     import mpmath
 
     with mpmath.workprec(80):
@@ -88,39 +79,6 @@ def _mp_eval(x, mp):
         if abs(a) > 2 ** 4000:
             return mp.nan  # sin, cos of an astronomically large number: no honest float
     return getattr(mp, x.name)(a)
-
-
-def _add_float(x: Add) -> float:
-    return math.fsum([_rat_float(x.const), *(to_float(t) for t in x.terms)])
-
-
-def _mul_float(x: Mul) -> float:
-    out = _rat_float(x.coeff)
-    for f in x.factors:
-        out *= to_float(f)
-        if not _FLOAT_MIN <= abs(out) < math.inf:
-            raise OverflowError  # left the normal range: _honest_float redoes it with mpmath
-    return out
-
-
-def _pow_float(x: Pow) -> float:
-    b = to_float(x.base)
-    if not _FLOAT_MIN <= abs(b) < math.inf:
-        raise OverflowError  # a subnormal base has lost bits: _honest_float redoes it with mpmath
-    return b ** _rat_float(x.exponent)
-
-
-_FLOAT_FUNCS = {"exp": math.exp, "sin": math.sin, "cos": math.cos, "tanh": math.tanh}
-
-
-def _func_float(x: Func) -> float:
-    return _FLOAT_FUNCS[x.name](to_float(x.arg))
-
-
-# float64 arithmetic all the way, by node type; OverflowError where a partial
-# product or a root's base leaves the normal range (_honest_float then redoes
-# the value with mpmath)
-_PLAIN_FLOAT = {Add: _add_float, Mul: _mul_float, Pow: _pow_float, Func: _func_float}
 
 
 # ---------------------------------------------------------------- signs

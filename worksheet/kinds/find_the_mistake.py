@@ -58,6 +58,7 @@ from .. import kinds as registry
 from . import mistakes
 from ..policy.errors import ParamError
 from ..exact import NEG_INF, to_str
+from ..steps.layer_steps import round_matrix
 from ..solution.problem import Matrix, Problem, Step
 from . import base
 
@@ -289,7 +290,13 @@ def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
 
 # ---------------------------------------------------------------- the problem
 def shown(value: np.ndarray) -> Matrix:
-    """A flawed step as printed: 4 decimals, exact (-oo stays -oo)."""
+    """A flawed step as printed: 4 decimals, exact (-oo stays -oo).
+
+    The flawed chain is float64 (a mistake is a wrong rule applied to numpy
+    values), so this is the one written number not rounded from an exact
+    value: an entry within about 1e-12 of a rounding tie could print
+    differently where numpy's last bit differs.  Steps before the wrong one
+    are rounded from their exact values instead (``solve``)."""
     scale = 10 ** SLIP_PLACES
     return tuple(tuple(NEG_INF if v == -np.inf else Fraction(round(float(v) * scale), scale) for v in row)
                  for row in value.tolist())
@@ -329,7 +336,12 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             continue
         value = planted.values[s.name]
         same = value.shape == s.value.shape
-        p.add_input(f"shown.{s.name}", shown(value), rows=s.rows if same else None,
+        # before the wrong step the student is right: the exact value rounded (the same
+        # on every machine); from it on, and for a step carried rounded (whose float is
+        # the unrounded chain the flawed one follows), the float64 chain rounded (see shown)
+        right_so_far = k < at and not s.rounded and not any(isinstance(x, str) for row in s.exact for x in row)
+        p.add_input(f"shown.{s.name}", round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
+                    rows=s.rows if same else None,
                     cols=s.cols if same else None,
                     latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
     codes = mistakes.codes_for(params.of)

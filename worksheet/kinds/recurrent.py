@@ -28,9 +28,9 @@ rounded in the same way before its tanh.  From the first rounding on, every
 step is marked ``rounded`` and gates are carried with 4 decimals (the
 table's), as in the encoder block.  Each step's exact value is checked
 against a float64 recomputation from the carried values (its own
-arithmetic, 1e-9); its ``value`` is the unrounded float64 chain of the
-kind's ``reference`` (independent numpy, PyTorch's formulas), which a
-rounded step must stay within 5e-3 of.  Hand-mode draws are retried until
+arithmetic, 1e-9); its numpy ``value`` is the unrounded float64 chain of
+the kind's ``reference`` (independent numpy, PyTorch's formulas; the JSON
+writes the carried value), which a rounded step must stay within 5e-3 of.  Hand-mode draws are retried until
 that holds; a user's own numbers that drift further are an InputError
 ("use --numbers calculator").  Why 3 decimals by hand: with 2, rounding c
 and then h moves h by up to 0.01, more than the 5e-3 a rounded step may

@@ -52,7 +52,8 @@ import numpy as np
 from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
-from ..exact import mul, power, sqrt, to_latex
+from ..exact import mul, power, sqrt, to_float, to_latex
+from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape
 from . import base
 
@@ -150,12 +151,23 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
                                   ("softmax_dk", float(d_k)))}
 
 
-def _sci(v: float) -> str:
-    """A weight for a worked line: 4 decimals, or 4 significant digits when tiny."""
+def _sci(x) -> str:
+    """An exact weight for a worked line: 4 decimals, or when tiny ``d.dddd x 10^e``
+    (rounded from the exact value, half away from zero)."""
+    v = to_float(x)
     if v == 0 or abs(v) >= 5e-5:
-        return blocks.approx(v)
-    mant, exp10 = f"{v:.4e}".split("e")
-    return rf"{mant} \times 10^{{{int(exp10)}}}"
+        return blocks.approx(x)
+    q = abs(Fraction(v))  # the exponent from the correctly rounded float, in integers (no libm)
+    exp10 = len(str(q.numerator)) - len(str(q.denominator))
+    while q < Fraction(10) ** exp10:
+        exp10 -= 1
+    while q >= Fraction(10) ** (exp10 + 1):
+        exp10 += 1
+    digits = decimal(mul(x, power(10, -exp10)), 4)  # 1 <= |x| 10^-e < 10, but for rounding up to 10
+    if digits.lstrip("-").startswith("10"):
+        exp10 += 1
+        digits = decimal(mul(x, power(10, -exp10)), 4)
+    return rf"{digits} \times 10^{{{exp10}}}"
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
@@ -193,13 +205,18 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     for name, divisor, title, formula, scaled_sym in cases:
         z = (tuple(mul(x, power(divisor, -1)) for x in s[0]),)  # (1, n)
         value = ref[name]
-        kind = classify(value[0])
-        j = int(np.argmax(value[0]))
+        # the reading and its numbers from the exact weights (their correctly rounded
+        # floats and exact decimals), never from numpy's: the same on every machine
+        exact_w = blocks.softmax_rows(z)[0]
+        weights = np.array([to_float(x) for x in exact_w])
+        kind = classify(weights)
+        j = int(np.argmax(weights))
         label, meaning = READING[kind]
-        note = (rf"Largest weight ${value[0][j]:.4f}$ (key {keys[j]}; equal weights would be "
-                rf"$1/n = {1 / n:.4f}$), so this softmax is {label}: {meaning}.")
-        readings.append(rf"{WHICH[name]}: the largest weight is ${value[0][j]:.4f}$ (key {keys[j]}; "
-                        rf"equal weights would be $1/{n} = {1 / n:.4f}$), so it is {label}: {meaning}.")
+        top, flat = decimal(exact_w[j]), decimal(Fraction(1, n))
+        note = (rf"Largest weight ${top}$ (key {keys[j]}; equal weights would be "
+                rf"$1/n = {flat}$), so this softmax is {label}: {meaning}.")
+        readings.append(rf"{WHICH[name]}: the largest weight is ${top}$ (key {keys[j]}; "
+                        rf"equal weights would be $1/{n} = {flat}$), so it is {label}: {meaning}.")
         if name == "softmax_sqrt_dk":
             note += (r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
                      r"$\sqrt{d_k}$ brings them back to unit scale.")
@@ -210,8 +227,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                  + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"]
         if name == "softmax_sqrt_dk":
             lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
-        tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(float(v))
-                for k, v in enumerate(value[0]) if 0 < v < 5e-5]  # 0.0000 to 4 places, but not 0
+        tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(x)
+                for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
     p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)
     return p

@@ -133,8 +133,8 @@ class TemplateRenderer:
     @staticmethod
     def decimal_table(s: Step) -> Table:
         def make(s):
-            cells = [[fmt.decimal(x, s.places) if isinstance(x, str) else fmt.decimal(float(v), s.places)
-                      for x, v in zip(row, vrow)] for row, vrow in zip(s.exact, s.value)]
+            # rounded from the exact values, never from the numpy cross-check (s.value)
+            cells = [[fmt.decimal(x, s.places) for x in row] for row in s.exact]
             return Table(cells, s.rows, s.cols)
 
         return _shared("decimal", s, make)

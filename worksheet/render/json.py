@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 from ..solution.document import Document
-from ..exact import to_str
+from ..exact import to_float, to_str
 from ..solution.problem import Problem, Quantity, Step
 
 
@@ -18,12 +19,34 @@ def _exact(m) -> list:
     return [[x if isinstance(x, str) else to_str(x) for x in row] for row in m]
 
 
-def _value(v) -> list:
-    return [[None if math.isinf(x) or math.isnan(x) else float(x) for x in row] for row in v.tolist()]
+def _value(q: Quantity) -> list:
+    """The float64 nearest each exact entry (correctly rounded: the same on every
+    machine), never numpy's cross-check ``q.value``; ``null`` for -oo.  A label
+    entry (next-token's prediction) keeps its value, the label's index."""
+    return [[_label_value(q, i, j) if isinstance(x, str) else _nearest(x) for j, x in enumerate(row)]
+            for i, row in enumerate(q.exact)]
+
+
+def _nearest(x):
+    if type(x) is Fraction:  # the common case: int / int is correctly rounded
+        try:
+            return x._numerator / x._denominator
+        except OverflowError:
+            return None
+    v = to_float(x)
+    return None if v in _INF or v != v else v
+
+
+_INF = (math.inf, -math.inf)
+
+
+def _label_value(q: Quantity, i: int, j: int):
+    v = float(q.value[i, j])
+    return None if math.isinf(v) or math.isnan(v) else v
 
 
 def quantity(q: Quantity) -> dict:
-    out = {"exact": _exact(q.exact), "value": _value(q.value)}
+    out = {"exact": _exact(q.exact), "value": _value(q)}
     if q.rows:
         out["rows"] = list(q.rows)
     if q.cols:

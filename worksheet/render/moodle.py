@@ -236,7 +236,6 @@ class MoodleRenderer(TemplateRenderer):
     def cloze(self, p: Problem, s: Step, weight: int) -> Markup:
         """The step's answer grid: a Cloze field per asked entry, masked entries given."""
         n, m = s.shape
-        alt = s.rounded  # a rounded chain: its carried (rounded) value is right too
 
         def field(i: int, j: int) -> Markup:
             x, v = s.exact[i][j], float(s.value[i, j])
@@ -245,10 +244,9 @@ class MoodleRenderer(TemplateRenderer):
             if isinstance(x, str):
                 choices = label_choices(p, s, x, v)
                 return Markup(multichoice(weight, choices, int(v)) if choices else shortanswer(weight, x))
-            values = [v]
-            if alt:
-                values.append(to_float(x))
-            return Markup(numerical(weight, values))
+            # the double nearest the exact value (a rounded step: the carried value),
+            # never numpy's cross-check s.value: the same answer on every machine
+            return Markup(numerical(weight, [to_float(x)]))
 
         cells = [[field(i, j) for j in range(m)] for i in range(n)]
         return self._grid(Table(cells, s.rows, s.cols), lambda c: c)

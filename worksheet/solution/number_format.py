@@ -6,15 +6,30 @@ import math
 from fractions import Fraction
 
 from ..exact import NegInf, to_float, to_latex
+from ..exact.rounding import decimal_places
 
 
 def decimal(x, places: int = 4) -> str:
-    """A float or exact value to ``places`` decimals; -oo as -inf; no "-0.0000"."""
+    """An exact value (or a float) to ``places`` decimals; -oo as -inf; no "-0.0000".
+
+    An exact value is rounded exactly, half away from zero (0.00005 is 0.0001,
+    -0.00015 is -0.0002), never through a float, so every machine writes the
+    same digits (:func:`worksheet.exact.rounding.decimal_places`); beyond the
+    float range it is ``inf``.  A float (a flawed value of find-the-mistake, a
+    student's answer) is printed as Python rounds it.
+    """
     if isinstance(x, str):
         return x
     if isinstance(x, NegInf):
         return "-inf"
-    v = to_float(x) if not isinstance(x, float) else x
+    if type(x) is Fraction and x._numerator.bit_length() - x._denominator.bit_length() < 1000:
+        return decimal_places(x, places)  # well inside the float range
+    if not isinstance(x, float):
+        v = to_float(x)
+        if math.isinf(v):
+            return "-inf" if v < 0 else "inf"
+        return decimal_places(x, places)
+    v = x
     if math.isinf(v):
         return "-inf" if v < 0 else "inf"
     s = f"{v:.{places}f}"
@@ -40,7 +55,7 @@ def given(x) -> str:
     if isinstance(x, Fraction):
         p = terminating_places(x)
         if p is not None:
-            return f"{x.numerator / x.denominator:.{p}f}" if p else str(x.numerator)
+            return decimal_places(x, p) if p else str(x.numerator)
     if isinstance(x, str):  # a label: text, never LaTeX
         return rf"\text{{{text_escape(x)}}}"
     return to_latex(x)

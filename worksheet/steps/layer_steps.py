@@ -10,10 +10,10 @@ Kinds reach these names through :mod:`worksheet.blocks` (``blocks.Carry``,
 from __future__ import annotations
 
 import dataclasses as _dataclasses
-import math as _math
 from fractions import Fraction
 
-from ..exact import NegInf, add, is_rational
+from ..exact import NegInf, add
+from ..exact.rounding import round_scaled
 from ..exact import to_str as _to_str
 from .linalg import add_row, entrywise
 from ..solution.problem import Matrix, Problem, shape, shows_exact
@@ -45,16 +45,10 @@ def sum_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str, 
 def round_exact(x, places: int = 4) -> Fraction:
     """``x`` rounded to ``places`` decimals, half away from zero, as a Fraction.
 
-    Rationals are rounded exactly; other values through their float64 value.
+    Decided exactly for every value (rationals with integers, others by
+    :func:`worksheet.exact.rounding.round_scaled`), never through a float.
     """
-    scale = 10**places
-    if is_rational(x):
-        q = abs(Fraction(x)) * scale
-        k = _math.floor(q + Fraction(1, 2))
-        return Fraction(k if x >= 0 else -k, scale)
-    v = float(x)
-    k = _math.floor(abs(v) * scale + 0.5)
-    return Fraction(k if v >= 0 else -k, scale)
+    return Fraction(round_scaled(x, places), 10**places)
 
 
 def round_matrix(M: Matrix, places: int = 4) -> Matrix:

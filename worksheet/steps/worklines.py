@@ -100,7 +100,7 @@ def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
         q = Fraction(x)
         places = terminating_places(q)
         if q.denominator > 1 and places is not None:
-            s = f"{float(q):.{places}f}"
+            s = decimal(q, places)  # exact: a terminating decimal with these places
             return (f"({s})" if q < 0 else s), False
         return lx(q), False
     if len(to_str(x)) <= limit:

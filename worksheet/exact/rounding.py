@@ -1,0 +1,439 @@
+"""Decimals out of exact values, the same on every machine.
+
+* :func:`nearest`: the float64 nearest an exact value (correctly rounded, ties
+  to even), what the JSON ``value`` and a Moodle answer hold;
+* :func:`round_scaled`: ``x * 10^places`` rounded to an integer, half away
+  from zero, what a table with ``places`` decimals prints (read off the
+  correctly rounded double where that provably decides it, see
+  :func:`_from_nearest`).
+
+Both are decided, never guessed from a float computed along the way (whose
+last bit depends on the CPU, libm and numpy build).  An exact value is
+evaluated as a *midpoint and radius* in decimal arithmetic (the ``decimal``
+module: correctly rounded ``+ - * /``, ``sqrt`` and ``exp``, in C) with a
+rigorous error bound carried node by node, first with 30 digits; the answer is
+taken when both ends of ``[mid - rad, mid + rad]`` round to the same double
+(or the same N-place decimal).  Otherwise the digits are doubled and the value
+evaluated again (Ziv's loop) up to 1920 digits, beyond which the midpoint is
+rounded (the value is then within 10^-1900 of a rounding boundary: a zero or
+tie the normal form does not see); ``sin``, ``cos`` and roots other than
+square roots go through mpmath intervals at the matching precision.  Each node
+keeps its midpoint and radius, so a softmax's shared sums are evaluated once.
+
+Nothing here calls ``math.exp`` and friends or numpy: the result depends only
+on the exact value.  Rationals are rounded with integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import decimal as _dec
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+from .nodes import Add, Expr, Func, Mul, NegInf, Pow
+
+__all__ = ["nearest", "round_scaled", "decimal_places"]
+
+_DIGITS = (30, 60, 120, 240, 480, 960, 1920)
+_BIG_ARG = Decimal(10) ** 6  # exp/tanh of more than this: handled without decimal's big work
+
+
+class _Hard(ArithmeticError):
+    """This precision cannot bound the value (a huge or non-finite partial result)."""
+
+
+def _context(prec: int, rounding=_dec.ROUND_HALF_EVEN) -> _dec.Context:
+    return _dec.Context(prec=prec, rounding=rounding, Emax=_dec.MAX_EMAX, Emin=_dec.MIN_EMIN,
+                        traps=[], flags=[])
+
+
+class _Prec:
+    """The contexts of one precision: values (to nearest), radii (rounded up),
+    interval ends (floor, ceiling); ``u`` bounds the relative error of one
+    correctly rounded operation."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+        self.c = _context(digits)
+        self.up = _context(12, _dec.ROUND_CEILING)
+        self.lo = _context(digits + 10, _dec.ROUND_FLOOR)
+        self.hi = _context(digits + 10, _dec.ROUND_CEILING)
+        self.u = Decimal(10) ** (1 - digits)
+        self.bits = int(digits * 3.33) + 16
+
+
+_PRECS = {d: _Prec(d) for d in _DIGITS}
+_ZERO = Decimal(0)
+
+
+def _finite(*xs: Decimal) -> None:
+    for x in xs:
+        if not x.is_finite():
+            raise _Hard
+
+
+# ---------------------------------------------------------------- midpoint and radius
+def _rat(q: Fraction, P: _Prec) -> tuple[Decimal, Decimal]:
+    n, d = q._numerator, q._denominator
+    if d == 1 and n.bit_length() <= 3 * P.digits:
+        return Decimal(n), _ZERO
+    v = P.c.divide(Decimal(n), Decimal(d))
+    return v, P.up.multiply(abs(v), P.u)
+
+
+def _mr(x, P: _Prec) -> tuple[Decimal, Decimal]:
+    """(mid, rad) with |x - mid| <= rad, at ``P.digits`` digits."""
+    if type(x) is Fraction:
+        return _rat(x, P)
+    if isinstance(x, NegInf):
+        raise _Hard
+    try:
+        cached = x._dm
+    except AttributeError:
+        cached = None
+    if cached is not None and cached[0] >= P.digits:
+        return cached[1], cached[2]
+    v, r = _EVAL[type(x)](x, P)
+    _finite(v, r)
+    x._dm = (P.digits, v, r)
+    return v, r
+
+
+def _add(x: Add, P: _Prec):
+    c, up = P.c, P.up
+    v, r = _rat(x.const, P)
+    size = abs(v)
+    for t in x.terms:
+        tv, tr = _mr(t, P)
+        v = c.add(v, tv)
+        r = up.add(r, tr)
+        size = up.add(size, abs(tv))
+    # each of the len(terms) additions errs by at most u * (a partial sum) <= u * size
+    return v, up.add(r, up.multiply(size, P.u * len(x.terms)))
+
+
+def _mul(x: Mul, P: _Prec):
+    c, up = P.c, P.up
+    factors = x.factors
+    if x.coeff == 1:  # (a Fraction's == with an int is cheap) start from the first factor
+        v, r = _mr(factors[0], P)
+        factors = factors[1:]
+    else:
+        v, r = _rat(x.coeff, P)
+    for f in factors:
+        fv, fr = _mr(f, P)
+        w = c.multiply(v, fv)
+        # |ab - w| <= |a| rb + |b| ra + ra rb + u |w|
+        err = up.multiply(abs(w), P.u)
+        if fr:
+            err = up.add(err, up.multiply(up.add(abs(v), r), fr))
+        if r:
+            err = up.add(err, up.multiply(abs(fv), r))
+        r, v = err, w
+    return v, r
+
+
+def _int_power(v: Decimal, r: Decimal, k: int, P: _Prec):
+    """(v +- r) ** k for an integer k != 0."""
+    if k == 1:
+        return v, r
+    up = P.up
+    if v == 0 or up.multiply(up.divide(r, abs(v)), abs(k)) > Decimal("0.25"):
+        raise _Hard  # too wide to bound this way: more digits
+    rho = up.divide(r, abs(v))
+    w = P.c.power(v, k)
+    _finite(w)
+    # ((1 +- rho)^k - 1) <= 3 |k| rho while |k| rho <= 1/4; the power errs by <= (2|k| + 2) u
+    rel = up.add(up.multiply(3 * abs(k), rho), up.multiply(2 * abs(k) + 2, P.u))
+    return w, up.multiply(abs(w), rel)
+
+
+def _iroot(n: int, q: int) -> int:
+    """floor(n ** (1/q)) for integers n >= 0, q >= 2 (Newton's method on integers)."""
+    if n < 2:
+        return n
+    y = 1 << -(-n.bit_length() // q)  # >= the root
+    while True:
+        z = ((q - 1) * y + n // y ** (q - 1)) // q
+        if z >= y:
+            return y
+        y = z
+
+
+def _rat_root(b: int, p: int, q: int, P: _Prec):
+    """b^(p/q) for integers b >= 2, 0 < p < q: an integer root, within one unit of
+    the last of ``P.digits + 5`` decimals."""
+    d = P.digits + 5
+    k = _iroot(b ** p * 10 ** (q * d), q)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
+    v = P.c.divide(Decimal(k), Decimal(10) ** d)
+    return v, P.up.add(P.up.multiply(abs(v), P.u), Decimal(10) ** -d)
+
+
+def _pow(x: Pow, P: _Prec):
+    e = x.exponent
+    p, q = e._numerator, e._denominator
+    if q == 1:
+        return _int_power(*_mr(x.base, P), p, P)
+    base = x.base
+    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q:
+        return _rat_root(base._numerator, p, q, P)
+    if q != 2:
+        return _mp(x, P)
+    bv, br = _mr(x.base, P)
+    up = P.up
+    low = P.lo.subtract(bv, br)
+    if low <= 0:
+        raise _Hard
+    s = P.c.sqrt(bv)
+    # |sqrt(b') - sqrt(b)| <= rb / (2 sqrt(b - rb)) <= rb / sqrt(b - rb); sqrt errs by <= u
+    sr = up.add(up.divide(br, P.lo.sqrt(low)), up.multiply(s, P.u))
+    return _int_power(s, sr, p, P)
+
+
+_PI: dict[int, Decimal] = {}
+
+
+def _pi(P: _Prec) -> Decimal:
+    """pi to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
+    precision by Machin's formula in integers."""
+    if P.digits not in _PI:
+        d = P.digits + 20
+        one = 10 ** d
+
+        def arctan_inv(n: int) -> int:  # arctan(1/n) * 10^d, truncated terms
+            total, term, k, sign = 0, one // n, 1, 1
+            while term:
+                total += sign * (term // k)
+                term //= n * n
+                k += 2
+                sign = -sign
+            return total
+
+        _PI[P.digits] = P.lo.divide(Decimal(16 * arctan_inv(5) - 4 * arctan_inv(239)), Decimal(one))
+    return _PI[P.digits]
+
+
+def _sin_cos(x: Func, P: _Prec):
+    """sin or cos of a decimal midpoint: reduced by the nearest multiple k of
+    pi/2 (|r| <= pi/4 + a little), then Taylor series; |sin'|, |cos'| <= 1."""
+    av, ar = _mr(x.arg, P)
+    if abs(av) > _BIG_ARG:
+        raise _Hard
+    c = _context(P.digits + 10)
+    half_pi = c.divide(_pi(P), 2)
+    k = int(c.divide(av, half_pi).to_integral_value(_dec.ROUND_HALF_EVEN))
+    r = c.subtract(av, c.multiply(k, half_pi))
+    quadrant = (k + (1 if x.name == "cos" else 0)) % 4  # sin(r + q pi/2)
+    use_cos = quadrant % 2 == 1
+    negative = quadrant >= 2
+    r2 = c.multiply(r, r)
+    term = Decimal(1) if use_cos else r
+    total, n = term, (0 if use_cos else 1)
+    tiny = Decimal(10) ** -(P.digits + 8)
+    while abs(term) > tiny:
+        term = c.divide(c.multiply(-term, r2), (n + 1) * (n + 2))
+        total = c.add(total, term)
+        n += 2
+    v = P.c.plus(-total if negative else total)
+    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by its terms' roundings
+    err = up_add(P, ar, P.up.multiply(abs(k) + 100, Decimal(10) ** -(P.digits + 4)), P.up.multiply(abs(v), P.u))
+    return v, err
+
+
+def up_add(P: _Prec, *xs: Decimal) -> Decimal:
+    out = _ZERO
+    for x in xs:
+        out = P.up.add(out, x)
+    return out
+
+
+def _func(x: Func, P: _Prec):
+    name = x.name
+    if name in ("sin", "cos"):
+        return _sin_cos(x, P)
+    av, ar = _mr(x.arg, P)
+    up = P.up
+    if abs(av) > _BIG_ARG or ar > Decimal("0.25"):
+        raise _Hard
+    if name == "exp":
+        v = P.c.exp(av)
+        # e^(a + d) = e^a (1 + t), |t| <= 2 |d| for |d| <= 1/4; exp errs by <= u
+        return v, up.multiply(abs(v), up.add(up.multiply(3, ar), up.multiply(2, P.u)))
+    # tanh(a) = 1 - 2 / (e^(2a) + 1): four roundings of a value at most 1, and |tanh'| <= 1
+    c = P.c
+    big = c.exp(c.multiply(2, abs(av)))
+    t = c.subtract(1, c.divide(2, c.add(big, 1)))
+    if av < 0:
+        t = -t
+    return t, up.add(ar, up.multiply(8, P.u))
+
+
+def _mp(x, P: _Prec):
+    """Through an mpmath interval (sin, cos, general roots): the tree below
+    ``x`` at ``P.bits`` bits, its ends turned into a decimal midpoint and radius."""
+    from mpmath import iv
+
+    from .numeric import _iv_eval
+
+    saved = iv.prec
+    iv.prec = P.bits
+    try:
+        ival = _iv_eval(x, iv)
+    except (ArithmeticError, ValueError):
+        raise _Hard from None
+    finally:
+        iv.prec = saved
+    lo, hi = ival._mpi_
+    a, b = _mpf_decimal(lo, P), _mpf_decimal(hi, P)
+    c, up = P.c, P.up
+    v = c.divide(c.add(a, b), 2)
+    r = up.add(up.divide(up.subtract(b, a), 2), up.multiply(up.add(abs(a), abs(b)), P.u))
+    return v, up.add(r, up.multiply(abs(v), P.u))
+
+
+def _mpf_decimal(m: tuple, P: _Prec) -> Decimal:
+    """An mpf interval end (mpmath's raw tuple) as a decimal (one rounding, within u of it)."""
+    sign, man, exp, _ = m
+    if not man:
+        if exp:  # inf or nan
+            raise _Hard
+        return _ZERO
+    man = -man if sign else man
+    if exp >= 0:
+        return P.c.multiply(Decimal(man), P.c.power(Decimal(2), exp)) if exp > 64 else Decimal(man << exp)
+    return P.c.divide(Decimal(man), Decimal(1 << -exp))
+
+
+_EVAL = {Add: _add, Mul: _mul, Pow: _pow, Func: _func}
+
+
+# ---------------------------------------------------------------- the two roundings
+def _decide(x: Expr, decide):
+    """``decide(lo, hi)`` at rising precision until it answers (not None)."""
+    last = None
+    for digits in _DIGITS:
+        P = _PRECS[digits]
+        try:
+            v, r = _mr(x, P)
+        except _Hard:
+            continue
+        out = decide(P.lo.subtract(v, r), P.hi.add(v, r))
+        if out is not None:
+            return out
+        last = v
+    return last
+
+
+def nearest(x) -> float:
+    """The float64 nearest the exact value ``x`` (ties to even; +-inf beyond
+    the range, 0.0 or a subnormal below it); ``-inf`` for -oo."""
+    if type(x) is Fraction:
+        try:
+            return x._numerator / x._denominator  # int / int is correctly rounded
+        except OverflowError:
+            return math.inf if x._numerator > 0 else -math.inf
+    if isinstance(x, NegInf):
+        return -math.inf
+    if isinstance(x, int):
+        return nearest(Fraction(x))
+    if not isinstance(x, Expr):
+        return nearest(Fraction(x))
+
+    def same(lo: Decimal, hi: Decimal):
+        a, b = float(lo), float(hi)  # a decimal's float is correctly rounded
+        return a if a == b and math.copysign(1.0, a) == math.copysign(1.0, b) else None
+
+    out = _decide(x, same)
+    if out is None:  # not even 30 digits could bound it (huge arguments): mpmath's float
+        from .numeric import _mp_float
+
+        return _mp_float(x)
+    return out if type(out) is float else float(out)
+
+
+def _half_away(q: Fraction) -> int:
+    n, d = q._numerator, q._denominator
+    k = (2 * abs(n) + d) // (2 * d)
+    return k if n >= 0 else -k
+
+
+def round_scaled(x, places: int) -> int:
+    """``x * 10^places`` rounded to the nearest integer, half away from zero,
+    decided exactly (for a rational, ties too)."""
+    if type(x) is not Fraction and not isinstance(x, Expr):
+        x = Fraction(x)
+    if type(x) is Fraction or isinstance(x, Fraction):
+        return _half_away(Fraction(x) * 10 ** places)
+    k = _from_nearest(x, places)
+    if k is not None:
+        return k
+
+    def same(lo: Decimal, hi: Decimal):
+        a = lo.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
+        b = hi.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
+        return int(a) if a == b else None
+
+    out = _decide(x, same)
+    if out is None:  # a value no precision can bound (huge arguments): mpmath's float
+        from .numeric import _mp_float
+
+        v = _mp_float(x)
+        if not math.isfinite(v):
+            raise ValueError("too large to write with decimals")
+        return _half_away(Fraction(v) * 10 ** places)
+    return out if type(out) is int else int(out.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP))
+
+
+def _from_nearest(x: Expr, places: int) -> int | None:
+    """The rounding read off the correctly rounded double f of x, when that
+    provably decides it: with t = |f| 10^places < 10^9, t is within 2.3e-7 of
+    |x| 10^places (half an ulp of f, scaled, plus the rounding of the product),
+    so when t's fraction is further than 1e-6 from 1/2, x rounds as t does.
+    None otherwise (then decimals decide)."""
+    from .numeric import to_float  # the double, kept on the node
+
+    f = to_float(x)
+    if not (math.isfinite(f) and 0 <= places <= 15):
+        return None
+    t = abs(f) * 10.0 ** places
+    if t >= 1e9:
+        return None
+    whole = math.floor(t)
+    frac = t - whole  # exact
+    if abs(frac - 0.5) <= 1e-6:
+        return None
+    k = int(whole) + (frac > 0.5)
+    return -k if f < 0 else k
+
+
+_POW10 = tuple(10 ** k for k in range(40))
+
+
+def decimal_places(x, places: int) -> str:
+    """``x`` with exactly ``places`` decimals, rounded half away from zero
+    (``-0.0000`` is written ``0.0000``).  An expression keeps its text (values
+    are immutable and shared: a key prints the same entry in several places)."""
+    if type(x) is Fraction and places < 40:  # the common case, in integers
+        n, d = x._numerator, x._denominator
+        k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
+        if n < 0:
+            k = -k
+        return _digits(k, places)
+    if isinstance(x, Expr):
+        try:
+            printed = x._printed
+        except AttributeError:
+            printed = x._printed = {}
+        text = printed.get(places)  # the printers' keys are names, never ints
+        if text is None:
+            text = printed[places] = _digits(round_scaled(x, places), places)
+        return text
+    return _digits(round_scaled(x, places), places)
+
+
+def _digits(k: int, places: int) -> str:
+    """The integer ``k`` scaled by 10^-places, as text."""
+    digits = str(abs(k)).rjust(places + 1, "0")
+    body = digits[:-places] + "." + digits[-places:] if places > 0 else digits
+    return "-" + body if k < 0 else body
