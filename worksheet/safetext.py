@@ -34,6 +34,16 @@ writes can become a command:
   HTML and Markdown: write ``\\lt`` and ``\\le``), ``%`` (a TeX comment)
   and ``#``.
 
+Bidirectional control characters (U+202A-U+202E, U+2066-U+2069) reorder
+what a reader sees (a label ``abc\u202edcb`` shows as ``abcbcd``), so every
+kind of user text checked here (labels, titles, course, date, instructions,
+prompts, written questions and answers, ``--name``) refuses them, with a
+message that says so; other control characters are refused too (they are not
+printable).  The names in answer files (``student``, ``variant``) and the
+names of answer files are not refused, so that no student's work goes
+unmarked: every report and the class summary show their control characters,
+bidi controls included, as escapes (``\u202e``).
+
 The same maths check guards the renderers (see
 ``TemplateRenderer.prose_parts``): a formula in prose that fails it is
 printed as plain text, never as maths.
@@ -70,6 +80,8 @@ MATH_COMMANDS = GREEK | frozenset("""
 MATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                        " +-*/=()[],.:;!?'|>^_{}")
 MATH_ESCAPES = frozenset(",;!{}| ")
+
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 _TOKEN = re.compile(r"\\([A-Za-z]+|.?)|(.)", re.S)
 
@@ -110,7 +122,18 @@ def math_problem(latex: str) -> str | None:
     return None
 
 
+def bidi_problem(s: str) -> str | None:
+    """Why ``s`` may not be shown (a bidirectional control character), or None."""
+    for k, c in enumerate(s):
+        if c in BIDI_CONTROLS:
+            return f"has a bidirectional control character (U+{ord(c):04X}) at character {k + 1}"
+    return None
+
+
 def _printable(s: str, *, newlines: bool) -> str | None:
+    bidi = bidi_problem(s)
+    if bidi:
+        return bidi
     for k, c in enumerate(s):
         if c == "\n" and newlines:
             continue
@@ -136,6 +159,8 @@ def check_label(label, *, field: str, file: str | None = None) -> str:
         raise TextError("a label may not be empty", **where)
     if len(label) > MAX_LABEL:
         raise TextError(f"label {shown}... is longer than {MAX_LABEL} characters", **where)
+    if bidi_problem(label):
+        raise TextError(f"label {shown} {bidi_problem(label)} (it would reorder the text)", **where)
     if not label.isprintable() or "\t" in label:
         raise TextError(f"label {shown} has a control character or a line break", **where)
     if "$" in label:
@@ -191,3 +216,55 @@ def _check_formulas(s: str, *, field: str, file: str | None) -> str:
         if problem:
             raise TextError(f"formula {k + 1} (${formula[:60]}$): {problem}", field=field, file=file)
     return s
+
+
+# ---------------------------------------------------------------- file names
+MAX_FILE_NAME = 100  # characters of a base name (NAME-v2000-key.html must stay far below 255 bytes)
+WINDOWS_UNSAFE = frozenset('<>:"/\\|?*')
+WINDOWS_RESERVED = frozenset(["CON", "PRN", "AUX", "NUL", *(f"COM{k}" for k in "123456789\u00b9\u00b2\u00b3"),
+                              *(f"LPT{k}" for k in "123456789\u00b9\u00b2\u00b3")])
+
+
+def file_name_problem(name) -> str | None:
+    """Why ``name`` cannot be the base name of output files, or None.
+
+    A base name is a plain file name that is safe on Linux, macOS and
+    Windows: no path separator (``/`` ``\\``), not ``.``, ``..`` or any name
+    starting with ``.``, no ``..``, no NUL or other control character (bidi
+    controls included), none of ``< > : " | ? *``, no space or dot at either
+    end, not a name Windows reserves (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with
+    any extension), at most :data:`MAX_FILE_NAME` characters.  So every file
+    a build writes stays inside its output folder."""
+    if not isinstance(name, str):
+        return f"must be text, not {type(name).__name__}"
+    if not name:
+        return "may not be empty"
+    if len(name) > MAX_FILE_NAME:
+        return f"is longer than {MAX_FILE_NAME} characters"
+    if "/" in name or "\\" in name:
+        return "must be a plain file name, without a folder (no / or \\)"
+    if name.startswith(".") or ".." in name:
+        return "may not start with . or contain .. (it would be hidden or leave the output folder)"
+    bidi = bidi_problem(name)
+    if bidi:
+        return bidi
+    for k, c in enumerate(name):
+        if not c.isprintable() or c == "\t":
+            return f"has a control character ({c!r}) at character {k + 1}"
+        if c in WINDOWS_UNSAFE:
+            return f"has {c!r} at character {k + 1}, which Windows does not allow in file names"
+    if name[-1] in ". " or name[0] == " ":
+        return "may not start with a space or end with a space or a dot (Windows drops them)"
+    if name.split(".")[0].rstrip(" ").upper() in WINDOWS_RESERVED:
+        return "is a name Windows reserves for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+    return None
+
+
+def check_file_name(name, *, field: str = "--name", file: str | None = None) -> str:
+    """``name`` if it can be the base name of output files (see :func:`file_name_problem`)."""
+    problem = file_name_problem(name)
+    if problem:
+        raise TextError(f"{_show(name) if isinstance(name, str) else type(name).__name__} {problem}",
+                        field=field, file=file)
+    return name
+

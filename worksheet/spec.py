@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, ParamError, WorksheetError
-from .safetext import TextError, check_line, check_prose, check_title
+from .safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
 from .limits import MAX_POINTS, MAX_SEED
 
 PAPERS = ("a4", "letter")
@@ -204,6 +204,8 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
         doc_fields["paper"] = paper
     if split and not variants:
         raise WorksheetError("--split needs --variants N")
+    if name is not None:
+        check_file_name(name, field="--name")  # every file stays inside the output folder
     return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
                      name or "worksheet", split, doc_fields)
 
@@ -251,8 +253,8 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             check(getattr(spec, key) or "", field=key)
         except TextError as exc:
             fail(exc.reason, key)
-    if spec.name is not None and (not spec.name or re.search(r"[/\\]", spec.name)):
-        fail("must be a plain file name (no folders)", "name")
+    if spec.name is not None and file_name_problem(spec.name):
+        fail(file_name_problem(spec.name), "name")
     if "date" in data:
         d = data["date"]
         if isinstance(d, (datetime.date, datetime.datetime)):
