@@ -24,6 +24,11 @@ writes can become a command:
     function names (``\\exp \\log \\sin \\cos \\tanh \\max ...``), Greek
     letters, and ``\\mathrm \\mathbf \\mathit \\operatorname \\text``.
 
+  - nothing that only LaTeX would stop at later: no empty formula (``$$``),
+    no ``\\frac``, ``\\sqrt``, accent, font command, ``^`` or ``_`` without
+    its argument, ``\\left`` and ``\\right`` in pairs, each followed by a
+    delimiter, and no brace group that crosses such a pair.
+
   ``\\text{...}`` may hold only what maths may hold: every command
   anywhere in a formula, nested in braces or not, must be on the list, and a
   formula cannot contain ``$``, so a ``\\text`` can never run a command.
@@ -119,6 +124,75 @@ def math_problem(latex: str) -> str | None:
         previous = char
     if depth:
         return "a formula has a { without its }"
+    return _structure_problem([(m.group(1), m.group(2)) for m in _TOKEN.finditer(latex)])
+
+
+# commands that take arguments: how many (\sqrt also takes an optional [n] first)
+ARGUMENTS = {"frac": 2, "dfrac": 2, "tfrac": 2, "sqrt": 1, "hat": 1, "bar": 1, "tilde": 1, "vec": 1, "dot": 1,
+             "overline": 1, "underline": 1, "mathrm": 1, "mathbf": 1, "mathit": 1, "mathcal": 1, "mathbb": 1,
+             "boldsymbol": 1, "operatorname": 1, "text": 1, "textrm": 1}
+# what may follow \left or \right (a delimiter; "." is the empty one)
+DELIMITER_CHARS = frozenset("()[]|./")
+DELIMITER_COMMANDS = frozenset("{ } | langle rangle lfloor rfloor lceil rceil vert Vert lvert rvert lVert rVert"
+                               .split())
+
+
+def _structure_problem(tokens: list[tuple[str | None, str | None]]) -> str | None:
+    """What LaTeX would stop at in a formula whose characters and commands are
+    allowed: an empty formula, a command or ``^``/``_`` without its argument,
+    ``\\left`` without its ``\\right`` (or the other way), or a brace group
+    that crosses a ``\\left ... \\right`` pair."""
+    if all(char is not None and char.isspace() for _, char in tokens):
+        return "an empty formula ($$ is not allowed: put maths between one $ and the next)"
+    stack: list[str] = []  # "{" and "left"
+
+    def argument(k: int, what: str) -> tuple[int, str | None]:
+        """The index after the argument starting at ``k`` (spaces skipped), or why there is none."""
+        while k < len(tokens) and tokens[k][1] == " ":
+            k += 1
+        if k == len(tokens) or tokens[k][1] in ("}", "^", "_"):
+            return k, f"{what} is missing an argument"
+        if tokens[k][1] != "{":
+            return k + 1, None
+        depth = 0
+        for j in range(k, len(tokens)):
+            depth += {"{": 1, "}": -1}.get(tokens[j][1], 0)
+            if depth == 0:
+                return j + 1, None
+        return len(tokens), f"{what} is missing an argument"  # pragma: no cover - braces balance
+
+    for k, (command, char) in enumerate(tokens):
+        if char == "{":
+            stack.append("{")
+        elif char == "}":
+            if stack.pop() != "{":
+                return "a } closes a { opened before \\left (close it after \\right)"
+        elif char in ("^", "_"):
+            _, problem = argument(k + 1, char)
+            if problem:
+                return problem
+        elif command in ARGUMENTS:
+            j = k + 1
+            if command == "sqrt" and j < len(tokens) and tokens[j][1] == "[":
+                while j < len(tokens) and tokens[j][1] != "]":
+                    j += 1
+                if j == len(tokens):
+                    return "\\sqrt[ has no closing ]"
+                j += 1
+            for _ in range(ARGUMENTS[command]):
+                j, problem = argument(j, f"\\{command}")
+                if problem:
+                    return problem
+        elif command in ("left", "right"):
+            nxt = next(((c, ch) for c, ch in tokens[k + 1:] if ch != " "), (None, None))
+            if not (nxt[1] in DELIMITER_CHARS or nxt[0] in DELIMITER_COMMANDS):
+                return f"\\{command} must be followed by a delimiter such as ( [ | . or \\{{"
+            if command == "left":
+                stack.append("left")
+            elif not stack or stack.pop() != "left":
+                return "a \\right has no \\left before it"
+    if "left" in stack:
+        return "a \\left has no \\right after it"
     return None
 
 
