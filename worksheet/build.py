@@ -57,7 +57,9 @@ def check_seed(seed) -> int:
     from .limits import MAX_SEED
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
+        from .long_numbers import shown
+
+        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {shown(seed)}")
     return seed
 
 

@@ -230,6 +230,15 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"not valid TOML: {exc}", file=source) from None
+    except ValueError as exc:  # a whole number of more digits than Python converts
+        from .long_numbers import is_digit_limit_error, long_number_error
+
+        if not is_digit_limit_error(exc):
+            raise
+        err = long_number_error(text, file=source)
+        raise SpecError(err.reason, file=source, field=err.field) from None
+    except RecursionError:
+        raise SpecError("too deeply nested", file=source) from None
     lines = _Lines(text)
 
     def fail(message: str, key: str, section: int | None = None):

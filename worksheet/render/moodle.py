@@ -84,6 +84,7 @@ from typing import Sequence
 from markupsafe import Markup, escape
 
 from ..document import Document
+from ..errors import WorksheetError
 from ..exact import NegInf, to_float
 from ..model import Problem, Step
 from .base import Table, TemplateRenderer, prose_parts
@@ -347,11 +348,26 @@ class MoodleRenderer(TemplateRenderer):
         variant = f" {doc.variant}" if doc.variant else ""
         ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(question_name(f"{bank}{variant} P{k}: ", p.title))
         for tag, template in (("questiontext", "question.html.j2"), ("generalfeedback", "feedback.html.j2")):
-            html = self._load(template).render(**names)
+            html = self._run(template, names)
             ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = _xml_text(html)
         ET.SubElement(q, "penalty").text = PENALTY
         ET.SubElement(q, "hidden").text = "0"
         return q
+
+    def _run(self, template: str, names: dict) -> str:
+        """Render one of the question's templates; a failure of the template's
+        own code (a lecturer's copy given with --templates) is one line naming
+        the template and line (see TemplateRenderer.template_failure)."""
+        tmpl = self._load(template)
+        try:
+            return tmpl.render(**names)
+        except WorksheetError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the template's own code failed, or ours (re-raised)
+            failure = self.template_failure(exc, template)
+            if failure is None:
+                raise
+            raise failure from None
 
     def render(self, doc: Document, *, key: bool = False, bank: str = "worksheet") -> str:
         return self.render_many([doc], key=key, bank=bank)
