@@ -21,10 +21,12 @@ changes the command line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Mapping
 
+from .arguments import kind_argument, mapping_argument, matrix_argument, option_value, problem_argument, \
+    text_argument
 from .build import ProblemSpec, build_document, solve_table
+from .long_numbers import shown
 from .model import Problem
 
 __all__ = ["problem", "solve", "check", "Marks"]
@@ -36,15 +38,17 @@ def problem(kind: str, seed: int = 1, **params) -> Problem:
     """A kind built from a seed: the numbers of ``worksheet build KIND --seed SEED``
     with the same settings (``causal=True``, ``seq_len=4``, ``numbers="calculator"``, ...).
     An unknown setting is an error naming the kind's settings."""
-    spec = ProblemSpec(kind, {k: _plain(v) for k, v in params.items()})
+    spec = ProblemSpec(kind_argument(kind), {k: option_value(v, k) for k, v in params.items()})
     return build_document([spec], seed=seed).problems[0]
 
 
 def solve(kind: str, matrices: Mapping[str, Any], **params) -> Problem:
     """The worked solution for your own matrices (a dict of name -> rows, as in a
     ``worksheet solve`` input file; numpy arrays and sympy matrices work too)."""
-    table = {str(k): _entries(v) for k, v in matrices.items()}
-    table.update({k: _plain(v) for k, v in params.items()})
+    kind_argument(kind)
+    mapping_argument(matrices, "matrices", "a dict of name -> matrix, e.g. {'X': [[1, 0], [0, 1]]}")
+    table = {k: matrix_argument(v, f"matrices[{k!r}]") for k, v in matrices.items()}
+    table.update({k: option_value(v, k) for k, v in params.items()})
     return solve_table(kind, table, label=f"{kind} input")
 
 
@@ -59,10 +63,12 @@ def check(p: Problem, answers: Mapping[str, Any]) -> "Marks":
     from .check import Key, answers_from_dict, check_answers
     from .render.json import problem as problem_json
 
+    problem_argument(p)
+    mapping_argument(answers, "answers", "a dict of step name -> matrix, e.g. {'weights': [[1, 0]]}")
     raw = problem_json(p)
     raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
     key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
-    table = {str(name): _entries(m) for name, m in answers.items()}
+    table = {name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items()}
     return Marks(check_answers(key, answers_from_dict(table, label="answers")))
 
 
@@ -79,7 +85,13 @@ class Marks:
         return {s.name: s for s in self.report.problems[0].steps}
 
     def __getitem__(self, step: str):
-        return self.steps[step]
+        from .errors import UnknownStepError
+
+        text_argument(step, "step", "a step name")
+        steps = self.steps
+        if step not in steps:
+            raise UnknownStepError(f"step {shown(step)} was not marked; the marked steps are {', '.join(steps)}")
+        return steps[step]
 
     @property
     def marks(self) -> int:
@@ -104,29 +116,3 @@ class Marks:
 
 def _md(s: str) -> str:
     return "".join("\\" + c if c in "\\`*_{}[]<>|#$" else c for c in s)
-
-
-def _entries(m: Any) -> Any:
-    """A matrix as lists of ints and exact text (what an input or answer file reads to)."""
-    if hasattr(m, "tolist"):  # numpy arrays and sympy matrices
-        m = m.tolist()
-    if isinstance(m, (list, tuple)):
-        return [_entries(x) for x in m]
-    return _plain(m)
-
-
-def _plain(x: Any) -> Any:
-    """One value as a file would give it: floats as their shortest text (exact decimal), -inf as -oo."""
-    if isinstance(x, (bool, str, int)) or x is None:
-        return x
-    if isinstance(x, Fraction):
-        return f"{x.numerator}/{x.denominator}"
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if hasattr(x, "dtype") and hasattr(x, "item"):  # a numpy scalar
-        return _plain(x.item())
-    if isinstance(x, float):
-        return "-oo" if x == float("-inf") else repr(x)
-    if getattr(x, "is_Number", False) or getattr(x, "free_symbols", None) == set():  # a sympy number
-        return str(x)
-    return x  # the reader names what it cannot take

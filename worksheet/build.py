@@ -13,14 +13,16 @@ their names are importable from here too:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from . import kinds
+from .arguments import kind_argument, mapping_argument
 from .document import Document
-from .errors import InputError, ParamError, ShapeError, WorksheetError, in_file
+from .errors import ArgumentError, InputError, ParamError, ShapeError, WorksheetError, in_file
 from .model import Problem
 from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
 
@@ -92,9 +94,11 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
                    options: dict | None = None, title: str | None = None,
                    variant: int = 0, variant_id: str = "", **doc_fields) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
+    specs = _problem_specs(problems)
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
     options = dict(options or {})
     check_seed(seed)
-    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
     for s in specs:
         kinds.get(s.kind)  # unknown kinds fail before any work
     probs = [make_problem(s, options, seed=seed, index=i, variant=variant) for i, s in enumerate(specs)]
@@ -102,6 +106,17 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
         title = probs[0].title if len(probs) == 1 else "Transformer attention worksheet"
     return Document(title, probs, seed=seed, numbers=options.get("numbers") or "hand",
                     variant=variant_id, **doc_fields)
+
+
+def _problem_specs(problems) -> list[ProblemSpec]:
+    """The problems of a sheet: each a kind text (``"attention:causal=true"``) or a ProblemSpec."""
+    if isinstance(problems, (str, ProblemSpec)) or not isinstance(problems, (list, tuple)):
+        raise ArgumentError(f"problems must be a list of kinds, e.g. ['attention'], not "
+                            f"{'the text ' + repr(problems[:40]) if isinstance(problems, str) else type(problems).__name__}")
+    for k, p in enumerate(problems, 1):
+        if not isinstance(p, (str, ProblemSpec)):
+            raise ArgumentError(f"problems item {k} must be a kind (text) or a ProblemSpec, not {type(p).__name__}")
+    return [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
 
 
 def variant_id(k: int, count: int) -> str:
@@ -113,6 +128,13 @@ def variant_id(k: int, count: int) -> str:
 
 
 def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> Problem:
+    from .arguments import exact_matrix_argument
+
+    kind_argument(kind_name, "kind_name")
+    mapping_argument(inputs, "inputs", "a dict of name -> exact matrix (rows of ints and Fractions)")
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
+    inputs = {k: exact_matrix_argument(v, f"inputs[{k!r}]") for k, v in inputs.items()}
     kind = kinds.get(kind_name)
     params = kind.Params.from_options(dict(options or {}))
     return kind.solve(inputs, params)
@@ -121,6 +143,9 @@ def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> P
 def solve_file(kind_name: str, path: Path | str, options: dict | None = None) -> Problem:
     """Solve the matrices in a JSON/TOML file; CLI options override the file's."""
     from .inputs import read_table
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"path must be a file name (str or Path), not {type(path).__name__}")
 
     return solve_table(kind_name, read_table(path, label=str(path)), options, label=str(path))
 
@@ -144,6 +169,10 @@ def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
     """Solve one input table (matrices + parameters), as read from a file."""
     from .inputs import split_table
 
+    kind_argument(kind_name, "kind_name")
+    mapping_argument(table, "table", "a dict of name -> matrix or setting")
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
     kind = kinds.get(kind_name)
     inputs, file_options = split_table(table, kind, file=label)
     merged = {**file_options, **{k: v for k, v in (options or {}).items() if v is not None}}

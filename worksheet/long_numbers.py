@@ -51,7 +51,9 @@ def shown(value, width: int = 60) -> str:
     except ValueError:  # a container holding a long integer
         return f"a {type(value).__name__} holding a number too long to print"
     except RecursionError:
-        return f"a {type(value).__name__} that holds itself"
+        return f"a {type(value).__name__} nested too deeply to show"
+    except Exception:  # noqa: BLE001 - an object whose repr fails: say what it is
+        return f"a {type(value).__name__}"
     return text if len(text) <= width else text[:width - 3] + "..."
 
 

@@ -225,7 +225,7 @@ def jsonable(v):
 
 def coerce(f: dataclasses.Field, value, source: str | None = None):
     """Coerce a file/CLI value to a parameter field's declared type."""
-    from ..long_numbers import shown
+    from ..long_numbers import digit_limit, digits, shown, too_long
 
     t = str(f.type).replace(" ", "")
     where = dict(file=source, field=f.name)
@@ -238,6 +238,9 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
     if t == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"must be a whole number, not {shown(value)}", **where)
+        if too_long(value):
+            raise InputError(f"a whole number of {digits(value)} digits, more than the limit of "
+                             f"{digit_limit()} digits", **where)
         return value
     if t == "str":
         if not isinstance(value, str):
