@@ -112,11 +112,15 @@ def exact_matrix_argument(m: Any, name: str) -> tuple:
     from .parse import exact_from_json
     from .errors import InputError
 
+    from .long_numbers import digit_limit, too_long
+
     rows = matrix_argument(m, name) if not _exact_rows(m) else m
-    if not isinstance(rows, (list, tuple)) or not rows:
-        rows = [[rows]] if not isinstance(rows, (list, tuple)) else rows
+    if not isinstance(rows, (list, tuple)):
+        rows = [[rows]]
     if not all(isinstance(r, (list, tuple)) for r in rows):
         rows = [rows]
+    if not rows or not rows[0]:
+        raise ArgumentError(f"{name} must be a matrix with at least one entry, not an empty list")
     width = len(rows[0])
     out = []
     for i, row in enumerate(rows, 1):
@@ -125,6 +129,10 @@ def exact_matrix_argument(m: Any, name: str) -> tuple:
                                 f"row {i} has {len(row)}")
         cells = []
         for j, x in enumerate(row, 1):
+            if isinstance(x, (int, Fraction)) and not isinstance(x, bool) and (
+                    too_long(Fraction(x).numerator) or too_long(Fraction(x).denominator)):
+                raise InputError(f"a number of more than the limit of {digit_limit()} digits", field=name,
+                                 row=i, col=j)
             if isinstance(x, (Fraction, Expr, NegInf)) or (isinstance(x, int) and not isinstance(x, bool)):
                 cells.append(Fraction(x) if isinstance(x, int) else x)
                 continue

@@ -22,7 +22,7 @@ import numpy as np
 from . import kinds
 from .arguments import kind_argument, mapping_argument
 from .document import Document
-from .errors import ArgumentError, InputError, ParamError, ShapeError, WorksheetError, in_file
+from .errors import ArgumentError, InputError, ParamError, ShapeError, in_file
 from .model import Problem
 from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
 
@@ -159,7 +159,7 @@ def solve_example(name: str, options: dict | None = None) -> Problem:
 
         close = difflib.get_close_matches(name, EXAMPLES, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else "; see 'worksheet list --examples'"
-        raise WorksheetError(f"unknown example '{name}'{hint}")
+        raise ParamError(f"unknown example '{name}'{hint}")
     ex = EXAMPLES[name]
     return solve_table(ex.kind, ex.table, options, label=f"example {name}")
 

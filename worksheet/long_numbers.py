@@ -54,6 +54,7 @@ def shown(value, width: int = 60) -> str:
         return f"a {type(value).__name__} nested too deeply to show"
     except Exception:  # noqa: BLE001 - an object whose repr fails: say what it is
         return f"a {type(value).__name__}"
+    text = " ".join(text.split())  # one line (a numpy array's repr has several)
     return text if len(text) <= width else text[:width - 3] + "..."
 
 

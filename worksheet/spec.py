@@ -54,6 +54,7 @@ from typing import Any
 from .errors import InputError, ParamError, WorksheetError
 from .safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
 from .limits import MAX_POINTS, MAX_SEED
+from .long_numbers import shown
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -92,12 +93,12 @@ class ProblemSpec:
         """
         m = SPEC_RE.match(text.strip())
         if not m:
-            raise WorksheetError(f"cannot read problem '{text}': write KIND or KIND:key=value,...")
+            raise ParamError(f"cannot read problem {shown(text)}: write KIND or KIND:key=value,...")
         options: dict[str, Any] = {}
         for part in filter(None, (m.group("opts") or "").split(",")):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
-                raise WorksheetError(f"cannot read setting '{part}' in '{text}': write key=value")
+                raise ParamError(f"cannot read setting {shown(part)} in {shown(text)}: write key=value")
             options[key.strip().replace("-", "_")] = _option_value(value.strip())
         return cls(m.group("kind"), options)
 
@@ -190,7 +191,7 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
     problems = tuple(problems)
     if spec is not None:
         if problems:
-            raise WorksheetError("give problem kinds or --spec, not both")
+            raise ParamError("give problem kinds or --spec, not both")
         if not isinstance(spec, ExamSpec):
             spec = load_spec(spec)
         problems = tuple(spec.problem_specs())
@@ -203,7 +204,7 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
     if paper is not None:
         doc_fields["paper"] = paper
     if split and not variants:
-        raise WorksheetError("--split needs --variants N")
+        raise ParamError("--split needs --variants N")
     if name is not None:
         check_file_name(name, field="--name")  # every file stays inside the output folder
     return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..errors import WorksheetError
+from ..errors import ParamError
 from ..exact import Add, Func, Mul, Pow
 
 DIGITS = 50  # decimal digits of the high-precision comparison
@@ -37,7 +37,7 @@ class Tolerance:
         for name in ("rtol", "atol"):
             v = getattr(self, name)
             if v is not None and not (math.isfinite(v) and v >= 0):
-                raise WorksheetError(f"--{name} must be a number >= 0, not {v}")
+                raise ParamError(f"--{name} must be a number >= 0, not {v}")
 
     @property
     def override(self) -> bool:

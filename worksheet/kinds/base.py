@@ -253,6 +253,8 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
             value = value.split()
         if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
             raise InputError("must be a list of labels", **where)
+        if any(isinstance(x, int) and too_long(x) for x in value):
+            raise InputError(f"a label is a whole number of more than the limit of {digit_limit()} digits", **where)
         return check_labels([str(x) for x in value], **where)
     if t.startswith("tuple[int"):
         if isinstance(value, str):
