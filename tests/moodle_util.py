@@ -214,3 +214,73 @@ def html_tags_and_text(fragment: str) -> tuple[list[tuple[str, dict]], str]:
     p.feed(fragment)
     p.close()
     return p.tags, "".join(p.text)
+
+
+# ---------------------------------------------------------------- what Moodle does after import
+WORD_JOINER = "\u2060"
+PLACE = re.compile(r"\{#(\d+)\}")  # a stored field's place (qtype_multianswer: preg_split on this)
+
+
+def visible(text: str) -> str:
+    """Text as a reader sees it: without the invisible WORD JOINERs that guard delimiters."""
+    return text.replace(WORD_JOINER, "")
+
+
+def stored_text(text: str) -> str:
+    """The question text as Moodle stores it after import: each field replaced by ``{#k}``."""
+    out = text
+    for k in range(1, 10**6):
+        m = _M_FIELD.search(out)
+        if m is None:
+            return out
+        out = out.replace(m.group(0), f"{{#{k}}}", 1)
+    raise AssertionError("too many fields")
+
+
+def places(text: str) -> list[int]:
+    """The field numbers Moodle's renderer finds in a stored question text, in order."""
+    return [int(k) for k in PLACE.findall(stored_text(text))]
+
+
+class _Runs(__import__("html.parser").parser.HTMLParser):
+    """Runs of text as MathJax 2 and 3 search them for delimiters: an element
+    (but <br>, <wbr> and comments) ends a run; character references are decoded."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.runs, self.run = [], []
+
+    def _end(self):
+        if self.run:
+            self.runs.append("".join(self.run))
+        self.run = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "wbr"):
+            self._end()
+
+    handle_startendtag = handle_starttag
+
+    def handle_endtag(self, tag):
+        self._end()
+
+    def handle_data(self, data):
+        self.run.append(data)
+
+
+MATHJAX_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$|\\(?:begin|end)\{|\$[^$]+\$")
+FILTER_DELIMITERS = re.compile(r"\\[()\[\]]|\$\$|\[/?tex\]|<\s*/?\s*tex\b|@@", re.I)
+
+
+def mathjax_delimiters(fragment: str) -> list[str]:
+    """The maths delimiters MathJax (browser) would see in an HTML fragment."""
+    p = _Runs()
+    p.feed(fragment)
+    p.close()
+    p._end()
+    return [m.group() for run in p.runs for m in MATHJAX_DELIMITERS.finditer(run)]
+
+
+def filter_delimiters(text: str) -> list[str]:
+    """What Moodle's MathJax and TeX filters (server side, on the raw text) read as maths."""
+    return FILTER_DELIMITERS.findall(text)

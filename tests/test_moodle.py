@@ -307,7 +307,7 @@ def test_hostile_labels_survive_xml_and_cloze_and_are_shown_as_text():
     fs = read_both(q.text)
     choice = fs[-1]
     assert choice.type == "MULTICHOICE"
-    assert [html_text(a.answer) for a in choice.alternatives] == HOSTILE
+    assert [mu.visible(html_text(a.answer)) for a in choice.alternatives] == HOSTILE
     assert [a.fraction for a in choice.alternatives] == [0.0] * 9 + [1.0]  # the largest logit: the 10th
     assert len(fs) == 10 + 10 + 1  # logits, probabilities, prediction: no field from a label
     tags, text = mu.html_tags_and_text(q.text)
@@ -340,7 +340,8 @@ def test_cloze_escape_reads_back_the_same_text_in_both_readers(label):
     for read in (mu.fields, mu.moodle_fields):
         (f,) = read(field)
         expected = moodle._XML_INVALID.sub("\ufffd", label)
-        assert [html_text(a.answer) for a in f.alternatives] == [expected, expected + "x"]
+        assert [mu.visible(html_text(a.answer)) for a in f.alternatives] == [mu.visible(expected),
+                                                                           mu.visible(expected) + "x"]
         assert f.alternatives[0].fraction == 1.0
 
 
@@ -349,7 +350,7 @@ def test_cloze_escape_feedback_and_short_answers():
     for read in (mu.fields, mu.moodle_fields):
         (f,) = read(f"{{2:SHORTANSWER:={moodle.cloze_escape(text, html=False)}#{moodle.cloze_escape(text)}}}")
         assert f.weight == 2 and f.alternatives[0].answer == 'a}#~/"\\\\*<b>'  # \* : the wildcard, escaped
-        assert html_text(f.alternatives[0].feedback) == text
+        assert mu.visible(html_text(f.alternatives[0].feedback)) == text  # word joiners: invisible
 
 
 def test_numbers_are_in_moodles_numerical_syntax():

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .parse.arguments import kind_argument, mapping_argument, matrix_argument, option_value
 from .build import ProblemSpec, build_document, solve_table
 from .check.in_memory import Marks
 from .check.in_memory import check_problem as check
-from .check.answers import file_value as _plain
-from .check.answers import file_values as _entries
 from .solution.problem import Problem
 
 __all__ = ["problem", "solve", "check", "Marks"]
@@ -38,13 +37,15 @@ def problem(kind: str, seed: int = 1, **params) -> Problem:
     """A kind built from a seed: the numbers of ``worksheet build KIND --seed SEED``
     with the same settings (``causal=True``, ``seq_len=4``, ``numbers="calculator"``, ...).
     An unknown setting is an error naming the kind's settings."""
-    spec = ProblemSpec(kind, {k: _plain(v) for k, v in params.items()})
+    spec = ProblemSpec(kind_argument(kind), {k: option_value(v, k) for k, v in params.items()})
     return build_document([spec], seed=seed).problems[0]
 
 
 def solve(kind: str, matrices: Mapping[str, Any], **params) -> Problem:
     """The worked solution for your own matrices (a dict of name -> rows, as in a
     ``worksheet solve`` input file; numpy arrays and sympy matrices work too)."""
-    table = {str(k): _entries(v) for k, v in matrices.items()}
-    table.update({k: _plain(v) for k, v in params.items()})
+    kind_argument(kind)
+    mapping_argument(matrices, "matrices", "a dict of name -> matrix, e.g. {'X': [[1, 0], [0, 1]]}")
+    table = {k: matrix_argument(v, f"matrices[{k!r}]") for k, v in matrices.items()}
+    table.update({k: option_value(v, k) for k, v in params.items()})
     return solve_table(kind, table, label=f"{kind} input")

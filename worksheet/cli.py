@@ -50,11 +50,30 @@ class WorksheetGroup(click.Group):
             if isinstance(exc.__context__, KeyboardInterrupt):
                 _fail("interrupted", 130)
             _fail("aborted", 1)
+        except click.BadParameter as exc:
+            _fail(_long_number_message(exc) or exc.format_message(), exc.exit_code)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _long_number_message(exc: click.BadParameter) -> str | None:
+    """Our message for an option whose whole number has more digits than Python
+    converts (click would print all of them, then Python's advice)."""
+    import re
+
+    from .policy.long_numbers import digit_limit
+
+    run = max((len(m) for m in re.findall(r"[0-9]+", str(exc.message))), default=0)
+    limit = digit_limit()
+    if not limit or run <= limit:
+        return None
+    name = exc.param_hint or (exc.param.opts[0] if exc.param is not None and exc.param.opts else "a value")
+    if isinstance(name, (list, tuple)):
+        name = name[0]
+    return f"{name}: a whole number of {run} digits, more than the limit of {limit} digits"
 
 
 def _fail(message: str, code: int = 2):

@@ -131,6 +131,9 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     ``compile_pdf=False`` the PDF entries of ``files`` are empty and
     ``latex_sources`` holds what to compile.
     """
+    from ..policy.safetext import check_file_name
+
+    check_file_name(name, field="name")
     docs = list(docs)
     formats = list(formats)
     variants = _is_variants(docs)
@@ -167,8 +170,7 @@ def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int
                  files: Sequence[str] | None = None) -> str:
     """``variant,seed,pages,key_pages`` (page ranges in the PDFs, empty without PDF);
     with ``files`` (--split) a last column names each variant's student file."""
-    import csv
-    import io
+    from ..policy.csv_cells import csv_text
 
     def rng(pages, i):
         if not pages or i not in pages:
@@ -176,13 +178,11 @@ def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int
         first, last = pages[i]
         return f"{first}-{last}" if last != first else str(first)
 
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["variant", "seed", "pages", "key_pages"] + (["file"] if files else []))
+    rows = [["variant", "seed", "pages", "key_pages"] + (["file"] if files else [])]
     for i, d in enumerate(docs, 1):
-        w.writerow([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
-                   + ([files[i - 1]] if files else []))
-    return out.getvalue()
+        rows.append([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
+                    + ([files[i - 1]] if files else []))
+    return csv_text(rows)  # no cell a spreadsheet runs as a formula (worksheet.csv_cells)
 
 
 def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: Path | str = "output", *,
@@ -196,6 +196,9 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     LaTeX fails, nothing but its log (``NAME.log`` or ``NAME-key.log``) and the
     failing .tex are written, and :class:`LatexError` is raised.
     """
+    from ..policy.safetext import check_file_name
+
+    check_file_name(name, field="name")
     docs = list(docs)
     formats = list(formats)
     groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
@@ -227,6 +230,10 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
     for _, r in rendered:
         files.update(r.files)
         sources.update(r.latex_sources)
+    from ..policy.safetext import check_file_name
+
+    for f in (name, *files):  # plain names only: nothing is written outside out_dir
+        check_file_name(f, field="name" if f == name else "file name")
     pages: dict[str, dict] = {}
     if sources and not force:  # refuse before minutes of LaTeX, not after
         refuse_existing(out / f for f in files)

@@ -9,14 +9,16 @@ The neighbours of this module do the rest (:mod:`.spec`, :mod:`.output`,
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from .. import kinds
+from ..parse.arguments import kind_argument, mapping_argument
 from ..solution.document import Document
-from ..policy.errors import InputError, ParamError, ShapeError, WorksheetError, in_file
+from ..policy.errors import ArgumentError, InputError, ParamError, ShapeError, in_file
 from ..solution.problem import Problem
 from .spec import DEFAULT_KINDS, ProblemSpec
 
@@ -29,7 +31,9 @@ def check_seed(seed) -> int:
     from ..policy.limits import MAX_SEED
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {seed!r}")
+        from ..policy.long_numbers import shown
+
+        raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {shown(seed)}")
     return seed
 
 
@@ -62,9 +66,11 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
                    options: dict | None = None, title: str | None = None,
                    variant: int = 0, variant_id: str = "", **doc_fields) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
+    specs = _problem_specs(problems)
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
     options = dict(options or {})
     check_seed(seed)
-    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
     for s in specs:
         kinds.get(s.kind)  # unknown kinds fail before any work
     probs = [make_problem(s, options, seed=seed, index=i, variant=variant) for i, s in enumerate(specs)]
@@ -74,7 +80,25 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
                     variant=variant_id, conventions=kinds.conventions(probs), **doc_fields)
 
 
+def _problem_specs(problems) -> list[ProblemSpec]:
+    """The problems of a sheet: each a kind text (``"attention:causal=true"``) or a ProblemSpec."""
+    if isinstance(problems, (str, ProblemSpec)) or not isinstance(problems, (list, tuple)):
+        raise ArgumentError(f"problems must be a list of kinds, e.g. ['attention'], not "
+                            f"{'the text ' + repr(problems[:40]) if isinstance(problems, str) else type(problems).__name__}")
+    for k, p in enumerate(problems, 1):
+        if not isinstance(p, (str, ProblemSpec)):
+            raise ArgumentError(f"problems item {k} must be a kind (text) or a ProblemSpec, not {type(p).__name__}")
+    return [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
+
+
 def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> Problem:
+    from ..parse.arguments import exact_matrix_argument
+
+    kind_argument(kind_name, "kind_name")
+    mapping_argument(inputs, "inputs", "a dict of name -> exact matrix (rows of ints and Fractions)")
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
+    inputs = {k: exact_matrix_argument(v, f"inputs[{k!r}]") for k, v in inputs.items()}
     kind = kinds.get(kind_name)
     params = kind.Params.from_options(dict(options or {}))
     return kind.solve(inputs, params)
@@ -83,6 +107,9 @@ def solve_inputs(kind_name: str, inputs: dict, options: dict | None = None) -> P
 def solve_file(kind_name: str, path: Path | str, options: dict | None = None) -> Problem:
     """Solve the matrices in a JSON/TOML file; CLI options override the file's."""
     from ..parse.input_tables import read_table
+
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"path must be a file name (str or Path), not {type(path).__name__}")
 
     return solve_table(kind_name, read_table(path, label=str(path)), options, label=str(path))
 
@@ -96,7 +123,7 @@ def solve_example(name: str, options: dict | None = None) -> Problem:
 
         close = difflib.get_close_matches(name, EXAMPLES, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else "; see 'worksheet list --examples'"
-        raise WorksheetError(f"unknown example '{name}'{hint}")
+        raise ParamError(f"unknown example '{name}'{hint}")
     ex = EXAMPLES[name]
     return solve_table(ex.kind, ex.table, options, label=f"example {name}")
 
@@ -106,6 +133,10 @@ def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
     """Solve one input table (matrices + parameters), as read from a file."""
     from ..parse.input_tables import split_table
 
+    kind_argument(kind_name, "kind_name")
+    mapping_argument(table, "table", "a dict of name -> matrix or setting")
+    if options is not None:
+        mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
     kind = kinds.get(kind_name)
     inputs, file_options = split_table(table, kind, file=label)
     merged = {**file_options, **{k: v for k, v in (options or {}).items() if v is not None}}

@@ -52,8 +52,9 @@ from pathlib import Path
 from typing import Any
 
 from ..policy.errors import InputError, ParamError, WorksheetError
-from ..policy.safetext import TextError, check_line, check_prose, check_title
+from ..policy.safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
 from ..policy.limits import MAX_POINTS, MAX_SEED
+from ..policy.long_numbers import shown
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -92,12 +93,12 @@ class ProblemSpec:
         """
         m = SPEC_RE.match(text.strip())
         if not m:
-            raise WorksheetError(f"cannot read problem '{text}': write KIND or KIND:key=value,...")
+            raise ParamError(f"cannot read problem {shown(text)}: write KIND or KIND:key=value,...")
         options: dict[str, Any] = {}
         for part in filter(None, (m.group("opts") or "").split(",")):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
-                raise WorksheetError(f"cannot read setting '{part}' in '{text}': write key=value")
+                raise ParamError(f"cannot read setting {shown(part)} in {shown(text)}: write key=value")
             options[key.strip().replace("-", "_")] = _option_value(value.strip())
         return cls(m.group("kind"), options)
 
@@ -190,7 +191,7 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
     problems = tuple(problems)
     if spec is not None:
         if problems:
-            raise WorksheetError("give problem kinds or --spec, not both")
+            raise ParamError("give problem kinds or --spec, not both")
         if not isinstance(spec, ExamSpec):
             spec = load_spec(spec)
         problems = tuple(spec.problem_specs())
@@ -203,7 +204,9 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
     if paper is not None:
         doc_fields["paper"] = paper
     if split and not variants:
-        raise WorksheetError("--split needs --variants N")
+        raise ParamError("--split needs --variants N")
+    if name is not None:
+        check_file_name(name, field="--name")  # every file stays inside the output folder
     return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
                      name or "worksheet", split, doc_fields)
 
@@ -228,6 +231,15 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"not valid TOML: {exc}", file=source) from None
+    except ValueError as exc:  # a whole number of more digits than Python converts
+        from ..policy.long_numbers import is_digit_limit_error, long_number_error
+
+        if not is_digit_limit_error(exc):
+            raise
+        err = long_number_error(text, file=source)
+        raise SpecError(err.reason, file=source, field=err.field) from None
+    except RecursionError:
+        raise SpecError("too deeply nested", file=source) from None
     lines = _Lines(text)
 
     def fail(message: str, key: str, section: int | None = None):
@@ -251,8 +263,8 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             check(getattr(spec, key) or "", field=key)
         except TextError as exc:
             fail(exc.reason, key)
-    if spec.name is not None and (not spec.name or re.search(r"[/\\]", spec.name)):
-        fail("must be a plain file name (no folders)", "name")
+    if spec.name is not None and file_name_problem(spec.name):
+        fail(file_name_problem(spec.name), "name")
     if "date" in data:
         d = data["date"]
         if isinstance(d, (datetime.date, datetime.datetime)):

@@ -60,8 +60,11 @@ def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
     except RecursionError:
         raise InputError("too deeply nested", file=label) from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits, NaN
-        reason = "a number is too long" if "digits" in str(exc) else str(exc)[:80]
-        raise InputError(f"cannot read: {reason}", file=label) from None
+        from ..policy.long_numbers import is_digit_limit_error, long_number_error
+
+        if is_digit_limit_error(exc):
+            raise long_number_error(text, file=label) from None
+        raise InputError(f"cannot read: {str(exc)[:80]}", file=label) from None
     if not isinstance(table, dict):
         raise InputError("the file must hold one table of steps (step name = matrix)", file=label)
     return _answers_from_table(table, label)

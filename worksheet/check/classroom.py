@@ -3,8 +3,6 @@ class summary CSV."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,24 +51,28 @@ class ClassReport:
         return cols
 
     def summary_csv(self) -> str:
-        """file, student, variant, status, marks per step, total, out_of, mistakes, error."""
+        """file, student, variant, status, marks per step, total, out_of, mistakes, error.
+
+        Numbers are written as numbers; every text cell (file and student names,
+        mistakes, errors) is written so that no spreadsheet runs it as a formula
+        (:mod:`worksheet.csv_cells`)."""
+        from ..policy.csv_cells import csv_text
+
         cols = self.columns()
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["file", "student", "variant", "status", *cols, "total", "out_of", "mistakes", "error"])
+        rows = [["file", "student", "variant", "status", *cols, "total", "out_of", "mistakes", "error"]]
         for f in self.files:
             r = f.report
             if r is None:
-                w.writerow([_cell(f.file), "", "", "error", *([""] * len(cols)), "", "", "", _cell(f.error)])
+                rows.append([f.file, "", "", "error", *([""] * len(cols)), "", "", "", f.error or ""])
                 continue
             many = len(r.problems) > 1
             marks = {(f"{p.number}.{s.name}" if many else s.name): s.marks
                      for p in r.problems for s in p.steps}
             found = "; ".join(f"{p}.{s}: {c}" if many else f"{s}: {c}" for p, s, c in r.mistakes())
             status = "correct" if r.ok else "marked"
-            w.writerow([_cell(f.file), _cell(r.student or ""), _cell(r.variant or ""), status,
-                        *(marks.get(c, "") for c in cols), r.marks, r.out_of, _cell(found), ""])
-        return buf.getvalue()
+            rows.append([f.file, r.student or "", r.variant or "", status,
+                         *(marks.get(c, "") for c in cols), r.marks, r.out_of, found, ""])
+        return csv_text(rows)
 
     def to_dict(self) -> dict:
         return {"key": self.key, "folder": self.folder, "summary": self.summary,
@@ -95,12 +97,6 @@ class ClassReport:
         if self.summary:
             lines.append(f"wrote {self.summary}")
         return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
-
-
-def _cell(text: str | None) -> str:
-    """A CSV cell of untrusted text that a spreadsheet will not run as a formula."""
-    text = text or ""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def answer_files(folder: Path | str, *, skip: Sequence[Path] = ()) -> list[Path]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..parse.arguments import mapping_argument, matrix_argument, problem_argument, text_argument
+from ..policy.errors import UnknownStepError
+from ..policy.long_numbers import shown
 from .answers import answers_from_dict
-from .answers import file_values as _entries
 from .key import Key
 from .marking import check_answers
 
@@ -27,10 +29,12 @@ def check_problem(p, answers: Mapping[str, Any]) -> "Marks":
     """
     from ..render.json import problem as problem_json
 
+    problem_argument(p)
+    mapping_argument(answers, "answers", "a dict of step name -> matrix, e.g. {'weights': [[1, 0]]}")
     raw = problem_json(p)
     raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
     key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
-    table = {str(name): _entries(m) for name, m in answers.items()}
+    table = {name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items()}
     return Marks(check_answers(key, answers_from_dict(table, label="answers")))
 
 
@@ -47,7 +51,11 @@ class Marks:
         return {s.name: s for s in self.report.problems[0].steps}
 
     def __getitem__(self, step: str):
-        return self.steps[step]
+        text_argument(step, "step", "a step name")
+        steps = self.steps
+        if step not in steps:
+            raise UnknownStepError(f"step {shown(step)} was not marked; the marked steps are {', '.join(steps)}")
+        return steps[step]
 
     @property
     def marks(self) -> int:

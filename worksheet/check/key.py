@@ -115,7 +115,11 @@ def read_key(path: Path | str) -> Key:
         raise InputError(f"not a JSON answer key (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                          file=label) from None
     except (ValueError, RecursionError) as exc:
-        raise InputError(f"not a JSON answer key ({exc})", file=label) from None
+        from ..policy.long_numbers import is_digit_limit_error, long_number_error
+
+        if is_digit_limit_error(exc):
+            raise long_number_error(text, file=label) from None
+        raise InputError(f"not a JSON answer key ({str(exc)[:120]})", file=label) from None
     if not isinstance(data, dict):
         raise InputError("not an answer key: expected a JSON object with \"problems\"", file=label)
     if "variants" in data:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..policy.errors import WorksheetError
+from ..policy.errors import ParamError
 from ..exact import Add, Func, Mul, Pow
 from ..parse.numbers import DIGITS, decimal_tolerance, mp_context  # noqa: F401 (DIGITS: check's name too)
 
@@ -37,7 +37,7 @@ class Tolerance:
         for name in ("rtol", "atol"):
             v = getattr(self, name)
             if v is not None and not (math.isfinite(v) and v >= 0):
-                raise WorksheetError(f"--{name} must be a number >= 0, not {v}")
+                raise ParamError(f"--{name} must be a number >= 0, not {v}")
 
     @property
     def override(self) -> bool:

@@ -275,6 +275,8 @@ def jsonable(v):
 
 def coerce(f: dataclasses.Field, value, source: str | None = None):
     """Coerce a file/CLI value to a parameter field's declared type."""
+    from ..policy.long_numbers import digit_limit, digits, shown, too_long
+
     t = str(f.type).replace(" ", "")
     where = dict(file=source, field=f.name)
     optional = t.endswith("|None")
@@ -282,14 +284,17 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
     if t == "bool":
         if isinstance(value, bool):
             return value
-        raise InputError(f"must be true or false, not {value!r}", **where)
+        raise InputError(f"must be true or false, not {shown(value)}", **where)
     if t == "int":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"must be a whole number, not {value!r}", **where)
+            raise InputError(f"must be a whole number, not {shown(value)}", **where)
+        if too_long(value):
+            raise InputError(f"a whole number of {digits(value)} digits, more than the limit of "
+                             f"{digit_limit()} digits", **where)
         return value
     if t == "str":
         if not isinstance(value, str):
-            raise InputError(f"must be text, not {value!r}", **where)
+            raise InputError(f"must be text, not {shown(value)}", **where)
         return value
     if t == "Fraction":
         return to_fraction(value, **where)
@@ -298,12 +303,14 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
             value = value.split()
         if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
             raise InputError("must be a list of labels", **where)
+        if any(isinstance(x, int) and too_long(x) for x in value):
+            raise InputError(f"a label is a whole number of more than the limit of {digit_limit()} digits", **where)
         return check_labels([str(x) for x in value], **where)
     if t.startswith("tuple[int"):
         if isinstance(value, str):
             words = value.replace(",", " ").split()
             if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", w) for w in words):
-                raise InputError(f"must be a list of whole numbers, not {value[:40]!r}", **where)
+                raise InputError(f"must be a list of whole numbers, not {shown(value)}", **where)
             value = [int(x) for x in words]
         if not isinstance(value, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
             raise InputError("must be a list of whole numbers", **where)

@@ -1,5 +1,13 @@
 """The exceptions users can meet.  The CLI prints each as one line, exit 2.
 
+Every error about an argument or an input is also a built-in one, so that
+library users can catch what they expect: a wrong type or shape is an
+:class:`ArgumentError` (a ``TypeError``); a value that cannot work
+(:class:`ParamError`, :class:`InputError`, :class:`ShapeError`,
+:class:`UnknownKindError`, :class:`GenerationError`) is a ``ValueError``; an
+unknown step name is an :class:`UnknownStepError` (a ``ValueError`` and a
+``LookupError``, never a ``KeyError``).
+
 Every message names *where* the problem is (file, field, row/column) so the
 user can fix it without reading a traceback.
 """
@@ -19,15 +27,27 @@ class WorksheetError(Exception):
     """Base of every error caused by user input or usage (exit code 2)."""
 
 
-class UnknownKindError(WorksheetError):
+class ArgumentError(WorksheetError, TypeError):
+    """A library function called with an argument of the wrong type or shape
+    (``worksheet.check("attention", ...)``, a matrix nested three deep); the
+    message names the argument."""
+
+
+class UnknownStepError(WorksheetError, ValueError, LookupError):
+    """A step (or input) name that the problem does not have.  A LookupError
+    and a ValueError, never a KeyError: the message is a sentence that names
+    the problem's steps, not a bare key."""
+
+
+class UnknownKindError(WorksheetError, ValueError):
     """A problem kind that is not in the registry."""
 
 
-class ParamError(WorksheetError):
+class ParamError(WorksheetError, ValueError):
     """A parameter value that cannot work (e.g. d_k not a perfect square)."""
 
 
-class InputError(WorksheetError):
+class InputError(WorksheetError, ValueError):
     """A value in an input or answer file that cannot be read."""
 
     def __init__(self, message: str, *, file: str | None = None,
@@ -58,11 +78,11 @@ def in_file(exc: WorksheetError, file: str | None) -> WorksheetError:
     return type(exc)(f"{file}: {exc}")
 
 
-class ShapeError(WorksheetError):
+class ShapeError(WorksheetError, ValueError):
     """Matrices whose shapes do not fit together."""
 
 
-class GenerationError(WorksheetError):
+class GenerationError(WorksheetError, ValueError):
     """Hand-friendly numbers could not be found within the retry budget."""
 
 

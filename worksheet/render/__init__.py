@@ -16,7 +16,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
-from ..policy.errors import WorksheetError
+from ..policy.errors import ParamError
 
 FORMATS: dict[str, str] = {
     "md": "markdown:MarkdownRenderer",
@@ -32,7 +32,7 @@ def get(fmt: str, templates=None):
     """The renderer of a format; one per (format, templates folder), reused, so
     a Jinja environment compiles each template once per process."""
     if fmt not in FORMATS:
-        raise WorksheetError(f"unknown format '{fmt}'; choose from {', '.join(FORMATS)}")
+        raise ParamError(f"unknown format '{fmt}'; choose from {', '.join(FORMATS)}")
     return _cached(fmt, str(Path(templates).resolve()) if templates else None)
 
 

@@ -329,10 +329,14 @@ def prose_parts(s: str) -> list[tuple[bool, str]]:
     between them.  A formula that fails :func:`worksheet.safetext.math_problem`
     (a command off the list, e.g. from a label that slipped through) comes
     back as words, ``$`` and all, so the renderer escapes it: prose never
-    runs a command it was not meant to."""
+    runs a command it was not meant to.  So are an empty formula (``$$``)
+    and an unclosed last ``$`` (with the text after it)."""
     out: list[tuple[bool, str]] = []
-    for i, part in enumerate(str(s).split("$")):
-        if i % 2 and math_problem(part) is None:
+    parts = str(s).split("$")
+    for i, part in enumerate(parts):
+        if i % 2 and i == len(parts) - 1:  # an odd number of $: the last opens nothing
+            out.append((False, f"${part}"))
+        elif i % 2 and part.strip() and math_problem(part) is None:
             out.append((True, part))
         elif i % 2:
             out.append((False, f"${part}$"))

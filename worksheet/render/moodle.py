@@ -36,8 +36,38 @@ the question's total exceed :data:`MAX_TOTAL`, the weights are rounded
 sets the question's points in the quiz.
 
 Escaping: the XML is written by :mod:`xml.etree.ElementTree` (characters XML
-1.0 forbids become U+FFFD).  In the question text, user text never forms the
-start of a field (``{1:NUMERICAL:``): such a ``{`` is written ``&#123;``.
+1.0 forbids become U+FFFD).  Moodle finds fields in the question text with
+the regular expression ``\{([0-9]*):(TYPE):...\}`` (on import) and, once
+they are stored, their places with ``\{#([0-9]+)\}``; so in the question
+text and the feedback:
+
+* user text (labels, titles, prompts, course, ...) never holds a ``{`` or
+  ``}``: they are written ``&#123;`` and ``&#125;``, which the browser shows
+  as ``{`` and ``}`` but no regular expression of Moodle's reads as a field;
+* in our own formulas (which may hold labels in ``\text``), ``[tex]`` and
+  ``@@`` are written as below, and a ``{`` followed by digits, ``:``, a word
+  and ``:``, or by ``#`` (``\text{\{1:SA:x\}}`` from a label) is written
+  ``&#123;`` too, so the only fields are those :meth:`MoodleRenderer.cloze`
+  writes;
+* user text never starts maths: Moodle's MathJax filter typesets ``\( \)``,
+  ``\[ \]``, ``$$ $$`` and ``\begin{..}`` in the browser (where character
+  references are already decoded), and its legacy mode turns ``[tex]`` and
+  ``$$`` into ``\(``.  So in user text each ``\`` and each ``$`` is written
+  inside an element of its own, ``<span>\</span>`` (MathJax 2 and 3 find a
+  delimiter only inside one run of text, never across an element), ``[tex]``
+  is written ``&#91;tex]`` and ``@@`` (the algebra filter) ``&#64;@``: the
+  reader sees the same characters, and only our own formulas, written by
+  :meth:`MoodleRenderer.math`, are typeset.  A prompt's ``$...$`` is a
+  formula only when it passes the maths allow-list (``worksheet.safetext``),
+  as in every format; otherwise it is text, dollars and all.
+
+In plain-text places (the question name, the category, a drop-down choice),
+where no element can be written, a WORD JOINER (U+2060, invisible) follows
+every ``\`` and sits between two ``$`` (or ``@``, or in ``[tex]``), which no
+delimiter matches.  Maths
+in a question name (a title's ``$...$`` that passes the allow-list) is
+written ``\( \)``, which Moodle's filter typesets there.
+
 Inside a field, answer and feedback text follows Moodle's rules for
 ``}``, ``#``, ``~``, ``/``, ``"`` and ``\`` (see :func:`cloze_escape`).
 """
@@ -54,9 +84,10 @@ from typing import Sequence
 from markupsafe import Markup, escape
 
 from ..solution.document import Document
+from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
 from ..solution.problem import Problem, Step
-from .base import Table, TemplateRenderer
+from .base import Table, TemplateRenderer, prose_parts
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 MAX_TOTAL = 10_000  # largest question mark (sum of weights) with exactly equal shares
@@ -66,15 +97,41 @@ CLOZE_TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "
                "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
                "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
                "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
-# where Moodle would see the start of a field: "{", digits, ":", a type, ":"
-_FIELD_START = re.compile(r"\{(?=[0-9]*:(?:%s):)" % "|".join(CLOZE_TYPES))
+# where Moodle could see the start of a field ("{", digits, ":", a type, ":"; any
+# word as the type, for plugins such as REGEXP) or of a stored field's place ("{#1}")
+_FIELD_START = re.compile(r"\{(?=[0-9]*:[A-Za-z_]*:|#)")
+WORD_JOINER = "\u2060"
+# the characters of user text that could start maths or a field, and how they are written
+_HTML_TEXT = {"{": "&#123;", "}": "&#125;", "\\": "<span>\\</span>", "$": "<span>$</span>"}
+_BEFORE_JOINER = re.compile(r"(?<=\\)(?=.)|(?<=\$)(?=\$)|(?<=@)(?=@)|(?<=\[)(?=/?tex\])", re.S | re.I)
+_LEGACY = re.compile(r"\[(?=/?tex\])|@(?=@)", re.I)
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def no_field(html: str) -> str:
-    """HTML in which no ``{`` starts a Cloze field (it becomes ``&#123;``, which
-    browsers and MathJax read as ``{``)."""
+    """HTML in which no ``{`` starts a Cloze field or a field's place (it becomes
+    ``&#123;``, which browsers and MathJax read as ``{``)."""
     return _FIELD_START.sub("&#123;", html)
+
+
+def html_text(text: str) -> str:
+    """User text as HTML for the question text or feedback: escaped, with no
+    ``{`` ``}`` (character references) and every ``\\`` and ``$`` in an element of
+    its own, so that it forms neither a field nor maths (module docstring)."""
+    escaped = str(escape(_XML_INVALID.sub("\ufffd", str(text))))
+    return "".join(_HTML_TEXT.get(c, c) for c in _legacy(escaped))
+
+
+def _legacy(html: str) -> str:
+    """``[tex]`` and ``@@`` (which Moodle's legacy filters read as maths) as ``&#91;tex]`` and ``&#64;@``."""
+    return _LEGACY.sub(lambda m: "&#91;" if m.group() == "[" else "&#64;", html)
+
+
+def plain_text(text: str) -> str:
+    """User text where no element can be written (a question name, a category, a
+    choice): a WORD JOINER (U+2060) after every ``\\`` (but a last one), between two
+    ``$`` or ``@`` and after the ``[`` of ``[tex]``."""
+    return _BEFORE_JOINER.sub(WORD_JOINER, str(text))
 
 
 # Inside a field, Moodle (question/type/multianswer/questiontype.php) splits the
@@ -99,7 +156,7 @@ def cloze_escape(text: str, *, html: bool = True) -> str:
     compared as plain text (``*``, their wildcard, gets a backslash).
     """
     text = _XML_INVALID.sub("\ufffd", str(text))
-    stored = html_escape(text, quote=False) if html else text.replace("*", "\\*")
+    stored = html_escape(plain_text(text), quote=False) if html else text.replace("*", "\\*")
     return "".join(_CLOZE.get(c, c) for c in stored)
 
 
@@ -174,6 +231,16 @@ def category_path(bank: str, k: int) -> str:
     return f"$course$/{bank.replace('/', '//')}/Problem {k}"
 
 
+def question_name(prefix: str, title: str) -> str:
+    """``prefix`` and ``title`` as a question name (plain text): the title's
+    ``$...$`` formulas that pass the allow-list as ``\\( \\)``, all else guarded
+    by :func:`plain_text`."""
+    out = [plain_text(prefix)]
+    for is_math, part in prose_parts(title):
+        out.append(f"\\({part}\\)" if is_math else plain_text(part))
+    return "".join(out)
+
+
 def _xml_text(s: str) -> str:
     return _XML_INVALID.sub("\ufffd", s)
 
@@ -220,17 +287,17 @@ class MoodleRenderer(TemplateRenderer):
         return Markup("\n").join(rows)
 
     def math(self, latex: str) -> Markup:
-        return Markup(no_field(str(escape(r"\(" + str(latex) + r"\)"))))
+        return Markup(no_field(_legacy(str(escape(r"\(" + str(latex) + r"\)")))))
 
     def display(self, latex: str) -> Markup:
         return self.math(latex)
 
     def text(self, s: str) -> Markup:
-        return Markup(no_field(str(escape(str(s)))))
+        return Markup(html_text(s))
 
     def prose(self, s: str) -> Markup:
-        parts = str(s).split("$")
-        return Markup("").join(self.math(p) if i % 2 else self.text(p) for i, p in enumerate(parts))
+        """Words with ``$maths$``: a formula off the allow-list is text (see prose_parts)."""
+        return Markup(super().prose(s))
 
     # -- answer fields --------------------------------------------------------
     def cloze(self, p: Problem, s: Step, weight: int) -> Markup:
@@ -264,7 +331,7 @@ class MoodleRenderer(TemplateRenderer):
         out = []
         for k, p in enumerate(doc.problems, 1):
             cat = ET.Element("question", type="category")
-            ET.SubElement(ET.SubElement(cat, "category"), "text").text = _xml_text(category_path(bank, k))
+            ET.SubElement(ET.SubElement(cat, "category"), "text").text = _xml_text(plain_text(category_path(bank, k)))
             out.append(cat)
             out.append(self.question(doc, p, k, bank))
         for el in out:
@@ -277,13 +344,28 @@ class MoodleRenderer(TemplateRenderer):
                      masked=any(isinstance(x, NegInf) for s in p.steps for row in s.exact for x in row))
         q = ET.Element("question", type="cloze")
         variant = f" {doc.variant}" if doc.variant else ""
-        ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(f"{bank}{variant} P{k}: {p.title}")
+        ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(question_name(f"{bank}{variant} P{k}: ", p.title))
         for tag, template in (("questiontext", "question.html.j2"), ("generalfeedback", "feedback.html.j2")):
-            html = self._load(template).render(**names)
+            html = self._run(template, names)
             ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = _xml_text(html)
         ET.SubElement(q, "penalty").text = PENALTY
         ET.SubElement(q, "hidden").text = "0"
         return q
+
+    def _run(self, template: str, names: dict) -> str:
+        """Render one of the question's templates; a failure of the template's
+        own code (a lecturer's copy given with --templates) is one line naming
+        the template and line (see TemplateRenderer.template_failure)."""
+        tmpl = self._load(template)
+        try:
+            return tmpl.render(**names)
+        except WorksheetError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the template's own code failed, or ours (re-raised)
+            failure = self.template_failure(exc, template)
+            if failure is None:
+                raise
+            raise failure from None
 
     def render(self, doc: Document, *, key: bool = False, bank: str = "worksheet") -> str:
         return self.render_many([doc], key=key, bank=bank)

@@ -203,16 +203,34 @@ class Problem:
         return self.steps if key else [s for s in self.steps if s.on_sheet]
 
     def step(self, name: str) -> Step:
+        """The step called ``name``; an unknown name is an UnknownStepError (a
+        ValueError and LookupError, not a KeyError) listing the steps."""
+        if not isinstance(name, str):
+            from ..policy.errors import ArgumentError
+
+            raise ArgumentError(f"name must be a step name (text), not {type(name).__name__}")
         for s in self.steps:
             if s.name == name:
                 return s
-        raise KeyError(name)
+        from ..policy.errors import UnknownStepError
+        from ..policy.long_numbers import shown
+
+        steps = ", ".join(s.name for s in self.steps)
+        raise UnknownStepError(f"name {shown(name)} is not a step of {self.kind}; its steps are {steps}")
 
     def __getitem__(self, name: str) -> Quantity:
-        """An input or a step by name."""
-        if name in self.inputs:
+        """An input or a step by name (an unknown name: see :meth:`step`)."""
+        if isinstance(name, str) and name in self.inputs:
             return self.inputs[name]
-        return self.step(name)
+        try:
+            return self.step(name)
+        except LookupError:
+            from ..policy.errors import UnknownStepError
+            from ..policy.long_numbers import shown
+
+            names = ", ".join([*self.inputs, *(s.name for s in self.steps)])
+            raise UnknownStepError(f"name {shown(name)} is neither an input nor a step of {self.kind}; "
+                                   f"it has {names}") from None
 
     # -- for notebooks and library users (see worksheet.api) ------------------
     def arrays(self) -> dict[str, np.ndarray]:
