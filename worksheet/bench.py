@@ -6,13 +6,16 @@ Prints, as Markdown ready for BENCHMARKS.md:
 * start-up time of ``worksheet --help`` and ``worksheet list``;
 * for every kind at its default size: problems per second for
   generate + solve, and for rendering each text format (md, tex, json, html);
+* Markdown and HTML end to end (generate, solve, render) side by side, per
+  kind, in CPU milliseconds per problem, and their ratio;
 * attention end to end: ``worksheet build attention --variants N --format
   md,tex,json`` in a fresh process, with ``--jobs 1`` and on every core;
 * wall time of a 300-variant, 5-problem exam to md + tex + json, and to one
   combined PDF (sheet and key).
 
 Targets (2 cores): start-up < 0.3 s; >= 200 attention problems/s end to
-end; the exam to md+tex+json < 30 s, to PDF < 90 s.
+end; HTML end to end within 1.5x of Markdown for every kind; the exam to
+md+tex+json < 30 s, to PDF < 90 s.
 
 Options: ``--quick`` (fewer repetitions, a 60-variant exam), ``--no-pdf``,
 ``--variants N``.
@@ -100,6 +103,43 @@ def per_kind(n: int) -> list[tuple[str, dict[str, float]]]:
     return rows
 
 
+def md_vs_html(n: int) -> list[tuple[str, float, float, float]]:
+    """Per kind, CPU milliseconds per problem end to end (generate, solve,
+    render) to Markdown and to HTML, measured side by side in this run: the
+    two formats alternate problem by problem (fresh seeds each, so neither
+    finds the other's cached text), and CPU time (not wall time) is summed,
+    so load from other processes counts for neither.  Returns (kind,
+    generate+solve ms, md end to end ms, html end to end ms)."""
+    from . import kinds
+    from .build import build_document, render_document
+    from .errors import UnknownKindError
+
+    clock = time.process_time
+    rows = []
+    for name in kinds.names():
+        try:
+            kinds.get(name)
+        except UnknownKindError:
+            continue
+        for fmt in ("md", "html"):  # imports and templates, not values
+            render_document(build_document([name], seed=10_000), [fmt])
+        spent = {"build": 0.0, "md": 0.0, "html": 0.0}
+        for i in range(n):
+            for fmt, seed in (("md", 40_000 + 2 * i), ("html", 40_001 + 2 * i)):
+                t = clock()
+                doc = build_document([name], seed=seed)
+                u = clock()
+                render_document(doc, [fmt])
+                spent["build"] += u - t
+                spent[fmt] += clock() - u
+        build = spent["build"] / (2 * n)
+        rows.append((name, 1000 * build, 1000 * (build + spent["md"] / n), 1000 * (build + spent["html"] / n)))
+    return rows
+
+
+HTML_RATIO_TARGET = 1.5  # HTML end to end within 1.5x of Markdown, every kind
+
+
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
@@ -132,11 +172,25 @@ def exam(variants: int, formats: list[str], jobs: int | None = None, seed: int =
         return time.perf_counter() - t
 
 
+def html_table(n: int) -> None:
+    """Print the Markdown/HTML side-by-side table (see md_vs_html)."""
+    print(f"\n## Markdown and HTML end to end, side by side ({n} problems each per kind)\n")
+    print("(CPU ms per problem: generate + solve + render; the formats alternate problem by problem; "
+          f"target: HTML within {HTML_RATIO_TARGET}x of Markdown)\n")
+    print("| kind | generate+solve ms | md ms | html ms | html / md |\n|---|---:|---:|---:|---:|")
+    worst = 0.0
+    for name, build, md, html in md_vs_html(n):
+        worst = max(worst, html / md)
+        print(f"| {name} | {build:.2f} | {md:.2f} | {html:.2f} | {html / md:.2f} |")
+    print(f"\nWorst ratio: {worst:.2f} ({'met' if worst <= HTML_RATIO_TARGET else 'NOT met'})")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(prog="python -m worksheet.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and a 60-variant exam")
     ap.add_argument("--no-pdf", action="store_true", help="skip the PDF exam (no LaTeX needed)")
     ap.add_argument("--variants", type=int, default=None, help="variants of the exam (default 300)")
+    ap.add_argument("--html-only", action="store_true", help="only the Markdown/HTML side-by-side table")
     args = ap.parse_args(argv)
     n = 30 if args.quick else 100
     variants = args.variants or (60 if args.quick else 300)
@@ -144,6 +198,8 @@ def main(argv=None) -> None:
     print("## Machine\n")
     for k, v in machine().items():
         print(f"- {k}: {v}")
+    if args.html_only:
+        return html_table(n)
 
     print("\n## Start-up (fresh process; best / median of runs)\n")
     print("| command | best s | median s |\n|---|---:|---:|")
@@ -155,6 +211,8 @@ def main(argv=None) -> None:
     print("|---|---:|" + "---:|" * len(TEXT_FORMATS))
     for name, row in per_kind(n):
         print(f"| {name} | " + " | ".join(f"{row[k]:.0f}" for k in ("generate+solve", *TEXT_FORMATS)) + " |")
+
+    html_table(n)
 
     count = 20 * n
     print(f"\n## Attention end to end: `worksheet build attention --variants {count} --format md,tex,json`\n")
