@@ -104,13 +104,11 @@ class Document:
                                                points=p.points) for p in self.problems])
 
     def _repr_html_(self) -> str:
-        """Jupyter: the answer key (worked solutions unfolded) through the HTML
-        renderer; the page's own head (styles) is left out, so the notebook's
-        styles stay as they are."""
-        from .render import get
+        """Jupyter: the worked solutions as one self-contained fragment with
+        its own scoped styles (see :mod:`worksheet.render.notebook`)."""
+        from .render.notebook import notebook_html
 
-        return get("html").body(self, 0, 1, key=True).replace('<details class="solution">',
-                                                                '<details class="solution" open>')
+        return notebook_html(self)
 
     def _repr_markdown_(self) -> str:
         """Jupyter: the answer key through the Markdown renderer."""

@@ -31,7 +31,7 @@ from .nodes import Add, Func, Mul, Pow, _neg
 from .printing import _num_den, _Printer
 from .tree import mul, power
 
-__all__ = ["to_mathml", "text", "number", "matrix", "MINUS"]
+__all__ = ["to_mathml", "text", "number", "matrix", "entry", "MINUS"]
 
 MINUS = "<mo>\u2212</mo>"
 _TIMES = "<mo>\u22c5</mo>"  # \cdot
@@ -51,17 +51,16 @@ def text(s: str) -> str:
 
 
 def number(s: str) -> str:
-    """A decimal written as text (``"-0.2500"``, ``"-inf"``) as MathML:
-    ``<mn>`` with a proper minus; anything that is not a plain decimal is text."""
+    """A decimal written as text (``"-0.2500"``, ``"-inf"``) as MathML: one
+    ``<mn>`` with a proper minus (a number in a column, as :func:`entry`);
+    anything that is not a plain decimal is text."""
     neg = s.startswith("-")
     body = s[1:] if neg else s
     if body in ("inf", "oo"):
-        core = "<mi>\u221e</mi>"
-    elif body and body.replace(".", "", 1).isdigit() and body.isascii():
-        core = f"<mn>{body}</mn>"
-    else:
-        return text(s)
-    return f"<mrow>{MINUS}{core}</mrow>" if neg else core
+        return f"<mrow>{MINUS}<mi>\u221e</mi></mrow>" if neg else "<mi>\u221e</mi>"
+    if body and body.replace(".", "", 1).isdigit() and body.isascii():
+        return f"<mn>\u2212{body}</mn>" if neg else f"<mn>{body}</mn>"
+    return text(s)
 
 
 def _row(*items: str) -> str:
@@ -143,6 +142,13 @@ def matrix(rows, *, cell=None, symbol: str = "") -> str:
     cell = cell or to_mathml
     body = "".join("<mtr>" + "".join(f"<mtd>{cell(x)}</mtd>" for x in row) + "</mtr>" for row in rows)
     head = f"{symbol}<mo>=</mo>" if symbol else ""
-    return (f'<mrow>{head}<mrow><mo stretchy="true" fence="true" form="prefix">[</mo>'
-            f'<mtable displaystyle="true">{body}</mtable>'
-            f'<mo stretchy="true" fence="true" form="postfix">]</mo></mrow></mrow>')
+    table = '<mtable displaystyle="true">' if "<mfrac>" in body else "<mtable>"
+    return f'<mrow>{head}<mrow><mo stretchy="true">[</mo>{table}{body}</mtable><mo stretchy="true">]</mo></mrow></mrow>'
+
+
+def entry(x) -> str:
+    """A matrix entry: as :data:`to_mathml`, but a negative integer is one
+    number (``<mn>−1</mn>``), as a column of numbers is set."""
+    if type(x) is Fraction and x._denominator == 1 and x._numerator < 0:
+        return f"<mn>\u2212{-x._numerator}</mn>"
+    return to_mathml(x)

@@ -33,7 +33,7 @@ from ..exact import NegInf
 from ..exact import mathml as ml
 from .base import Table, TemplateRenderer, _shared, col_blocks, prose_parts
 
-_MATH = {False: '<math display="inline">', True: '<math display="block">'}
+_MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
 _CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
 
 
@@ -263,12 +263,12 @@ def given_cell(x) -> str:
         return ml.text(x)
     if isinstance(x, Fraction) and fmt.terminating_places(x) is not None:
         return ml.number(fmt.given(x))
-    return ml.to_mathml(x)
+    return ml.entry(x)
 
 
 def exact_cell(x) -> str:
     """An exact step entry as MathML (a label as text)."""
-    return ml.text(x) if isinstance(x, str) else ml.to_mathml(x)
+    return ml.text(x) if isinstance(x, str) else ml.entry(x)
 
 
 def bmatrix(symbol: str, cells) -> str:
@@ -311,7 +311,7 @@ class HtmlRenderer(TemplateRenderer):
         if not t.rows and not t.cols and len(col_blocks(t.m)) == 1:
             return Markup(_MATH[False] + ml.matrix(t.cells, cell=cell, symbol=sym) + "</math>")
         return Markup(f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
-                      + self._blocks(t, lambda c: _CELL + cell(c) + "</math>", "matrix") + "</span>")
+                      + str(self._blocks(t, lambda c: _CELL + cell(c) + "</math>", "matrix")) + "</span>")
 
     def table(self, t: Table, math: bool) -> Markup:
         if math:
