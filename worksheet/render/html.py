@@ -56,10 +56,19 @@ def formula_inner(latex: str) -> str:
     arguments taken out (:func:`take_texts`), the rest converted piece by
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
-    inner = convert_inner(skeleton)
+    inner = _UNARY.sub(_UNARY_ROW, convert_inner(skeleton))
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
+
+
+# A minus after an opening parenthesis, a relation or an operator is a sign
+# (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
+# the first child of its row, which MathML sets as a prefix, not as a binary
+# minus with space around (the converter leaves it loose: "( − 1)").
+_UNARY = re.compile("(<mo(?: [^>]*)?>(?:[(\\[{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:]|&lt;|&gt;)</mo>)"
+                    "<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
+_UNARY_ROW = "\\1<mrow><mo>\u2212</mo>\\2</mrow>"
 
 
 # -- user text inside formulas: never given to the converter ----------------
