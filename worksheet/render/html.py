@@ -135,16 +135,22 @@ def pieces(latex: str) -> list[str] | None:
     # (spaces are nothing in maths: this only makes \frac{1}{4}\left(...\right) two pieces)
     latex = latex.replace("}\\left(", "} \\left(")
     out: list[str] = []
-    depth = 0
+    depth, glue = 0, False
     for word in latex.split(" "):
         if not word:
             continue
-        if out and (depth or word[0] in "^_'" or out[-1][-1] in "^_\\" or _ARG_CMD.search(out[-1])):
+        if out and (depth or glue or word[0] in "^_'"):
             out[-1] += " " + word
         else:
             out.append(word)
-        depth += (word.count("{") - word.count("\\{") - word.count("}") + word.count("\\}")
-                  + len(_OPENERS.findall(word)) - len(_CLOSERS.findall(word)))
+        glue = word[-1] in "^_\\"
+        if "\\" in word:
+            glue = glue or _ARG_CMD.search(word) is not None
+            depth += word.count("\\}") - word.count("\\{")
+            if "\\left" in word or "\\right" in word:
+                depth += len(_OPENERS.findall(word)) - len(_CLOSERS.findall(word))
+        if "{" in word or "}" in word:
+            depth += word.count("{") - word.count("}")
     return out if depth == 0 else None
 
 
@@ -211,7 +217,18 @@ def _convert(latex: str) -> str:
                 f'<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>')
     if latex.startswith("e^{") and _group(latex, 2) == len(latex):
         return _compact(f"<msup><mi>e</mi><mrow>{convert_inner(latex[3:-1])}</mrow></msup>")
+    if latex.startswith("\\sqrt{") and _group(latex, 5) == len(latex):
+        return _compact(f"<msqrt><mrow>{convert_inner(latex[6:-1])}</mrow></msqrt>")
+    if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
+        if latex[0] == "(" and latex[1] not in "^_'":
+            return _convert("(") + _convert(latex[1:])
+        m = _CLOSING.search(latex)
+        if m and m.start() > 0 and not latex[:m.start()].endswith(("\\right", "\\")):
+            return _convert(latex[:m.start()]) + _convert(latex[m.start():])
     return _latex2mathml(latex)
+
+
+_CLOSING = re.compile(r"\)+(?:\^(?:[0-9]|\{[0-9]+\}))?$")
 
 
 def _latex2mathml(latex: str) -> str:
@@ -369,7 +386,7 @@ class HtmlRenderer(TemplateRenderer):
         ``long``/``longer`` so that print CSS sets it smaller instead of
         cutting it off (a printed page has no scrollbar)."""
         size = "" if len(latex) < 110 else " long" if len(latex) < 200 else " longer"
-        return Markup(f'<div class="display{size}">') + Markup(mathml(latex, True)) + Markup("</div>")
+        return Markup(f'<div class="display{size}">{mathml(latex, True)}</div>')
 
     def text(self, s: str) -> Markup:
         return escape(s)
