@@ -142,13 +142,15 @@ def test_pieces_convert_to_what_the_whole_converts_to():
     r"s_{12} = 1 \cdot 0 + 2 \cdot (-1) = -2", r"\frac{1}{4}\left((0 - (-2))^2 + (1 - 2)^2\right)",
     r"\alpha_{12} = \frac{e^{-\frac{1}{2}}}{1 + e^{-\frac{1}{2}} + e^{-3}} \approx 0.3706",
     r"\left( a \right) \left(\frac{1}{2}\right)", r"x^{2} y_{i}", r"\sqrt{d_k} = 2", r"-1.5 + 0.25",
+    r"z = \begin{bmatrix} \frac{1}{2} & -3 \\ 0.5 & x_{1} \end{bmatrix}", r"((-0.25) - 1)^2 + (0.5 - 1)^2",
 ])
 def test_pieces_of_typical_lines_match_the_whole(latex):
     assert h.convert_inner(latex) == h._latex2mathml(latex)
 
 
 def test_a_formula_that_switches_style_or_aligns_converts_whole():
-    assert h.pieces(r"\displaystyle a b") is None and h.pieces(r"\begin{bmatrix} 1 & 2 \end{bmatrix}") is None
+    assert h.pieces(r"\displaystyle a b") is None and h.pieces(r"a & b") is None
+    assert h.pieces(r"z = \begin{bmatrix} 1 & 2 \end{bmatrix}") == ["z", "=", r"\begin{bmatrix} 1 & 2 \end{bmatrix}"]
     assert h.pieces(r"a = \frac{1}{2} b") == ["a", "=", r"\frac{1}{2}", "b"]
     assert h.pieces(r"\left( a + b \right) c") == [r"\left( a + b \right)", "c"]
 

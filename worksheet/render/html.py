@@ -31,6 +31,7 @@ from markupsafe import Markup, escape
 from .. import fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
+from ..safetext import GREEK
 from .base import Table, TemplateRenderer, _shared, col_blocks, prose_parts
 
 _MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
@@ -128,8 +129,18 @@ _OPENERS = re.compile(r"\\left(?![A-Za-z])")
 _CLOSERS = re.compile(r"\\right(?![A-Za-z])")
 
 
+_BMATRIX = re.compile(r"\\begin\{bmatrix\}((?:(?!\\begin|\\end).)*)\\end\{bmatrix\}", re.S)
+
+
 def pieces(latex: str) -> list[str] | None:
-    """The top-level pieces of a formula, or None if it must convert whole."""
+    """The top-level pieces of a formula, or None if it must convert whole.
+    A ``bmatrix`` (not nested) is one piece."""
+    m = _BMATRIX.search(latex)
+    if m:
+        before, after = pieces(latex[:m.start()]), pieces(latex[m.end():])
+        if before is None or after is None:
+            return None
+        return before + [m.group()] + after
     if _WHOLE_ONLY.search(latex):
         return None
     # (spaces are nothing in maths: this only makes \frac{1}{4}\left(...\right) two pieces)
@@ -219,6 +230,14 @@ def _convert(latex: str) -> str:
         return _compact(f"<msup><mi>e</mi><mrow>{convert_inner(latex[3:-1])}</mrow></msup>")
     if latex.startswith("\\sqrt{") and _group(latex, 5) == len(latex):
         return _compact(f"<msqrt><mrow>{convert_inner(latex[6:-1])}</mrow></msqrt>")
+    m = _SUBSCRIPTED.match(latex)
+    if m and _group(latex, m.end() - 1) == len(latex) and (len(m[1]) == 1 or m[1][1:] in GREEK):
+        return _compact(f"<msub>{_convert(m[1])}<mrow>{convert_inner(latex[m.end():-1])}</mrow></msub>")
+    if latex.startswith("\\begin{bmatrix}") and _BMATRIX.fullmatch(latex):
+        rows = latex[len("\\begin{bmatrix}"):-len("\\end{bmatrix}")].split("\\\\")
+        body = "".join("<mtr>" + "".join(f"<mtd>{convert_inner(c.strip())}</mtd>" for c in row.split("&")) + "</mtr>"
+                       for row in rows)
+        return f"<mo>[</mo><mtable>{body}</mtable><mo>]</mo>"
     if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
         if latex[0] == "(" and latex[1] not in "^_'":
             return _convert("(") + _convert(latex[1:])
@@ -228,6 +247,7 @@ def _convert(latex: str) -> str:
     return _latex2mathml(latex)
 
 
+_SUBSCRIPTED = re.compile(r"([A-Za-z]|\\[A-Za-z]+)_\{")  # s_{12}, \alpha_{1k}
 _CLOSING = re.compile(r"\)+(?:\^(?:[0-9]|\{[0-9]+\}))?$")
 
 
@@ -285,6 +305,8 @@ def _primes(m: str) -> str:
 def given_cell(x) -> str:
     """A given entry as MathML, as :func:`worksheet.fmt.given` prints it:
     0.2 stays 0.2, 1/3 is a fraction, a label is text."""
+    if type(x) is Fraction and x._denominator == 1:
+        return ml.entry(x)
     if isinstance(x, str):
         return ml.text(x)
     if isinstance(x, Fraction) and fmt.terminating_places(x) is not None:
@@ -295,12 +317,6 @@ def given_cell(x) -> str:
 def exact_cell(x) -> str:
     """An exact step entry as MathML (a label as text)."""
     return ml.text(x) if isinstance(x, str) else ml.entry(x)
-
-
-def bmatrix(symbol: str, cells) -> str:
-    """``symbol = [cells]`` as MathML, the cells LaTeX (each converted once,
-    cached)."""
-    return _MATH[False] + ml.matrix(cells, cell=formula_inner, symbol=formula_inner(symbol)) + "</math>"
 
 
 class HtmlRenderer(TemplateRenderer):
