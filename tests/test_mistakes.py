@@ -81,7 +81,7 @@ def _all_rules():
 
 def test_every_rule_lives_with_its_kind_or_in_the_shared_place():
     """A rule is registered for a kind by that kind's module, by the module the
-    LSTM and GRU share, or (shared by several attention kinds) by worksheet.mistakes."""
+    LSTM and GRU share, or (shared by several attention kinds) by worksheet.kinds.mistakes."""
     shared = {"worksheet.kinds.mistakes", "worksheet.kinds.recurrent"}
     for (kind, step), found in _all_rules().items():
         own = kinds.get(kind).__name__

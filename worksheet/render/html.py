@@ -1,54 +1,264 @@
-"""HTML: one self-contained page per sheet or key, maths as MathML.
+r"""HTML: one self-contained page per sheet or key, maths as MathML.
 
 No scripts, styles or fonts from the network: the CSS is in the page and
-the maths is MathML (converted from the model's LaTeX by ``latex2mathml``),
-which browsers draw natively.  Autoescape is on, so every user-supplied text
-(titles, token labels, names) is escaped; the filters below return
-:class:`markupsafe.Markup` for the HTML they build.
+the maths is MathML, which browsers draw natively.  Where the MathML comes
+from:
+
+* **Exact values** (the matrices of a key, the given inputs) are printed
+  straight from the exact tree by :data:`worksheet.exact.mathml.to_mathml`:
+  display-size fractions, a proper minus, matrices in stretchy brackets.
+* **Formulas and worked lines** are LaTeX strings; they are converted by
+  ``latex2mathml`` (:func:`mathml`), cached: a whole line by its text, and
+  its top-level pieces (``\frac{1}{3}``, ``s_{12}``, ``=``) by theirs, so a
+  new worked line costs only its few new pieces.
+* **User text** (titles, labels, tokens) never goes through the converter:
+  in HTML it is escaped by Jinja's autoescape; inside a formula each
+  ``\text{...}`` is taken out before the conversion and put back as an
+  ``<mtext>`` of the escaped characters (:func:`take_texts`).  So a label
+  ``<mtr>`` shows as ``<mtr>`` everywhere and is never markup, whatever tags
+  the converter knows; the maths allow-list (:mod:`worksheet.safetext`)
+  decides only which TeX commands a user formula may use.
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
 from markupsafe import Markup, escape
 
-from .base import Table, TemplateRenderer, col_blocks, prose_parts
+from ..solution import number_format as fmt
+from ..exact import NegInf
+from ..exact import mathml as ml
+from ..policy.safetext import GREEK
+from .base import Table, TemplateRenderer, _shared, col_blocks, prose_parts
+
+_MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
+_CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
 
 
 @lru_cache(maxsize=8192)
 def mathml(latex: str, display: bool = False) -> str:
-    """MathML of a LaTeX formula; the escaped LaTeX in ``<code>`` if it cannot be converted."""
-    from latex2mathml.converter import convert
-
+    """MathML of a LaTeX formula (cached by its text); the escaped LaTeX in
+    ``<code>`` if it cannot be converted."""
     try:
-        return _primes(clean_mathml(convert(_TEXT_ARG.sub(_plain_text, latex), display="block" if display else "inline")))
+        return _MATH[display] + formula_inner(latex) + "</math>"
     except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
         FALLBACKS.append(latex)
         return f'<code class="tex">{escape(latex)}</code>'
 
 
-# \text{...} as worksheet.fmt.text_escape writes it (a token label in a
-# cell): latex2mathml reads neither \textless{} nor \_ there, and ends the
-# text at the first }, so the escapes become the characters they stand for
-# (braces and backslash as look-alikes); clean_mathml then escapes them for HTML.
-_TEXT_ARG = re.compile(r"\\text\{((?:[^{}\\]|\\[$&%#_{}]|\\(?:text[a-z]+|[~^])\{\})*)\}")
-_TEXT_ESCAPES = re.compile(r"\\([$&%#_])|\\([{}])|\\(text[a-z]+|[~^])\{\}")
-_TEXT_NAMED = {"textbackslash": "\u29f5", "textless": "<", "textgreater": ">", "textasciitilde": "~",
+FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
+
+
+def formula_inner(latex: str) -> str:
+    r"""The MathML (inside ``<math>``) of a LaTeX formula: its ``\text{...}``
+    arguments taken out (:func:`take_texts`), the rest converted piece by
+    piece (:func:`convert_inner`), the texts put back escaped."""
+    skeleton, texts = take_texts(latex)
+    inner = _UNARY.sub(_UNARY_ROW, convert_inner(skeleton))
+    if texts:
+        inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
+    return inner
+
+
+# A minus after an opening parenthesis, a relation or an operator is a sign
+# (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
+# the first child of its row, which MathML sets as a prefix, not as a binary
+# minus with space around (the converter leaves it loose: "( − 1)").
+_UNARY = re.compile("(<mo(?: [^>]*)?>(?:[(\\[{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:]|&lt;|&gt;)</mo>)"
+                    "<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
+_UNARY_ROW = "\\1<mrow><mo>\u2212</mo>\\2</mrow>"
+
+
+# -- user text inside formulas: never given to the converter ----------------
+_TEXT_CMD = re.compile(r"\\text(?:rm)?\{")
+# the escapes of worksheet.fmt.text_escape and worksheet.worklines.latex_text, read back
+_TEXT_ESCAPE = re.compile(r"\\(text[a-z]+|[~^])\{\}|\\([$&%#_{} ])")
+_TEXT_NAMED = {"textbackslash": "\\", "textless": "<", "textgreater": ">", "textasciitilde": "~",
                "textasciicircum": "^", "~": "~", "^": "^"}
+_PLACEHOLDER = re.compile("<mtext>([\ue000-\ue0ff])</mtext>")
+MAX_TEXTS = 256  # \text{...} per formula (placeholders U+E000..U+E0FF)
 
 
-def _plain_text(m: re.Match) -> str:
-    def one(e: re.Match) -> str:
-        if e.group(1):
-            return e.group(1)
-        if e.group(2):
-            return "\uff5b" if e.group(2) == "{" else "\uff5d"
-        return _TEXT_NAMED.get(e.group(3), e.group())
+def _unescape_text(raw: str) -> str:
+    r"""The characters a ``\text{...}`` argument stands for (``\textless{}`` is
+    ``<``, ``\_`` is ``_``); any other backslash is shown as it is."""
+    return _TEXT_ESCAPE.sub(lambda m: _TEXT_NAMED.get(m[1], m[0]) if m[1] else m[2], raw)
 
-    text = _TEXT_ESCAPES.sub(one, m.group(1))
-    return r"\text{" + ("\u2060" if text.startswith("%") else "") + text + "}"  # latex2mathml fails on \text{%...}
+
+def take_texts(latex: str) -> tuple[str, list[str]]:
+    r"""``latex`` with the argument of each ``\text{...}`` replaced by a
+    placeholder character, and the arguments' characters, in order."""
+    if "\\text" not in latex:
+        return latex, []
+    out, texts, at = [], [], 0
+    while (m := _TEXT_CMD.search(latex, at)) is not None:
+        i, depth = m.end(), 1
+        while i < len(latex):
+            c = latex[i]
+            if c == "\\":
+                i += 2
+                continue
+            depth += (c == "{") - (c == "}")
+            if depth == 0:
+                break
+            i += 1
+        if depth or len(texts) >= MAX_TEXTS:  # unbalanced or too many: the converter cannot have it
+            raise ValueError("a \\text{...} without its closing brace, or too many of them")
+        out.append(latex[at:m.start()] + "\\text{" + chr(0xE000 + len(texts)) + "}")
+        texts.append(_unescape_text(latex[m.end():i]))
+        at = i + 1
+    out.append(latex[at:])
+    return "".join(out), texts
+
+
+# -- the converter, by cached pieces ----------------------------------------
+# A formula's top-level pieces (split at spaces outside braces, \left..\right
+# and environments) convert to consecutive children of the one <mrow> the
+# converter makes of the whole, so the whole is the pieces' conversions
+# joined (tests/test_mathml.py checks it on every kind's formulas and lines).
+# A formula that switches style or aligns (\displaystyle, \over, &, \\ at
+# the top level) converts whole.
+_WHOLE_ONLY = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|over|atop|choose|limits"
+                         r"|nolimits|begin|end|\\)(?![A-Za-z])|&")
+_ARG_CMD = re.compile(r"\\(?:d?t?frac|sqrt|text|textrm|math[a-z]+|boldsymbol|operatorname|hat|bar|tilde|vec|dot"
+                      r"|overline|underline|left|right|[bB]ig[lr]?|mid)$")
+_OPENERS = re.compile(r"\\left(?![A-Za-z])")
+_CLOSERS = re.compile(r"\\right(?![A-Za-z])")
+
+
+_BMATRIX = re.compile(r"\\begin\{bmatrix\}((?:(?!\\begin|\\end).)*)\\end\{bmatrix\}", re.S)
+
+
+def pieces(latex: str) -> list[str] | None:
+    """The top-level pieces of a formula, or None if it must convert whole.
+    A ``bmatrix`` (not nested) is one piece."""
+    m = _BMATRIX.search(latex)
+    if m:
+        before, after = pieces(latex[:m.start()]), pieces(latex[m.end():])
+        if before is None or after is None:
+            return None
+        return before + [m.group()] + after
+    if _WHOLE_ONLY.search(latex):
+        return None
+    # (spaces are nothing in maths: this only makes \frac{1}{4}\left(...\right) two pieces)
+    latex = latex.replace("}\\left(", "} \\left(")
+    out: list[str] = []
+    depth, glue = 0, False
+    for word in latex.split(" "):
+        if not word:
+            continue
+        if out and (depth or glue or word[0] in "^_'"):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+        glue = word[-1] in "^_\\"
+        if "\\" in word:
+            glue = glue or _ARG_CMD.search(word) is not None
+            depth += word.count("\\}") - word.count("\\{")
+            if "\\left" in word or "\\right" in word:
+                depth += len(_OPENERS.findall(word)) - len(_CLOSERS.findall(word))
+        if "{" in word or "}" in word:
+            depth += word.count("{") - word.count("}")
+    return out if depth == 0 else None
+
+
+def convert_inner(latex: str) -> str:
+    """What the converter puts inside ``<math><mrow>...</mrow></math>`` for
+    ``latex``, from cached pieces where it may."""
+    parts = pieces(latex)
+    if parts is None or len(parts) == 1:
+        return _convert(latex)
+    return "".join(_convert(p) for p in parts)
+
+
+_OUTER = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline"><mrow>'
+
+
+_DECIMAL = re.compile(r"(-?)([0-9]+(?:\.[0-9]+)?)")
+
+
+def _group(latex: str, at: int) -> int:
+    """The index just past the ``{...}`` group opening at ``latex[at]``, or -1."""
+    if at >= len(latex) or latex[at] != "{":
+        return -1
+    depth, i = 0, at
+    while i < len(latex):
+        c = latex[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += (c == "{") - (c == "}")
+        i += 1
+        if depth == 0:
+            return i
+    return -1
+
+
+def _fenced(body: str) -> bool:
+    r"""Is every \left in ``body`` closed by its \right inside it (so that
+    ``\left(`` + body + ``\right)`` is one fenced group)?"""
+    depth = 0
+    for m in re.finditer(r"\\(left|right)(?![A-Za-z])", body):
+        depth += 1 if m[1] == "left" else -1
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+@lru_cache(maxsize=16384)
+def _convert(latex: str) -> str:
+    r"""One piece's MathML (cached), as latex2mathml makes it, unwrapped,
+    cleaned and compacted.  The shapes that the exact values of worked lines
+    take (a decimal, ``\frac{A}{B}``, ``e^{X}``) are assembled from their
+    parts' cached conversions, which is what the converter does with them
+    (tests/test_mathml.py compares), so a new fraction costs only its new parts."""
+    m = _DECIMAL.fullmatch(latex)
+    if m:
+        return ("<mo>−</mo>" if m[1] else "") + f"<mn>{m[2]}</mn>"
+    if latex.startswith("\\frac{"):
+        mid = _group(latex, 5)
+        if mid > 0 and _group(latex, mid) == len(latex):
+            return _compact(f"<mfrac><mrow>{convert_inner(latex[6:mid - 1])}</mrow>"
+                            f"<mrow>{convert_inner(latex[mid + 1:-1])}</mrow></mfrac>")
+    if latex.startswith("\\left(") and latex.endswith("\\right)") and _fenced(latex[6:-7]):
+        return (f'<mrow><mo stretchy="true" fence="true" form="prefix">(</mo>{convert_inner(latex[6:-7])}'
+                f'<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>')
+    if latex.startswith("e^{") and _group(latex, 2) == len(latex):
+        return _compact(f"<msup><mi>e</mi><mrow>{convert_inner(latex[3:-1])}</mrow></msup>")
+    if latex.startswith("\\sqrt{") and _group(latex, 5) == len(latex):
+        return _compact(f"<msqrt><mrow>{convert_inner(latex[6:-1])}</mrow></msqrt>")
+    m = _SUBSCRIPTED.match(latex)
+    if m and _group(latex, m.end() - 1) == len(latex) and (len(m[1]) == 1 or m[1][1:] in GREEK):
+        return _compact(f"<msub>{_convert(m[1])}<mrow>{convert_inner(latex[m.end():-1])}</mrow></msub>")
+    if latex.startswith("\\begin{bmatrix}") and _BMATRIX.fullmatch(latex):
+        rows = latex[len("\\begin{bmatrix}"):-len("\\end{bmatrix}")].split("\\\\")
+        body = "".join("<mtr>" + "".join(f"<mtd>{convert_inner(c.strip())}</mtd>" for c in row.split("&")) + "</mtr>"
+                       for row in rows)
+        return f"<mo>[</mo><mtable>{body}</mtable><mo>]</mo>"
+    if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
+        if latex[0] == "(" and latex[1] not in "^_'":
+            return _convert("(") + _convert(latex[1:])
+        m = _CLOSING.search(latex)
+        if m and m.start() > 0 and not latex[:m.start()].endswith(("\\right", "\\")):
+            return _convert(latex[:m.start()]) + _convert(latex[m.start():])
+    return _latex2mathml(latex)
+
+
+_SUBSCRIPTED = re.compile(r"([A-Za-z]|\\[A-Za-z]+)_\{")  # s_{12}, \alpha_{1k}
+_CLOSING = re.compile(r"\)+(?:\^(?:[0-9]|\{[0-9]+\}))?$")
+
+
+def _latex2mathml(latex: str) -> str:
+    """One conversion by latex2mathml, unwrapped, cleaned and compacted."""
+    from latex2mathml.converter import convert
+
+    out = convert(latex, display="inline")
+    if not (out.startswith(_OUTER) and out.endswith("</mrow></math>")):
+        raise ValueError(f"unexpected converter output for {latex!r}")
+    return _compact(_primes(strip_unsafe(out[len(_OUTER):-len("</mrow></math>")])))
 
 
 # attributes MathML must never carry here: links (latex2mathml turns \href
@@ -63,33 +273,16 @@ def strip_unsafe(markup: str) -> str:
     return _UNSAFE_ATTR.sub("", markup)
 
 
-# latex2mathml copies the text of \text{...} into <mtext> as it is, so a
-# label "<script>" would arrive as a tag: only these MathML tags, with these
-# attributes, stay markup; every other <, > and stray & becomes text.
-_MATHML_TAG = re.compile(
-    r'</?(?:math|mrow|mi|mn|mo|mtext|ms|mspace|msqrt|mroot|mfrac|msub|msup|msubsup|munder|mover|munderover'
-    r'|mtable|mtr|mtd|mstyle|mpadded|mphantom|menclose)'
-    r'(?:\s+(?:xmlns|display|mathvariant|stretchy|fence|separator|lspace|rspace|width|height|depth|columnalign'
-    r'|columnlines|rowlines|columnspacing|rowspacing|linethickness|accent|accentunder|movablelimits|form'
-    r'|minsize|maxsize|symmetric|largeop|notation|frame|scriptlevel|displaystyle)="[^"<>]*")*\s*/?>')
-_STRAY_AMP = re.compile(r"&(?!#[0-9]+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+# The converter writes every character as a reference (&#x0003D; for =) and
+# wraps single tokens in <mrow>: the same MathML, several times the bytes.
+_CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
+_KEEP_REF = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_LONE_TOKEN = re.compile(r"<mrow>(<(m[ino])>[^<]*</\2>)</mrow>")
 
 
-def clean_mathml(markup: str) -> str:
-    """MathML where only known MathML tags and attributes are markup (see
-    _MATHML_TAG); links, scripts and styles are dropped or become text."""
-    markup = strip_unsafe(markup)
-    out, at = [], 0
-    for m in _MATHML_TAG.finditer(markup):
-        out.append(_text(markup[at:m.start()]))
-        out.append(m.group())
-        at = m.end()
-    out.append(_text(markup[at:]))
-    return "".join(out)
-
-
-def _text(s: str) -> str:
-    return _STRAY_AMP.sub("&amp;", s).replace("<", "&lt;").replace(">", "&gt;")
+def _compact(markup: str) -> str:
+    markup = _CHAR_REF.sub(lambda m: _KEEP_REF.get(c := chr(int(m[1], 16)), c), markup)
+    return _LONE_TOKEN.sub(r"\1", markup)
 
 
 _PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
@@ -108,32 +301,22 @@ def _primes(m: str) -> str:
     return _PRIME_SUBSUP.sub(lambda g: f"<msub><mrow>{g[1]}{_PRIME_MO}</mrow>{g[2]}</msub>", m)
 
 
-FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
+# -- cells of matrices: exact values and labels, no LaTeX -------------------
+def given_cell(x) -> str:
+    """A given entry as MathML, as :func:`worksheet.fmt.given` prints it:
+    0.2 stays 0.2, 1/3 is a fraction, a label is text."""
+    if type(x) is Fraction and x._denominator == 1:
+        return ml.entry(x)
+    if isinstance(x, str):
+        return ml.text(x)
+    if isinstance(x, Fraction) and fmt.terminating_places(x) is not None:
+        return ml.number(fmt.given(x))
+    return ml.entry(x)
 
-_MATH = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
 
-
-def _inner(latex: str) -> str | None:
-    """The MathML inside <math> of a (cached) conversion, or None."""
-    m = mathml(latex)
-    return m[len(_MATH):-len("</math>")] if m.startswith(_MATH) and m.endswith("</math>") else None
-
-
-def bmatrix(symbol: str, cells) -> str:
-    """``symbol = [cells]`` as MathML, assembled from the cells' conversions:
-    the cells repeat (0, 1, -1, ...) and convert once, where converting each
-    whole matrix cost most of the HTML time."""
-    parts = [_inner(f"{symbol} =")]
-    rows = []
-    for row in cells:
-        inner = [_inner(c) for c in row]
-        parts.extend(inner)
-        rows.append("<mtr>" + "".join(f"<mtd>{x}</mtd>" for x in inner) + "</mtr>")
-    if any(x is None for x in parts):  # a cell the converter could not read
-        body = r" \\ ".join(" & ".join(row) for row in cells)
-        return mathml(rf"{symbol} = \begin{{bmatrix}} {body} \end{{bmatrix}}")
-    return (f"{_MATH}<mrow>{parts[0]}<mo>&#x0005B;</mo><mtable>{''.join(rows)}</mtable>"
-            f"<mo>&#x0005D;</mo></mrow></math>")
+def exact_cell(x) -> str:
+    """An exact step entry as MathML (a label as text)."""
+    return ml.text(x) if isinstance(x, str) else ml.entry(x)
 
 
 class HtmlRenderer(TemplateRenderer):
@@ -144,62 +327,72 @@ class HtmlRenderer(TemplateRenderer):
     def label(self, s: str) -> Markup:
         return escape(s)
 
+    # -- matrices: printed from the exact values (see given_cell, exact_cell) --
+    def given(self, q) -> Markup:
+        return _shared("html.given", q, lambda q: self._matrix(q.symbol, Table(q.exact, q.rows, q.cols), given_cell))
+
+    def exact(self, s) -> Markup:
+        if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+            def cell(x):
+                return exact_cell(x) if isinstance(x, (str, NegInf)) else ml.number(fmt.decimal(x, s.places))
+        else:
+            cell = exact_cell
+        return self._matrix(s.symbol, Table(s.exact, s.rows, s.cols), cell)
+
     def matrix(self, symbol: str, t: Table) -> Markup:
-        """``symbol = [...]``: a MathML matrix, or, when rows or columns carry
-        labels (tokens), a table of MathML cells drawn with the same brackets
-        (two thin bracket columns), so given and answer matrices look alike.
-        Wider than MAX_COLS: column blocks, each headed by its column numbers."""
-        blocks = col_blocks(t.m)
-        if not t.rows and not t.cols and len(blocks) == 1:
-            return Markup(bmatrix(symbol, t.cells))
-        return Markup('<span class="labelled"><span class="sym">') + Markup(mathml(f"{symbol} =")) \
-            + Markup("</span>") + self._blocks(t, lambda c: Markup(mathml(c)), "matrix") + Markup("</span>")
+        """``symbol = [...]`` of a table of LaTeX cells."""
+        return self._matrix(symbol, t, formula_inner)
+
+    def _matrix(self, symbol: str, t: Table, cell) -> Markup:
+        """``symbol = [...]``: a MathML matrix in stretchy brackets, or, when
+        rows or columns carry labels (tokens), a table of MathML cells drawn
+        with brackets of its own (two thin bracket columns), so given and
+        answer matrices look alike.  Wider than MAX_COLS: column blocks, each
+        headed by its column numbers.  ``cell`` prints one entry as MathML."""
+        sym = formula_inner(symbol)
+        if not t.rows and not t.cols and len(col_blocks(t.m)) == 1:
+            return Markup(_MATH[False] + ml.matrix(t.cells, cell=cell, symbol=sym) + "</math>")
+        return Markup(f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
+                      + str(self._blocks(t, lambda c: _CELL + cell(c) + "</math>", "matrix")) + "</span>")
 
     def table(self, t: Table, math: bool) -> Markup:
         if math:
-            return self._blocks(t, lambda c: Markup(mathml(c)), "matrix")
-        return self._blocks(t, lambda c: Markup("&minus;&infin;") if c == "-inf" else
+            return self._blocks(t, lambda c: _CELL + formula_inner(c) + "</math>", "matrix")
+        return self._blocks(t, lambda c: "&minus;&infin;" if c == "-inf" else
                             escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
 
     def empty_grid(self, t: Table) -> Markup:
-        return self._blocks(t, lambda c: Markup(""), "grid")
+        return self._blocks(t, lambda c: "", "grid")
 
     def _blocks(self, t: Table, cell, css: str) -> Markup:
-        """One table, or one per column block (see col_blocks) one under the other."""
+        """One table, or one per column block (see col_blocks) one under the
+        other.  ``cell`` gives an entry's HTML (safe text)."""
         blocks = col_blocks(t.m)
         if len(blocks) == 1:
-            return self._table(t, cell, css)
+            return Markup(self._table(t, cell, css))
         parts = [self._table(Table([row[a:b] for row in t.cells], t.rows,
                                    t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), cell, css)
                  for a, b in blocks]
-        return Markup('<span class="blocks">') + Markup("").join(parts) + Markup("</span>")
+        return Markup('<span class="blocks">' + "".join(parts) + "</span>")
 
-    def _table(self, t: Table, cell, css: str) -> Markup:
-        head = [escape(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+    @staticmethod
+    def _table(t: Table, cell, css: str) -> str:
+        head = [str(escape(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         br = css == "matrix"  # bracket columns left and right of the entries
         numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
-        out = [Markup(f'<table class="{css}">')]
+        out = [f'<table class="{css}">']
         if not (br and not t.cols):  # a matrix has a head row only for its column labels
-            out.append(Markup("<thead><tr>"))
-            if numbered:
-                out.append(Markup("<th></th>"))
-            if br:
-                out.append(Markup("<th></th>"))
-            out += [Markup("<th>%s</th>") % h for h in head]
-            out.append(Markup("<th></th></tr></thead>" if br else "</tr></thead>"))
-        out.append(Markup("<tbody>"))
+            out.append("<thead><tr>" + ("<th></th>" if numbered else "") + ("<th></th>" if br else ""))
+            out += [f"<th>{h}</th>" for h in head]
+            out.append("<th></th></tr></thead>" if br else "</tr></thead>")
+        out.append("<tbody>")
+        left, right = ('<td class="lb"></td>', '<td class="rb"></td>') if br else ("", "")
         for i, row in enumerate(t.cells):
-            out.append(Markup("<tr>"))
-            if numbered:
-                out.append(Markup("<th>%s</th>") % (t.rows[i] if t.rows else str(i + 1)))
-            if br:
-                out.append(Markup('<td class="lb"></td>'))
-            out += [Markup("<td>") + cell(c) + Markup("</td>") for c in row]
-            if br:
-                out.append(Markup('<td class="rb"></td>'))
-            out.append(Markup("</tr>"))
-        out.append(Markup("</tbody></table>"))
-        return Markup("").join(out)
+            out.append("<tr>" + (f"<th>{escape(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
+            out += [f"<td>{cell(c)}</td>" for c in row]
+            out.append(right + "</tr>")
+        out.append("</tbody></table>")
+        return "".join(out)
 
     def math(self, latex: str) -> Markup:
         return Markup(mathml(latex))
@@ -209,10 +402,10 @@ class HtmlRenderer(TemplateRenderer):
         ``long``/``longer`` so that print CSS sets it smaller instead of
         cutting it off (a printed page has no scrollbar)."""
         size = "" if len(latex) < 110 else " long" if len(latex) < 200 else " longer"
-        return Markup(f'<div class="display{size}">') + Markup(mathml(latex, True)) + Markup("</div>")
+        return Markup(f'<div class="display{size}">{mathml(latex, True)}</div>')
 
     def text(self, s: str) -> Markup:
         return escape(s)
 
     def prose(self, s: str) -> Markup:
-        return Markup("").join(self.math(p) if is_math else self.text(p) for is_math, p in prose_parts(s))
+        return Markup(super().prose(s))  # the base caches it (the same conventions on every sheet)
