@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from common import one_line_error
-from worksheet.policy.digit_limits import digit_limit, digits, shown
+from worksheet.policy.integer_text import digit_limit, digits, shown
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # format -> (template file, the line after which a failing expression is put)

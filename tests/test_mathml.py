@@ -12,7 +12,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from worksheet import kinds, safetext
+from worksheet import kinds
+from worksheet.policy import safetext
 from worksheet.build import build_document
 from worksheet.solution.document import CONVENTION_TEXT
 from worksheet.exact import NEG_INF, exp, power, sqrt, tanh, to_float

@@ -64,7 +64,7 @@ def _long_number_message(exc: click.BadParameter) -> str | None:
     converts (click would print all of them, then Python's advice)."""
     import re
 
-    from .policy.digit_limits import digit_limit
+    from .policy.integer_text import digit_limit
 
     run = max((len(m) for m in re.findall(r"[0-9]+", str(exc.message))), default=0)
     limit = digit_limit()

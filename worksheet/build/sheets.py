@@ -31,7 +31,7 @@ def check_seed(seed) -> int:
     from ..policy.limits import MAX_SEED
 
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        from ..policy.digit_limits import shown
+        from ..policy.integer_text import shown
 
         raise ParamError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {shown(seed)}")
     return seed

@@ -54,7 +54,7 @@ from typing import Any
 from ..policy.errors import InputError, ParamError, WorksheetError
 from ..policy.safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
 from ..policy.limits import MAX_POINTS, MAX_SEED
-from ..policy.digit_limits import shown
+from ..policy.integer_text import shown
 
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
@@ -232,7 +232,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"not valid TOML: {exc}", file=source) from None
     except ValueError as exc:  # a whole number of more digits than Python converts
-        from ..policy.digit_limits import is_digit_limit_error, long_number_error
+        from ..policy.integer_text import is_digit_limit_error, long_number_error
 
         if not is_digit_limit_error(exc):
             raise

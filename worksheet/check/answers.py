@@ -60,7 +60,7 @@ def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
     except RecursionError:
         raise InputError("too deeply nested", file=label) from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits, NaN
-        from ..policy.digit_limits import is_digit_limit_error, long_number_error
+        from ..policy.integer_text import is_digit_limit_error, long_number_error
 
         if is_digit_limit_error(exc):
             raise long_number_error(text, file=label) from None

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from ..parse.arguments import mapping_argument, matrix_argument, problem_argument, text_argument
 from ..policy.errors import UnknownStepError
-from ..policy.digit_limits import shown
+from ..policy.integer_text import shown
 from .answers import answers_from_dict
 from .key import Key
 from .marking import check_answers

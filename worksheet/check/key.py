@@ -115,7 +115,7 @@ def read_key(path: Path | str) -> Key:
         raise InputError(f"not a JSON answer key (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                          file=label) from None
     except (ValueError, RecursionError) as exc:
-        from ..policy.digit_limits import is_digit_limit_error, long_number_error
+        from ..policy.integer_text import is_digit_limit_error, long_number_error
 
         if is_digit_limit_error(exc):
             raise long_number_error(text, file=label) from None

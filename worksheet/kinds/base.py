@@ -275,7 +275,7 @@ def jsonable(v):
 
 def coerce(f: dataclasses.Field, value, source: str | None = None):
     """Coerce a file/CLI value to a parameter field's declared type."""
-    from ..policy.digit_limits import digit_limit, digits, shown, too_long
+    from ..policy.integer_text import digit_limit, digits, shown, too_long
 
     t = str(f.type).replace(" ", "")
     where = dict(file=source, field=f.name)

@@ -31,7 +31,7 @@ from numbers import Integral
 from typing import Any, Mapping
 
 from ..policy.errors import ArgumentError
-from ..policy.digit_limits import shown
+from ..policy.integer_text import shown
 
 MAX_ITEMS = 100_000  # entries one argument may hold (input limits are far lower; this bounds the copying)
 
@@ -112,7 +112,7 @@ def exact_matrix_argument(m: Any, name: str) -> tuple:
     from . import exact_from_json
     from ..policy.errors import InputError
 
-    from ..policy.digit_limits import digit_limit, too_long
+    from ..policy.integer_text import digit_limit, too_long
 
     rows = matrix_argument(m, name) if not _exact_rows(m) else m
     if not isinstance(rows, (list, tuple)):

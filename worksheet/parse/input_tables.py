@@ -46,7 +46,7 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"invalid TOML: {exc}", file=label) from None
     except ValueError as exc:
-        from ..policy.digit_limits import is_digit_limit_error, long_number_error
+        from ..policy.integer_text import is_digit_limit_error, long_number_error
 
         if is_digit_limit_error(exc):
             raise long_number_error(text, file=label) from None

@@ -213,7 +213,7 @@ class Problem:
             if s.name == name:
                 return s
         from ..policy.errors import UnknownStepError
-        from ..policy.digit_limits import shown
+        from ..policy.integer_text import shown
 
         steps = ", ".join(s.name for s in self.steps)
         raise UnknownStepError(f"name {shown(name)} is not a step of {self.kind}; its steps are {steps}")
@@ -226,7 +226,7 @@ class Problem:
             return self.step(name)
         except LookupError:
             from ..policy.errors import UnknownStepError
-            from ..policy.digit_limits import shown
+            from ..policy.integer_text import shown
 
             names = ", ".join([*self.inputs, *(s.name for s in self.steps)])
             raise UnknownStepError(f"name {shown(name)} is neither an input nor a step of {self.kind}; "
