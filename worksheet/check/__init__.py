@@ -126,7 +126,8 @@ One module per job, imported in this order: :mod:`.reading` (a file's size
 and UTF-8, text quoted for messages), :mod:`.tolerance` (50-digit values and
 :func:`close`), :mod:`.key`, :mod:`.answers`, :mod:`.recompute` (the kind's
 ``reference`` and a student's own earlier answers), :mod:`.report`,
-:mod:`.marking` (one answer file, with diagnosis) and :mod:`.classroom` (a
+:mod:`.marking` (one answer file, with diagnosis), :mod:`.cells` (cell by cell, as a
+practice page fills in) and :mod:`.classroom` (a
 folder of them).  Names with a leading ``_`` are private to the package.
 """
 
@@ -136,6 +137,7 @@ import sys
 import types
 
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
+from .cells import CellMarks, CellVerdict, StepProgress, mark_cells
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers
@@ -144,6 +146,7 @@ from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
 from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
 
 __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
+           "mark_cells", "CellMarks", "CellVerdict", "StepProgress",
            "decimal_tolerance",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES",
            # the parts, for tools and tests
