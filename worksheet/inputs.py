@@ -36,6 +36,16 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     label = label or str(path)
     text = read_text(path, label, MAX_INPUT_BYTES)
     is_json = path.suffix.lower() == ".json" or (path.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+    return parse_table(text, label=label, is_json=is_json)
+
+
+def parse_table(text: str, *, label: str, is_json: bool | None = None) -> dict[str, Any]:
+    """The table of a file's text (pasted into a page, say): JSON when ``is_json``
+    (None: when it starts with ``{``), else TOML; at most MAX_INPUT_BYTES of UTF-8."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
+        raise InputError(f"more than the limit of {MAX_INPUT_BYTES} bytes", file=label)
+    if is_json is None:
+        is_json = text.lstrip().startswith("{")
     try:
         if is_json:
             table = json.loads(text, parse_float=str, parse_constant=str)  # NaN: refused as an entry
