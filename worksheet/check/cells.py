@@ -205,3 +205,24 @@ def _mark_entered(kp, k: int, entered: dict[tuple[int, int], Given], verdicts: d
             verdicts[(i, j)] = CellVerdict(name, i + 1, j + 1, "mistake", best[0])
         else:
             verdicts[(i, j)] = CellVerdict(name, i + 1, j + 1, "wrong")
+
+
+def shown_mistakes(problem: dict) -> list[str]:
+    """The named mistakes this problem can show: those whose rule (followed
+    into a later step or not) gives some step a value unlike the key's,
+    in the order the checker tries them.  What a practice page offers to a
+    student who keeps making one of them."""
+    kp = Key("problem", {"": [problem]}).problems()[0]
+    own = _Own(kp, recomputer(kp.kind, kp.params, kp.inputs))
+    key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
+    found: list[str] = []
+    for k, ks in enumerate(kp.steps):
+        if ks.written:
+            continue
+        for code, candidate in mistake_candidates(kp, k, key_vals, own):
+            if code in found:
+                continue
+            if candidate.shape != ks.shape or not np.allclose(candidate, ks.value, rtol=1e-6, atol=1e-9,
+                                                               equal_nan=True):
+                found.append(code)
+    return found
