@@ -313,6 +313,19 @@ def test_spec_scope_serves_only_the_specs_kinds_and_settings(tmp_path):
         assert r.status_code == 400
 
 
+def test_spec_sections_keep_their_prompt_and_written_question(tmp_path):
+    spec = tmp_path / "revision.toml"
+    spec.write_text('[[sections]]\nkind = "softmax-scaling"\nprompt = "Think of <large> scores."\n'
+                    'question = "Why scale?"\nanswer = "Large scores make the softmax one-hot."\n',
+                    encoding="utf-8")
+    with TestClient(create_app(Scope.from_spec(spec))) as c:
+        page = c.get("/p/softmax-scaling?seed=2&numbers=hand").text
+        assert "Think of &lt;large&gt; scores." in page and "Why scale?" in page
+        assert "one-hot" not in page  # the model answer only on request
+        steps = c.post("/reveal", json={"kind": "softmax-scaling", "seed": 2, "step": "*"}).json()["steps"]
+        assert any("one-hot" in html for html in steps.values())
+
+
 def test_mistakes_give_a_problem_that_shows_them():
     from worksheet.check import shown_mistakes
     from worksheet.practice.problems import ask_from, problem_json

@@ -136,8 +136,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         kind = request.path_params["kind"]
         params = {k: v for k, v in request.query_params.multi_items() if v != ""}
         try:
-            ask = pr.ask_from(kind, params)
-            _in_scope(ask)
+            ask = _in_scope(pr.ask_from(kind, params))
             body = await run_in_threadpool(problem_page, ask, {}, set())
         except pr.RequestError as exc:
             return error_page(str(exc), 404 if "unknown kind" in str(exc) else 400)
@@ -150,8 +149,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         if form is None:
             return error_page("the form could not be read")
         try:
-            ask = pr.ask_from(kind, params)
-            _in_scope(ask)
+            ask = _in_scope(pr.ask_from(kind, params))
             body = await run_in_threadpool(problem_page, ask, *_answered(form))
         except pr.RequestError as exc:
             return error_page(str(exc))
@@ -183,10 +181,12 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
             here=f"/p/{ask.kind}?{ask.query()}",
             next_url=f"/p/{ask.kind}?{pr.Ask(ask.kind, ask.settings, min(ask.seed + 1, pr.MAX_SEED), ask.numbers).query()}")
 
-    def _in_scope(ask: pr.Ask) -> None:
-        if not scope.allows(ask):
+    def _in_scope(ask: pr.Ask) -> pr.Ask:
+        served = scope.scoped(ask)
+        if served is None:
             raise pr.RequestError("this problem is not part of the lecturer's selection; "
                                   "see the list of problems on the first page")
+        return served
 
     # ---------------------------------------------------------------- JSON
     async def check(request: Request):
@@ -231,8 +231,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         else:
             ask = pr.ask_from(kind, {"seed": data.get("seed", 1), "numbers": data.get("numbers", "hand"),
                                      "settings": data.get("settings") or {}})
-        _in_scope(ask)
-        return ask
+        return _in_scope(ask)
 
     # ---------------------------------------------------------------- own numbers
     def own_page(error: str = "", kind: str = "attention", table: str = "", status: int = 200) -> HTMLResponse:
@@ -251,8 +250,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
             return own_page("the form could not be read", status=400)
         kind, table = _one(form, "kind"), _one(form, "table")
         try:
-            ask = pr.own_ask(kind, table)
-            _in_scope(ask)
+            ask = _in_scope(pr.own_ask(kind, table))
             cells, reveal_ = _answered(form)
             if _one(form, "go") == "solution":
                 reveal_ = {"*"}

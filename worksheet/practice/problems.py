@@ -11,7 +11,7 @@ are remembered (an LRU of recent ones) only to save work.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -44,6 +44,7 @@ class Ask:
     seed: int = 1
     numbers: str = "hand"
     table: str | None = None  # the text of the student's own numbers (TOML or JSON)
+    words: tuple[str, str, str, int] | None = None  # a spec section's prompt, question, answer, lines
 
     def query(self) -> str:
         """The page's query string: ``seed=3&numbers=hand&causal=true``."""
@@ -71,6 +72,7 @@ class Scope:
     (``--focus``)."""
 
     sections: list[tuple[str, dict]] | None = None  # (kind, settings incl. numbers); None: everything
+    words: list[tuple[str, str, str, int]] = field(default_factory=list)  # each section's prompt, question, ...
     title: str = ""
     focus: tuple[str, ...] = ()
     _exercises: dict = field(default_factory=dict, repr=False)
@@ -80,7 +82,8 @@ class Scope:
         spec = load_spec(path)
         sections = [(s.kind, {"numbers": spec.numbers, **{k: v for k, v in s.params.items()}})
                     for s in spec.sections]
-        return cls(sections, spec.title or "", tuple(focus))
+        words = [(s.prompt, s.question, s.answer, s.lines) for s in spec.sections]
+        return cls(sections, words, spec.title or "", tuple(focus))
 
     def kinds(self) -> list[tuple[str, str, dict]]:
         """(kind, summary, settings) for the home page, in order."""
@@ -89,12 +92,20 @@ class Scope:
         return [(k, kinds.KINDS[k][1], s) for k, s in self.sections]
 
     def allows(self, ask: Ask) -> bool:
+        return self.scoped(ask) is not None
+
+    def scoped(self, ask: Ask) -> Ask | None:
+        """The problem as this scope serves it (a spec section's prompt and
+        written question added), or None when it is outside the scope."""
         if self.sections is None:
-            return True
+            return ask
         settings = {**dict(ask.settings), "numbers": ask.numbers}
         if ask.table is not None:
-            return any(k == ask.kind for k, _ in self.sections)
-        return any(k == ask.kind and _same(settings, s) for k, s in self.sections)
+            return ask if any(k == ask.kind for k, _ in self.sections) else None
+        for (k, s), words in zip(self.sections, self.words):
+            if k == ask.kind and _same(settings, s):
+                return replace(ask, words=words if any(words[:3]) else None)
+        return None
 
     def choices(self) -> list[tuple[str, dict]]:
         """(kind, settings) that problems may be drawn from (mistake practice)."""
@@ -213,8 +224,10 @@ def _document(ask: Ask) -> Document:
 
             p = solve_table(ask.kind, parse_table(ask.table, label=OWN_LABEL), label=OWN_LABEL)
             return Document(f"Worked solution: {p.title}", [p], seed=None, numbers="own")
-        return build_document([ProblemSpec(ask.kind, dict(ask.settings))], seed=ask.seed,
-                              options={"numbers": ask.numbers})
+        prompt, question, answer, lines = ask.words or ("", "", "", 5)
+        spec = ProblemSpec(ask.kind, dict(ask.settings), prompt=prompt, question=question, answer=answer,
+                           lines=lines)
+        return build_document([spec], seed=ask.seed, options={"numbers": ask.numbers})
     except WorksheetError as exc:
         raise RequestError(str(exc)) from None
 
