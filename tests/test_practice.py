@@ -345,6 +345,19 @@ def test_mistakes_give_a_problem_that_shows_them():
         assert "no-scaling" in c.get("/mistakes").text
 
 
+def test_a_check_report_names_the_practice_command_for_its_mistakes():
+    from worksheet.practice import check_focus
+
+    p = problem()
+    unscaled = [[str(int(x)) for x in row] for row in p.step("scores").value]
+    marks = worksheet.check(p, {"scaled": unscaled})
+    assert marks.report.to_dict()["practice_focus"] == ["no-scaling"]
+    assert "Practise: worksheet practice --focus no-scaling" in str(marks)
+    assert check_focus(",".join(marks.report.focus())) == ("no-scaling",)
+    right = [[f"{x:.4f}" for x in row] for row in p.step("scaled").value]
+    assert "Practise" not in str(worksheet.check(p, {"scaled": right}))
+
+
 # ---------------------------------------------------------------- the command
 def test_practice_command_help_and_bad_options(runner, cli, tmp_path):
     r = runner.invoke(cli, ["practice", "--help"])
