@@ -207,17 +207,26 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
     return Ask(kind, tuple(sorted(spec.options.items())), seed, numbers)
 
 
+CACHED_TABLE_CHARS = 4096  # own numbers up to this long are remembered (the cache stays small)
+
+
 def problem(ask: Ask) -> Problem:
     """The problem a request names (the same as ``worksheet build KIND:settings --seed N``)."""
-    return _document(ask).problems[0]
+    return document(ask).problems[0]
 
 
 def document(ask: Ask) -> Document:
+    if ask.table is not None and len(ask.table) > CACHED_TABLE_CHARS:
+        return _make_document(ask)
     return _document(ask)
 
 
 @lru_cache(maxsize=256)
 def _document(ask: Ask) -> Document:
+    return _make_document(ask)
+
+
+def _make_document(ask: Ask) -> Document:
     try:
         if ask.table is not None:
             from ..inputs import parse_table
@@ -232,16 +241,19 @@ def _document(ask: Ask) -> Document:
         raise RequestError(str(exc)) from None
 
 
-@lru_cache(maxsize=256)
 def _problem_json(ask: Ask) -> dict:
-    from ..render.json import problem as to_json
+    if ask.table is not None and len(ask.table) > CACHED_TABLE_CHARS:
+        return problem_json(problem(ask))
+    return _cached_json(ask)
 
-    raw = to_json(problem(ask))
-    raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
-    return raw
+
+@lru_cache(maxsize=256)
+def _cached_json(ask: Ask) -> dict:
+    return problem_json(problem(ask))
 
 
 def problem_json(p: Problem) -> dict:
+    """The key of one problem as ``check`` reads it (written steps are left to a person)."""
     from ..render.json import problem as to_json
 
     raw = to_json(p)
