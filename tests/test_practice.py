@@ -386,3 +386,35 @@ def test_worksheet_help_imports_no_web_stack():
             "('starlette', 'uvicorn', 'sympy', 'numpy', 'httpx', 'jinja2')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out.replace("'", '"')) == []
+
+
+def test_the_command_serves_the_app_until_stopped():
+    """``worksheet practice --no-browser --port 0`` prints its address and serves it;
+    the server is always stopped."""
+    import os
+    import signal
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-c", "from worksheet.cli import main; main()", "practice",
+                             "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line).group()
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(url + "p/attention?seed=3", timeout=30) as r:
+                    page = r.read().decode()
+                break
+            except OSError:
+                import time
+
+                time.sleep(0.1)
+        assert 'data-step="weights"' in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
