@@ -50,6 +50,8 @@ HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options
            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY"),
            (b"cross-origin-opener-policy", b"same-origin")]
 
+PAGES = ("home.html.j2", "problem.html.j2", "solution.html.j2", "own.html.j2", "mistakes.html.j2",
+         "error.html.j2", "base.html.j2")
 _STATIC = {"practice.js": "text/javascript; charset=utf-8", "practice.css": "text/css; charset=utf-8"}
 
 
@@ -105,6 +107,8 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
     """The ASGI app for a scope (every kind, or a lecturer's spec; mistakes to focus on)."""
     scope = scope or pr.Scope()
     renderer = PracticeRenderer()
+    for name in PAGES:  # read now: no request ever makes the app open a file
+        renderer.page_template(name)
     static = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), media)
               for name, media in _STATIC.items()}
     title = scope.title or "Practise Transformer attention by hand"

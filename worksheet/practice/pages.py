@@ -52,11 +52,20 @@ class PracticeRenderer(HtmlRenderer):
 
     def __init__(self, templates=None):
         super().__init__(templates)
+        self._pages: dict = {}
+        self.env.auto_reload = False  # templates are read once, when the app is made
         self.env.filters.update(cells=self.cells, solution=self.solution_of)
         self.env.globals.update(verdict_inner=verdict_inner, cell_id=cell_id)
 
+    def page_template(self, name: str):
+        """A template of templates/practice/, compiled once and kept."""
+        t = self._pages.get(name)
+        if t is None:
+            t = self._pages[name] = self._load(name)
+        return t
+
     def page(self, name: str, **context) -> str:
-        return self._load(name).render(**context)
+        return self.page_template(name).render(**context)
 
     def cells(self, s: Step, values: Mapping[str, str] | None = None,
               verdicts: Mapping[str, dict] | None = None) -> Markup:
@@ -92,4 +101,4 @@ class PracticeRenderer(HtmlRenderer):
 
     def solution_of(self, s: Step) -> Markup:
         """The worked lines of a step, its exact matrix and decimals (as on the key)."""
-        return Markup(self._load("solution.html.j2").render(s=s))
+        return Markup(self.page_template("solution.html.j2").render(s=s))
