@@ -326,6 +326,13 @@ def test_spec_sections_keep_their_prompt_and_written_question(tmp_path):
         assert any("one-hot" in html for html in steps.values())
 
 
+def test_every_named_mistake_has_a_problem_to_practise_it():
+    from worksheet import mistakes
+
+    scope = Scope()
+    assert [c for c in mistakes.CATALOGUE if c != mistakes.SLIP and not scope.exercising(c)] == []
+
+
 def test_mistakes_give_a_problem_that_shows_them():
     from worksheet.check import shown_mistakes
     from worksheet.practice.problems import ask_from, problem_json

@@ -240,7 +240,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
     # ---------------------------------------------------------------- own numbers
     def own_page(error: str = "", kind: str = "attention", table: str = "", status: int = 200) -> HTMLResponse:
         allowed = [k for k, _, _ in scope.kinds()]
-        listed = [(k, s) for k, (_, s) in kinds.KINDS.items() if k in allowed]
+        listed = [(k, s) for k, (_, s) in kinds.KINDS.items() if k in allowed and kinds.get(k).INPUTS]
         inputs = [(k, kinds.get(k).INPUTS) for k, _ in listed]
         return html("own.html.j2", status, error=error, kind=kind, table=table or EXAMPLE, kinds=listed,
                     inputs=inputs)

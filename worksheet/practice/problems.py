@@ -117,6 +117,8 @@ class Scope:
             out.append((k, {}))
             if "causal" in fields_:
                 out.append((k, {"causal": True}))
+            if "d_model" in fields_ and "d_k" in fields_:  # d_model unlike d_k: sqrt(d_model) is a mistake
+                out.append((k, {"d_model": 6}))
         return out
 
     def exercising(self, code: str) -> list[tuple[str, dict]]:
