@@ -16,14 +16,16 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with __import__("warnings").catch_warnings():  # starlette's note that it will move from httpx to httpx2
+    __import__("warnings").simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
 
 import worksheet  # noqa: E402
 from worksheet.build import ProblemSpec, build_document  # noqa: E402
 from worksheet.practice import Scope, create_app  # noqa: E402
 from worksheet.render.html import HtmlRenderer  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # starlette's note on httpx
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")  # starlette's note on httpx
 
 SEED = 3
 
@@ -159,6 +161,15 @@ def test_a_finished_step_gets_the_verdict_of_worksheet_check(client):
 def test_check_gives_wrong_for_a_value_nothing_explains(client):
     data = check(client, {"weights": {"1,1": "0.123456"}})
     assert verdict_of(data, "weights", 1, 1)["verdict"] == "wrong"
+
+
+def test_check_answers_with_verdicts_never_the_expected_values(client):
+    p = problem()
+    data = check(client, {"weights": [["0.123456"] * 3] * 3})
+    text = json.dumps(data)
+    assert "expected" not in text
+    for x in p.step("weights").value.ravel():
+        assert f"{x:.4f}" not in text
 
 
 def test_an_unreadable_entry_is_wrong_with_its_reason_not_an_error(client):

@@ -41,7 +41,7 @@ def pct(xs: list[float], q: float) -> float:
 def server_time(n: int = 30) -> list[str]:
     import warnings
 
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message="Using `httpx`")  # starlette's note on its TestClient
     from starlette.testclient import TestClient
 
     from . import create_app
