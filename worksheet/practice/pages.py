@@ -75,6 +75,12 @@ class PracticeRenderer(HtmlRenderer):
         n, m = s.shape
         heads = [escape(c) for c in s.cols] if s.cols else [str(j + 1) for j in range(m)]
         out = []
+        listed = Markup("")
+        if s.choices:  # a label step (a token, a step name, a mistake code): offer its options
+            listed = Markup(' list="choices-%s"') % s.name
+            out.append(Markup('<datalist id="choices-%s">') % s.name)
+            out += [Markup('<option value="%s"></option>') % c for c in s.choices]
+            out.append(Markup("</datalist>"))
         for a, b in col_blocks(m):
             out.append(Markup('<table class="grid answers"><thead><tr><th></th>'))
             out += [Markup('<th scope="col">%s</th>') % heads[j] for j in range(a, b)]
@@ -91,10 +97,10 @@ class PracticeRenderer(HtmlRenderer):
                     out.append(Markup(
                         '<td><input type="text" id="%s" name="%s" value="%s" data-step="%s" data-row="%d" '
                         'data-col="%d" aria-label="%s" aria-describedby="v-%s" autocomplete="off" '
-                        'spellcheck="false" size="7">'
+                        'spellcheck="false" size="7"%s>'
                         '<span class="verdict" id="v-%s" data-verdict-for="%s"%s>%s</span></td>')
-                        % (cid, cid, values.get(cid, ""), s.name, i, j, cell_label(s, i, j), cid, cid, cid,
-                           attrs, inner))
+                        % (cid, cid, values.get(cid, ""), s.name, i, j, cell_label(s, i, j), cid,
+                           listed + (Markup(' class="label"') if s.choices else Markup("")), cid, cid, attrs, inner))
                 out.append(Markup("</tr>"))
             out.append(Markup("</tbody></table>"))
         return Markup("").join(out)
