@@ -137,7 +137,7 @@ import sys
 import types
 
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
-from .cells import CellMarks, CellVerdict, StepProgress, mark_cells, shown_mistakes
+from .cells import CellMarks, CellVerdict, StepProgress, mark_cells, read_problem, shown_mistakes
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers
@@ -146,7 +146,7 @@ from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
 from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
 
 __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
-           "mark_cells", "shown_mistakes", "CellMarks", "CellVerdict", "StepProgress",
+           "mark_cells", "read_problem", "shown_mistakes", "CellMarks", "CellVerdict", "StepProgress",
            "decimal_tolerance",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES",
            # the parts, for tools and tests

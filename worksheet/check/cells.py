@@ -42,7 +42,7 @@ from ..errors import InputError
 from ..limits import ANSWER_WORK
 from ..parse import Budget
 from .answers import parse_entry
-from .key import Key
+from .key import Key, KeyProblem
 from .marking import _mark_problem, mistake_candidates
 from .reading import MAX_LABEL, _show
 from .recompute import _Own, recomputer
@@ -88,9 +88,21 @@ class CellMarks:
         return {"verdicts": [v.to_dict() for v in self.verdicts], "steps": [s.to_dict() for s in self.steps]}
 
 
-def mark_cells(problem: dict, cells: Mapping[str, Mapping[tuple[int, int], Any]], *,
+def read_problem(problem: dict) -> KeyProblem:
+    """One problem's key (its JSON object) read once, with every expected entry
+    parsed: pass it to :func:`mark_cells` again and again (a practice server
+    keeps it for the problems it serves)."""
+    kp = Key("answers", {"": [problem]}).problems()[0]
+    for s in kp.steps:
+        if not s.written:
+            s.cells  # noqa: B018 - parsed now, kept on the step
+    return kp
+
+
+def mark_cells(problem: dict | KeyProblem, cells: Mapping[str, Mapping[tuple[int, int], Any]], *,
                tolerance: Tolerance | None = None) -> CellMarks:
-    """Verdicts for the ``cells`` given so far of one ``problem`` (its key's JSON object).
+    """Verdicts for the ``cells`` given so far of one ``problem`` (its key's JSON
+    object, or that read by :func:`read_problem`).
 
     An unknown step, a row or column outside the step's matrix or an entry
     longer than 200 characters is an :class:`~worksheet.errors.InputError`
@@ -98,7 +110,7 @@ def mark_cells(problem: dict, cells: Mapping[str, Mapping[tuple[int, int], Any]]
     verdict with the reason.
     """
     tol = tolerance or Tolerance()
-    kp = Key("answers", {"": [problem]}).problems()[0]
+    kp = problem if isinstance(problem, KeyProblem) else Key("answers", {"": [problem]}).problems()[0]
     steps = {s.name: s for s in kp.steps}
     budget = Budget(*ANSWER_WORK)
     out = CellMarks()

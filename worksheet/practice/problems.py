@@ -243,15 +243,22 @@ def _make_document(ask: Ask) -> Document:
         raise RequestError(str(exc)) from None
 
 
-def _problem_json(ask: Ask) -> dict:
+def _key(ask: Ask):
+    """The problem's key as check reads it, every expected entry parsed (kept for recent problems)."""
     if ask.table is not None and len(ask.table) > CACHED_TABLE_CHARS:
-        return problem_json(problem(ask))
-    return _cached_json(ask)
+        return _read_key(ask)
+    return _cached_key(ask)
 
 
 @lru_cache(maxsize=256)
-def _cached_json(ask: Ask) -> dict:
-    return problem_json(problem(ask))
+def _cached_key(ask: Ask):
+    return _read_key(ask)
+
+
+def _read_key(ask: Ask):
+    from ..check import read_problem
+
+    return read_problem(problem_json(problem(ask)))
 
 
 def problem_json(p: Problem) -> dict:
@@ -315,9 +322,8 @@ def mark(ask: Ask, cells: Mapping[str, Mapping[tuple[int, int], Any]]) -> dict:
     progress, and the sentence of each mistake named."""
     from ..check import mark_cells
 
-    raw = _problem_json(ask)
     try:
-        marks = mark_cells(raw, cells)
+        marks = mark_cells(_key(ask), cells)
     except InputError as exc:
         raise RequestError(str(exc)) from None
     out = marks.to_dict()
