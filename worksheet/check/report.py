@@ -152,7 +152,7 @@ class Report:
         first-seen order; an arithmetic slip is no topic to practise."""
         out: list[str] = []
         for _, _, code in self.mistakes():
-            if code != "arithmetic-slip" and code not in out:
+            if code != mistakes.SLIP and code not in out:
                 out.append(code)
         return out
 
