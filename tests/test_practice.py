@@ -184,9 +184,16 @@ def test_check_takes_cells_as_rows_with_empty_entries(client):
     assert [(v["row"], v["col"], v["verdict"]) for v in data["verdicts"]] == [(1, 1, "right")]
 
 
+def test_check_takes_cells_as_a_list_in_the_shape_of_the_verdicts(client):
+    p = problem()
+    data = check(client, [{"step": "weights", "row": 1, "col": 1, "value": entry(p.step("weights").value[0, 0])}])
+    assert [(v["step"], v["row"], v["col"], v["verdict"]) for v in data["verdicts"]] == [("weights", 1, 1, "right")]
+
+
 def test_check_refuses_a_cell_outside_the_matrix_and_unknown_steps(client):
     for cells in ({"weights": {"9,1": "1"}}, {"nope": {"1,1": "1"}}, {"weights": {"a,b": "1"}},
-                  {"weights": {"1,1": True}}, "weights", {"weights": {"1,1": "1" * 5000}}):
+                  {"weights": {"1,1": True}}, "weights", {"weights": {"1,1": "1" * 5000}},
+                  [{"step": "weights", "row": "1", "col": 1, "value": "1"}], [1, 2]):
         r = client.post("/check", json={"kind": "attention", "seed": SEED, "cells": cells})
         assert r.status_code == 400 and r.json()["error"], cells
 

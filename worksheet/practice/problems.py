@@ -283,9 +283,20 @@ def own_ask(kind: str, table: str) -> Ask:
 
 def cells_from(raw: Any) -> dict[str, dict[tuple[int, int], Any]]:
     """The ``cells`` of a request: step -> a list of rows (``null`` or ``""``
-    where empty), or step -> {"ROW,COL": entry} (1-based)."""
+    where empty), step -> {"ROW,COL": entry} (1-based), or a list of
+    ``{"step", "row", "col", "value"}`` (the shape of the verdicts)."""
     if raw is None:
         return {}
+    if isinstance(raw, list):  # [{"step": ..., "row": ..., "col": ..., "value": ...}, ...]
+        if len(raw) > 64 * 64 or not all(isinstance(c, Mapping) for c in raw):
+            raise RequestError("cells must be a list of {step, row, col, value}")
+        table: dict[str, dict[str, Any]] = {}
+        for c in raw:
+            r, col = c.get("row"), c.get("col")
+            if not (isinstance(r, int) and isinstance(col, int)) or isinstance(r, bool) or isinstance(col, bool):
+                raise RequestError("a cell's row and col are whole numbers (1-based)")
+            table.setdefault(str(c.get("step")), {})[f"{r},{col}"] = c.get("value")
+        raw = table
     if not isinstance(raw, Mapping) or len(raw) > 400:
         raise RequestError("cells must map step names to matrices")
     out: dict[str, dict[tuple[int, int], Any]] = {}
