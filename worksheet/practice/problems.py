@@ -191,6 +191,11 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         settings = {k: v for k, v in params.items() if k not in ("seed", "numbers")}
     if not isinstance(settings, Mapping) or len(settings) > MAX_SETTINGS:
         raise RequestError(f"settings must be at most {MAX_SETTINGS} key=value pairs")
+    if "numbers" in settings:  # as in KIND:numbers=calculator
+        settings = dict(settings)
+        numbers = str(settings.pop("numbers"))
+        if numbers not in NUMBERS:
+            raise RequestError("numbers must be hand or calculator")
     names = module.Params.field_names()
     parts = []
     for k, v in settings.items():
