@@ -129,7 +129,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
                           for f in dc_fields(params) if f.name != "numbers"]
                 fixed = "seed=1"
             else:
-                fixed_settings = {k.replace("_", "-"): pr._text(v) for k, v in settings.items()}
+                fixed_settings = {k.replace("_", "-"): pr.setting_text(v) for k, v in settings.items()}
                 fields = list(fixed_settings.items())
                 fixed = urlencode([("seed", 1), *fixed_settings.items()])
             rows.append((kind, summary, fields, fixed))
@@ -159,7 +159,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
             return error_page(str(exc))
         return HTMLResponse(body)
 
-    def problem_page(ask: pr.Ask, cells: dict, reveal: set, error: str = "") -> str:
+    def problem_page(ask: pr.Ask, cells: dict, reveal: set) -> str:
         doc = pr.document(ask)
         p = doc.problems[0]
         steps = p.printed_steps(False)

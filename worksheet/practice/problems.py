@@ -51,7 +51,7 @@ class Ask:
         from urllib.parse import urlencode
 
         return urlencode([("seed", self.seed), ("numbers", self.numbers),
-                          *((k.replace("_", "-"), _text(v)) for k, v in self.settings)])
+                          *((k.replace("_", "-"), setting_text(v)) for k, v in self.settings)])
 
     def fields(self) -> dict:
         """The JSON of ``POST /check`` and ``/reveal`` that names this problem."""
@@ -61,7 +61,8 @@ class Ask:
                 "numbers": self.numbers}
 
 
-def _text(v: Any) -> str:
+def setting_text(v: Any) -> str:
+    """A setting's value as a query or ``KIND:key=value`` writes it."""
     return ("true" if v else "false") if isinstance(v, bool) else str(v)
 
 
@@ -134,8 +135,8 @@ class Scope:
 
 
 def _same(a: dict, b: dict) -> bool:
-    norm = lambda d: {k.replace("-", "_"): _text(v) for k, v in d.items() if k != "numbers"}  # noqa: E731
-    return norm(a) == norm(b) and _text(a.get("numbers", "hand")) == _text(b.get("numbers", "hand"))
+    norm = lambda d: {k.replace("-", "_"): setting_text(v) for k, v in d.items() if k != "numbers"}  # noqa: E731
+    return norm(a) == norm(b) and setting_text(a.get("numbers", "hand")) == setting_text(b.get("numbers", "hand"))
 
 
 @lru_cache(maxsize=64)
@@ -202,7 +203,7 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         key = str(k)
         if not _KEY.fullmatch(key):
             raise RequestError("a setting's name is letters, digits, - and _")
-        value = _text(v) if isinstance(v, (bool, int, str)) else None
+        value = setting_text(v) if isinstance(v, (bool, int, str)) else None
         if value is None or len(value) > MAX_SETTING_CHARS or any(c in value for c in ",=") \
                 or not value.isprintable():
             raise RequestError(f"the setting {key} must be a short value without ',' or '='")
