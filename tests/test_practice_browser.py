@@ -133,12 +133,10 @@ def test_own_numbers_practise_and_worked_solution(base, browser):
 
 
 def test_a_hostile_label_is_shown_as_text(base, browser):
-    label = '<img/src/onerror=alert(1)>'
     browser.goto(f"{base}/p/attention?seed=1&tokens=%3Cimg%2Fsrc%2Fonerror%3E+b+c")
     assert browser.query_selector("img") is None
     assert "<img/src/onerror>" in browser.inner_text("main")
     assert browser.get_attribute("#cell-weights-1-2", "aria-label") == "weights, row <img/src/onerror>, column b"
-    del label
 
 
 def test_mistakes_are_remembered_in_the_browser_and_offered(base, browser):
