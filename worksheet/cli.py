@@ -84,7 +84,7 @@ def _fail(message: str, code: int = 2):
 
 def _title(value: str | None, field: str) -> str | None:
     """A one-line title whose ``$...$`` formulas use only the allowed maths
-    (see worksheet.safetext.check_title)."""
+    (see worksheet.policy.safetext.check_title)."""
     from .policy.safetext import check_title
 
     return value if value is None else check_title(value, field=field)
@@ -337,6 +337,40 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
         report = check_answers(key, answers, rtol=rtol, atol=atol)
     _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="address to listen on (0.0.0.0: every interface, for a class)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="port (0: any free one)")
+@click.option("--no-browser", is_flag=True, help="do not open a browser")
+@click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="serve only this exam spec's kinds and settings (a revision page for a class)")
+@click.option("--focus", default=None, help="comma list of mistake codes to practise (from a check report)")
+def practice(host, port, no_browser, spec_file, focus):
+    """Practise in the browser: a local web app, every cell checked as you leave it.
+
+    Prints the address and opens the browser (unless --no-browser).  Each
+    cell's verdict comes from the same marking as 'worksheet check': right,
+    right for your earlier cells (error carried forward), a named mistake,
+    or wrong.  Stop it with Ctrl-C.
+    """
+    try:
+        from .practice import Scope, check_focus, serve
+    except ModuleNotFoundError as exc:  # the web stack is an extra
+        raise WorksheetError(f"worksheet practice needs {exc.name}: pip install 'worksheet[practice]'") from None
+    from .practice.problems import RequestError
+
+    try:
+        codes = check_focus(focus)
+    except RequestError as exc:
+        raise WorksheetError(f"--focus: {exc}") from None
+    scope = Scope.from_spec(spec_file, codes) if spec_file is not None else Scope(focus=codes)
+    try:
+        serve(host, port, open_browser=not no_browser, scope=scope, announce=_echo)
+    except OSError as exc:
+        raise WorksheetError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -90,7 +90,7 @@ Marking, per step (1 mark each)
   is absorbed.  A key of a kind this version does not know is marked
   against the key only, and the report says so.
 * **incorrect** -- with the wrong entries (row, column, given, expected) and,
-  when one matches, a named mistake from :mod:`worksheet.mistakes`: first the
+  when one matches, a named mistake from :mod:`worksheet.kinds.mistakes`: first the
   mistakes registered for this step, then those of earlier steps followed
   into this one, each computed from the key's values and from the student's
   own; then ``arithmetic-slip`` when exactly one entry (of two or more) is
@@ -112,13 +112,13 @@ Answer files come from students.  Nothing is evaluated: numbers and exact
 forms go through the bounded parser of :mod:`worksheet.parse`; files are at
 most 512 KB, matrices at most 64 x 64, at most 200 steps and 100 problems
 per file, and reading the entries of one file stops with an error once a
-count of parser work is spent (:data:`worksheet.limits.ANSWER_WORK`;
+count of parser work is spent (:data:`worksheet.policy.limits.ANSWER_WORK`;
 counted, never timed, so a file gets the same result on every machine).  A
 key is read in the same order: its file size, then its structure and the
-shapes of its steps (at most 64 x 64, :data:`~worksheet.limits.MAX_KEY_STEPS`
+shapes of its steps (at most 64 x 64, :data:`~worksheet.policy.limits.MAX_KEY_STEPS`
 steps per problem), and its exact strings only when a step is marked, from a
 shared work budget (past it, the step's float ``value`` is used).  Every
-problem with a file is an :class:`~worksheet.errors.InputError` naming the
+problem with a file is an :class:`~worksheet.policy.errors.InputError` naming the
 file, the step, the row and the column.
 
 The parts
@@ -128,10 +128,10 @@ One module per job, imported in this order: :mod:`.reading` (a file's size
 and UTF-8, text quoted for messages), :mod:`.tolerance` (50-digit values and
 :func:`close`), :mod:`.key`, :mod:`.answers`, :mod:`.recompute` (the kind's
 ``reference`` and a student's own earlier answers), :mod:`.report`,
-:mod:`.marking` (one answer file, with diagnosis), :mod:`.classroom` (a
-folder of them) and :mod:`.in_memory` (a problem in memory, the
-notebook's ``worksheet.check``).  Names with a leading ``_`` are private to
-the package.
+:mod:`.marking` (one answer file, with diagnosis), :mod:`.cells` (cell by cell,
+as a practice page fills in), :mod:`.classroom` (a folder of them) and
+:mod:`.in_memory` (a problem in memory, the notebook's ``worksheet.check``).
+Names with a leading ``_`` are private to the package.
 
 This layer may import policy, exact, solution, parse, steps and kinds (the
 kinds' ``reference`` recomputes carried-forward steps, their registered
@@ -145,6 +145,7 @@ import sys
 import types
 
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
+from .cells import CellMarks, CellVerdict, StepProgress, mark_cells, read_problem, shown_mistakes
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers
@@ -154,6 +155,7 @@ from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
 from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
 
 __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", "check_answers", "check_folder",
+           "mark_cells", "read_problem", "shown_mistakes", "CellMarks", "CellVerdict", "StepProgress",
            "decimal_tolerance",
            "Report", "ProblemResult", "StepResult", "Cell", "ClassReport", "STATUSES",
            # the parts, for tools and tests

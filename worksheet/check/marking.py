@@ -238,6 +238,29 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
     ``sqrt(d_k)``) is no mistake there.  Then an arithmetic slip: exactly one
     entry wrong against the key or against the student's own values.
     """
+    step = own.order[k]
+    for code, candidate in mistake_candidates(kp, k, key_vals, own):
+        if _wrong(grid, candidate, tol) == []:
+            return code
+    if _shape(grid)[0] * _shape(grid)[1] >= 2:
+        ks = kp.steps[k]
+        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
+        if wrong_key is not None and len(wrong_key) == 1:
+            return mistakes.SLIP
+        for g in own.givens(k):
+            r = own.recompute(g)
+            if r is not None and step in r:
+                w = _wrong(grid, r[step], tol)
+                if w is not None and len(w) == 1:
+                    return mistakes.SLIP
+    return None
+
+
+def mistake_candidates(kp: KeyProblem, k: int, key_vals: dict, own: _Own):
+    """``(code, value)``: what step k would be with each named mistake, in the
+    order :func:`_diagnose` tries them (those of step k, then those of earlier
+    steps followed into it; on the key's values, then on the student's own).
+    A rule that changes nothing on a base is skipped there."""
     order = own.order
     step = order[k]
     kind, params, aliases = _rules_of(kp)
@@ -266,17 +289,5 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
                 else:
                     out = own.recompute({**given, origin: wrong})
                     candidate = out.get(step) if out else None
-                if candidate is not None and _wrong(grid, candidate, tol) == []:
-                    return code
-    if _shape(grid)[0] * _shape(grid)[1] >= 2:
-        ks = kp.steps[k]
-        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
-        if wrong_key is not None and len(wrong_key) == 1:
-            return mistakes.SLIP
-        for g in own.givens(k):
-            r = own.recompute(g)
-            if r is not None and step in r:
-                w = _wrong(grid, r[step], tol)
-                if w is not None and len(w) == 1:
-                    return mistakes.SLIP
-    return None
+                if candidate is not None:
+                    yield code, candidate

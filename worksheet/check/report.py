@@ -147,11 +147,20 @@ class Report:
         """(problem, step, code) of every diagnosed mistake."""
         return [(p.number, s.name, s.mistake) for p in self.problems for s in p.steps if s.mistake]
 
+    def focus(self) -> list[str]:
+        """The named mistakes to practise (``worksheet practice --focus``), in
+        first-seen order; an arithmetic slip is no topic to practise."""
+        out: list[str] = []
+        for _, _, code in self.mistakes():
+            if code != mistakes.SLIP and code not in out:
+                out.append(code)
+        return out
+
     def to_dict(self) -> dict:
         return {"key": self.key, "answers": self.answers, "student": self.student,
                 "variant": self.variant or None,
                 "problems": [p.to_dict() for p in self.problems],
-                "marks": self.marks, "out_of": self.out_of}
+                "marks": self.marks, "out_of": self.out_of, "practice_focus": self.focus()}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
@@ -170,5 +179,7 @@ class Report:
                 lines.append(f"  {SYMBOLS[s.status]} {s.name:<{width}}  {s.message}")
             if many:
                 lines.append(f"  marks: {p.marks}/{p.out_of}")
+        if self.focus():
+            lines.append(f"Practise: worksheet practice --focus {','.join(self.focus())}")
         lines.append(f"Total: {self.marks}/{self.out_of}")
         return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal

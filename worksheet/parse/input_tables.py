@@ -7,7 +7,7 @@ their text, so ``0.2`` is exactly 1/5; JSON's ``NaN`` and ``Infinity`` too, so
 they are refused like any other text that is not a finite number, naming the
 field, row and column.  No text is ever evaluated.
 
-Every size and range limit of :mod:`worksheet.limits` is checked here, before
+Every size and range limit of :mod:`worksheet.policy.limits` is checked here, before
 any arithmetic: the file size, each matrix's rows and columns (before its
 entries are read), the entries of all matrices together, each number's range,
 and the common denominator of all entries.
@@ -36,6 +36,16 @@ def read_table(path: Path | str, *, label: str | None = None) -> dict[str, Any]:
     label = label or str(path)
     text = read_text(path, label, MAX_INPUT_BYTES)
     is_json = path.suffix.lower() == ".json" or (path.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+    return parse_table(text, label=label, is_json=is_json)
+
+
+def parse_table(text: str, *, label: str, is_json: bool | None = None) -> dict[str, Any]:
+    """The table of a file's text (pasted into a page, say): JSON when ``is_json``
+    (None: when it starts with ``{``), else TOML; at most MAX_INPUT_BYTES of UTF-8."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
+        raise InputError(f"more than the limit of {MAX_INPUT_BYTES} bytes", file=label)
+    if is_json is None:
+        is_json = text.lstrip().startswith("{")
     try:
         if is_json:
             table = json.loads(text, parse_float=str, parse_constant=str)  # NaN: refused as an entry
@@ -130,7 +140,7 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
 
 
 def _check_common_denominator(inputs: dict, file: str | None) -> None:
-    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.limits`)."""
+    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.policy.limits`)."""
     lcm = 1
     for name, m in inputs.items():
         for i, row in enumerate(m, start=1):

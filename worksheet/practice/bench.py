@@ -1,0 +1,191 @@
+"""Benchmark of ``worksheet practice``: ``python -m worksheet.practice.bench``
+(a script, not a test: no test depends on speed).  Prints Markdown for
+BENCHMARKS.md:
+
+* server time (in process, through the app, no network) of a problem page
+  and of checking one cell, for default sizes: a new seed each time (the
+  problem is generated and solved) and a seed already served;
+* a bounded load test on loopback only: one server process (uvicorn, in a
+  subprocess on 127.0.0.1 at a free port) and ``--students`` simulated
+  students (default 50) for ``--seconds`` (default 60).  Each student opens a
+  problem page (a default-size problem of a random kind and seed), then
+  fills its cells one at a time, each followed by ``POST /check`` of
+  every cell so far, thinking 0.5 to 1.5 s between actions (``--think 0``:
+  no pause, a saturation test), and after its last cell opens a new
+  problem.  p50 and p95 latency per request kind, and the errors (any
+  status but 200, or a failed connection).
+
+The students run in this process (asyncio + httpx), on the same machine as
+the server: on 2 cores they take CPU from it, so the figures are upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import socket
+import subprocess
+import sys
+import time
+
+KINDS = ("attention", "self-attention-basic", "softmax-scaling", "layer-norm", "feed-forward",
+         "multi-head-attention", "next-token", "positional-encoding")
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def server_time(n: int = 30) -> list[str]:
+    import warnings
+
+    warnings.filterwarnings("ignore", message="Using `httpx`")  # starlette's note on its TestClient
+    from starlette.testclient import TestClient
+
+    from . import create_app
+
+    client = TestClient(create_app())
+    rows = ["| request, default size | new seed: p50 ms | p95 ms | seed served before: p50 ms | p95 ms |",
+            "|---|---:|---:|---:|---:|"]
+    for kind in ("attention", "multi-head-attention"):
+        page_cold, page_warm, check_cold, check_warm = [], [], [], []
+        client.get(f"/p/{kind}?seed=1")  # imports, templates
+        for seed in range(1000, 1000 + n):
+            t = time.perf_counter()
+            r = client.get(f"/p/{kind}?seed={seed}")
+            page_cold.append(time.perf_counter() - t)
+            assert r.status_code == 200
+            t = time.perf_counter()
+            client.get(f"/p/{kind}?seed={seed}")
+            page_warm.append(time.perf_counter() - t)
+        for seed in range(2000, 2000 + n):
+            step = "weights" if kind == "attention" else "weights_1"
+            body = {"kind": kind, "seed": seed, "numbers": "hand", "settings": {}, "cells": {step: {"1,1": "0.5"}}}
+            t = time.perf_counter()
+            r = client.post("/check", json=body)
+            check_cold.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.text
+            t = time.perf_counter()
+            client.post("/check", json=body)
+            check_warm.append(time.perf_counter() - t)
+        ms = lambda xs, q: f"{1000 * pct(xs, q):.1f}"  # noqa: E731
+        rows.append(f"| problem page, {kind} | {ms(page_cold, .5)} | {ms(page_cold, .95)} | "
+                    f"{ms(page_warm, .5)} | {ms(page_warm, .95)} |")
+        rows.append(f"| check one cell, {kind} | {ms(check_cold, .5)} | {ms(check_cold, .95)} | "
+                    f"{ms(check_warm, .5)} | {ms(check_warm, .95)} |")
+    return rows
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def student(client, base: str, until: float, think: float, rng: random.Random, log: dict) -> None:
+    import re
+
+    async def timed(kind: str, coro):
+        t = time.perf_counter()
+        try:
+            r = await coro
+            ok = r.status_code == 200
+        except Exception:  # noqa: BLE001 - a failed connection counts as an error
+            r, ok = None, False
+        log.setdefault(kind, []).append(time.perf_counter() - t)
+        if not ok:
+            log.setdefault("errors", []).append(kind)
+        return r
+
+    async def pause():
+        if think:
+            await asyncio.sleep(think * (0.5 + rng.random()))
+
+    while time.monotonic() < until:
+        kind, seed = rng.choice(KINDS), rng.randrange(1, 100_000)
+        r = await timed("page", client.get(f"{base}/p/{kind}?seed={seed}"))
+        if r is None or r.status_code != 200:
+            await pause()
+            continue
+        cells = re.findall(r'data-step="([^"]+)" data-row="(\d+)" data-col="(\d+)"', r.text)[:12]
+        given: dict = {}
+        for step, row, col in cells:
+            if time.monotonic() >= until:
+                return
+            await pause()
+            given.setdefault(step, {})[f"{row},{col}"] = str(rng.choice([0, 1, -1, 2, "0.5", "0.25"]))
+            await timed("check", client.post(f"{base}/check", json={
+                "kind": kind, "seed": seed, "numbers": "hand", "settings": {}, "cells": given}))
+        await pause()
+
+
+async def load(base: str, students: int, seconds: float, think: float) -> dict:
+    import httpx
+
+    log: dict = {}
+    limits = httpx.Limits(max_connections=students, max_keepalive_connections=students)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(student(client, base, until, think, random.Random(k), log) for k in range(students)))
+    return log
+
+
+def load_test(students: int, seconds: float, think: float) -> list[str]:
+    port = free_port()
+    code = ("import uvicorn; from worksheet.practice import create_app; "
+            f"uvicorn.run(create_app(), host='127.0.0.1', port={port}, log_level='warning', access_log=False)")
+    server = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        import httpx
+
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                httpx.get(base + "/", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        for kind in KINDS:  # first use of each kind (imports), as a warm server has done
+            httpx.get(f"{base}/p/{kind}?seed=1", timeout=30)
+        t = time.monotonic()
+        log = asyncio.run(load(base, students, seconds, think))
+        wall = time.monotonic() - t
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    errors = log.pop("errors", [])
+    total = sum(len(v) for v in log.values())
+    rows = [f"{students} simulated students, {seconds:.0f} s, think time {think:g} s x (0.5..1.5), "
+            f"one server process; {total} requests in {wall:.1f} s ({total / wall:.1f}/s), "
+            f"{len(errors)} errors.", "",
+            "| request | count | p50 ms | p95 ms | max ms |", "|---|---:|---:|---:|---:|"]
+    for kind in ("page", "check"):
+        xs = log.get(kind, [])
+        rows.append(f"| {'problem page' if kind == 'page' else 'POST /check'} | {len(xs)} | "
+                    f"{1000 * pct(xs, .5):.1f} | {1000 * pct(xs, .95):.1f} | {1000 * max(xs, default=0):.1f} |")
+    return rows
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m worksheet.practice.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--students", type=int, default=50)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--think", type=float, default=1.0, help="mean pause between a student's actions, s")
+    ap.add_argument("--no-load", action="store_true", help="only the in-process server times")
+    args = ap.parse_args(argv)
+    if not 1 <= args.students <= 200 or not 1 <= args.seconds <= 300:
+        ap.error("at most 200 students and 300 s: a bounded test")
+    from ..bench import machine
+
+    m = machine()
+    print(f"Machine: {m['cores (nproc)']} cores (nproc), {m['CPU']}, Python {m['Python']}\n")
+    print("\n".join(server_time()))
+    if not args.no_load:
+        print()
+        print("\n".join(load_test(args.students, args.seconds, args.think)))
+
+
+if __name__ == "__main__":
+    main()
