@@ -18,7 +18,7 @@ PACKAGE = Path(worksheet.__file__).parent
 
 # bottom to top; the layers of one entry are one floor (they may import each other)
 LAYERS = [("policy",), ("exact",), ("solution",), ("parse",), ("steps",), ("kinds",), ("check", "render"),
-          ("build",), ("top",)]
+          ("build",), ("top", "practice")]
 FLOOR = {name: i for i, names in enumerate(LAYERS) for name in names}
 MAX_LINES = 450
 MAX_TOP_MODULES = 4  # besides __init__.py

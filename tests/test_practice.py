@@ -353,8 +353,8 @@ def test_every_named_mistake_has_a_problem_to_practise_it():
 
 def test_mistakes_give_a_problem_that_shows_them():
     from worksheet.check import shown_mistakes
-    from worksheet.practice.problems import ask_from, problem_json
-    from worksheet.practice.problems import problem as make
+    from worksheet.practice.exercises import ask_from, problem_json
+    from worksheet.practice.exercises import problem as make
 
     with TestClient(create_app(Scope(focus=("sample-variance",)))) as c:
         home = c.get("/").text

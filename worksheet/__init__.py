@@ -30,7 +30,8 @@ layer or the ones below it (``tests/test_layers.py`` checks it from the imports)
 7. ``check/`` and ``render/`` -- marking answers; one module per output format;
 8. ``build/`` -- spec, sheets, variants, output files;
 9. the top: :mod:`worksheet.api` (the library's face), :mod:`worksheet.cli`
-   (click commands only), :mod:`worksheet.bench`, and this module.
+   (click commands only), :mod:`worksheet.bench`, :mod:`worksheet.practice` (the web app
+   of ``worksheet practice``), and this module.
 """
 
 from .solution import notebook as _notebook

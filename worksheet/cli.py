@@ -360,7 +360,7 @@ def practice(host, port, no_browser, spec_file, focus):
         from .practice import Scope, check_focus, serve
     except ModuleNotFoundError as exc:  # the web stack is an extra
         raise WorksheetError(f"worksheet practice needs {exc.name}: pip install 'worksheet[practice]'") from None
-    from .practice.problems import RequestError
+    from .practice.exercises import RequestError
 
     try:
         codes = check_focus(focus)

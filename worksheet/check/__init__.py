@@ -128,7 +128,7 @@ One module per job, imported in this order: :mod:`.reading` (a file's size
 and UTF-8, text quoted for messages), :mod:`.tolerance` (50-digit values and
 :func:`close`), :mod:`.key`, :mod:`.answers`, :mod:`.recompute` (the kind's
 ``reference`` and a student's own earlier answers), :mod:`.report`,
-:mod:`.marking` (one answer file, with diagnosis), :mod:`.cells` (cell by cell,
+:mod:`.marking` (one answer file, with diagnosis), :mod:`.by_cell` (cell by cell,
 as a practice page fills in), :mod:`.classroom` (a folder of them) and
 :mod:`.in_memory` (a problem in memory, the notebook's ``worksheet.check``).
 Names with a leading ``_`` are private to the package.
@@ -145,7 +145,7 @@ import sys
 import types
 
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
-from .cells import CellMarks, CellVerdict, StepProgress, mark_cells, read_problem, shown_mistakes
+from .by_cell import CellMarks, CellVerdict, StepProgress, mark_cells, read_problem, shown_mistakes
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers

@@ -13,7 +13,9 @@ import math
 from fractions import Fraction
 
 from .core import _FLOAT_MAX, _HUGE_ARG, _rat_float
+from .mp_eval import iv_eval as _iv_eval
 from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, exact
+from .rounding import nearest
 
 __all__ = ["to_float", "sign"]
 
@@ -37,48 +39,11 @@ def to_float(x) -> float:
         try:
             return x._fv
         except AttributeError:
-            from .rounding import nearest  # builds on this module's interval evaluation
-
             x._fv = nearest(x)
             return x._fv
     return float(x)
 
 
-def _mp_float(x) -> float:
-    """mpmath at 80 bits (no libm: the same on every machine); the fallback of
-    :func:`.rounding.nearest` for values it cannot bound (huge arguments)."""
-    import mpmath
-
-    with mpmath.workprec(80):
-        v = _mp_eval(x, mpmath)
-    try:
-        return float(v)
-    except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf
-        return math.inf if v > 0 else -math.inf
-
-
-def _mp_eval(x, mp):
-    if type(x) is Fraction:
-        return mp.mpf(x._numerator) / x._denominator
-    if isinstance(x, Add):
-        return mp.fsum([_mp_eval(x.const, mp), *(_mp_eval(t, mp) for t in x.terms)])
-    if isinstance(x, Mul):
-        out = _mp_eval(x.coeff, mp)
-        for f in x.factors:
-            out *= _mp_eval(f, mp)
-        return out
-    if isinstance(x, Pow):
-        b, e = _mp_eval(x.base, mp), x.exponent
-        return b ** e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
-    a = _mp_eval(x.arg, mp)
-    if abs(a) > _HUGE_ARG:  # the value is known without mpmath's argument reduction
-        if x.name == "exp":
-            return mp.inf if a > 0 else mp.zero
-        if x.name == "tanh":
-            return mp.mpf(1) if a > 0 else mp.mpf(-1)
-        if abs(a) > 2 ** 4000:
-            return mp.nan  # sin, cos of an astronomically large number: no honest float
-    return getattr(mp, x.name)(a)
 
 
 # ---------------------------------------------------------------- signs
@@ -252,33 +217,6 @@ def _mp_sign(x) -> int:
     finally:
         iv.prec = saved
     raise ValueError(f"cannot decide the sign of {x} (it may be 0)")
-
-
-def _iv_eval(x, iv):
-    """An mpmath interval holding x (at iv's working precision)."""
-    if type(x) is Fraction:
-        return iv.mpf(x._numerator) / x._denominator
-    if isinstance(x, Add):
-        out = _iv_eval(x.const, iv)
-        for t in x.terms:
-            out += _iv_eval(t, iv)
-        return out
-    if isinstance(x, Mul):
-        out = _iv_eval(x.coeff, iv)
-        for f in x.factors:
-            out *= _iv_eval(f, iv)
-        return out
-    if isinstance(x, Pow):
-        b, e = _iv_eval(x.base, iv), x.exponent
-        if e.denominator == 1:
-            return b ** e.numerator
-        return iv.exp(iv.log(b) * e.numerator / e.denominator)
-    a = _iv_eval(x.arg, iv)
-    if not -_HUGE_ARG < a.a <= a.b < _HUGE_ARG:
-        raise ValueError("argument too large for interval evaluation")
-    if x.name == "tanh":
-        return 1 - 2 / (iv.exp(2 * a) + 1)
-    return getattr(iv, x.name)(a)
 
 
 OPERATIONS.to_float = to_float  # float() of an Expr

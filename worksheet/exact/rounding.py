@@ -31,6 +31,8 @@ import math
 from decimal import Decimal
 from fractions import Fraction
 
+from .mp_eval import iv_eval as _iv_eval
+from .mp_eval import mp_float
 from .nodes import Add, Expr, Func, Mul, NegInf, Pow
 
 __all__ = ["nearest", "round_scaled", "decimal_places"]
@@ -274,8 +276,6 @@ def _mp(x, P: _Prec):
     ``x`` at ``P.bits`` bits, its ends turned into a decimal midpoint and radius."""
     from mpmath import iv
 
-    from .numeric import _iv_eval
-
     saved = iv.prec
     iv.prec = P.bits
     try:
@@ -346,9 +346,7 @@ def nearest(x) -> float:
 
     out = _decide(x, same)
     if out is None:  # not even 30 digits could bound it (huge arguments): mpmath's float
-        from .numeric import _mp_float
-
-        return _mp_float(x)
+        return mp_float(x)
     return out if type(out) is float else float(out)
 
 
@@ -376,9 +374,7 @@ def round_scaled(x, places: int) -> int:
 
     out = _decide(x, same)
     if out is None:  # a value no precision can bound (huge arguments): mpmath's float
-        from .numeric import _mp_float
-
-        v = _mp_float(x)
+        v = mp_float(x)
         if not math.isfinite(v):
             raise ValueError("too large to write with decimals")
         return _half_away(Fraction(v) * 10 ** places)
@@ -391,9 +387,10 @@ def _from_nearest(x: Expr, places: int) -> int | None:
     |x| 10^places (half an ulp of f, scaled, plus the rounding of the product),
     so when t's fraction is further than 1e-6 from 1/2, x rounds as t does.
     None otherwise (then decimals decide)."""
-    from .numeric import to_float  # the double, kept on the node
-
-    f = to_float(x)
+    try:
+        f = x._fv  # the double, kept on the node (see numeric.to_float)
+    except AttributeError:
+        f = x._fv = nearest(x)
     if not (math.isfinite(f) and 0 <= places <= 15):
         return None
     t = abs(f) * 10.0 ** places

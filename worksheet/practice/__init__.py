@@ -2,10 +2,10 @@
 problem's steps and each cell is checked as it is left, by the same code as
 ``worksheet check`` (error carried forward, named mistakes).
 
-The top layer, beside :mod:`worksheet.api` and :mod:`worksheet.cli`: it may
-import anything below it, and nothing below imports it.  The parts:
+The top layer, beside :mod:`worksheet.api` and :mod:`worksheet.cli`: it
+may import anything below it, and nothing below imports it.  The parts:
 
-* :mod:`.problems` -- problems from a request (the same as ``worksheet
+* :mod:`.exercises` -- problems from a request (the same as ``worksheet
   build``), a lecturer's scope (``--spec``), own numbers, verdicts
   (:func:`worksheet.check.mark_cells`), problems that exercise a mistake;
 * :mod:`.pages` -- the HTML: the HTML renderer's MathML over the templates
@@ -27,7 +27,7 @@ Library use::
 from __future__ import annotations
 
 from .app import create_app
-from .problems import Scope, check_focus
+from .exercises import Scope, check_focus
 
 __all__ = ["create_app", "serve", "Scope", "check_focus"]
 

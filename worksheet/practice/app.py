@@ -38,7 +38,7 @@ from starlette.routing import Route
 
 from .. import kinds
 from ..kinds import mistakes
-from . import problems as pr
+from . import exercises as pr
 from .pages import PracticeRenderer, cell_id
 
 MAX_BODY = 1_100_000  # bytes of one request body: own numbers are at most 1 MB (worksheet.policy.limits)

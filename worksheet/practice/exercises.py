@@ -142,7 +142,7 @@ def _same(a: dict, b: dict) -> bool:
 
 @lru_cache(maxsize=64)
 def _codes_shown(kind: str, settings: tuple) -> frozenset:
-    from ..check.cells import shown_mistakes
+    from ..check.by_cell import shown_mistakes
 
     d = dict(settings)
     numbers = str(d.pop("numbers", "hand"))

@@ -1,0 +1,80 @@
+"""Exact values evaluated by mpmath, which uses no libm (the same on every
+machine): an interval certain to hold the value (:func:`iv_eval`), and an
+80-bit float (:func:`mp_float`) where no interval can be had (huge arguments).
+
+Below :mod:`.numeric` and :mod:`.rounding`, which both build on it.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .core import _HUGE_ARG
+from .nodes import Add, Mul, Pow
+
+__all__ = ["iv_eval", "mp_float"]
+
+
+def mp_float(x) -> float:
+    """mpmath at 80 bits (no libm: the same on every machine); the fallback of
+    :func:`.rounding.nearest` for values it cannot bound (huge arguments)."""
+    import mpmath
+
+    with mpmath.workprec(80):
+        v = _mp_eval(x, mpmath)
+    try:
+        return float(v)
+    except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf
+        return math.inf if v > 0 else -math.inf
+
+
+def _mp_eval(x, mp):
+    if type(x) is Fraction:
+        return mp.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        return mp.fsum([_mp_eval(x.const, mp), *(_mp_eval(t, mp) for t in x.terms)])
+    if isinstance(x, Mul):
+        out = _mp_eval(x.coeff, mp)
+        for f in x.factors:
+            out *= _mp_eval(f, mp)
+        return out
+    if isinstance(x, Pow):
+        b, e = _mp_eval(x.base, mp), x.exponent
+        return b ** e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
+    a = _mp_eval(x.arg, mp)
+    if abs(a) > _HUGE_ARG:  # the value is known without mpmath's argument reduction
+        if x.name == "exp":
+            return mp.inf if a > 0 else mp.zero
+        if x.name == "tanh":
+            return mp.mpf(1) if a > 0 else mp.mpf(-1)
+        if abs(a) > 2 ** 4000:
+            return mp.nan  # sin, cos of an astronomically large number: no honest float
+    return getattr(mp, x.name)(a)
+
+
+def iv_eval(x, iv):
+    """An mpmath interval holding x (at iv's working precision)."""
+    if type(x) is Fraction:
+        return iv.mpf(x._numerator) / x._denominator
+    if isinstance(x, Add):
+        out = iv_eval(x.const, iv)
+        for t in x.terms:
+            out += iv_eval(t, iv)
+        return out
+    if isinstance(x, Mul):
+        out = iv_eval(x.coeff, iv)
+        for f in x.factors:
+            out *= iv_eval(f, iv)
+        return out
+    if isinstance(x, Pow):
+        b, e = iv_eval(x.base, iv), x.exponent
+        if e.denominator == 1:
+            return b ** e.numerator
+        return iv.exp(iv.log(b) * e.numerator / e.denominator)
+    a = iv_eval(x.arg, iv)
+    if not -_HUGE_ARG < a.a <= a.b < _HUGE_ARG:
+        raise ValueError("argument too large for interval evaluation")
+    if x.name == "tanh":
+        return 1 - 2 / (iv.exp(2 * a) + 1)
+    return getattr(iv, x.name)(a)
