@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import kinds
 from ..policy.errors import InputError, ParamError, WorksheetError
 from ..policy.safetext import TextError, check_line, check_prose, check_title
 from ..policy.limits import MAX_POINTS, MAX_SEED
@@ -148,7 +149,7 @@ class ExamSpec:
 
 # ---------------------------------------------------------------- spec versus options
 
-DEFAULT_KINDS = ("attention",)
+DEFAULT_KINDS = kinds.DEFAULT  # what `worksheet build` makes when no kind is named
 
 
 @dataclass(frozen=True)
@@ -287,8 +288,6 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
 
 
 def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
-    from .. import kinds
-
     if "kind" not in table:
         fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)
     kind_name = table["kind"]

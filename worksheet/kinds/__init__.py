@@ -86,6 +86,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "find-the-mistake": ("find_the_mistake", "a worked solution of another kind (of=KIND) with one planted mistake to find"),
 }
 
+DEFAULT = ("attention",)  # what ``worksheet build`` makes when no kind is named
+
 
 def names() -> list[str]:
     return list(KINDS)
