@@ -10,7 +10,6 @@ import numpy as np
 import worksheet
 from worksheet import exact
 from worksheet.steps import scaled_dot_product as blocks
-from worksheet.steps import softmax_steps as softmax
 from worksheet.steps.float_check import given_value
 
 KINDS = Path(worksheet.__file__).parent / "kinds"
