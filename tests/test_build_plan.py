@@ -1,4 +1,4 @@
-"""Spec file versus options (worksheet.spec.resolve_build): the rules that
+"""Spec file versus options (worksheet.build.spec.resolve_build): the rules that
 ``worksheet build --spec`` follows, held by the library, so a caller of the
 library gets the same sheet as the command line."""
 

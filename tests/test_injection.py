@@ -1,7 +1,7 @@
 """Issue 10, point 1: user text never becomes LaTeX, HTML or Markdown markup.
 
 Labels (tokens, vocabulary), titles, courses, dates, instructions and
-prompts are checked (worksheet.safetext) and escaped for every format; a
+prompts are checked (worksheet.policy.safetext) and escaped for every format; a
 prompt's $...$ maths may use only the allowed commands.  The PDF tests
 read the PDF back with pdftotext: /etc/passwd never gets in."""
 

@@ -1,4 +1,4 @@
-"""Bounded work (issue 10, sections 2 and 3): every limit of worksheet.limits is
+"""Bounded work (issue 10, sections 2 and 3): every limit of worksheet.policy.limits is
 checked before any work, with one line naming file, field and the limit, and
 the biggest accepted inputs stay small.  Nothing here is timed: sizes, counts
 and limits are asserted, so the tests mean the same on every machine."""

@@ -161,7 +161,7 @@ def test_parse_number_round_trip(case):
     assert parse_number(text) == q
     if abs(q) <= 10**6 and q.denominator <= 10**12:
         assert exact_from_json(text) == q
-    else:  # outside the input range of worksheet.limits
+    else:  # outside the input range of worksheet.policy.limits
         with pytest.raises(ValueError, match="out of range|decimal places"):
             exact_from_json(text)
 

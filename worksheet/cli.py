@@ -65,7 +65,7 @@ def _fail(message: str, code: int = 2):
 
 def _title(value: str | None, field: str) -> str | None:
     """A one-line title whose ``$...$`` formulas use only the allowed maths
-    (see worksheet.safetext.check_title)."""
+    (see worksheet.policy.safetext.check_title)."""
     from .policy.safetext import check_title
 
     return value if value is None else check_title(value, field=field)

@@ -25,7 +25,7 @@
 An unknown key or a value of the wrong type is an error naming the key and
 its line (exit code 2).  Course and date are one line of plain text, the title
 one line; title, instructions and prompts may hold ``$...$`` formulas that use only the maths
-listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
+listed in :mod:`worksheet.policy.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
 

@@ -88,7 +88,7 @@ Marking, per step (1 mark each)
   is absorbed.  A key of a kind this version does not know is marked
   against the key only, and the report says so.
 * **incorrect** -- with the wrong entries (row, column, given, expected) and,
-  when one matches, a named mistake from :mod:`worksheet.mistakes`: first the
+  when one matches, a named mistake from :mod:`worksheet.kinds.mistakes`: first the
   mistakes registered for this step, then those of earlier steps followed
   into this one, each computed from the key's values and from the student's
   own; then ``arithmetic-slip`` when exactly one entry (of two or more) is
@@ -110,13 +110,13 @@ Answer files come from students.  Nothing is evaluated: numbers and exact
 forms go through the bounded parser of :mod:`worksheet.parse`; files are at
 most 512 KB, matrices at most 64 x 64, at most 200 steps and 100 problems
 per file, and reading the entries of one file stops with an error once a
-count of parser work is spent (:data:`worksheet.limits.ANSWER_WORK`;
+count of parser work is spent (:data:`worksheet.policy.limits.ANSWER_WORK`;
 counted, never timed, so a file gets the same result on every machine).  A
 key is read in the same order: its file size, then its structure and the
-shapes of its steps (at most 64 x 64, :data:`~worksheet.limits.MAX_KEY_STEPS`
+shapes of its steps (at most 64 x 64, :data:`~worksheet.policy.limits.MAX_KEY_STEPS`
 steps per problem), and its exact strings only when a step is marked, from a
 shared work budget (past it, the step's float ``value`` is used).  Every
-problem with a file is an :class:`~worksheet.errors.InputError` naming the
+problem with a file is an :class:`~worksheet.policy.errors.InputError` naming the
 file, the step, the row and the column.
 
 The parts

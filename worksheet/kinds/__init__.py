@@ -31,10 +31,10 @@ Adding a kind, say ``dot-product-similarity``:
    variants); ``reference`` computing each step with ``base.given_or``; and
    ``solve`` beginning with ``base.require_inputs`` and
    ``base.solved_params``, then one ``Problem.add_step`` (or a step builder
-   of :mod:`worksheet.blocks`) per step, each checked against ``reference``.
+   of :mod:`worksheet.steps.scaled_dot_product`) per step, each checked against ``reference``.
    ``CONVENTIONS`` naming what its sheet states.  Named mistakes for
    ``worksheet check``: rules registered with
-   :func:`worksheet.mistakes.register` for the kind's step names, in a
+   :func:`worksheet.kinds.mistakes.register` for the kind's step names, in a
    ``mistakes`` section at the end of the module.
 2. Add one line to ``KINDS`` below: the kind's name, the module, a summary.
 3. Add ``tests/test_kind_dot_product_similarity.py`` (the exact values of a

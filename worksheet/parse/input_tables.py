@@ -7,7 +7,7 @@ their text, so ``0.2`` is exactly 1/5; JSON's ``NaN`` and ``Infinity`` too, so
 they are refused like any other text that is not a finite number, naming the
 field, row and column.  No text is ever evaluated.
 
-Every size and range limit of :mod:`worksheet.limits` is checked here, before
+Every size and range limit of :mod:`worksheet.policy.limits` is checked here, before
 any arithmetic: the file size, each matrix's rows and columns (before its
 entries are read), the entries of all matrices together, each number's range,
 and the common denominator of all entries.
@@ -126,7 +126,7 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
 
 
 def _check_common_denominator(inputs: dict, file: str | None) -> None:
-    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.limits`)."""
+    """All entries over one denominator of at most 10^18 (see :mod:`worksheet.policy.limits`)."""
     lcm = 1
     for name, m in inputs.items():
         for i, row in enumerate(m, start=1):

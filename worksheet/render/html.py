@@ -29,7 +29,7 @@ def mathml(latex: str, display: bool = False) -> str:
         return f'<code class="tex">{escape(latex)}</code>'
 
 
-# \text{...} as worksheet.fmt.text_escape writes it (a token label in a
+# \text{...} as worksheet.solution.number_format.text_escape writes it (a token label in a
 # cell): latex2mathml reads neither \textless{} nor \_ there, and ends the
 # text at the first }, so the escapes become the characters they stand for
 # (braces and backslash as look-alikes); clean_mathml then escapes them for HTML.
@@ -52,7 +52,7 @@ def _plain_text(m: re.Match) -> str:
 
 
 # attributes MathML must never carry here: links (latex2mathml turns \href
-# into an href), scripts, styles.  The maths allow-list (worksheet.safetext)
+# into an href), scripts, styles.  The maths allow-list (worksheet.policy.safetext)
 # already keeps \href and \style out; this is the second line of defence.
 _UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
                           re.I)
