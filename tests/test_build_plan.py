@@ -4,8 +4,6 @@ library gets the same sheet as the command line."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 

@@ -15,8 +15,12 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.skipif(os.environ.get("WORKSHEET_SKIP_INSTALL_TEST") == "1", reason="asked to skip")
 def test_wheel_install_builds_a_worksheet(tmp_path):
     src = tmp_path / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", "output", "*.egg-info", "__pycache__",
-                                                             ".hypothesis", ".pytest_cache", "build", "dist"))
+    junk = shutil.ignore_patterns(".git", "output", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache")
+
+    def ignore(folder, names):  # build/ and dist/ of a packaging run, not the package worksheet.build
+        return junk(folder, names) | ({"build", "dist"} & set(names) if Path(folder) == ROOT else set())
+
+    shutil.copytree(ROOT, src, ignore=ignore)
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"

@@ -35,7 +35,7 @@ def torch_decoder_layer(f, heads, eps):
     def mha(query, key, value, in_proj_weight, out_proj_weight, attn_mask=None):
         w_q, w_k, w_v = np.split(in_proj_weight, 3)
         q, k, v = linear(query, w_q), linear(key, w_k), linear(value, w_v)
-        L, S, hd = q.shape[0], k.shape[0], E // heads
+        L, hd = q.shape[0], E // heads
         q, k, v = (t.reshape(t.shape[0], heads, hd).transpose(1, 0, 2) for t in (q, k, v))
         attn = (q / np.sqrt(hd)) @ k.transpose(0, 2, 1)
         if attn_mask is not None:

@@ -137,3 +137,25 @@ def test_each_package_says_what_its_layer_is_for_and_what_it_may_import():
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
         assert len(doc.splitlines()) >= 3, path
         assert re.search(r"may import|imports? nothing", doc, re.IGNORECASE), path
+
+
+def test_no_module_outside_kinds_names_a_kind():
+    """What the rest needs to know of a kind, the kind declares (``Params.carries``,
+    ``Params.conventions_if``, ``kinds.DEFAULT``): no string of code outside
+    ``kinds/`` is a kind's name.  Docstrings may show examples; the benchmark
+    chooses its workloads by name."""
+    from worksheet.kinds import KINDS
+
+    named = []
+    for module, path in MODULES.items():
+        if layer(module) == "kinds" or module == "worksheet.bench":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+                      and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                if node.value.partition(":")[0] in KINDS:
+                    named.append(f"{module}: {node.value!r}")
+    assert named == []

@@ -1,8 +1,6 @@
 """The exact layer and the step builders are split one job per module; the
 names the kinds use stay where they look for them."""
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +8,6 @@ import numpy as np
 import worksheet
 from worksheet import exact
 from worksheet.steps import scaled_dot_product as blocks
-from worksheet.steps import softmax_steps as softmax
 from worksheet.steps.float_check import given_value
 
 KINDS = Path(worksheet.__file__).parent / "kinds"
@@ -35,12 +32,6 @@ def test_constructors_and_their_memo_tables_exist_once():
         assert getattr(exact, name) is getattr(tree, name)
     assert exact.add.table is tree.add.table
     assert exact.add(1, exact.exp(-1)) is tree.add(1, exact.exp(-1))  # one table, one shared result
-
-
-def test_the_number_core_imports_no_step_builder():
-    code = "import sys, worksheet.exact; print([m for m in sys.modules if m.startswith('worksheet.steps')])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 def test_an_expression_reaches_its_constructors_float_and_text_through_the_modules_above():

@@ -19,7 +19,7 @@ from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 
 # (test_injection, test_spec, test_variants and test_pdf_reproducible import these from here)
-from pdf_util import page_count, pdf_text, require_latex, require_poppler
+from pdf_util import page_count, pdf_text, require_latex, require_poppler  # noqa: F401
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 

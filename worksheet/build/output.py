@@ -3,9 +3,9 @@
 :func:`render_documents` turns one document, or the variants of an exam,
 into ``{file name: text}`` (one combined file per format and role); the
 parts of each variant (:func:`render_parts`) are joined in order (:func:`join_parts`),
-so they may be rendered in worker processes (see :mod:`worksheet.variants`).
+so they may be rendered in worker processes (see :mod:`worksheet.build.variants`).
 :func:`write_rendered` compiles the PDFs and writes every file, all or
-nothing, with the low-level file code of :mod:`worksheet.files`; when LaTeX
+nothing, with the low-level file code of :mod:`worksheet.policy.files`; when LaTeX
 is missing the .tex sources are written instead, when it fails its log.
 """
 

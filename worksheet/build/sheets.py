@@ -115,7 +115,7 @@ def solve_file(kind_name: str, path: Path | str, options: dict | None = None) ->
 
 
 def solve_example(name: str, options: dict | None = None) -> Problem:
-    """Solve a reference example from the lectures (see worksheet.reference)."""
+    """Solve a reference example from the lectures (see worksheet.kinds.lecture_examples)."""
     from ..kinds.lecture_examples import EXAMPLES
 
     if name not in EXAMPLES:

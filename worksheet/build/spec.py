@@ -25,7 +25,7 @@
 An unknown key or a value of the wrong type is an error naming the key and
 its line (exit code 2).  Course and date are one line of plain text, the title
 one line; title, instructions and prompts may hold ``$...$`` formulas that use only the maths
-listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
+listed in :mod:`worksheet.policy.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
 
@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import kinds
 from ..policy.errors import InputError, ParamError, WorksheetError
 from ..policy.safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
 from ..policy.limits import MAX_POINTS, MAX_SEED
@@ -149,7 +150,7 @@ class ExamSpec:
 
 # ---------------------------------------------------------------- spec versus options
 
-DEFAULT_KINDS = ("attention",)
+DEFAULT_KINDS = kinds.DEFAULT  # what `worksheet build` makes when no kind is named
 
 
 @dataclass(frozen=True)
@@ -299,8 +300,6 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
 
 
 def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
-    from .. import kinds
-
     if "kind" not in table:
         fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)
     kind_name = table["kind"]

@@ -6,7 +6,7 @@ repeats the given matrices of an earlier variant is drawn again.
 :func:`render_variants` builds and renders them in forked worker processes
 (in chunks; a worker ignores Ctrl-C, the main process cancels what is left),
 which send back only text (each variant's part of every file, see
-:func:`worksheet.output.render_parts`), never exact values; the files are the
+:func:`worksheet.build.output.render_parts`), never exact values; the files are the
 same, byte for byte, whatever the number of processes.
 """
 

@@ -31,10 +31,10 @@ Adding a kind, say ``dot-product-similarity``:
    variants); ``reference`` computing each step with ``base.given_or``; and
    ``solve`` beginning with ``base.require_inputs`` and
    ``base.solved_params``, then one ``Problem.add_step`` (or a step builder
-   of :mod:`worksheet.blocks`) per step, each checked against ``reference``.
+   of :mod:`worksheet.steps.scaled_dot_product`) per step, each checked against ``reference``.
    ``CONVENTIONS`` naming what its sheet states.  Named mistakes for
    ``worksheet check``: rules registered with
-   :func:`worksheet.mistakes.register` for the kind's step names, in a
+   :func:`worksheet.kinds.mistakes.register` for the kind's step names, in a
    ``mistakes`` section at the end of the module.
 2. Add one line to ``KINDS`` below: the kind's name, the module, a summary.
 3. Add ``tests/test_kind_dot_product_similarity.py`` (the exact values of a
@@ -85,6 +85,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "gru-cell": ("gru_cell", "one GRU step (T with steps), PyTorch's convention: update, reset, candidate, h"),
     "find-the-mistake": ("find_the_mistake", "a worked solution of another kind (of=KIND) with one planted mistake to find"),
 }
+
+DEFAULT = ("attention",)  # what ``worksheet build`` makes when no kind is named
 
 
 def names() -> list[str]:

@@ -50,8 +50,8 @@ from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("alignment", "softmax_form", "exact")
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("alignment_scores", "softmax_form", "exact")
 INPUTS = ("s", "H", "W_a", "v_a")
 SCORES = ("dot", "scaled-dot", "general", "additive", "cosine")
 NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": ()}

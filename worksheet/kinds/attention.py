@@ -30,7 +30,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Scaled dot-product attention"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 
@@ -83,7 +83,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
               given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against:
-    the projections (from X only), then :func:`worksheet.blocks.np_attention`.
+    the projections (from X only), then :func:`worksheet.steps.scaled_dot_product.np_attention`.
 
     ``given`` maps step names to values that replace the computed ones, and
     every later step is computed from them (``worksheet check`` marks a step
@@ -163,4 +163,4 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 
 # ---------------------------------------------------------------- mistakes
 # All of this kind's mistake rules are those of the attention steps it shares with
-# the other attention kinds: worksheet.mistakes registers them (ATTENTION_LIKE, MASKED, SCALED).
+# the other attention kinds: worksheet.kinds.mistakes registers them (ATTENTION_LIKE, MASKED, SCALED).

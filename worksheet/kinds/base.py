@@ -31,7 +31,7 @@ kind against it, signatures included):
 * ``solve(inputs, params, *, seed=None) -> Problem`` -- the worked solution,
   every exact step checked against ``reference``.  Kinds used as parts of the
   block kinds take more keyword-only arguments after ``seed`` (``carry=`` a
-  :class:`worksheet.blocks.Carry`, so that long exact values are carried
+  :class:`worksheet.steps.scaled_dot_product.Carry`, so that long exact values are carried
   rounded; multi-head attention also ``memory_tokens=`` and ``exp_table=``);
   called without them a kind solves on its own.  :func:`require_inputs` and
   :func:`solved_params` are the common first lines.
@@ -114,7 +114,7 @@ class Params:
     def __post_init__(self):
         if self.numbers not in NUMBER_MODES:
             raise ParamError(f"--numbers must be one of {', '.join(NUMBER_MODES)}, not '{self.numbers}'")
-        for f in fields(self):  # labels: printable, bounded, no $ (see worksheet.safetext)
+        for f in fields(self):  # labels: printable, bounded, no $ (see worksheet.policy.safetext)
             value = getattr(self, f.name)
             if str(f.type).startswith("tuple[str") and value is not None:
                 check_labels(value, field=f.name)

@@ -158,7 +158,7 @@ def wire(p: Problem, inputs: dict[str, str]) -> dict[str, Matrix]:
     is (a block's ``PARTS``: ``{"X": "norm1.output", "gamma": "gamma_2"}``);
     a block matrix not there (``pe.X_plus_PE`` without positional encoding)
     falls back to the block's matrix of the part's own name, as
-    :class:`worksheet.mistakes.Values` reads a part's inputs.
+    :class:`worksheet.kinds.mistakes.Values` reads a part's inputs.
     """
     have = {**{n: q.exact for n, q in p.inputs.items()}, **{s.name: s.exact for s in p.steps}}
     return {name: have[block] if block in have else have[name] for name, block in inputs.items()}

@@ -40,7 +40,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Cross-attention (encoder-decoder attention)"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact")
 INPUTS = ("X_dec", "H_enc", "W_Q", "W_K", "W_V")
 
@@ -179,7 +179,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 
 # ---------------------------------------------------------------- mistakes
 # The rules of the attention steps (scores, scaled, weights) are shared with the
-# other attention kinds (worksheet.mistakes); these are cross-attention's own.
+# other attention kinds (worksheet.kinds.mistakes); these are cross-attention's own.
 def _projected_from(source: str, step: str):
     """``step`` (Q, K or V) projected from the other sequence: source W_step."""
     def rule(v, params):

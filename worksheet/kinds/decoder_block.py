@@ -62,7 +62,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
 
 TITLE = "Transformer decoder block"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output",
                "causal", "heads", "cross", "layer_norm", "ffn", "exact")
 INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c",
@@ -73,7 +73,7 @@ CROSS = {"W_Q_c": "W_Q", "W_K_c": "W_K", "W_V_c": "W_V", "W_O_c": "W_O"}  # bloc
 # The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
 # block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
 # it (chain.wire) and ``worksheet check`` diagnoses a part's steps with its kind's mistake
-# rules through it (worksheet.mistakes.rules).
+# rules through it (worksheet.kinds.mistakes.rules).
 PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "self.": ("multi-head-attention", {k: k for k in multi_head_attention.INPUTS}),
     "norm1.": ("layer-norm", {"X": "X", "S": "self.output", "gamma": "gamma_1", "beta": "beta_1"}),

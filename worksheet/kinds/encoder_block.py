@@ -64,7 +64,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
 
 TITLE = "Transformer encoder block"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2",
           "gamma_2", "beta_2")
@@ -73,7 +73,7 @@ STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & N
 # The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
 # block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
 # it (chain.wire) and ``worksheet check`` diagnoses a part's steps with its kind's mistake
-# rules through it (worksheet.mistakes.rules).  Without positional encoding there is no
+# rules through it (worksheet.kinds.mistakes.rules).  Without positional encoding there is no
 # ``pe.X_plus_PE``, and X is the block's own X.
 PARTS: dict[str, tuple[str, dict[str, str]]] = {
     "pe.": ("positional-encoding", {"X": "X"}),

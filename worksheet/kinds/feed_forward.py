@@ -18,7 +18,7 @@ pre-activation lies in [-6, 6], no row of X is zero and the output is not all
 zero.  Calculator mode uses one-decimal entries in [-1, 1] with the same
 sign conditions.
 
-``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+``solve`` also takes ``carry`` (a :class:`worksheet.steps.scaled_dot_product.Carry`): the encoder
 block passes one so that long exact values are carried rounded.
 """
 
@@ -37,7 +37,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Position-wise feed-forward network"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("token_rows", "ffn", "exact")
 HP = "h'"  # entry letter of the pre-activations
 INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")

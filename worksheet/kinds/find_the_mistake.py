@@ -2,7 +2,7 @@
 
 The sheet shows a full worked solution of a problem of kind ``of`` (default
 ``attention``) in which exactly one mistake from the catalogue that ``worksheet
-check`` recognises (:mod:`worksheet.mistakes`) was made.  Everything after the
+check`` recognises (:mod:`worksheet.kinds.mistakes`) was made.  Everything after the
 mistake follows from it consistently, as the flawed solution would: each later
 step is recomputed from the wrong values by the kind's own
 ``reference(..., given=...)``.  The student says which step is wrong and what
@@ -72,7 +72,7 @@ SLIP_PLACES = 4  # decimals of the shown worked solution
 @dataclass(frozen=True)
 class Params(base.Params):
     of: str = "attention"  # the kind whose worked solution holds the mistake
-    mistake: str | None = None  # a mistake code (worksheet.mistakes.CATALOGUE); None: drawn
+    mistake: str | None = None  # a mistake code (worksheet.kinds.mistakes.CATALOGUE); None: drawn
     # Settings passed on to ``of`` when it has them (None: that kind's default):
     seq_len: int | None = None  # number of tokens
     d_model: int | None = None  # embedding width

@@ -42,7 +42,7 @@ from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 
 TITLE = "GRU cell"
-CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
 NEEDED = INPUTS[2:]
 GATES = (("z", SIGMA, "Update gate"), ("r", SIGMA, "Reset gate"))  # n holds r: its own step below

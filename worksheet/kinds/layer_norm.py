@@ -30,7 +30,7 @@ kind and the width.  S has entries in [-2, 2] and X = R - S stays within
 Calculator mode: X and S one-decimal in [-1, 1], gamma = 1 + [-0.5, 0.5],
 beta in [-0.5, 0.5], each row of R with variance at least 0.01.
 
-``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+``solve`` also takes ``carry`` (a :class:`worksheet.steps.scaled_dot_product.Carry`): the encoder
 block passes one so that long exact values are carried rounded.
 """
 
@@ -50,7 +50,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Add & Norm (layer normalisation)"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("token_rows", "layer_norm", "exact")
 # printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
 # attention scores on every sheet, so it is not used here (R: residual, Y: output)

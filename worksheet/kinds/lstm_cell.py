@@ -37,7 +37,7 @@ from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 
 TITLE = "LSTM cell"
-CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 GATES = (("f", SIGMA, "Forget gate"), ("i", SIGMA, "Input gate"),
          ("g", TANH, "Candidate values"), ("o", SIGMA, "Output gate"))
 WEIGHTS = tuple(f"{w}_{g}" for g, _, _ in GATES for w in ("W", "W_h", "b"))

@@ -46,7 +46,7 @@ every V_h is at least half non-zero, X has distinct non-zero rows and W^O
 no zero row or column.
 Calculator mode uses one-decimal entries in [-1, 1].
 
-``solve`` also takes ``carry`` (a :class:`worksheet.blocks.Carry`): the encoder
+``solve`` also takes ``carry`` (a :class:`worksheet.steps.scaled_dot_product.Carry`): the encoder
 block passes one so that long exact values are carried rounded.
 """
 
@@ -66,7 +66,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Multi-head attention"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact")
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 
@@ -398,7 +398,7 @@ def _values(p: Problem, H: int) -> list[Matrix]:
 
 
 # ---------------------------------------------------------------- mistakes
-# Per head the shared attention rules (worksheet.mistakes: scores_h, scaled_h,
+# Per head the shared attention rules (worksheet.kinds.mistakes: scores_h, scaled_h,
 # masked_h, weights_h, and weights-times-X on head_h); then concat and output.
 def _heads(v: mistakes.Values, params) -> list[np.ndarray]:
     return [v[f"head_{h}"] for h in range(1, int(params["heads"]) + 1)]

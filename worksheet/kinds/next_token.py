@@ -44,7 +44,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Next token: vocabulary logits, softmax and greedy choice"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("vocab", "softmax_form", "exact")
 INPUTS = ("h", "W_vocab")
 EOS = "<eos>"

@@ -46,7 +46,7 @@ from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Sinusoidal positional encoding"
-CONVENTIONS = ("pe", "exact")  # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = ("pe", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 INPUTS = ("X",)
 TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
 AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos

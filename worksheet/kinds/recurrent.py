@@ -411,7 +411,7 @@ def before(v, letter: str, t: int, initial: str) -> np.ndarray:
 
 
 def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
-    """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.mistakes.Values`."""
+    """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.kinds.mistakes.Values`."""
     t = time_of(v.suffix)
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
     h = before(v, "h", t, "h0") if h is None else h

@@ -34,7 +34,7 @@ from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Self-attention without trained weights"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("token_rows", "self_scores", "softmax", "softmax_form", "causal", "exact")
 INPUTS = ("X",)
 
@@ -153,4 +153,4 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 
 # ---------------------------------------------------------------- mistakes
 # All of this kind's mistake rules are those of the attention steps it shares with
-# the other attention kinds: worksheet.mistakes registers them (ATTENTION_LIKE, MASKED).
+# the other attention kinds: worksheet.kinds.mistakes registers them (ATTENTION_LIKE, MASKED).

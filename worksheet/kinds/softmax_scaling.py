@@ -58,7 +58,7 @@ from ..solution.problem import Matrix, Problem, shape
 from . import base
 
 TITLE = r"Why scale by $\sqrt{d_k}$"
-# keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
+# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("one_query", "softmax_form", "exact")
 INPUTS = ("scores",)
 

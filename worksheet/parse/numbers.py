@@ -115,7 +115,7 @@ def exact_from_json(value: object) -> Fraction:
     ``bool``, ``float`` (the caller must read JSON floats as strings) and
     everything else raise :class:`ValueError`; so do ints of more than 100
     digits (``number too long``) and numbers outside the input range of
-    :mod:`worksheet.limits` (``|x| <= 10^6``, a denominator of at most
+    :mod:`worksheet.policy.limits` (``|x| <= 10^6``, a denominator of at most
     ``10^12``): ``1e308``, ``10**99`` and ``1e-1000`` are refused here, before
     any arithmetic.
     """

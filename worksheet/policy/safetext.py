@@ -108,7 +108,7 @@ def math_problem(latex: str) -> str | None:
                 if command not in MATH_ESCAPES:
                     return f"\\{command} is not allowed in a formula"
             elif command not in MATH_COMMANDS:
-                return f"\\{command} is not allowed in a formula (allowed: see 'worksheet.safetext')"
+                return f"\\{command} is not allowed in a formula (allowed: see 'worksheet.policy.safetext')"
             previous = ""
             continue
         if char not in MATH_CHARS:

@@ -326,7 +326,7 @@ def is_number(cell: str) -> bool:
 
 def prose_parts(s: str) -> list[tuple[bool, str]]:
     """The pieces of prose: (True, formula) for each ``$...$``, (False, words)
-    between them.  A formula that fails :func:`worksheet.safetext.math_problem`
+    between them.  A formula that fails :func:`worksheet.policy.safetext.math_problem`
     (a command off the list, e.g. from a label that slipped through) comes
     back as words, ``$`` and all, so the renderer escapes it: prose never
     runs a command it was not meant to.  So are an empty formula (``$$``)

@@ -74,7 +74,7 @@ _UNARY_ROW = "\\1<mrow><mo>\u2212</mo>\\2</mrow>"
 
 # -- user text inside formulas: never given to the converter ----------------
 _TEXT_CMD = re.compile(r"\\text(?:rm)?\{")
-# the escapes of worksheet.fmt.text_escape and worksheet.worklines.latex_text, read back
+# the escapes of worksheet.solution.number_format.text_escape and worksheet.steps.worklines.latex_text, read back
 _TEXT_ESCAPE = re.compile(r"\\(text[a-z]+|[~^])\{\}|\\([$&%#_{} ])")
 _TEXT_NAMED = {"textbackslash": "\\", "textless": "<", "textgreater": ">", "textasciitilde": "~",
                "textasciicircum": "^", "~": "~", "^": "^"}
@@ -262,7 +262,7 @@ def _latex2mathml(latex: str) -> str:
 
 
 # attributes MathML must never carry here: links (latex2mathml turns \href
-# into an href), scripts, styles.  The maths allow-list (worksheet.safetext)
+# into an href), scripts, styles.  The maths allow-list (worksheet.policy.safetext)
 # already keeps \href and \style out; this is the second line of defence.
 _UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
                           re.I)
@@ -303,7 +303,7 @@ def _primes(m: str) -> str:
 
 # -- cells of matrices: exact values and labels, no LaTeX -------------------
 def given_cell(x) -> str:
-    """A given entry as MathML, as :func:`worksheet.fmt.given` prints it:
+    """A given entry as MathML, as :func:`worksheet.solution.number_format.given` prints it:
     0.2 stays 0.2, 1/3 is a fraction, a label is text."""
     if type(x) is Fraction and x._denominator == 1:
         return ml.entry(x)

@@ -20,7 +20,7 @@ _TEXT_ARG = re.compile(r"\\text\{[^{}]*\}")
 def no_tags(latex: str) -> str:
     """LaTeX for Markdown maths without a ``<`` a viewer could read as an
     HTML tag (a token label "<eos>" in a formula): ``\\textless{}`` inside
-    ``\\text{...}`` (as in the cells, worksheet.fmt.text_escape), ``\\lt``
+    ``\\text{...}`` (as in the cells, worksheet.solution.number_format.text_escape), ``\\lt``
     elsewhere."""
     if "<" not in latex:
         return latex

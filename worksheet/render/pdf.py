@@ -3,7 +3,7 @@
 LaTeX runs in a fresh temporary folder with ``-interaction=nonstopmode
 -halt-on-error -no-shell-escape`` and may not open files outside it (see
 :func:`latex_env`); only a finished PDF comes back (as bytes,
-for :func:`worksheet.files.write_all`).  Nothing here changes the layout:
+for :func:`worksheet.policy.files.write_all`).  Nothing here changes the layout:
 that is ``templates/tex``.
 
 Debian packages: texlive-latex-base, texlive-latex-recommended, lmodern and

@@ -30,7 +30,7 @@ CONVENTION_TEXT = {
     "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
              r"$\mathrm{concat} = [\mathrm{head}_1 \cdots \mathrm{head}_H]$, output $= \mathrm{concat}\, W^O$.",
     "cross": r"Cross-attention: the queries come from the decoder, the keys and values from the encoder output.",
-    "alignment": r"Alignment: $e_j = \mathrm{score}(s, h_j)$, $\alpha = \operatorname{softmax}(e)$ over the "
+    "alignment_scores": r"Alignment: $e_j = \mathrm{score}(s, h_j)$, $\alpha = \operatorname{softmax}(e)$ over the "
                  r"encoder states, context $c = \sum_j \alpha_j h_j$.",
     "one_query": r"One query's scores $s$ form one row; the softmax runs along it, so the weights sum to 1.",
     "vocab": r"The softmax runs over the vocabulary, so the probabilities sum to 1; tokens are numbered "

@@ -2,9 +2,9 @@
 layer-norm, feed-forward, encoder-block): the entrywise sum step, rounding,
 and the :class:`Carry` rule by which a long chain carries its values.
 
-Kinds reach these names through :mod:`worksheet.blocks` (``blocks.Carry``,
+Kinds reach these names through :mod:`worksheet.steps.scaled_dot_product` (``blocks.Carry``,
 ``blocks.sum_step``, ...); the worked-line helpers they use with them
-(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.worklines`.
+(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.steps.worklines`.
 """
 
 from __future__ import annotations

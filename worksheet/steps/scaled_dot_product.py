@@ -11,13 +11,13 @@ This module is also the one namespace the kinds use (``blocks.matmul``,
 ``blocks.work_term``, ``blocks.np_attention``, ...): it re-exports, in
 ``__all__``, the names of the modules each job lives in:
 
-* :mod:`worksheet.linalg`: exact linear algebra and shape checks;
-* :mod:`worksheet.softmax`: the exact softmax (``softmax_rows``, ``softmax_matmul``);
-* :mod:`worksheet.worklines`: the LaTeX of worked lines -- its docstring says
+* :mod:`worksheet.steps.linalg`: exact linear algebra and shape checks;
+* :mod:`worksheet.steps.softmax_steps`: the exact softmax (``softmax_rows``, ``softmax_matmul``);
+* :mod:`worksheet.steps.worklines`: the LaTeX of worked lines -- its docstring says
   which helper to use when (exact or decimal printing, calculator mode:
   ``shown``, ``EXACT_SHOWN_CHARS``, ``work_term``/``work_result``, ``approx``);
-* :mod:`worksheet.layer_blocks`: the sum step, rounding and the carried chain;
-* :mod:`worksheet.references`: the numpy references (``np_attention``, ...).
+* :mod:`worksheet.steps.layer_steps`: the sum step, rounding and the carried chain;
+* :mod:`worksheet.steps.float_check`: the numpy references (``np_attention``, ...).
 """
 
 from __future__ import annotations

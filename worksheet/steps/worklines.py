@@ -1,7 +1,7 @@
 """LaTeX of arithmetic for worked lines: numbers in products, entry symbols,
 sums that elide their middle terms when long, and the choice between exact
-and decimal printing.  Used by the step builders (:mod:`worksheet.blocks`,
-which re-exports these names for the kinds) and :mod:`worksheet.layer_blocks`.
+and decimal printing.  Used by the step builders (:mod:`worksheet.steps.scaled_dot_product`,
+which re-exports these names for the kinds) and :mod:`worksheet.steps.layer_steps`.
 
 Which helper when
 -----------------
@@ -21,10 +21,10 @@ A worked line shows one entry's arithmetic.  Pick by what the line prints:
 * Calculator mode (``numbers = "calculator"``): decimals lead.  Write an exact
   value into a line only if :func:`shown` says so: always in hand mode, in
   calculator mode while its LaTeX has at most
-  :data:`worksheet.model.EXACT_SHOWN_CHARS` (32) characters; else
+  :data:`worksheet.solution.problem.EXACT_SHOWN_CHARS` (32) characters; else
   ``\\approx`` and :func:`approx`.  The same limit decides, for a whole step,
   whether the key prints the exact matrix beside the decimals
-  (:func:`worksheet.model.shows_exact`, stored as the step's ``exact_shown``).
+  (:func:`worksheet.solution.problem.shows_exact`, stored as the step's ``exact_shown``).
 
 :func:`entry` and :func:`nonzero_entry` / :func:`busiest_entry` name and pick
 the worked entry; :func:`chain` writes ``a = b = c`` without repeated sides;
@@ -176,7 +176,7 @@ def busiest_entry(A: Matrix, B: Matrix) -> tuple[int, int]:
 
 def shown(p: Problem, x) -> bool:
     """An exact value goes into a worked line: always in hand mode, in
-    calculator mode only when short (see :data:`worksheet.model.EXACT_SHOWN_CHARS`)."""
+    calculator mode only when short (see :data:`worksheet.solution.problem.EXACT_SHOWN_CHARS`)."""
     return p.params.get("numbers") != "calculator" or len(to_latex(x)) <= EXACT_SHOWN_CHARS
 
 
