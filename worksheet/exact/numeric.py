@@ -37,11 +37,22 @@ def to_float(x) -> float:
         try:
             return x._fv
         except AttributeError:
-            from .rounding import nearest  # builds on this module's interval evaluation
-
-            x._fv = nearest(x)
+            x._fv = _nearest()(x)
             return x._fv
     return float(x)
+
+
+def _nearest():
+    """:func:`.rounding.nearest` (that module builds on this one: imported on first use)."""
+    global _NEAREST
+    if _NEAREST is None:
+        from .rounding import nearest
+
+        _NEAREST = nearest
+    return _NEAREST
+
+
+_NEAREST = None
 
 
 def _mp_float(x) -> float:

@@ -61,6 +61,8 @@ class _Prec:
         self.hi = _context(digits + 10, _dec.ROUND_CEILING)
         self.u = Decimal(10) ** (1 - digits)
         self.bits = int(digits * 3.33) + 16
+        self.wide = _context(digits + 10)  # sin and cos work with 10 more digits
+        self.reduction = Decimal(10) ** -(digits + 4)  # their error per multiple of pi/2
 
 
 _PRECS = {d: _Prec(d) for d in _DIGITS}
@@ -79,7 +81,7 @@ def _rat(q: Fraction, P: _Prec) -> tuple[Decimal, Decimal]:
     if d == 1 and n.bit_length() <= 3 * P.digits:
         return Decimal(n), _ZERO
     v = P.c.divide(Decimal(n), Decimal(d))
-    return v, P.up.multiply(abs(v), P.u)
+    return v, P.up.multiply(v.copy_abs(), P.u)
 
 
 def _mr(x, P: _Prec) -> tuple[Decimal, Decimal]:
@@ -103,12 +105,12 @@ def _mr(x, P: _Prec) -> tuple[Decimal, Decimal]:
 def _add(x: Add, P: _Prec):
     c, up = P.c, P.up
     v, r = _rat(x.const, P)
-    size = abs(v)
+    size = v.copy_abs()
     for t in x.terms:
         tv, tr = _mr(t, P)
         v = c.add(v, tv)
         r = up.add(r, tr)
-        size = up.add(size, abs(tv))
+        size = up.add(size, tv.copy_abs())
     # each of the len(terms) additions errs by at most u * (a partial sum) <= u * size
     return v, up.add(r, up.multiply(size, P.u * len(x.terms)))
 
@@ -125,11 +127,11 @@ def _mul(x: Mul, P: _Prec):
         fv, fr = _mr(f, P)
         w = c.multiply(v, fv)
         # |ab - w| <= |a| rb + |b| ra + ra rb + u |w|
-        err = up.multiply(abs(w), P.u)
+        err = up.multiply(w.copy_abs(), P.u)
         if fr:
-            err = up.add(err, up.multiply(up.add(abs(v), r), fr))
+            err = up.add(err, up.multiply(up.add(v.copy_abs(), r), fr))
         if r:
-            err = up.add(err, up.multiply(abs(fv), r))
+            err = up.add(err, up.multiply(fv.copy_abs(), r))
         r, v = err, w
     return v, r
 
@@ -139,14 +141,14 @@ def _int_power(v: Decimal, r: Decimal, k: int, P: _Prec):
     if k == 1:
         return v, r
     up = P.up
-    if v == 0 or up.multiply(up.divide(r, abs(v)), abs(k)) > Decimal("0.25"):
+    if v == 0 or up.multiply(up.divide(r, v.copy_abs()), abs(k)) > Decimal("0.25"):
         raise _Hard  # too wide to bound this way: more digits
-    rho = up.divide(r, abs(v))
+    rho = up.divide(r, v.copy_abs())
     w = P.c.power(v, k)
     _finite(w)
     # ((1 +- rho)^k - 1) <= 3 |k| rho while |k| rho <= 1/4; the power errs by <= (2|k| + 2) u
     rel = up.add(up.multiply(3 * abs(k), rho), up.multiply(2 * abs(k) + 2, P.u))
-    return w, up.multiply(abs(w), rel)
+    return w, up.multiply(w.copy_abs(), rel)
 
 
 def _iroot(n: int, q: int) -> int:
@@ -167,7 +169,7 @@ def _rat_root(b: int, p: int, q: int, P: _Prec):
     d = P.digits + 5
     k = _iroot(b ** p * 10 ** (q * d), q)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
     v = P.c.divide(Decimal(k), Decimal(10) ** d)
-    return v, P.up.add(P.up.multiply(abs(v), P.u), Decimal(10) ** -d)
+    return v, P.up.add(P.up.multiply(v.copy_abs(), P.u), Decimal(10) ** -d)
 
 
 def _pow(x: Pow, P: _Prec):
@@ -195,7 +197,7 @@ _PI: dict[int, Decimal] = {}
 
 
 def _pi(P: _Prec) -> Decimal:
-    """pi to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
+    """pi/2 to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
     precision by Machin's formula in integers."""
     if P.digits not in _PI:
         d = P.digits + 20
@@ -210,7 +212,7 @@ def _pi(P: _Prec) -> Decimal:
                 sign = -sign
             return total
 
-        _PI[P.digits] = P.lo.divide(Decimal(16 * arctan_inv(5) - 4 * arctan_inv(239)), Decimal(one))
+        _PI[P.digits] = P.lo.divide(Decimal(8 * arctan_inv(5) - 2 * arctan_inv(239)), Decimal(one))
     return _PI[P.digits]
 
 
@@ -220,24 +222,29 @@ def _sin_cos(x: Func, P: _Prec):
     av, ar = _mr(x.arg, P)
     if abs(av) > _BIG_ARG:
         raise _Hard
-    c = _context(P.digits + 10)
-    half_pi = c.divide(_pi(P), 2)
+    c = P.wide
+    half_pi = _pi(P)
     k = int(c.divide(av, half_pi).to_integral_value(_dec.ROUND_HALF_EVEN))
     r = c.subtract(av, c.multiply(k, half_pi))
     quadrant = (k + (1 if x.name == "cos" else 0)) % 4  # sin(r + q pi/2)
     use_cos = quadrant % 2 == 1
     negative = quadrant >= 2
-    r2 = c.multiply(r, r)
-    term = Decimal(1) if use_cos else r
+    # the Taylor series in integers, scaled by 10^D: each step's floor division errs
+    # by less than one unit 10^-D, and |r| < 0.8 makes the terms shrink fast
+    D = P.digits + 10
+    one = _POW10[D] if D < 40 else 10 ** D
+    R = int(r.scaleb(D, c).to_integral_value())  # within one unit of r
+    R2 = R * R // one
+    term = one if use_cos else R
     total, n = term, (0 if use_cos else 1)
-    tiny = Decimal(10) ** -(P.digits + 8)
-    while abs(term) > tiny:
-        term = c.divide(c.multiply(-term, r2), (n + 1) * (n + 2))
-        total = c.add(total, term)
+    while term:
+        term = -(term * R2 // one) // ((n + 1) * (n + 2)) if term > 0 else \
+            (-term * R2 // one) // ((n + 1) * (n + 2))
+        total += term
         n += 2
-    v = P.c.plus(-total if negative else total)
-    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by its terms' roundings
-    err = up_add(P, ar, P.up.multiply(abs(k) + 100, Decimal(10) ** -(P.digits + 4)), P.up.multiply(abs(v), P.u))
+    v = P.c.divide(Decimal(-total if negative else total), Decimal(one))
+    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by a unit per step
+    err = up_add(P, ar, P.up.multiply(abs(k) + 100, P.reduction), P.up.multiply(v.copy_abs(), P.u))
     return v, err
 
 
@@ -259,13 +266,13 @@ def _func(x: Func, P: _Prec):
     if name == "exp":
         v = P.c.exp(av)
         # e^(a + d) = e^a (1 + t), |t| <= 2 |d| for |d| <= 1/4; exp errs by <= u
-        return v, up.multiply(abs(v), up.add(up.multiply(3, ar), up.multiply(2, P.u)))
+        return v, up.multiply(v.copy_abs(), up.add(up.multiply(3, ar), up.multiply(2, P.u)))
     # tanh(a) = 1 - 2 / (e^(2a) + 1): four roundings of a value at most 1, and |tanh'| <= 1
     c = P.c
-    big = c.exp(c.multiply(2, abs(av)))
+    big = c.exp(c.multiply(2, av.copy_abs()))
     t = c.subtract(1, c.divide(2, c.add(big, 1)))
     if av < 0:
-        t = -t
+        t = t.copy_negate()
     return t, up.add(ar, up.multiply(8, P.u))
 
 
@@ -288,8 +295,8 @@ def _mp(x, P: _Prec):
     a, b = _mpf_decimal(lo, P), _mpf_decimal(hi, P)
     c, up = P.c, P.up
     v = c.divide(c.add(a, b), 2)
-    r = up.add(up.divide(up.subtract(b, a), 2), up.multiply(up.add(abs(a), abs(b)), P.u))
-    return v, up.add(r, up.multiply(abs(v), P.u))
+    r = up.add(up.divide(up.subtract(b, a), 2), up.multiply(up.add(a.copy_abs(), b.copy_abs()), P.u))
+    return v, up.add(r, up.multiply(v.copy_abs(), P.u))
 
 
 def _mpf_decimal(m: tuple, P: _Prec) -> Decimal:
@@ -310,7 +317,9 @@ _EVAL = {Add: _add, Mul: _mul, Pow: _pow, Func: _func}
 
 # ---------------------------------------------------------------- the two roundings
 def _decide(x: Expr, decide):
-    """``decide(lo, hi)`` at rising precision until it answers (not None)."""
+    """``decide(lo, hi, P)`` at rising precision until it answers (not None); else
+    the midpoint at the highest precision.  (Every decimal operation here names
+    its context: the thread's default context would round to 28 digits.)"""
     last = None
     for digits in _DIGITS:
         P = _PRECS[digits]
@@ -318,7 +327,7 @@ def _decide(x: Expr, decide):
             v, r = _mr(x, P)
         except _Hard:
             continue
-        out = decide(P.lo.subtract(v, r), P.hi.add(v, r))
+        out = decide(P.lo.subtract(v, r), P.hi.add(v, r), P)
         if out is not None:
             return out
         last = v
@@ -340,7 +349,7 @@ def nearest(x) -> float:
     if not isinstance(x, Expr):
         return nearest(Fraction(x))
 
-    def same(lo: Decimal, hi: Decimal):
+    def same(lo: Decimal, hi: Decimal, P: _Prec):
         a, b = float(lo), float(hi)  # a decimal's float is correctly rounded
         return a if a == b and math.copysign(1.0, a) == math.copysign(1.0, b) else None
 
@@ -369,9 +378,9 @@ def round_scaled(x, places: int) -> int:
     if k is not None:
         return k
 
-    def same(lo: Decimal, hi: Decimal):
-        a = lo.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
-        b = hi.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
+    def same(lo: Decimal, hi: Decimal, P: _Prec):
+        a = lo.scaleb(places, P.lo).to_integral_value(_dec.ROUND_HALF_UP)
+        b = hi.scaleb(places, P.hi).to_integral_value(_dec.ROUND_HALF_UP)
         return int(a) if a == b else None
 
     out = _decide(x, same)
@@ -382,7 +391,9 @@ def round_scaled(x, places: int) -> int:
         if not math.isfinite(v):
             raise ValueError("too large to write with decimals")
         return _half_away(Fraction(v) * 10 ** places)
-    return out if type(out) is int else int(out.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP))
+    if type(out) is int:
+        return out
+    return int(out.scaleb(places, _PRECS[_DIGITS[-1]].wide).to_integral_value(_dec.ROUND_HALF_UP))
 
 
 def _from_nearest(x: Expr, places: int) -> int | None:
@@ -391,9 +402,10 @@ def _from_nearest(x: Expr, places: int) -> int | None:
     |x| 10^places (half an ulp of f, scaled, plus the rounding of the product),
     so when t's fraction is further than 1e-6 from 1/2, x rounds as t does.
     None otherwise (then decimals decide)."""
-    from .numeric import to_float  # the double, kept on the node
-
-    f = to_float(x)
+    try:
+        f = x._fv  # the double, kept on the node
+    except AttributeError:
+        f = x._fv = nearest(x)
     if not (math.isfinite(f) and 0 <= places <= 15):
         return None
     t = abs(f) * 10.0 ** places
@@ -408,18 +420,23 @@ def _from_nearest(x: Expr, places: int) -> int | None:
 
 
 _POW10 = tuple(10 ** k for k in range(40))
+_RATIONAL_TEXT: dict[tuple[int, int, int], str] = {}
 
 
 def decimal_places(x, places: int) -> str:
     """``x`` with exactly ``places`` decimals, rounded half away from zero
     (``-0.0000`` is written ``0.0000``).  An expression keeps its text (values
     are immutable and shared: a key prints the same entry in several places)."""
-    if type(x) is Fraction and places < 40:  # the common case, in integers
-        n, d = x._numerator, x._denominator
-        k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
-        if n < 0:
-            k = -k
-        return _digits(k, places)
+    if type(x) is Fraction and places < 40:  # the common case, in integers (remembered)
+        key = (x._numerator, x._denominator, places)
+        text = _RATIONAL_TEXT.get(key)
+        if text is None:
+            n, d = x._numerator, x._denominator
+            k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
+            if len(_RATIONAL_TEXT) >= 1 << 14:
+                _RATIONAL_TEXT.clear()
+            text = _RATIONAL_TEXT[key] = _digits(-k if n < 0 else k, places)
+        return text
     if isinstance(x, Expr):
         try:
             printed = x._printed
