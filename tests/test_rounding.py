@@ -46,7 +46,7 @@ def _random_values(seed: int, n: int) -> list:
     return [x for x in out if isinstance(x, Expr)]
 
 
-VALUES = _random_values(2026, 40)
+VALUES = _random_values(2026, 40) + [power(3, F(1, 509)), power(10, F(3, 31)), power(999983, F(3, 7))]
 
 
 def test_nearest_is_the_correctly_rounded_double():

@@ -151,11 +151,11 @@ def _int_power(v: Decimal, r: Decimal, k: int, P: _Prec):
     return w, up.multiply(w.copy_abs(), rel)
 
 
-def _iroot(n: int, q: int) -> int:
-    """floor(n ** (1/q)) for integers n >= 0, q >= 2 (Newton's method on integers)."""
-    if n < 2:
-        return n
-    y = 1 << -(-n.bit_length() // q)  # >= the root
+def _iroot(n: int, q: int, start: int) -> int:
+    """floor(n ** (1/q)) for integers n >= 0, q >= 2: Newton's method on integers
+    from ``start``, which must be at least the root (the result is then exact
+    whatever the start: a better start only saves steps)."""
+    y = start
     while True:
         z = ((q - 1) * y + n // y ** (q - 1)) // q
         if z >= y:
@@ -167,7 +167,14 @@ def _rat_root(b: int, p: int, q: int, P: _Prec):
     """b^(p/q) for integers b >= 2, 0 < p < q: an integer root, within one unit of
     the last of ``P.digits + 5`` decimals."""
     d = P.digits + 5
-    k = _iroot(b ** p * 10 ** (q * d), q)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
+    n = b ** p * 10 ** (q * d)
+    try:  # a start just above the root from floats (any float error is far below 1e-9)
+        start = int(b ** (p / q) * 10.0 ** min(d, 300) * (1 + 1e-9)) * 10 ** max(d - 300, 0) + 2
+    except OverflowError:
+        start = 1 << -(-n.bit_length() // q)
+    if start ** q < n:  # not above the root after all: a power of two that is
+        start = 1 << -(-n.bit_length() // q)
+    k = _iroot(n, q, start)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
     v = P.c.divide(Decimal(k), Decimal(10) ** d)
     return v, P.up.add(P.up.multiply(v.copy_abs(), P.u), Decimal(10) ** -d)
 
@@ -178,7 +185,7 @@ def _pow(x: Pow, P: _Prec):
     if q == 1:
         return _int_power(*_mr(x.base, P), p, P)
     base = x.base
-    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q:
+    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q <= 32:
         return _rat_root(base._numerator, p, q, P)
     if q != 2:
         return _mp(x, P)
