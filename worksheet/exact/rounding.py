@@ -16,12 +16,16 @@ taken when both ends of ``[mid - rad, mid + rad]`` round to the same double
 (or the same N-place decimal).  Otherwise the digits are doubled and the value
 evaluated again (Ziv's loop) up to 1920 digits, beyond which the midpoint is
 rounded (the value is then within 10^-1900 of a rounding boundary: a zero or
-tie the normal form does not see); ``sin``, ``cos`` and roots other than
-square roots go through mpmath intervals at the matching precision.  Each node
-keeps its midpoint and radius, so a softmax's shared sums are evaluated once.
+tie the normal form does not see).  ``sin`` and ``cos`` are Taylor series in
+integers after reduction by pi/2 (pi by Machin's formula), a root of an integer
+up to the 32nd is an integer root; other roots go through mpmath intervals at
+the matching precision.  Each node keeps its midpoint and radius, so a
+softmax's shared sums are evaluated once.
 
-Nothing here calls ``math.exp`` and friends or numpy: the result depends only
-on the exact value.  Rationals are rounded with integer arithmetic.
+Nothing here depends on libm or numpy: a float appears only where its error is
+bounded and cannot change the answer (a Newton start that is checked, the
+double read off for a table in :func:`_from_nearest`), so the result depends
+only on the exact value.  Rationals are rounded with integer arithmetic.
 """
 
 from __future__ import annotations
