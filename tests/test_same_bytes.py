@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+import worksheet
 from worksheet import kinds
 
 NUDGE = Path(__file__).parent / "last_bit"
+SOURCE = Path(worksheet.__file__).resolve().parents[1]
 FORMATS = "md,tex,json,html,moodle"
 SEED = "7"
 
@@ -27,8 +29,9 @@ SEED = "7"
 def _build(out: Path, numbers: str, *, nudged: bool, hash_seed: str, log: Path | None = None) -> dict[str, bytes]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHASHSEED", "WS_NUDGE_LOG")}
     env["PYTHONHASHSEED"] = hash_seed
+    env["PYTHONPATH"] = str(SOURCE)  # this worksheet, installed or not
     if nudged:
-        env["PYTHONPATH"] = str(NUDGE)
+        env["PYTHONPATH"] = os.pathsep.join([str(NUDGE), str(SOURCE)])
         env["WS_NUDGE_LOG"] = str(log)
     r = subprocess.run([sys.executable, "-m", "worksheet.cli", "build", *kinds.names(), "--seed", SEED,
                         "--numbers", numbers, "--format", FORMATS, "--out", str(out)],
@@ -62,6 +65,6 @@ def test_the_nudge_is_what_it_says():
     code = ("import math, numpy as np; "
             "print(math.exp(1) == math.nextafter(2.718281828459045, 3), math.exp(0) == 1.0, "
             "bool(np.tanh(np.array([0.5]))[0] == math.nextafter(0.46211715726000974, 1)))")
-    env = {**os.environ, "PYTHONPATH": str(NUDGE)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(NUDGE), str(SOURCE)])}
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert r.stdout.split() == ["True", "True", "True"], r.stderr

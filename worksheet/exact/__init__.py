@@ -62,6 +62,8 @@ node types reach the constructors, ``float`` and ``str`` through
 * :mod:`.roots`: rational powers of rationals over prime factors (integers only);
 * :mod:`.nodes`: the node types ``Add``, ``Mul``, ``Pow``, ``Func``, ``NegInf``, :func:`key`;
 * :mod:`.numeric`: :func:`to_float` and the exact :func:`sign`;
+* :mod:`.rounding`: the correctly rounded double and N-place decimals of a
+  value, decided at rising precision (what every written decimal comes from);
 * :mod:`.tree`: the canonical form: ``add``, ``mul``, ``power``, ``exp``, ...;
 * :mod:`.printing`: :data:`to_str` and :data:`to_latex`;
 * :mod:`.sympy_view`: :func:`to_sympy`.
@@ -73,10 +75,10 @@ The softmax of exact rows (``softmax_row``, ``ratio_of_exp_sums``,
 This layer imports nothing of worksheet: every other layer but
 :mod:`worksheet.policy` builds on it.
 
-Floats (:func:`to_float`) never raise: ``e^{1000}`` is ``inf``, ``e^{-1000}``
-and ``1/(1 + e^{729})`` are ``0.0`` (or the subnormal float they are),
-``10^{400}`` is ``inf``.  A value whose float64 evaluation leaves the normal
-range anywhere in its tree is evaluated again with mpmath.
+Floats (:func:`to_float`) are the correctly rounded double of the value, the
+same on every machine (no libm), and never raise: ``e^{1000}`` is ``inf``,
+``e^{-1000}`` is ``0.0``, ``1/(1 + e^{729})`` the subnormal float it is,
+``10^{400}`` is ``inf``.
 """
 
 from __future__ import annotations

@@ -16,12 +16,16 @@ taken when both ends of ``[mid - rad, mid + rad]`` round to the same double
 (or the same N-place decimal).  Otherwise the digits are doubled and the value
 evaluated again (Ziv's loop) up to 1920 digits, beyond which the midpoint is
 rounded (the value is then within 10^-1900 of a rounding boundary: a zero or
-tie the normal form does not see); ``sin``, ``cos`` and roots other than
-square roots go through mpmath intervals at the matching precision.  Each node
-keeps its midpoint and radius, so a softmax's shared sums are evaluated once.
+tie the normal form does not see).  ``sin`` and ``cos`` are Taylor series in
+integers after reduction by pi/2 (pi by Machin's formula), a root of an integer
+up to the 32nd is an integer root; other roots go through mpmath intervals at
+the matching precision.  Each node keeps its midpoint and radius, so a
+softmax's shared sums are evaluated once.
 
-Nothing here calls ``math.exp`` and friends or numpy: the result depends only
-on the exact value.  Rationals are rounded with integer arithmetic.
+Nothing here depends on libm or numpy: a float appears only where its error is
+bounded and cannot change the answer (a Newton start that is checked, the
+double read off for a table in :func:`_from_nearest`), so the result depends
+only on the exact value.  Rationals are rounded with integer arithmetic.
 """
 
 from __future__ import annotations
@@ -63,6 +67,8 @@ class _Prec:
         self.hi = _context(digits + 10, _dec.ROUND_CEILING)
         self.u = Decimal(10) ** (1 - digits)
         self.bits = int(digits * 3.33) + 16
+        self.wide = _context(digits + 10)  # sin and cos work with 10 more digits
+        self.reduction = Decimal(10) ** -(digits + 4)  # their error per multiple of pi/2
 
 
 _PRECS = {d: _Prec(d) for d in _DIGITS}
@@ -81,7 +87,7 @@ def _rat(q: Fraction, P: _Prec) -> tuple[Decimal, Decimal]:
     if d == 1 and n.bit_length() <= 3 * P.digits:
         return Decimal(n), _ZERO
     v = P.c.divide(Decimal(n), Decimal(d))
-    return v, P.up.multiply(abs(v), P.u)
+    return v, P.up.multiply(v.copy_abs(), P.u)
 
 
 def _mr(x, P: _Prec) -> tuple[Decimal, Decimal]:
@@ -105,12 +111,12 @@ def _mr(x, P: _Prec) -> tuple[Decimal, Decimal]:
 def _add(x: Add, P: _Prec):
     c, up = P.c, P.up
     v, r = _rat(x.const, P)
-    size = abs(v)
+    size = v.copy_abs()
     for t in x.terms:
         tv, tr = _mr(t, P)
         v = c.add(v, tv)
         r = up.add(r, tr)
-        size = up.add(size, abs(tv))
+        size = up.add(size, tv.copy_abs())
     # each of the len(terms) additions errs by at most u * (a partial sum) <= u * size
     return v, up.add(r, up.multiply(size, P.u * len(x.terms)))
 
@@ -127,11 +133,11 @@ def _mul(x: Mul, P: _Prec):
         fv, fr = _mr(f, P)
         w = c.multiply(v, fv)
         # |ab - w| <= |a| rb + |b| ra + ra rb + u |w|
-        err = up.multiply(abs(w), P.u)
+        err = up.multiply(w.copy_abs(), P.u)
         if fr:
-            err = up.add(err, up.multiply(up.add(abs(v), r), fr))
+            err = up.add(err, up.multiply(up.add(v.copy_abs(), r), fr))
         if r:
-            err = up.add(err, up.multiply(abs(fv), r))
+            err = up.add(err, up.multiply(fv.copy_abs(), r))
         r, v = err, w
     return v, r
 
@@ -141,21 +147,21 @@ def _int_power(v: Decimal, r: Decimal, k: int, P: _Prec):
     if k == 1:
         return v, r
     up = P.up
-    if v == 0 or up.multiply(up.divide(r, abs(v)), abs(k)) > Decimal("0.25"):
+    if v == 0 or up.multiply(up.divide(r, v.copy_abs()), abs(k)) > Decimal("0.25"):
         raise _Hard  # too wide to bound this way: more digits
-    rho = up.divide(r, abs(v))
+    rho = up.divide(r, v.copy_abs())
     w = P.c.power(v, k)
     _finite(w)
     # ((1 +- rho)^k - 1) <= 3 |k| rho while |k| rho <= 1/4; the power errs by <= (2|k| + 2) u
     rel = up.add(up.multiply(3 * abs(k), rho), up.multiply(2 * abs(k) + 2, P.u))
-    return w, up.multiply(abs(w), rel)
+    return w, up.multiply(w.copy_abs(), rel)
 
 
-def _iroot(n: int, q: int) -> int:
-    """floor(n ** (1/q)) for integers n >= 0, q >= 2 (Newton's method on integers)."""
-    if n < 2:
-        return n
-    y = 1 << -(-n.bit_length() // q)  # >= the root
+def _iroot(n: int, q: int, start: int) -> int:
+    """floor(n ** (1/q)) for integers n >= 0, q >= 2: Newton's method on integers
+    from ``start``, which must be at least the root (the result is then exact
+    whatever the start: a better start only saves steps)."""
+    y = start
     while True:
         z = ((q - 1) * y + n // y ** (q - 1)) // q
         if z >= y:
@@ -167,9 +173,16 @@ def _rat_root(b: int, p: int, q: int, P: _Prec):
     """b^(p/q) for integers b >= 2, 0 < p < q: an integer root, within one unit of
     the last of ``P.digits + 5`` decimals."""
     d = P.digits + 5
-    k = _iroot(b ** p * 10 ** (q * d), q)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
+    n = b ** p * 10 ** (q * d)
+    try:  # a start just above the root from floats (any float error is far below 1e-9)
+        start = int(b ** (p / q) * 10.0 ** min(d, 300) * (1 + 1e-9)) * 10 ** max(d - 300, 0) + 2
+    except OverflowError:
+        start = 1 << -(-n.bit_length() // q)
+    if start ** q < n:  # not above the root after all: a power of two that is
+        start = 1 << -(-n.bit_length() // q)
+    k = _iroot(n, q, start)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
     v = P.c.divide(Decimal(k), Decimal(10) ** d)
-    return v, P.up.add(P.up.multiply(abs(v), P.u), Decimal(10) ** -d)
+    return v, P.up.add(P.up.multiply(v.copy_abs(), P.u), Decimal(10) ** -d)
 
 
 def _pow(x: Pow, P: _Prec):
@@ -178,7 +191,7 @@ def _pow(x: Pow, P: _Prec):
     if q == 1:
         return _int_power(*_mr(x.base, P), p, P)
     base = x.base
-    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q:
+    if type(base) is Fraction and base._denominator == 1 and base._numerator >= 2 and 0 < p < q <= 32:
         return _rat_root(base._numerator, p, q, P)
     if q != 2:
         return _mp(x, P)
@@ -197,7 +210,7 @@ _PI: dict[int, Decimal] = {}
 
 
 def _pi(P: _Prec) -> Decimal:
-    """pi to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
+    """pi/2 to ``P.digits + 10`` digits (within 10^-(digits + 5)), computed once per
     precision by Machin's formula in integers."""
     if P.digits not in _PI:
         d = P.digits + 20
@@ -212,7 +225,7 @@ def _pi(P: _Prec) -> Decimal:
                 sign = -sign
             return total
 
-        _PI[P.digits] = P.lo.divide(Decimal(16 * arctan_inv(5) - 4 * arctan_inv(239)), Decimal(one))
+        _PI[P.digits] = P.lo.divide(Decimal(8 * arctan_inv(5) - 2 * arctan_inv(239)), Decimal(one))
     return _PI[P.digits]
 
 
@@ -222,24 +235,29 @@ def _sin_cos(x: Func, P: _Prec):
     av, ar = _mr(x.arg, P)
     if abs(av) > _BIG_ARG:
         raise _Hard
-    c = _context(P.digits + 10)
-    half_pi = c.divide(_pi(P), 2)
+    c = P.wide
+    half_pi = _pi(P)
     k = int(c.divide(av, half_pi).to_integral_value(_dec.ROUND_HALF_EVEN))
     r = c.subtract(av, c.multiply(k, half_pi))
     quadrant = (k + (1 if x.name == "cos" else 0)) % 4  # sin(r + q pi/2)
     use_cos = quadrant % 2 == 1
     negative = quadrant >= 2
-    r2 = c.multiply(r, r)
-    term = Decimal(1) if use_cos else r
+    # the Taylor series in integers, scaled by 10^D: each step's floor division errs
+    # by less than one unit 10^-D, and |r| < 0.8 makes the terms shrink fast
+    D = P.digits + 10
+    one = _POW10[D] if D < 40 else 10 ** D
+    R = int(r.scaleb(D, c).to_integral_value())  # within one unit of r
+    R2 = R * R // one
+    term = one if use_cos else R
     total, n = term, (0 if use_cos else 1)
-    tiny = Decimal(10) ** -(P.digits + 8)
-    while abs(term) > tiny:
-        term = c.divide(c.multiply(-term, r2), (n + 1) * (n + 2))
-        total = c.add(total, term)
+    while term:
+        term = -(term * R2 // one) // ((n + 1) * (n + 2)) if term > 0 else \
+            (-term * R2 // one) // ((n + 1) * (n + 2))
+        total += term
         n += 2
-    v = P.c.plus(-total if negative else total)
-    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by its terms' roundings
-    err = up_add(P, ar, P.up.multiply(abs(k) + 100, Decimal(10) ** -(P.digits + 4)), P.up.multiply(abs(v), P.u))
+    v = P.c.divide(Decimal(-total if negative else total), Decimal(one))
+    # r errs by |k| 10^-(digits+5) (pi) plus roundings; the series by a unit per step
+    err = up_add(P, ar, P.up.multiply(abs(k) + 100, P.reduction), P.up.multiply(v.copy_abs(), P.u))
     return v, err
 
 
@@ -261,13 +279,13 @@ def _func(x: Func, P: _Prec):
     if name == "exp":
         v = P.c.exp(av)
         # e^(a + d) = e^a (1 + t), |t| <= 2 |d| for |d| <= 1/4; exp errs by <= u
-        return v, up.multiply(abs(v), up.add(up.multiply(3, ar), up.multiply(2, P.u)))
+        return v, up.multiply(v.copy_abs(), up.add(up.multiply(3, ar), up.multiply(2, P.u)))
     # tanh(a) = 1 - 2 / (e^(2a) + 1): four roundings of a value at most 1, and |tanh'| <= 1
     c = P.c
-    big = c.exp(c.multiply(2, abs(av)))
+    big = c.exp(c.multiply(2, av.copy_abs()))
     t = c.subtract(1, c.divide(2, c.add(big, 1)))
     if av < 0:
-        t = -t
+        t = t.copy_negate()
     return t, up.add(ar, up.multiply(8, P.u))
 
 
@@ -288,8 +306,8 @@ def _mp(x, P: _Prec):
     a, b = _mpf_decimal(lo, P), _mpf_decimal(hi, P)
     c, up = P.c, P.up
     v = c.divide(c.add(a, b), 2)
-    r = up.add(up.divide(up.subtract(b, a), 2), up.multiply(up.add(abs(a), abs(b)), P.u))
-    return v, up.add(r, up.multiply(abs(v), P.u))
+    r = up.add(up.divide(up.subtract(b, a), 2), up.multiply(up.add(a.copy_abs(), b.copy_abs()), P.u))
+    return v, up.add(r, up.multiply(v.copy_abs(), P.u))
 
 
 def _mpf_decimal(m: tuple, P: _Prec) -> Decimal:
@@ -310,7 +328,9 @@ _EVAL = {Add: _add, Mul: _mul, Pow: _pow, Func: _func}
 
 # ---------------------------------------------------------------- the two roundings
 def _decide(x: Expr, decide):
-    """``decide(lo, hi)`` at rising precision until it answers (not None)."""
+    """``decide(lo, hi, P)`` at rising precision until it answers (not None); else
+    the midpoint at the highest precision.  (Every decimal operation here names
+    its context: the thread's default context would round to 28 digits.)"""
     last = None
     for digits in _DIGITS:
         P = _PRECS[digits]
@@ -318,7 +338,7 @@ def _decide(x: Expr, decide):
             v, r = _mr(x, P)
         except _Hard:
             continue
-        out = decide(P.lo.subtract(v, r), P.hi.add(v, r))
+        out = decide(P.lo.subtract(v, r), P.hi.add(v, r), P)
         if out is not None:
             return out
         last = v
@@ -340,7 +360,7 @@ def nearest(x) -> float:
     if not isinstance(x, Expr):
         return nearest(Fraction(x))
 
-    def same(lo: Decimal, hi: Decimal):
+    def same(lo: Decimal, hi: Decimal, P: _Prec):
         a, b = float(lo), float(hi)  # a decimal's float is correctly rounded
         return a if a == b and math.copysign(1.0, a) == math.copysign(1.0, b) else None
 
@@ -367,9 +387,9 @@ def round_scaled(x, places: int) -> int:
     if k is not None:
         return k
 
-    def same(lo: Decimal, hi: Decimal):
-        a = lo.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
-        b = hi.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP)
+    def same(lo: Decimal, hi: Decimal, P: _Prec):
+        a = lo.scaleb(places, P.lo).to_integral_value(_dec.ROUND_HALF_UP)
+        b = hi.scaleb(places, P.hi).to_integral_value(_dec.ROUND_HALF_UP)
         return int(a) if a == b else None
 
     out = _decide(x, same)
@@ -378,7 +398,9 @@ def round_scaled(x, places: int) -> int:
         if not math.isfinite(v):
             raise ValueError("too large to write with decimals")
         return _half_away(Fraction(v) * 10 ** places)
-    return out if type(out) is int else int(out.scaleb(places).to_integral_value(_dec.ROUND_HALF_UP))
+    if type(out) is int:
+        return out
+    return int(out.scaleb(places, _PRECS[_DIGITS[-1]].wide).to_integral_value(_dec.ROUND_HALF_UP))
 
 
 def _from_nearest(x: Expr, places: int) -> int | None:
@@ -405,18 +427,23 @@ def _from_nearest(x: Expr, places: int) -> int | None:
 
 
 _POW10 = tuple(10 ** k for k in range(40))
+_RATIONAL_TEXT: dict[tuple[int, int, int], str] = {}
 
 
 def decimal_places(x, places: int) -> str:
     """``x`` with exactly ``places`` decimals, rounded half away from zero
     (``-0.0000`` is written ``0.0000``).  An expression keeps its text (values
     are immutable and shared: a key prints the same entry in several places)."""
-    if type(x) is Fraction and places < 40:  # the common case, in integers
-        n, d = x._numerator, x._denominator
-        k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
-        if n < 0:
-            k = -k
-        return _digits(k, places)
+    if type(x) is Fraction and places < 40:  # the common case, in integers (remembered)
+        key = (x._numerator, x._denominator, places)
+        text = _RATIONAL_TEXT.get(key)
+        if text is None:
+            n, d = x._numerator, x._denominator
+            k = (2 * abs(n) * _POW10[places] + d) // (2 * d)
+            if len(_RATIONAL_TEXT) >= 1 << 14:
+                _RATIONAL_TEXT.clear()
+            text = _RATIONAL_TEXT[key] = _digits(-k if n < 0 else k, places)
+        return text
     if isinstance(x, Expr):
         try:
             printed = x._printed

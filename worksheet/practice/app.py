@@ -239,7 +239,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         return _in_scope(ask)
 
     # ---------------------------------------------------------------- own numbers
-    def own_page(error: str = "", kind: str = "attention", table: str = "", status: int = 200) -> HTMLResponse:
+    def own_page(error: str = "", kind: str = kinds.DEFAULT[0], table: str = "", status: int = 200) -> HTMLResponse:
         allowed = [k for k, _, _ in scope.kinds()]
         listed = [(k, s) for k, (_, s) in kinds.KINDS.items() if k in allowed and kinds.get(k).INPUTS]
         inputs = [(k, kinds.get(k).INPUTS) for k, _ in listed]
