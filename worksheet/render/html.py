@@ -57,7 +57,7 @@ def formula_inner(latex: str) -> str:
     arguments taken out (:func:`take_texts`), the rest converted piece by
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
-    inner = _UNARY.sub(_UNARY_ROW, convert_inner(skeleton))
+    inner = _signs(convert_inner(skeleton))
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
@@ -67,9 +67,17 @@ def formula_inner(latex: str) -> str:
 # (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
 # the first child of its row, which MathML sets as a prefix, not as a binary
 # minus with space around (the converter leaves it loose: "( − 1)").
-_UNARY = re.compile("(<mo(?: [^>]*)?>(?:[(\\[{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:]|&lt;|&gt;)</mo>)"
-                    "<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
-_UNARY_ROW = "\\1<mrow><mo>\u2212</mo>\\2</mrow>"
+_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
+_SIGN_AFTER = tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:") + (">&lt;</mo>", ">&gt;</mo>")
+
+
+def _signs(markup: str) -> str:
+    """Each minus that follows an opening parenthesis, a relation or an
+    operator, grouped with its number or letter into one <mrow>."""
+    if "<mo>\u2212</mo><m" not in markup:
+        return markup
+    return _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
+                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
 
 
 # -- user text inside formulas: never given to the converter ----------------
