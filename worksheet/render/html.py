@@ -290,7 +290,8 @@ _LONE_TOKEN = re.compile(r"<mrow>(<(m[ino])>[^<]*</\2>)</mrow>")
 
 def _compact(markup: str) -> str:
     markup = _CHAR_REF.sub(lambda m: _KEEP_REF.get(c := chr(int(m[1], 16)), c), markup)
-    return _LONE_TOKEN.sub(r"\1", markup)
+    # infinity is a symbol, not an operator (the converter's <mo> spaces it like one: "− ∞")
+    return _LONE_TOKEN.sub(r"\1", markup).replace("<mo>\u221e</mo>", "<mi>\u221e</mi>")
 
 
 _PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
