@@ -52,6 +52,7 @@ def mathml(latex: str, display: bool = False) -> str:
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
 
 
+@lru_cache(maxsize=8192)
 def formula_inner(latex: str) -> str:
     r"""The MathML (inside ``<math>``) of a LaTeX formula: its ``\text{...}``
     arguments taken out (:func:`take_texts`), the rest converted piece by
