@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from worksheet import kinds, safetext
 from worksheet.build import build_document
 from worksheet.document import CONVENTION_TEXT
-from worksheet.exact import NEG_INF, exp, power, sqrt, tanh, to_float
+from worksheet.exact import NEG_INF, exp, power, sqrt, tanh
 from worksheet.exact.mathml import MINUS, entry, matrix, number, text, to_mathml
 from worksheet.render import get
 from worksheet.render import html as h

@@ -32,7 +32,7 @@ from .. import fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
 from ..safetext import GREEK
-from .base import Table, TemplateRenderer, _shared, col_blocks, prose_parts
+from .base import Table, TemplateRenderer, _shared, col_blocks
 
 _MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
 _CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
@@ -69,7 +69,8 @@ def formula_inner(latex: str) -> str:
 # the first child of its row, which MathML sets as a prefix, not as a binary
 # minus with space around (the converter leaves it loose: "( − 1)").
 _MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
-_SIGN_AFTER = tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:") + (">&lt;</mo>", ">&gt;</mo>")
+_SIGN_AFTER = (tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:")
+               + (">&lt;</mo>", ">&gt;</mo>"))
 
 
 def _signs(markup: str) -> str:
