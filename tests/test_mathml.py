@@ -16,7 +16,7 @@ from worksheet import kinds
 from worksheet.policy import safetext
 from worksheet.build import build_document
 from worksheet.solution.document import CONVENTION_TEXT
-from worksheet.exact import NEG_INF, exp, power, sqrt, tanh, to_float
+from worksheet.exact import NEG_INF, exp, power, sqrt, tanh
 from worksheet.exact.mathml import MINUS, entry, matrix, number, text, to_mathml
 from worksheet.render import get
 from worksheet.render import html as h

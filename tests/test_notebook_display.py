@@ -164,7 +164,8 @@ def test_a_jupyter_kernel_displays_a_problem_as_the_fragment(tmp_path):
                 nbformat.v4.new_code_cell("from IPython.display import display\n"
                                           "display(worksheet.problem('attention', seed=2, tokens=['<mtr>', 'a', "
                                           "'\\\\(y\\\\)']))")]
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     first = nb.cells[0].outputs[0]
     assert first["output_type"] == "execute_result"

@@ -66,6 +66,7 @@ node types reach the constructors, ``float`` and ``str`` through
   value, decided at rising precision (what every written decimal comes from);
 * :mod:`.tree`: the canonical form: ``add``, ``mul``, ``power``, ``exp``, ...;
 * :mod:`.printing`: :data:`to_str` and :data:`to_latex`;
+* :mod:`.mathml`: :data:`to_mathml` (presentation MathML, for HTML), on the same printer base;
 * :mod:`.sympy_view`: :func:`to_sympy`.
 
 The softmax of exact rows (``softmax_row``, ``ratio_of_exp_sums``,
@@ -86,6 +87,7 @@ from __future__ import annotations
 from .core import HALF, ONE, ZERO, is_rational, rational
 from .nodes import NEG_INF, Add, Exact, Expr, Func, Mul, NegInf, Pow, exact, key
 from .numeric import sign, to_float
+from .mathml import to_mathml
 from .printing import to_latex, to_str
 from .roots import TRIAL_BOUND
 from .sympy_view import to_sympy
@@ -94,6 +96,6 @@ from .tree import add, cos, exp, mul, power, sin, sqrt, tanh
 __all__ = [
     "Expr", "Add", "Mul", "Pow", "Func", "NegInf", "NEG_INF", "Exact",
     "exact", "key", "rational", "sqrt", "exp", "sin", "cos", "tanh", "power",
-    "add", "mul", "sign", "to_float", "to_str", "to_latex", "to_sympy", "is_rational",
+    "add", "mul", "sign", "to_float", "to_str", "to_latex", "to_mathml", "to_sympy", "is_rational",
     "HALF", "ZERO", "ONE", "TRIAL_BOUND",
 ]

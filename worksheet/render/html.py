@@ -32,7 +32,7 @@ from ..solution import number_format as fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
 from ..policy.safetext import GREEK
-from .base import Table, TemplateRenderer, _shared, col_blocks, prose_parts
+from .base import Table, TemplateRenderer, _shared, col_blocks
 
 _MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
 _CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
@@ -52,12 +52,13 @@ def mathml(latex: str, display: bool = False) -> str:
 FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
 
 
+@lru_cache(maxsize=8192)
 def formula_inner(latex: str) -> str:
     r"""The MathML (inside ``<math>``) of a LaTeX formula: its ``\text{...}``
     arguments taken out (:func:`take_texts`), the rest converted piece by
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
-    inner = _UNARY.sub(_UNARY_ROW, convert_inner(skeleton))
+    inner = _signs(convert_inner(skeleton))
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
@@ -67,9 +68,18 @@ def formula_inner(latex: str) -> str:
 # (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
 # the first child of its row, which MathML sets as a prefix, not as a binary
 # minus with space around (the converter leaves it loose: "( − 1)").
-_UNARY = re.compile("(<mo(?: [^>]*)?>(?:[(\\[{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:]|&lt;|&gt;)</mo>)"
-                    "<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
-_UNARY_ROW = "\\1<mrow><mo>\u2212</mo>\\2</mrow>"
+_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
+_SIGN_AFTER = (tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:")
+               + (">&lt;</mo>", ">&gt;</mo>"))
+
+
+def _signs(markup: str) -> str:
+    """Each minus that follows an opening parenthesis, a relation or an
+    operator, grouped with its number or letter into one <mrow>."""
+    if "<mo>\u2212</mo><m" not in markup:
+        return markup
+    return _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
+                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
 
 
 # -- user text inside formulas: never given to the converter ----------------
@@ -282,7 +292,8 @@ _LONE_TOKEN = re.compile(r"<mrow>(<(m[ino])>[^<]*</\2>)</mrow>")
 
 def _compact(markup: str) -> str:
     markup = _CHAR_REF.sub(lambda m: _KEEP_REF.get(c := chr(int(m[1], 16)), c), markup)
-    return _LONE_TOKEN.sub(r"\1", markup)
+    # infinity is a symbol, not an operator (the converter's <mo> spaces it like one: "− ∞")
+    return _LONE_TOKEN.sub(r"\1", markup).replace("<mo>\u221e</mo>", "<mi>\u221e</mi>")
 
 
 _PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
