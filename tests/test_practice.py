@@ -443,3 +443,22 @@ def test_the_command_serves_the_app_until_stopped():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def test_a_problem_is_made_once_even_when_it_cannot_be_made(client, monkeypatch):
+    """A request that fails (no hand-friendly numbers for the largest sizes can take
+    the CLI many seconds) is remembered, so asking again does not redo the work."""
+    from worksheet.errors import ParamError
+    from worksheet.practice import problems as pr
+
+    calls = []
+
+    def failing(*args, **kw):
+        calls.append(args)
+        raise ParamError("no hand-friendly numbers found")
+
+    monkeypatch.setattr(pr, "build_document", failing)
+    for _ in range(3):
+        r = client.get("/p/attention?seed=987654&seq-len=5")
+        assert r.status_code == 400 and "no hand-friendly numbers found" in r.text
+    assert len(calls) == 1

@@ -70,7 +70,7 @@ def test_right_carried_and_named_mistake_show_in_the_page(base, browser):
     leave(browser, "cell-scaled-1-1", f"{wrong / root:.4f}")
     assert verdict(browser, "cell-scores-1-1")[0] == "wrong"
     v, _, text = verdict(browser, "cell-scaled-1-1")
-    assert v == "carried" and "earlier" in text
+    assert v == "carried" and "carried forward" in text
     # a named mistake: the unscaled score in the scaled step
     i, j = next((i, j) for i in range(3) for j in range(3) if scores[i, j] != 0 and (i, j) != (0, 0))
     leave(browser, f"cell-scaled-{i + 1}-{j + 1}", str(int(scores[i, j])))

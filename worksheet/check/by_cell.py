@@ -89,14 +89,10 @@ class CellMarks:
 
 
 def read_problem(problem: dict) -> KeyProblem:
-    """One problem's key (its JSON object) read once, with every expected entry
-    parsed: pass it to :func:`mark_cells` again and again (a practice server
-    keeps it for the problems it serves)."""
-    kp = Key("answers", {"": [problem]}).problems()[0]
-    for s in kp.steps:
-        if not s.written:
-            s.cells  # noqa: B018 - parsed now, kept on the step
-    return kp
+    """One problem's key (its JSON object) read once: pass it to :func:`mark_cells`
+    again and again (a practice server keeps it for the problems it serves);
+    each step's expected entries are parsed when first marked, and kept."""
+    return Key("answers", {"": [problem]}).problems()[0]
 
 
 def mark_cells(problem: dict | KeyProblem, cells: Mapping[str, Mapping[tuple[int, int], Any]], *,

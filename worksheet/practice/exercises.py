@@ -11,6 +11,7 @@ are remembered (an LRU of recent ones) only to save work.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
@@ -225,14 +226,36 @@ def problem(ask: Ask) -> Problem:
 
 
 def document(ask: Ask) -> Document:
+    """The document of one problem; a request that cannot be served raises RequestError.
+
+    Problems are made at most GENERATING at a time (the rest wait), and the
+    outcome is remembered, a failure too: the largest hand-mode sizes can
+    take the CLI many seconds to find no hand-friendly numbers, and a class
+    server must keep answering while it does, and must not do it twice."""
     if ask.table is not None and len(ask.table) > CACHED_TABLE_CHARS:
-        return _make_document(ask)
-    return _document(ask)
+        doc, error = _outcome(ask)
+    else:
+        doc, error = _remembered(ask)
+    if doc is None:
+        raise RequestError(error)
+    return doc
+
+
+GENERATING = 2  # problems made at once (the cores of a small machine); cached ones are not waited for
+_generating = threading.BoundedSemaphore(GENERATING)
 
 
 @lru_cache(maxsize=256)
-def _document(ask: Ask) -> Document:
-    return _make_document(ask)
+def _remembered(ask: Ask) -> tuple[Document | None, str]:
+    return _outcome(ask)
+
+
+def _outcome(ask: Ask) -> tuple[Document | None, str]:
+    with _generating:
+        try:
+            return _make_document(ask), ""
+        except RequestError as exc:
+            return None, str(exc)
 
 
 def _make_document(ask: Ask) -> Document:

@@ -20,7 +20,7 @@ from ..render.html import HtmlRenderer
 
 VERDICT_TEXT = {
     "right": ("\u2713", "right"),
-    "carried": ("\u21aa", "right for your earlier cells"),
+    "carried": ("\u21aa", "carried forward"),  # right for the student's own earlier cells
     "mistake": ("\u2717", "mistake"),
     "wrong": ("\u2717", "wrong"),
 }

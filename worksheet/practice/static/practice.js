@@ -6,7 +6,7 @@
   "use strict";
   var STORE = "worksheet-practice-mistakes";
   var SYMBOL = { right: "\u2713", carried: "\u21aa", mistake: "\u2717", wrong: "\u2717" };
-  var WORDS = { right: "right", carried: "right for your earlier cells", mistake: "mistake", wrong: "wrong" };
+  var WORDS = { right: "right", carried: "carried forward", mistake: "mistake", wrong: "wrong" };
 
   function loadMistakes() {
     try { return JSON.parse(window.localStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
