@@ -22,7 +22,6 @@ import html
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given
