@@ -64,9 +64,8 @@ text and the feedback:
 In plain-text places (the question name, the category, a drop-down choice),
 where no element can be written, a WORD JOINER (U+2060, invisible) follows
 every ``\`` and sits between two ``$`` (or ``@``, or in ``[tex]``), which no
-delimiter matches.  Maths
-in a question name (a title's ``$...$`` that passes the allow-list) is
-written ``\( \)``, which Moodle's filter typesets there.
+delimiter matches.  Maths in a question name (a title's ``$...$`` that passes
+the allow-list) is written ``\( \)``, which Moodle's filter typesets there.
 
 Inside a field, answer and feedback text follows Moodle's rules for
 ``}``, ``#``, ``~``, ``/``, ``"`` and ``\`` (see :func:`cloze_escape`).
