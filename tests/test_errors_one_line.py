@@ -27,6 +27,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # format -> (template file, the line after which a failing expression is put)
 PLACES = {"md": ("md/document.md.j2", "{% block doc scoped %}"),
           "tex": ("tex/document.tex.j2", "((* block doc scoped *))"),
+          "pdf": ("tex/document.tex.j2", "((* block doc scoped *))"),
           "html": ("html/document.html.j2", "{% block doc scoped %}"),
           "moodle": ("moodle/question.html.j2", None),
           "moodle-feedback": ("moodle/feedback.html.j2", None)}
@@ -45,7 +46,7 @@ def broken_templates(tmp_path: Path, fmt: str, failure: str) -> tuple[Path, Path
     path = mine / name
     lines = path.read_text(encoding="utf-8").splitlines()
     jinja, tex, _ = FAILURES[failure]
-    code = tex if fmt == "tex" else jinja
+    code = tex if name.startswith("tex/") else jinja
     at = lines.index(after) + 1 if after else len(lines)
     lines.insert(at, code)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
