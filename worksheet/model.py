@@ -205,9 +205,10 @@ class Problem:
         """The step called ``name``; an unknown name is an UnknownStepError (a
         ValueError and LookupError, not a KeyError) listing the steps."""
         if not isinstance(name, str):
-            from .arguments import text_argument
+            from .errors import ArgumentError
+            from .long_numbers import shown
 
-            text_argument(name, "name", "a step name (text)")
+            raise ArgumentError(f"name must be a step name (text), not {shown(name, 40)} ({type(name).__name__})")
         for s in self.steps:
             if s.name == name:
                 return s
