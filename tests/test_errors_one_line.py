@@ -27,6 +27,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # format -> (template file, the line after which a failing expression is put)
 PLACES = {"md": ("md/document.md.j2", "{% block doc scoped %}"),
           "tex": ("tex/document.tex.j2", "((* block doc scoped *))"),
+          "pdf": ("tex/document.tex.j2", "((* block doc scoped *))"),
           "html": ("html/document.html.j2", "{% block doc scoped %}"),
           "moodle": ("moodle/question.html.j2", None),
           "moodle-feedback": ("moodle/feedback.html.j2", None)}
@@ -45,7 +46,7 @@ def broken_templates(tmp_path: Path, fmt: str, failure: str) -> tuple[Path, Path
     path = mine / name
     lines = path.read_text(encoding="utf-8").splitlines()
     jinja, tex, _ = FAILURES[failure]
-    code = tex if fmt == "tex" else jinja
+    code = tex if name.startswith("tex/") else jinja
     at = lines.index(after) + 1 if after else len(lines)
     lines.insert(at, code)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -148,14 +149,6 @@ def test_digits_and_shown_never_convert_a_long_integer():
 
 
 # ---------------------------------------------------------------- Ctrl-C during a parallel build
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
-            return [int(x) for x in fh.read().split()]
-    except OSError:
-        return []
-
-
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
@@ -164,30 +157,48 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads worker processes from /proc")
+# Each worker, on taking its first chunk of variants, says so (a file named
+# after its process id) and waits for the test's "go": so the test signals
+# while both workers are certainly busy, whatever the machine's speed or load.
+GATED = """
+import os, sys, time
+import worksheet.build.variants as v
+chunk = v._chunk
+def gated(job, ks):
+    open(os.path.join({ready!r}, str(os.getpid())), "w").close()
+    while not os.path.exists({go!r}):
+        time.sleep(0.01)
+    return chunk(job, ks)
+v._chunk = gated
+from worksheet.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads process states from /proc")
 def test_ctrl_c_during_a_parallel_build_stops_every_worker_writes_nothing_and_exits_130(tmp_path):
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "worksheet.cli", "build", "attention", "--variants", "2000",
-                             "--jobs", "2", "--format", "md,json", "-o", str(out)],
+    out, ready, go = tmp_path / "out", tmp_path / "ready", tmp_path / "go"
+    ready.mkdir()
+    code = GATED.format(ready=str(ready), go=str(go))
+    proc = subprocess.Popen([sys.executable, "-c", code, "build", "attention", "--variants", "2000", "--jobs", "2",
+                             "--format", "md,json", "-o", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        workers: list[int] = []
-        while proc.poll() is None and time.monotonic() < deadline:  # poll until the workers run
-            workers = _children(proc.pid)
-            if len(workers) >= 2:
-                break
-            time.sleep(0.02)
-        assert len(workers) >= 2, "the parallel build started no workers"
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and len(list(ready.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)  # poll until both workers are inside a chunk
+        workers = [int(p.name) for p in ready.iterdir()]
+        assert len(workers) == 2 and proc.poll() is None, "the parallel build started no workers"
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
-        _, err = proc.communicate(timeout=120)
+        go.touch()
+        _, err = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 130, err
-    assert err.decode().strip().splitlines() == ["error: interrupted"]
-    deadline = time.monotonic() + 60
+    assert [line for line in err.decode().splitlines() if line.strip()] == ["error: interrupted"]
+    deadline = time.monotonic() + 300
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(w) for w in workers)

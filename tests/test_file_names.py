@@ -15,7 +15,7 @@ from worksheet.policy.safetext import TextError, check_file_name, file_name_prob
 
 BAD = ["a/b", "../x", "..", ".", "a\\b", "/etc/x", "x\x00y", "x\ny", "a\x1bb", "a\u202eb", "a<b", "a>b", "a:b",
        'a"b', "a|b", "a?b", "a*b", "name.", "name ", " name", "CON", "con", "Prn", "aux.tex", "NUL", "COM1", "com9",
-       "LPT1", "lpt9.md", "COM\u00b9", "", "x" * 101, ".hidden", "a..b"]
+       "LPT1", "lpt9.md", "COM\u00b9", "x" * 101, ".hidden", "a..b"]
 GOOD = ["worksheet", "midterm-2024", "Quiz 3", "exam_v2", "Übung", "con1", "console", "a.b", "COM10", "LPT0"]
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from worksheet.kinds.mistakes import codes_for
 from worksheet.build.spec import load_spec
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 import golden_util
 import moodle_util as mu
@@ -335,6 +335,10 @@ def test_characters_xml_forbids_become_replacement_characters():
 
 
 @given(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40))
+@example("{#1}")
+@example("\\(x\\)")
+@example("a~b#c}d")
+@example("$$")
 def test_cloze_escape_reads_back_the_same_text_in_both_readers(label):
     field = f"{{1:MULTICHOICE:={moodle.cloze_escape(label)}~{moodle.cloze_escape(label + 'x')}}}"
     for read in (mu.fields, mu.moodle_fields):

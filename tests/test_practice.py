@@ -448,7 +448,7 @@ def test_the_command_serves_the_app_until_stopped():
 def test_a_problem_is_made_once_even_when_it_cannot_be_made(client, monkeypatch):
     """A request that fails (no hand-friendly numbers for the largest sizes can take
     the CLI many seconds) is remembered, so asking again does not redo the work."""
-    from worksheet.errors import ParamError
+    from worksheet.policy.errors import ParamError
     from worksheet.practice import problems as pr
 
     calls = []

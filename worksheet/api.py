@@ -16,6 +16,16 @@ so it is 1/5; ``"3/4"`` is a fraction), never evaluated.
 
 Nothing here imports sympy until ``to_sympy`` is called, and nothing here
 changes the command line.
+
+Every argument is checked at the door (:mod:`worksheet.parse.arguments`): a wrong
+type or shape (``None``, a kind name where a problem is expected, a matrix
+nested too deep or holding itself) raises
+:class:`~worksheet.policy.errors.ArgumentError`, a ``TypeError``; a value that
+cannot work (``"abc"`` as an entry, NaN, infinity, a complex number, a
+number too long to print) a ``ValueError`` subclass of
+:class:`~worksheet.policy.errors.WorksheetError`; an unknown step name
+:class:`~worksheet.policy.errors.UnknownStepError` (a ``LookupError``).  Each is one
+line naming the argument.
 """
 
 from __future__ import annotations

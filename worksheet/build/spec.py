@@ -206,7 +206,7 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
         doc_fields["paper"] = paper
     if split and not variants:
         raise ParamError("--split needs --variants N")
-    if name is not None:
+    if name:  # (an empty --name means the default)
         check_file_name(name, field="--name")  # every file stays inside the output folder
     return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
                      name or "worksheet", split, doc_fields)

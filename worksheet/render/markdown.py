@@ -7,11 +7,11 @@ import re
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
 # Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
-# backslash; < and > become HTML entities (a backslash does not stop every
-# Markdown viewer from reading <script> as HTML), and so does an & that does
-# not start an entity (&nbsp; in the answer grids stays).
-_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "<": "&lt;", ">": "&gt;"})
-_STRAY_AMP = re.compile(r"&(?!#[0-9]+;|#x[0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)")
+# backslash; <, > and & become HTML entities (a backslash does not stop every
+# Markdown viewer from reading <script> as HTML, and a label "&amp;" must show
+# as "&amp;", not "&").  The blank cells of answer grids are ours, not text.
+_MD_SPECIAL = str.maketrans({**{c: "\\" + c for c in "\\`*_{}[]|#$"}, "<": "&lt;", ">": "&gt;", "&": "&amp;"})
+_BLANK = "&nbsp;" * 8  # a cell of an answer grid (longer than any label, so never user text)
 
 
 _TEXT_ARG = re.compile(r"\\text\{[^{}]*\}")
@@ -50,12 +50,12 @@ class MarkdownRenderer(TemplateRenderer):
         for i, row in enumerate(t.cells):
             label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
             cells = [f"${c}$" for c in row] if math else [
-                "−∞" if c == "-inf" else c if is_number(c) else self.text(c) for c in row]
+                "−∞" if c == "-inf" else c if is_number(c) or c == _BLANK else self.text(c) for c in row]
             lines.append("| " + " | ".join([label] + [c.replace("|", "\\|") for c in cells]) + " |")
         return "\n".join(lines)
 
     def empty_grid(self, t: Table) -> str:
-        return self.table(Table([["&nbsp;" * 8] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
+        return self.table(Table([[_BLANK] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
 
     def math(self, latex: str) -> str:
         return f"${no_tags(latex)}$"
@@ -64,4 +64,4 @@ class MarkdownRenderer(TemplateRenderer):
         return f"$$\n{no_tags(latex)}\n$$"
 
     def text(self, s: str) -> str:
-        return _STRAY_AMP.sub("&amp;", str(s)).translate(_MD_SPECIAL)
+        return str(s).translate(_MD_SPECIAL)

@@ -58,15 +58,14 @@ text and the feedback:
   is written ``&#91;tex]`` and ``@@`` (the algebra filter) ``&#64;@``: the
   reader sees the same characters, and only our own formulas, written by
   :meth:`MoodleRenderer.math`, are typeset.  A prompt's ``$...$`` is a
-  formula only when it passes the maths allow-list (``worksheet.safetext``),
+  formula only when it passes the maths allow-list (``worksheet.policy.safetext``),
   as in every format; otherwise it is text, dollars and all.
 
 In plain-text places (the question name, the category, a drop-down choice),
 where no element can be written, a WORD JOINER (U+2060, invisible) follows
 every ``\`` and sits between two ``$`` (or ``@``, or in ``[tex]``), which no
-delimiter matches.  Maths
-in a question name (a title's ``$...$`` that passes the allow-list) is
-written ``\( \)``, which Moodle's filter typesets there.
+delimiter matches.  Maths in a question name (a title's ``$...$`` that passes
+the allow-list) is written ``\( \)``, which Moodle's filter typesets there.
 
 Inside a field, answer and feedback text follows Moodle's rules for
 ``}``, ``#``, ``~``, ``/``, ``"`` and ``\`` (see :func:`cloze_escape`).

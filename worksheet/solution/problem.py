@@ -207,8 +207,9 @@ class Problem:
         ValueError and LookupError, not a KeyError) listing the steps."""
         if not isinstance(name, str):
             from ..policy.errors import ArgumentError
+            from ..policy.integer_text import shown
 
-            raise ArgumentError(f"name must be a step name (text), not {type(name).__name__}")
+            raise ArgumentError(f"name must be a step name (text), not {shown(name, 40)} ({type(name).__name__})")
         for s in self.steps:
             if s.name == name:
                 return s
