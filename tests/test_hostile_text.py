@@ -33,6 +33,7 @@ from worksheet.build import ProblemSpec, build_document
 from worksheet.solution.document import Document
 from worksheet.render import get
 from worksheet.render.moodle import MoodleRenderer
+from worksheet.render.notebook import document
 from worksheet.policy.safetext import TextError, check_label
 
 # labels: what check_label accepts (printable, at most 40 characters, no $)
@@ -267,8 +268,8 @@ def test_any_accepted_label_from_the_api_is_shown_in_markdown_json_and_moodle(s)
     p = worksheet.problem("attention", tokens=[s, "b", "c"], seq_len=3)
     md = p._repr_markdown_()
     assert s in md_shown(md)
-    assert json.loads(get("json").render(p._document(), key=True))["problems"][0]["params"]["tokens"][0] == s
-    (q,) = mu.questions(MoodleRenderer().render(p._document()))
+    assert json.loads(get("json").render(document(p), key=True))["problems"][0]["params"]["tokens"][0] == s
+    (q,) = mu.questions(MoodleRenderer().render(document(p)))
     assert s in mu.html_tags_and_text(q.text)[1]
     assert mu.places(q.text) == list(range(1, len(mu.fields(q.text)) + 1))
 

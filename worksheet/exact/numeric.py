@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .core import _FLOAT_MAX, _HUGE_ARG, _rat_float
+from .core import _FLOAT_MAX, _rat_float
 from .mp_eval import iv_eval as _iv_eval
 from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, exact
 from .rounding import nearest
