@@ -44,15 +44,6 @@ LABELS = [
     "\\input{/etc/passwd}", "\\href{javascript:alert(1)}{x}", "%c", "a_b^c", "^^41", "`c`", "*b*", "|p|",
     "=1+2", "@SUM(A1)", "-2+3", "+1", "\"q\"", "'s'", "x&y", "1\\input{x}",
 ]
-# Labels that the LaTeX-to-MathML path of this branch does not show literally:
-# <mtr> </math> <mphantom> become MathML tags (issue 17 §1), "{" "}" "\\" become
-# look-alikes and character references are decoded inside <mtext>.  The HTML
-# and notebook displays are the mathml branch's (issue 17 §2, HTML and
-# MathML), so these cases are marked xfail(strict=False) here, never skipped.
-HTML_FAILS = {"<mtr>", "</math>", "<mphantom>", "&amp;", "&lt;i&gt;", "{#1}", "{1:NUMERICAL:=1}", "{:SA:~}",
-              "a\\}b", "\\(x\\)", "\\[y\\]", "\\begin{x}", "\\input{/etc/passwd}", "\\href{javascript:alert(1)}{x}",
-              "1\\input{x}"}
-NOTEBOOK_FAILS = HTML_FAILS | {"{", "}"}
 BENIGN = "qqzz"  # in the same places as a hostile string, and nowhere else
 
 
@@ -140,14 +131,8 @@ def no_live_tex(text: str) -> None:
 
 
 # ---------------------------------------------------------------- one label, every format
-def _html_case(fmt):
-    fails = HTML_FAILS if fmt == "html" else NOTEBOOK_FAILS
-    return [pytest.param(s, fmt, marks=pytest.mark.xfail(strict=False, reason="MathML of labels: mathml branch"))
-            if s in fails else pytest.param(s, fmt) for s in LABELS]
-
-
 @pytest.mark.parametrize("s, fmt", [(s, f) for f in ("md", "tex", "json", "moodle") for s in LABELS]
-                         + _html_case("html") + _html_case("notebook"))
+                         + [(s, f) for f in ("html", "notebook") for s in LABELS])
 def test_hostile_text_in_every_field_is_shown_literally_in_every_format(s, fmt):
     check_label(s, field="tokens")  # a label a user can give
     doc, base = hostile_doc(s), hostile_doc(BENIGN)
@@ -274,7 +259,6 @@ def test_any_accepted_label_from_the_api_is_shown_in_markdown_json_and_moodle(s)
     assert mu.places(q.text) == list(range(1, len(mu.fields(q.text)) + 1))
 
 
-@pytest.mark.xfail(strict=False, reason="MathML mtext escaping is fixed on the mathml branch")
 @given(st.text(min_size=1, max_size=12))
 @example("<mtr>")  # the row label that reached HTML as markup (issue 17 §1)
 @example("</math>")
