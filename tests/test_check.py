@@ -453,8 +453,9 @@ def test_a_class_folder_of_good_and_bad_files(tmp_path, causal, runner, cli):
     rows = list(csv.DictReader(io.StringIO(summary.read_text())))
     by_file = {row["file"]: row for row in rows}
     assert set(by_file) == {"alice.toml", "bob.csv", "carol.json", "dave.toml", "erin.json"}
-    assert by_file["alice.toml"]["total"] == "8" and by_file["alice.toml"]["student"] == "Alice"
-    assert by_file["bob.csv"]["scores"] == "0" and by_file["bob.csv"]["weights"] == "1"
+    assert by_file["alice.toml"]["total (of 8)"] == "8" and by_file["alice.toml"]["student"] == "Alice"
+    assert by_file["bob.csv"]["1 Scaled dot-product attention (of 8)"] == "7"
+    assert "problem 1: step 4 scores incorrect (arithmetic-slip)" == by_file["bob.csv"]["lost"]
     assert "arithmetic-slip" in by_file["bob.csv"]["mistakes"]
     assert "no-scaling" in by_file["carol.json"]["mistakes"]
     assert by_file["carol.json"]["student"].startswith("'=")  # no spreadsheet formula

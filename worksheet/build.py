@@ -83,7 +83,28 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
         taken = {s.name for s in problem.steps}
         name = next(n for n in ["written"] + [f"written_{k}" for k in range(2, len(taken) + 3)] if n not in taken)
         problem.add_written(name, title=spec.question, answer=spec.answer, lines=spec.lines)
+    if spec.step_points or spec.step_weights:
+        _share_points(problem, spec)
     return problem
+
+
+def _share_points(problem: Problem, spec: ProblemSpec) -> None:
+    """The spec's points and weights of named steps, checked against the problem's steps."""
+    where = f"{spec.where}: " if spec.where else ""
+    names = [s.name for s in problem.steps]
+    for field_, pairs in (("step_points", spec.step_points), ("step_weights", spec.step_weights)):
+        for name, _ in pairs:
+            if name not in names:
+                import difflib
+
+                close = difflib.get_close_matches(name, names, n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"its steps are {', '.join(names)}"
+                raise ParamError(f"{where}{field_}: {spec.kind} has no step '{name}'; {hint}")
+    problem.step_points, problem.step_weights = dict(spec.step_points), dict(spec.step_weights)
+    try:
+        problem.points_of_steps()
+    except ValueError as exc:
+        raise ParamError(f"{where}step_points: {exc}") from None
 
 
 def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, seed: int = 1,

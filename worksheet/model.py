@@ -158,6 +158,8 @@ class Problem:
     aids: list[Aid] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # key-only remarks
     points: Any = None  # set by exam specs
+    step_points: dict[str, Any] = field(default_factory=dict)  # a spec's own points of steps (worksheet.points)
+    step_weights: dict[str, Any] = field(default_factory=dict)  # a spec's weights of steps in the split
     record: dict[str, Any] = field(default_factory=dict)  # key facts the JSON records beside the steps
 
     def add_input(self, name: str, exact: Matrix, rows=None, cols=None,
@@ -195,6 +197,16 @@ class Problem:
         step = Step(name, (), np.zeros((0, 0)), title=title, written=answer, lines=lines)
         self.steps.append(step)
         return step
+
+    def points_of_steps(self) -> dict[str, Any]:
+        """Each step's share of the problem's points (Fractions; see
+        :func:`worksheet.points.split_points`), or {} when it has no points."""
+        if self.points is None:
+            return {}
+        from .points import split_points
+
+        return split_points(self.points, [(s.name, self.step_weights.get(s.name), self.step_points.get(s.name))
+                                          for s in self.steps])
 
     def printed_steps(self, key: bool) -> list[Step]:
         """The steps a key prints (all) or a student sheet asks for: a sheet

@@ -19,6 +19,8 @@
     question = "Which would you use, and why?"   # optional: a question answered in words
     answer = "The scaled one: ..."       # its model answer (required with a question), for the key
     lines = 5                            # optional: ruled lines for the answer (default 5)
+    step_points = { scores = 4 }         # optional: points of named steps ("written" is the question)
+    step_weights = { output = 2 }        # optional: shares of the rest (every other step weighs 1)
     seq_len = 3                          # any parameter of the kind (see 'worksheet list')
     causal = true
 
@@ -58,7 +60,7 @@ from .limits import MAX_POINTS, MAX_SEED
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
 MAX_VARIANTS = 2000
-SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines")
+SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines", "step_points", "step_weights")
 MAX_LINES = 30  # ruled lines for one written answer
 
 
@@ -81,6 +83,9 @@ class ProblemSpec:
     question: str = ""  # a question answered in words: a last, written step
     answer: str = ""  # its model answer
     lines: int = 5  # ruled lines for it on the sheet
+    step_points: tuple = ()  # (step name, points) the spec gives steps (see worksheet.points)
+    step_weights: tuple = ()  # (step name, weight) of the steps sharing the rest
+    where: str = ""  # "sections[2]" for an exam spec's section: named by errors at build time
 
     @classmethod
     def parse(cls, text: str) -> "ProblemSpec":
@@ -120,6 +125,8 @@ class Section:
     question: str = ""  # a question answered in words (a written step), or ""
     answer: str = ""  # its model answer
     lines: int = 5  # ruled lines on the sheet for the answer
+    step_points: dict = field(default_factory=dict)  # step name -> its own points
+    step_weights: dict = field(default_factory=dict)  # step name -> its weight in the split
 
 
 @dataclass
@@ -137,8 +144,9 @@ class ExamSpec:
     source: str = ""  # the file it came from
 
     def problem_specs(self) -> list[ProblemSpec]:
-        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines)
-                for s in self.sections]
+        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines,
+                            tuple(s.step_points.items()), tuple(s.step_weights.items()), f"sections[{i + 1}]")
+                for i, s in enumerate(self.sections)]
 
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
@@ -305,7 +313,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             continue
         name = key.replace("-", "_")
         if name not in fields:
-            fail(f"unknown key; a section has kind, points, prompt, question, answer, lines and the parameters of "
+            fail(f"unknown key; a section has kind, points, step_points, step_weights, prompt, question, answer, "
+                 f"lines and the parameters of "
                  f"{kind_name}: {', '.join(fields)}", key, i)
         if isinstance(value, (datetime.date, datetime.time, dict)):
             fail(f"has the wrong type ({_show(value)})", key, i)
@@ -344,6 +353,23 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
         fail(f"must be a whole number of lines from 1 to {MAX_LINES}, not {_show(lines)}", "lines", i)
     if "lines" in table and not written["question"]:
         fail("lines are for a written answer: add question and answer", "lines", i)
+    shares = {}
+    for key, low in (("step_points", 0), ("step_weights", 0)):
+        value = table.get(key, {})
+        if not isinstance(value, dict):
+            fail(f"must be a table of step names and numbers, e.g. {key} = {{ scores = 2 }}, not {_show(value)}",
+                 key, i)
+        for step, x in value.items():
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not low <= x <= MAX_POINTS \
+                    or (key == "step_weights" and x == 0):
+                what = "a weight above 0" if key == "step_weights" else "a number of points from 0"
+                fail(f"{_show(step)} must be {what} to {MAX_POINTS}, not {_show(x)}", key, i)
+        shares[key] = {str(k): (int(x) if isinstance(x, float) and x.is_integer() else x) for k, x in value.items()}
+    if shares["step_points"] and points is None:
+        fail("step points need the section's points: add points = ...", "step_points", i)
+    if shares["step_points"] and sum(shares["step_points"].values()) > points:
+        fail(f"the steps' points add up to {sum(shares['step_points'].values())}, more than the section's "
+             f"{points}", "step_points", i)
     # check the parameters now, with the exam's number mode, so errors name the key
     merged = {"numbers": spec.numbers, **params}
     try:
@@ -354,7 +380,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     except ParamError as exc:
         key = next((k for k in table if k.replace("-", "_") in str(exc).replace("-", "_")), "kind")
         fail(str(exc), key, i)
-    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines)
+    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines,
+                   shares["step_points"], shares["step_weights"])
 
 
 def _show(value) -> str:

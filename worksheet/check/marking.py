@@ -139,10 +139,11 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
     run = recomputer(kp.kind, kp.params, kp.inputs)
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
     own = _Own(kp, run)
+    shares = kp.shares()
     results: list[StepResult] = []
     for k, ks in enumerate(kp.steps):
         if ks.written:
-            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0))
+            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0, by_hand=shares[ks.name]))
             continue
         grid = grids.get(ks.name)
         if grid is None:
@@ -186,7 +187,27 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
         else:
             res.cells, res.wrong_count = _cells(grid, wrong_key), len(wrong_key)
         results.append(res)
-    return ProblemResult(kp.number, kp.kind, results, run is not None)
+    for r in results:
+        if r.status != "by-person":
+            r.out_of = shares[r.name]
+    return ProblemResult(kp.number, kp.kind, results, run is not None, kp.title, kp.points is not None)
+
+
+def _truncated(g: Given, e: Expected) -> bool:
+    """A plain decimal whose digits are the expected value's, cut off (not rounded) after
+    its last place: 0.880 for 0.8808 (which rounds to 0.881)."""
+    if g.places is None or g.places <= 0 or g.mp is None or e.mp is None or e.label is not None:
+        return False
+    from fractions import Fraction
+
+    try:
+        given = Fraction(g.text.strip())
+        expected = Fraction(str(e.mp))
+    except (ValueError, ZeroDivisionError):
+        return False
+    scale = 10 ** g.places
+    cut = Fraction(int(expected * scale), scale)  # int() cuts toward zero
+    return given == cut and abs(expected - cut) * scale >= Fraction(1, 2)
 
 
 def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
@@ -250,9 +271,11 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
                     candidate = out.get(step) if out else None
                 if candidate is not None and _wrong(grid, candidate, tol) == []:
                     return code
+    ks = kp.steps[k]
+    wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
+    if wrong_key and all(_truncated(grid[i][j], e) for i, j, e in wrong_key):
+        return mistakes.TRUNCATED
     if _shape(grid)[0] * _shape(grid)[1] >= 2:
-        ks = kp.steps[k]
-        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key is not None and len(wrong_key) == 1:
             return mistakes.SLIP
         for g in own.givens(k):
