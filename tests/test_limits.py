@@ -194,8 +194,9 @@ def test_a_hostile_key_with_a_wrong_shaped_answer_parses_no_entry(runner, cli, t
     count = counting_parser(monkeypatch)
     a = tmp_path / "a.toml"
     a.write_text("s1 = [[1]]\n")
-    line = one_line_error(runner.invoke(cli, ["check", str(hostile_key), str(a)]))
-    assert "a 1 x 1 matrix, but the key's is 64 x 64" in line
+    r = runner.invoke(cli, ["check", str(hostile_key), str(a)])
+    assert r.exit_code == 1  # the step is reported, the rest of the file marked
+    assert "line 1, a 1 x 1 matrix, but the key's is 64 x 64" in r.output
     assert count["calls"] == 1  # the answer's one entry; none of the key's
 
 

@@ -22,7 +22,7 @@ from . import kinds
 from .document import Document
 from .errors import InputError, ParamError, ShapeError, WorksheetError, in_file
 from .model import Problem
-from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
+from .spec import DEFAULT_KINDS, QUESTION, BuildPlan, ProblemSpec, resolve_build
 
 if TYPE_CHECKING:
     from .output import (Rendered, output_names, planned_files, render_document, render_documents,  # noqa: F401
@@ -67,6 +67,13 @@ def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
 
 
 def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, variant: int = 0) -> Problem:
+    if spec.kind == QUESTION:  # only a question answered in words
+        problem = Problem(QUESTION, "Question", {"numbers": options.get("numbers") or "hand"}, seed=seed,
+                          intro=spec.prompt, points=spec.points)
+        problem.add_written("written", title=spec.question, answer=spec.answer, lines=spec.lines)
+        if spec.step_points or spec.step_weights:
+            _share_points(problem, spec)
+        return problem
     kind = kinds.get(spec.kind)
     merged = {**options, **spec.options}
     unknown = sorted(set(spec.options) - set(kind.Params.field_names()))
@@ -115,7 +122,8 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
     check_seed(seed)
     specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
     for s in specs:
-        kinds.get(s.kind)  # unknown kinds fail before any work
+        if s.kind != QUESTION:
+            kinds.get(s.kind)  # unknown kinds fail before any work
     probs = [make_problem(s, options, seed=seed, index=i, variant=variant) for i, s in enumerate(specs)]
     if title is None:
         title = probs[0].title if len(probs) == 1 else "Transformer attention worksheet"

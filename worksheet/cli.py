@@ -318,5 +318,35 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     return report.exit_code
 
 
+@main.command()
+@click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--out", default="answers", show_default=True, help="folder for the answer files")
+@click.option("--format", "fmt", type=click.Choice(["toml", "csv"]), default="toml", show_default=True,
+              help="answer file format (both are read by 'worksheet check')")
+@click.option("--force", is_flag=True, help="overwrite existing answer files")
+def template(key, out, fmt, force):
+    """Write blank answer files for KEY (the JSON key): one per variant.
+
+    Each file holds every cell the student fills in, blank, with the
+    variant's id; a student fills in the cells and hands it in for
+    'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
+    (KEY-answers.toml for a key without variants).
+
+    \b
+    Examples:
+      worksheet build --spec examples/midterm.toml --format json -o midterm
+      worksheet template midterm/midterm.json -o midterm/answers
+      worksheet template midterm/midterm.json --format csv -o midterm/answers
+      worksheet check midterm/midterm.json --answers-dir midterm/answers
+    """
+    from .check.template import template_files
+    from .files import write_all
+
+    files = template_files(key, fmt)
+    paths = write_all({Path(out) / name: text for name, text in files.items()}, force=force)
+    for path in paths:
+        _echo(f"wrote {printable(str(path))}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

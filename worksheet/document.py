@@ -61,6 +61,8 @@ def conventions_for(problems) -> tuple[str, ...]:
     keys: list[str] = []
     for p in problems:
         kind, params = p.kind, p.params
+        if kind == "question" and all(s.is_written for s in p.steps):  # a spec's question in words
+            continue
         module = kinds.get(kind)
         if hasattr(module, "conventions_of"):
             kind, params = module.conventions_of(params)

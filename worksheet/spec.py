@@ -67,6 +67,22 @@ MAX_LINES = 30  # ruled lines for one written answer
 SPEC_RE = re.compile(r"^(?P<kind>[a-z0-9-]+)(?::(?P<opts>.*))?$")
 
 
+QUESTION = "question"  # a section with only a question answered in words (no kind of its own)
+
+
+class _QuestionKind:
+    """What :func:`_section` needs of a kind, for a section that is only a written question."""
+
+    class Params:
+        @staticmethod
+        def field_names() -> list[str]:
+            return []
+
+        @staticmethod
+        def from_options(options: dict, source: str | None = None) -> None:
+            return None
+
+
 class SpecError(InputError):
     """A spec file that cannot be used; the message names file, key and line."""
 
@@ -297,13 +313,16 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
 def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     from . import kinds
 
+    if "kind" not in table and "question" in table:  # a question answered in words, and nothing else
+        table = {"kind": QUESTION, **table}
     if "kind" not in table:
-        fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)
+        fail("is missing: every section needs a kind (see 'worksheet list'), or a question and its answer",
+             "kind", i)
     kind_name = table["kind"]
     if not isinstance(kind_name, str):
         fail(f"must be text, not {_show(kind_name)}", "kind", i)
     try:
-        kind = kinds.get(kind_name)
+        kind = _QuestionKind if kind_name == QUESTION else kinds.get(kind_name)
     except WorksheetError as exc:
         fail(str(exc), "kind", i)
     fields = kind.Params.field_names()
@@ -344,6 +363,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             check_prose(written[key], field=key)
         except TextError as exc:
             fail(exc.reason, key, i)
+    if kind_name == QUESTION and not written["question"]:
+        fail("a section of kind 'question' needs a question and its answer", "kind", i)
     if written["question"] and not written["answer"]:
         fail("a question needs its model answer: add answer = \"...\" (printed on the key)", "question", i)
     if written["answer"] and not written["question"]:

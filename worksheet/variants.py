@@ -84,7 +84,7 @@ def _all_different(plan: VariantPlan, first_tries: Iterable[T], retry: Callable[
     seen: list[set] = [set() for _ in plan.specs]
     for k, item in enumerate(first_tries, 1):
         attempt = 0
-        while any(key in s for key, s in zip(keys(item), seen)):
+        while any(key and key in s for key, s in zip(keys(item), seen)):  # () : nothing given (a question)
             attempt += 1
             if attempt == MAX_VARIANT_TRIES:
                 raise GenerationError(

@@ -275,6 +275,8 @@ def _points(x: Any, where: str, file: str) -> Fraction | None:
 
 def _kind_title(kind: str, title: Any) -> str:
     """A problem's title as plain text: the key's, else its kind's (``$\\sqrt{d_k}$`` as sqrt(d_k))."""
+    if kind == "question":  # a spec's section with only a question in words
+        return "Question"
     if not isinstance(title, str) or not title:
         from .. import kinds
 

@@ -63,6 +63,7 @@ class StepResult:
     title: str = ""
     out_of: int = 1  # the points (a Fraction) or marks checking can give
     by_hand: int = 0  # a written step's points, for a person to give
+    unreadable: str = ""  # the answer could not be read: why, with its line
 
     @property
     def marks(self) -> int:
@@ -77,6 +78,8 @@ class StepResult:
             return "missing"
         if self.status == "by-person":
             return f"to mark by hand: {BY_PERSON}"
+        if self.unreadable:
+            return f"could not be read: {self.unreadable}"
         if self.status == "carried-forward":
             if self.carried_from:
                 return f"carried forward: follows from your own {', '.join(self.carried_from)}"
@@ -109,6 +112,8 @@ class StepResult:
             out["against"] = "key" if self.against == "key" else "carried-forward"
         if self.status == "carried-forward":
             out["carried_from"] = list(self.carried_from)
+        if self.unreadable:
+            out["unreadable"] = self.unreadable
         if self.given_shape:
             out["given_shape"] = list(self.given_shape)
             out["expected_shape"] = list(self.expected_shape)
@@ -176,6 +181,7 @@ class Report:
     problems: list[ProblemResult]
     student: str | None = None
     variant: str | None = None
+    unread: list[str] = field(default_factory=list)  # lines of the file that belong to no step
 
     @property
     def marks(self) -> int:
@@ -195,8 +201,8 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        """Every step correct or carried forward."""
-        return all(s.marks == s.out_of for p in self.problems for s in p.steps)
+        """Every step correct or carried forward, and every line of the file read."""
+        return not self.unread and all(s.marks == s.out_of for p in self.problems for s in p.steps)
 
     @property
     def exit_code(self) -> int:
@@ -211,7 +217,8 @@ class Report:
                 "variant": self.variant or None,
                 "problems": [p.to_dict() for p in self.problems],
                 "marks": points_number(self.marks), "out_of": points_number(self.out_of),
-                "to_mark_by_hand": points_number(self.by_hand), "units": "points" if self.pointed else "marks"}
+                "to_mark_by_hand": points_number(self.by_hand), "units": "points" if self.pointed else "marks",
+                "unread": list(self.unread)}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
@@ -223,7 +230,7 @@ class Report:
         pointed = self.pointed
         for p in self.problems:
             lines.append(f"Problem {p.number}: {p.kind}" + (f" ({p.title})" if p.title and pointed else ""))
-            if not p.carried_forward:
+            if not p.carried_forward and any(s.status != "by-person" for s in p.steps):
                 lines.append("  (no carried-forward marks for this kind yet: steps are marked "
                              "against the key only)")
             width = max(len(s.name) for s in p.steps)
@@ -237,6 +244,9 @@ class Report:
             if many or pointed:
                 lines.append(f"  {'points' if pointed else 'marks'}: {points_text(p.marks)}/{points_text(p.out_of)}"
                              + (f", {unit(p.by_hand, pointed)} to mark by hand" if p.by_hand and pointed else ""))
+        if self.unread:
+            lines.append("Not marked (these lines could not be read; the rest of the file was marked):")
+            lines += [f"  {u}" for u in self.unread]
         total = f"Total: {points_text(self.marks)}/{points_text(self.out_of)}"
         if pointed:
             total += " points" + (f", and {unit(self.by_hand, True)} to mark by hand (of {points_text(self.out_of + self.by_hand)})"
