@@ -27,20 +27,20 @@ from .spec import DEFAULT_KINDS, QUESTION, BuildPlan, ProblemSpec, resolve_build
 if TYPE_CHECKING:
     from .output import (Rendered, output_names, planned_files, render_document, render_documents,  # noqa: F401
                          variants_csv, write_document, write_documents, write_rendered)
-    from .variants import (VariantPlan, build_variants, default_jobs, render_variants,  # noqa: F401
-                           variant_seed)
+    from .variants import (VariantPlan, build_variants, default_jobs, find_variant,  # noqa: F401
+                           render_variant, render_variants, variant_seed)
 
 __all__ = ["DEFAULT_KINDS", "BuildPlan", "ProblemSpec", "resolve_build", "check_seed", "problem_rng",
            "make_problem", "build_document", "variant_id", "solve_inputs", "solve_file", "solve_example",
            "solve_table", "Rendered", "output_names", "planned_files", "render_document", "render_documents",
            "variants_csv", "write_document", "write_documents", "write_rendered", "VariantPlan",
-           "build_variants", "default_jobs", "render_variants", "variant_seed"]
+           "build_variants", "default_jobs", "render_variants", "variant_seed", "render_variant", "find_variant"]
 
 # names of the neighbouring modules, imported when first asked for (they import this one)
 _ELSEWHERE = {**dict.fromkeys(["Rendered", "output_names", "planned_files", "render_document", "render_documents",
                                "variants_csv", "write_document", "write_documents", "write_rendered"], "output"),
               **dict.fromkeys(["VariantPlan", "build_variants", "default_jobs", "render_variants",
-                               "variant_seed"], "variants")}
+                               "variant_seed", "render_variant", "find_variant"], "variants")}
 
 
 def __getattr__(name: str):

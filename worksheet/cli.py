@@ -171,6 +171,9 @@ def list_cmd(examples):
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
+@click.option("--variant", "only", default=None, metavar="ID",
+              help="with --variants: rebuild only this variant's files (v17, or the seed printed on its "
+                   "sheet), the same bytes as --split writes")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
               help="processes building --variants (same files whatever the number)  "
                    "[default: one per core from 24 problems on]")
@@ -178,7 +181,7 @@ def list_cmd(examples):
 @click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="folder with a copy of templates/ to restyle the sheets")
 @size_options
-def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, jobs, paper, templates,
+def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, templates,
           **kw):
     """Build a student sheet and an answer key.
 
@@ -199,6 +202,27 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
                          name=name, paper=paper, split=split)
     name, variants, args = plan.name, plan.variants, plan.document_args()
+    if only is not None:
+        if not variants:
+            raise WorksheetError("--variant needs --variants N (or a spec with variants)")
+        if out == "-":
+            raise WorksheetError("--variant writes that variant's files; give a folder with -o DIR")
+        from .build import find_variant, render_variant, variant_id, write_rendered
+
+        k = find_variant(only, variants, plan.seed)
+        group = f"{name}-{variant_id(k, variants)}"
+        if not force:
+            from .build import output_names
+            from .files import refuse_existing
+
+            refuse_existing(Path(out) / f for fmt in fmts for f in output_names(group, fmt).values())
+        outlines, rendered = render_variant(plan.problems, variants, k, fmts, name=name, templates=templates,
+                                            **args)
+        if "pdf" in fmts and sys.stderr.isatty():
+            click.echo("compiling PDF with LaTeX ...", err=True)
+        for path in write_rendered(outlines, rendered, fmts, out, name=name, force=force, split=True, table=False):
+            _echo(f"wrote {printable(str(path))}")
+        return
     if out != "-" and not force:
         from .build import planned_files
         from .files import refuse_existing

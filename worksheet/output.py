@@ -208,9 +208,10 @@ def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = 
 
 def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rendered]],
                    formats: Iterable[str], out_dir: Path | str = "output", *, name: str = "worksheet",
-                   force: bool = False, split: bool = False) -> list[Path]:
+                   force: bool = False, split: bool = False, table: bool = True) -> list[Path]:
     """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
-    every file, plus ``NAME-variants.csv`` for variants, as :func:`write_documents`."""
+    every file, plus ``NAME-variants.csv`` for variants (unless ``table`` is
+    False: one variant rebuilt on its own), as :func:`write_documents`."""
     from .render.pdf import LatexError, LatexMissingError
 
     out = Path(out_dir)
@@ -246,7 +247,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
         for tex_name, result in compiled.items():
             files[tex_name[:-4] + ".pdf"] = result.pdf
             pages[tex_name[:-4] + ".pdf"] = result.pages
-    if _is_variants(docs):
+    if _is_variants(docs) and table:
         if split:
             student = next((f for f in ("pdf", "html", "md", "tex", "moodle") if f in formats), "json")
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
