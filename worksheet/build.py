@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .variants import (VariantPlan, build_variants, default_jobs, find_variant,  # noqa: F401
                            render_variant, render_variants, variant_seed)
 
-__all__ = ["DEFAULT_KINDS", "BuildPlan", "ProblemSpec", "resolve_build", "check_seed", "problem_rng",
+__all__ = ["DEFAULT_KINDS", "BuildPlan", "ProblemSpec", "resolve_build", "check_seed", "check_problems", "problem_rng",
            "make_problem", "build_document", "variant_id", "solve_inputs", "solve_file", "solve_example",
            "solve_table", "Rendered", "output_names", "planned_files", "render_document", "render_documents",
            "variants_csv", "write_document", "write_documents", "write_rendered", "VariantPlan",
@@ -112,6 +112,47 @@ def _share_points(problem: Problem, spec: ProblemSpec) -> None:
         problem.points_of_steps()
     except ValueError as exc:
         raise ParamError(f"{where}step_points: {exc}") from None
+
+
+def _fields_of(spec: ProblemSpec) -> list[str]:
+    """The settings a problem takes (find-the-mistake: those of the kind its solution is of)."""
+    module = kinds.get(spec.kind)
+    fields = module.Params.field_names()
+    if spec.kind == "find-the-mistake":
+        of = spec.options.get("of", "attention")
+        fields = kinds.get(str(of)).Params.field_names() if str(of) in kinds.KINDS else fields
+    return fields
+
+
+def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None = None) -> list[ProblemSpec]:
+    """Check every problem's settings before any work (and before any file is
+    looked at): unknown kinds and settings, values a kind refuses, and an
+    option given for every problem (``--heads 2``) that none of the chosen
+    kinds takes -- an error naming the kinds that take it."""
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
+    real = [s for s in specs if s.kind != QUESTION]
+    for s in real:
+        kind = kinds.get(s.kind)
+        unknown = sorted(set(s.options) - set(kind.Params.field_names()))
+        if unknown:
+            raise ParamError(f"{s.kind} has no setting '{unknown[0]}'; it has "
+                             f"{', '.join(kind.Params.field_names())}")
+        try:
+            kind.Params.from_options({**options, **s.options})
+        except (ParamError, InputError) as exc:
+            where = f"{s.where}: " if s.where else ""
+            raise type(exc)(f"{where}{exc}") if isinstance(exc, ParamError) else exc from None
+    for name in sorted(options):
+        if name == "numbers" or not real:
+            continue
+        if not any(name in _fields_of(s) for s in real):
+            takes = [k for k in kinds.names() if name in kinds.get(k).Params.field_names()
+                     and k != "find-the-mistake"]
+            chosen = ", ".join(dict.fromkeys(s.kind for s in real))
+            raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to "
+                             f"{', '.join(takes)}")
+    return specs
 
 
 def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, seed: int = 1,

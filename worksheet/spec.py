@@ -101,7 +101,7 @@ class ProblemSpec:
     lines: int = 5  # ruled lines for it on the sheet
     step_points: tuple = ()  # (step name, points) the spec gives steps (see worksheet.points)
     step_weights: tuple = ()  # (step name, weight) of the steps sharing the rest
-    where: str = ""  # "sections[2]" for an exam spec's section: named by errors at build time
+    where: str = field(default="", compare=False)  # "sections[2]" of an exam spec: named by errors
 
     @classmethod
     def parse(cls, text: str) -> "ProblemSpec":
