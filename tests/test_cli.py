@@ -317,7 +317,8 @@ def test_a_closed_pipe_ends_quietly():
 
 
 INTERRUPT = ("import os, signal, sys\n"
-             "import worksheet.build as b\n"
+             "import importlib\n"
+             "b = importlib.import_module('worksheet.build')  # worksheet.build is the library's build()\n"
              "def interrupted(*a, **k):\n"
              "    os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of the work\n"
              "    signal.pause() if hasattr(signal, 'pause') else None\n"

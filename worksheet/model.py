@@ -226,14 +226,21 @@ class Problem:
         return self.step(name)
 
     # -- for notebooks and library users (see worksheet.api) ------------------
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Each computed step's float64 values by name (copies; -inf where masked)."""
-        return {s.name: s.value.copy() for s in self.steps if not s.is_written}
+    def to_numpy(self) -> dict[str, np.ndarray]:
+        """The inputs, then each computed step, as float64 arrays by name (copies; -inf
+        where masked; written steps have no matrix)."""
+        return {**{n: q.value.copy() for n, q in self.inputs.items()},
+                **{s.name: s.value.copy() for s in self.steps if not s.is_written}}
 
     def to_sympy(self) -> dict:
-        """Each computed step as a ``sympy.Matrix`` by name (the exact values;
-        written steps have none).  Imports sympy."""
-        return {s.name: s.to_sympy() for s in self.steps if not s.is_written}
+        """The inputs, then each computed step, as a ``sympy.Matrix`` by name (the exact
+        values; written steps have none).  Imports sympy."""
+        return {**{n: q.to_sympy() for n, q in self.inputs.items()},
+                **{s.name: s.to_sympy() for s in self.steps if not s.is_written}}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The same as :meth:`to_numpy` (its earlier name)."""
+        return self.to_numpy()
 
     def _document(self):
         from .document import Document

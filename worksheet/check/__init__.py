@@ -132,9 +132,6 @@ folder of them).  Names with a leading ``_`` are private to the package.
 
 from __future__ import annotations
 
-import sys
-import types
-
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
 from .classroom import ClassReport, FileResult, answer_files, check_folder
 from .key import Key, KeyProblem, KeyStep, read_key
@@ -149,17 +146,3 @@ __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", 
            # the parts, for tools and tests
            "Answers", "parse_entry", "FileResult", "answer_files", "KeyProblem", "KeyStep", "Recompute",
            "recomputer", "SYMBOLS", "Expected", "Given", "close", "expected_float", "mp_value"]
-
-
-class _CallableModule(types.ModuleType):
-    """``worksheet.check(problem, answers)`` (see :func:`worksheet.api.check`):
-    importing this module sets the package's attribute ``check`` to it, so the
-    module itself is what that call reaches."""
-
-    def __call__(self, problem, answers):
-        from ..api import check
-
-        return check(problem, answers)
-
-
-sys.modules[__name__].__class__ = _CallableModule

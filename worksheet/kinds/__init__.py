@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import sys
 from types import ModuleType
 
 from ..errors import UnknownKindError
@@ -95,3 +96,16 @@ def get(name: str) -> ModuleType:
         if exc.name == f"{__name__}.{module}":
             raise UnknownKindError(f"kind '{name}' is not available yet in this version") from None
         raise
+
+
+class _Registry(ModuleType):
+    """This module, which ``worksheet.kinds()`` calls: every kind with its parameters,
+    modes and named mistakes (:func:`worksheet.catalogue.kind_infos`)."""
+
+    def __call__(self) -> list:
+        from ..catalogue import kind_infos
+
+        return kind_infos()
+
+
+sys.modules[__name__].__class__ = _Registry
