@@ -210,11 +210,13 @@ def list_cmd(kind, examples):
               help="processes building --variants (same files whatever the number)  "
                    "[default: one per core from 24 problems on]")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
+@click.option("--compact/--no-compact", default=None,
+              help="tex/pdf study sheet: two columns, smaller type and matrices, every worked line kept")
 @click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="folder with a copy of templates/ to restyle the sheets")
 @size_options
-def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, templates,
-          **kw):
+def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, compact,
+          templates, **kw):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
@@ -230,6 +232,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
       worksheet build --spec examples/midterm.toml --variants 40 --format pdf,json -o midterm
       worksheet build --spec examples/midterm.toml --variants 40 --variant v17 --format pdf -o midterm
       worksheet build --spec examples/midterm.toml --variants 40 --format moodle -o moodle
+      worksheet build self-attention-basic next-token --compact --format pdf -o study
     """
     from .build import build_document, build_variants, render_documents, render_variants, resolve_build, \
         write_documents, write_rendered
@@ -242,7 +245,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
     plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
-                         name=name, paper=paper, split=split)
+                         name=name, paper=paper, split=split, compact=compact)
     from .build import check_problems
 
     check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"

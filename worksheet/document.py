@@ -93,6 +93,7 @@ class Document:
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
     conventions: tuple[str, ...] | None = None  # None: those the problems use (conventions_for)
+    compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
 
     def __post_init__(self):
         if self.conventions is None:

@@ -157,6 +157,7 @@ class ExamSpec:
     variants: int | None = None
     seed: int | None = None
     name: str | None = None
+    compact: bool = False  # a study sheet: two columns, smaller type (tex/pdf)
     source: str = ""  # the file it came from
 
     def problem_specs(self) -> list[ProblemSpec]:
@@ -167,7 +168,7 @@ class ExamSpec:
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
         return {"course": self.course, "date": self.date, "instructions": self.instructions,
-                "paper": self.paper}
+                "paper": self.paper, **({"compact": True} if self.compact else {})}
 
 
 # ---------------------------------------------------------------- spec versus options
@@ -197,7 +198,8 @@ class BuildPlan:
 
 def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, seed: int | None = None,
                   options: dict | None = None, title: str | None = None, variants: int | None = None,
-                  name: str | None = None, paper: str | None = None, split: bool = False) -> BuildPlan:
+                  name: str | None = None, paper: str | None = None, split: bool = False,
+                  compact: bool | None = None) -> BuildPlan:
     """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
     its file) or ``problems`` (default: attention), and the options given.
 
@@ -226,6 +228,10 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
         name = name if name is not None else spec.name
     if paper is not None:
         doc_fields["paper"] = paper
+    if compact is not None:
+        doc_fields["compact"] = compact
+    if doc_fields.get("compact") is False:
+        doc_fields.pop("compact")  # the default: documents stay as they were
     if split and not variants:
         raise WorksheetError("--split needs --variants N")
     return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
@@ -260,7 +266,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         raise SpecError(f"{message}{f' (line {line})' if line else ''}", file=source, field=where)
 
     known = {"title", "course", "date", "instructions", "paper", "numbers", "variants", "seed",
-             "name", "sections"}
+             "name", "sections", "compact"}
     for key in data:
         if key not in known:
             fail(f"unknown key; a spec has {', '.join(sorted(known))}", key)
@@ -287,6 +293,10 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             spec.date = check_line(d, field="date")
         except TextError as exc:
             fail(exc.reason, "date")
+    if "compact" in data:
+        if not isinstance(data["compact"], bool):
+            fail(f"must be true or false, not {_show(data['compact'])}", "compact")
+        spec.compact = data["compact"]
     for key, choices in (("paper", PAPERS), ("numbers", NUMBER_MODES)):
         if key in data:
             if data[key] not in choices:
