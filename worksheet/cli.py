@@ -191,7 +191,8 @@ def list_cmd(kind, examples):
 @main.command()
 @click.argument("kinds", nargs=-1)
 @click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="exam spec file (TOML): title, course, sections with points; see examples/")
+              help="exam spec file (TOML): title, course, sections with points; see examples/ "
+                   "('worksheet examples DIR' copies them out)")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="seed of the random numbers, 0 or more  [default: 1]")
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)

@@ -11,6 +11,7 @@
     variants = 30                        # one per student; omit for a single sheet
     seed = 7                             # optional; --seed overrides
     name = "midterm"                     # optional base name of the files; --name overrides
+    compact = false                      # optional: a two-column study sheet (tex/pdf); --compact overrides
 
     [[sections]]                         # one problem per section, in order
     kind = "attention"
@@ -30,6 +31,9 @@ one line; title, instructions and prompts may hold ``$...$`` formulas that use o
 listed in :mod:`worksheet.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
+
+A section without a ``kind`` but with a ``question`` and its ``answer`` is a
+problem of its own (kind ``question``): only the question, answered in words.
 
 A ``question`` becomes the problem's last step, named ``written`` (``written_2``
 if the kind already has a step of that name): the sheet gives it ruled lines,
