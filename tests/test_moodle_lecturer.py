@@ -99,3 +99,27 @@ def test_the_readme_says_cloze_fields_cannot_carry_error_forward_and_offers_chec
     section = readme[readme.index("**Online quizzes: Moodle.**"):]
     assert "error carried forward" in section and "worksheet check" in section
     assert "independent" in section
+
+
+def test_a_question_in_words_only_is_an_essay_question(tmp_path, runner, cli):
+    import xml.etree.ElementTree as ET
+
+    spec = tmp_path / "exam.toml"
+    spec.write_text('[[sections]]\npoints = 4\nquestion = "Why scale?"\nanswer = "So the softmax stays soft."\n'
+                    '\n[[sections]]\nkind = "feed-forward"\npoints = 6\n', encoding="utf-8")
+    r = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "moodle", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    root = ET.fromstring((tmp_path / "worksheet-moodle.xml").read_text(encoding="utf-8"))
+    kinds_of = [q.get("type") for q in root if q.get("type") != "category"]
+    assert kinds_of == ["essay", "cloze"]
+    essay = next(q for q in root if q.get("type") == "essay")
+    assert essay.findtext("defaultgrade") == "4" and essay.findtext("responseformat") == "editor"
+    assert "So the softmax stays soft." in essay.findtext("graderinfo/text")
+    assert "Why scale?" in essay.findtext("questiontext/text")
+    assert "{1:" not in essay.findtext("questiontext/text") and "NUMERICAL" not in essay.findtext("questiontext/text")
+
+
+def test_an_essay_grade_stays_within_what_moodle_stores():
+    assert moodle.essay_grade(None) == "1" and moodle.essay_grade(2.5) == "2.5"
+    assert moodle.essay_grade(Fraction(10, 3)) == "3.3333333"
+    assert moodle.essay_grade(10**6) == "1"  # a spec may give up to 10^6 points; Moodle stores < 100,000

@@ -39,6 +39,11 @@ within n / MAX_TOTAL of its share.  Written steps are marked by hand and
 weigh nothing here.  The quiz slot's mark sets the question's points in the
 quiz.
 
+A problem that is only a question in words (an exam spec's section with a
+``question`` and no ``kind``) has no field to fill: it is an essay question
+(``type="essay"``, an editor for the answer, the model answer as the grader's
+information and the general feedback, its points as the default mark).
+
 Escaping: the XML is written by :mod:`xml.etree.ElementTree` (characters XML
 1.0 forbids become U+FFFD).  In the question text, user text never forms the
 start of a field (``{1:NUMERICAL:``): such a ``{`` is written ``&#123;``.
@@ -205,6 +210,17 @@ def label_choices(p: Problem, s: Step, label: str, index: float) -> tuple[str, .
     return None
 
 
+def essay_grade(points) -> str:
+    """An essay question's default mark: the problem's points (rounded to 7 places, as
+    Moodle stores marks), or 1 without points or beyond what Moodle stores."""
+    if points is None:
+        return "1"
+    from ..points import as_fraction, points_text
+
+    x = as_fraction(points)
+    return points_text(x, places=7) if 0 < x <= MOODLE_LIMIT else "1"
+
+
 def category_path(bank: str, k: int) -> str:
     """``$course$/bank/Problem k``; a "/" inside a name is written "//" (Moodle's rule)."""
     return f"$course$/{bank.replace('/', '//')}/Problem {k}"
@@ -314,17 +330,30 @@ class MoodleRenderer(TemplateRenderer):
         from ..points import points_text
 
         weights = field_weights(p)
+        essay = not weights and bool(p.steps) and all(s.is_written for s in p.steps)  # only words
         points = {name: points_text(x) for name, x in p.points_of_steps().items()} if p.points is not None else {}
-        names = dict(doc=doc, p=p, k=k, weights=weights, places=PLACES, step_points=points,
+        names = dict(doc=doc, p=p, k=k, weights=weights, places=PLACES, step_points=points, essay=essay,
                      equal=not (p.step_points or p.step_weights),
                      conventions=conventions_for([p]),  # this question's own, not the sheet's
                      masked=any(isinstance(x, NegInf) for s in p.steps for row in s.exact for x in row))
-        q = ET.Element("question", type="cloze")
+        q = ET.Element("question", type="essay" if essay else "cloze")
         variant = f" {doc.variant}" if doc.variant else ""
         ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(f"{bank}{variant} P{k}: {p.title}")
+        texts = {}
         for tag, template in (("questiontext", "question.html.j2"), ("generalfeedback", "feedback.html.j2")):
-            html = self._load(template).render(**names)
-            ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = _xml_text(html)
+            texts[tag] = _xml_text(self._load(template).render(**names))
+            ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = texts[tag]
+        if essay:  # a question in words only: Moodle's essay type, marked by the lecturer
+            ET.SubElement(q, "defaultgrade").text = essay_grade(p.points)
+            ET.SubElement(q, "penalty").text = "0"
+            ET.SubElement(q, "hidden").text = "0"
+            for tag, text in (("responseformat", "editor"), ("responserequired", "1"),
+                              ("responsefieldlines", str(max(5, 2 * sum(s.lines for s in p.steps)))),
+                              ("attachments", "0")):
+                ET.SubElement(q, tag).text = text
+            ET.SubElement(ET.SubElement(q, "graderinfo", format="html"), "text").text = texts["generalfeedback"]
+            ET.SubElement(ET.SubElement(q, "responsetemplate", format="html"), "text").text = ""
+            return q
         ET.SubElement(q, "penalty").text = PENALTY
         ET.SubElement(q, "hidden").text = "0"
         return q
