@@ -184,3 +184,17 @@ def test_read_key_problems_of_the_question_section(exam):
     _, key, _ = exam
     (q, _, _) = read_key(key).problems("v01")
     assert q.kind == "question" and q.title == "Question" and q.steps[0].written
+
+
+def test_a_class_folder_reports_the_lines_it_could_not_read(exam, tmp_path, runner, cli):
+    import csv as csv_module
+
+    _, key, _ = exam
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ann.csv").write_text("problem,step,row,col,value\n,variant,,,v01\n2,scores,x,1,3\n",
+                                    encoding="utf-8")
+    r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
+    assert r.exit_code == 1 and "not read: line 3: the row must be a number" in r.output, r.output
+    rows = list(csv_module.DictReader(io.StringIO((folder / "summary.csv").read_text(encoding="utf-8"))))
+    assert rows[0]["status"] == "marked" and rows[0]["error"].startswith("not read: line 3")

@@ -76,7 +76,7 @@ class ClassReport:
             status = "correct" if r.ok else "marked"
             w.writerow([_cell(f.file), _cell(r.student or ""), _cell(r.variant or ""), status,
                         *(marks.get(n, "") for n, _ in cols), points_text(r.marks), _cell(hand), _cell(lost),
-                        _cell(found), ""])
+                        _cell(found), _cell("; ".join(f"not read: {u}" for u in r.unread))])
         return buf.getvalue()
 
     def to_dict(self) -> dict:
@@ -98,6 +98,7 @@ class ClassReport:
             r = f.report
             bad = [f"{p.name()}: {', '.join(p.gaps())}" for p in r.problems if p.gaps()]
             hand = f" ({unit(r.by_hand, r.pointed)} to mark by hand)" if r.by_hand and r.pointed else ""
+            bad += [f"not read: {u}" for u in r.unread]
             lines.append(f"  {f.file:<{width}}  {points_text(r.marks)}/{points_text(r.out_of)}{hand}"
                          + (f"  {'; '.join(bad)}" if bad else ""))
         if self.summary:
