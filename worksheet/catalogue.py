@@ -75,9 +75,15 @@ def kind_info(name: str) -> KindInfo:
         if f.name == "numbers":
             continue
         default = {m: _default(module.Params, f.name, m) for m in MODES}
-        whole = _is_int(f, module.Params)
-        accepted = {m: (_accepted(module.Params, f.name, m) if whole else "") for m in MODES}
-        params.append(Parameter(f.name, default, accepted, comments.get(f.name, "")))
+        about = comments.get(f.name, "")
+        passed_on = name == "find-the-mistake"
+        if passed_on and f.name not in ("of", "mistake"):  # settings of the kind its solution is of
+            accepted = {m: "" for m in MODES}
+            about = f"{about} (passed on to the kind of 'of', which checks it: see 'worksheet list KIND')"
+        else:
+            whole = _is_int(f, module.Params)
+            accepted = {m: (_accepted(module.Params, f.name, m) if whole else "") for m in MODES}
+        params.append(Parameter(f.name, default, accepted, about))
     try:
         codes = mistakes.codes_for(name)
     except WorksheetError:  # pragma: no cover - every kind has at least the slip

@@ -406,9 +406,10 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     -inf, or exact forms such as 1/(1+e^-2).
 
     Each step is correct, carried forward (right for your own earlier
-    answers), incorrect (with the likely mistake) or missing.  Exit code 0
-    when every step is correct or carried forward, 1 otherwise, 2 when a file
-    cannot be read.  With --answers-dir, a file that cannot be read is
+    answers), incorrect (with the likely mistake) or missing; a line that
+    cannot be read is reported with its number and the rest is marked.  Exit
+    code 0 when every step is correct or carried forward, 1 otherwise, 2 when
+    a file cannot be read at all.  With --answers-dir, a file that cannot be read is
     reported in its row of the summary and the rest are marked (exit 1).
     A key from an exam spec marks in the spec's points.
 
