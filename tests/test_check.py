@@ -86,8 +86,9 @@ def test_one_problem_may_leave_out_its_number_but_several_may_not(tmp_path, caus
     key2, _ = make_key(tmp_path, ["attention", "attention"], name="two.json")
     with pytest.raises(InputError, match="under its number"):
         check_answers(key2, write_toml(tmp_path / "b.toml", {"scores": [[1]]}))
-    with pytest.raises(InputError, match="no problem 3"):
-        check_answers(key2, write_toml(tmp_path / "c.toml", {}, numbered={3: {"scores": [[1]]}}))
+    report = check_answers(key2, write_toml(tmp_path / "c.toml", {}, numbered={3: {"scores": [[1]]}}))
+    assert report.unread == ["line 2, problem 3: the key has 2 problems, so there is no problem 3"]
+    assert report.exit_code == 1 and "could not be read" in report.text()
 
 
 # ---------------------------------------------------------------- tolerance
@@ -302,34 +303,40 @@ def test_variants_are_chosen_by_the_answers_variant_field(tmp_path, causal):
 
 
 # ---------------------------------------------------------------- untrusted answer files
+# A file that cannot be read at all: one error line (exit 2) naming the file and where.
 BAD_FILES = {
-    "code.toml": ('scores = [["__import__(\'os\').system(\'touch PWNED\')"]]', "scores, row 1, column 1"),
-    "code.json": ('{"scores": [["__import__(\'os\').system(\'touch PWNED\')"]]}', "scores, row 1, column 1"),
-    "code.csv": ("step,row,col,value\nscores,1,1,__import__('os').system('touch PWNED')\n", "scores, row 1, column 1"),
     "big-int.toml": ("scores = [[" + "9" * 200_000 + "]]", "a.toml"),
-    "big-str.toml": ('scores = [["' + "9" * 200_000 + '"]]', "scores, row 1, column 1"),
-    "big-int.json": ('{"scores": [[' + "9" * 200_000 + "]]}", "scores, row 1, column 1"),
     "big.csv": ("step,row,col,value\nscores,1,1," + "9" * 200_000 + "\n", "a.csv"),
     "nested.json": ('{"scores": ' + "[" * 100_000 + "]" * 100_000 + "}", "a.json"),
     "nested.toml": ("scores = " + "[" * 100_000 + "]" * 100_000, "a.toml"),
-    "nested-small.json": ('{"scores": [[[[[1]]]]]}', "scores, row 1, column 1"),
-    "huge.json": ('{"scores": [' + ",".join(["[" + ",".join(["1"] * 300) + "]"] * 300) + "]}", "scores"),
-    "wide.toml": ("scores = [" + ", ".join(["1"] * 100) + "]", "scores, row 1"),
-    "shape.toml": ("scores = [[1, 2], [3, 4]]", "scores: a 2 x 2 matrix, but the key's is 3 x 3"),
-    "unknown.toml": ("socres = [[1]]", "did you mean 'scores'"),
-    "ragged.toml": ("scores = [[1, 2, 3], [1, 2]]", "ragged"),
-    "nan.json": ('{"scores": [[NaN, 1, 2]]}', "a.json"),
-    "expo.toml": ('scores = [["e^(10^9)"]]', "scores, row 1, column 1"),
-    "bool.toml": ("scores = [[true]]", "scores, row 1, column 1"),
-    "date.toml": ("scores = [[1979-05-27]]", "scores, row 1, column 1"),
     "empty.csv": ("", "a.csv"),
     "header.csv": ("a,b,c\n1,2,3\n", "header"),
-    "csv-row.csv": ("step,row,col,value\nscores,0,1,1\n", "line 2"),
-    "csv-gap.csv": ("step,row,col,value\nscores,1,1,1\nscores,2,2,1\n", "row 1, column 2"),
-    "csv-dup.csv": ("step,row,col,value\nscores,1,1,1\nscores,1,1,2\n", "second entry"),
-    "mixed.toml": ('scores = [1, [2]]', "mix of rows"),
     "toplevel.json": ("[1, 2]", "a.json"),
     "bad.toml": ("scores = [[1,", "invalid TOML"),
+}
+
+# One bad step or line: the rest of the file is marked (exit 1), and the report names
+# the line and what is wrong with it.
+BAD_STEPS = {
+    "code.toml": ('scores = [["__import__(\'os\').system(\'touch PWNED\')"]]', "line 1, row 1, column 1"),
+    "code.json": ('{"scores": [["__import__(\'os\').system(\'touch PWNED\')"]]}', "line 1, row 1, column 1"),
+    "code.csv": ("step,row,col,value\nscores,1,1,__import__('os').system('touch PWNED')\n", "line 2, row 1, column 1"),
+    "big-str.toml": ('scores = [["' + "9" * 200_000 + '"]]', "line 1, row 1, column 1"),
+    "big-int.json": ('{"scores": [[' + "9" * 200_000 + "]]}", "line 1, row 1, column 1"),
+    "nested-small.json": ('{"scores": [[[[[1]]]]]}', "line 1, row 1, column 1"),
+    "huge.json": ('{"scores": [' + ",".join(["[" + ",".join(["1"] * 300) + "]"] * 300) + "]}", "line 1, "),
+    "wide.toml": ("scores = [" + ", ".join(["1"] * 100) + "]", "line 1, row 1"),
+    "shape.toml": ("scores = [[1, 2], [3, 4]]", "line 1, a 2 x 2 matrix, but the key's is 3 x 3"),
+    "unknown.toml": ("socres = [[1]]", "line 1, socres: unknown step; did you mean 'scores'"),
+    "ragged.toml": ("scores = [[1, 2, 3], [1, 2]]", "ragged"),
+    "expo.toml": ('scores = [["e^(10^9)"]]', "line 1, row 1, column 1"),
+    "bool.toml": ("scores = [[true]]", "line 1, row 1, column 1"),
+    "date.toml": ("scores = [[1979-05-27]]", "line 1, row 1, column 1"),
+    "csv-row.csv": ("step,row,col,value\nscores,0,1,1\n", "line 2: the row must be a number"),
+    "csv-gap.csv": ("step,row,col,value\nscores,1,1,1\nscores,2,2,1\n", "line 2, row 1, column 2: no entry"),
+    "csv-dup.csv": ("step,row,col,value\nscores,1,1,1\nscores,1,1,2\n", "line 3: scores: a second entry"),
+    "mixed.toml": ('scores = [1, [2]]', "mix of rows"),
+    "nan.json": ('{"scores": [[NaN, 1, 2]]}', "line 1, row 1, column 1: not a finite number"),
     "control.toml": ('"sc\\u001b[31mores" = [[1]]', "unknown step"),
 }
 
@@ -345,6 +352,28 @@ def test_untrusted_answer_files_give_one_clear_error(tmp_path, causal, runner, c
     line = one_line_error(r)
     assert str(a) in line and where in line, line
     assert "\x1b" not in line
+    assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize("name", sorted(BAD_STEPS))
+def test_a_bad_step_or_line_is_reported_and_the_rest_is_marked(tmp_path, causal, runner, cli, name, monkeypatch):
+    key, doc = causal
+    text, where = BAD_STEPS[name]
+    a = tmp_path / ("a" + name[name.rindex("."):])
+    # one right answer beside the bad one: it is still marked
+    good = table(key_values(doc.problems[0]), steps=["weights"])["weights"]
+    if name.endswith(".csv"):
+        text += "".join(f"weights,{i},{j},{x}\n" for i, row in enumerate(good, 1) for j, x in enumerate(row, 1))
+    elif name.endswith(".json"):
+        text = text[:-1] + ', "weights": ' + json.dumps(good) + "}"
+    else:
+        text += "\nweights = " + json.dumps(good) + "\n"
+    a.write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(cli, ["check", str(key), str(a)])
+    assert r.exit_code == 1, r.output
+    assert where in r.output and "\x1b" not in r.output, r.output
+    assert "✓ weights" in r.output and "Total: 1/8" in r.output
     assert not (tmp_path / "PWNED").exists()
 
 
@@ -435,7 +464,7 @@ def _class_folder(tmp_path, doc):
     write_csv(folder / "bob.csv", {None: table(recompute(p, {"scores": S}))})
     write_json(folder / "carol.json", {**table(recompute(p, {"scaled": p.step("scores").value})),
                                        "student": "=HYPERLINK(\"x\")"})
-    (folder / "dave.toml").write_text('scores = [["__import__(\'os\')"]]')
+    (folder / "dave.toml").write_text('scores = [["__import__(\'os\')"]')
     (folder / "erin.json").write_bytes(b"\xff\xfe")
     (folder / "notes.txt").write_text("not an answer file")
     return folder
@@ -453,8 +482,9 @@ def test_a_class_folder_of_good_and_bad_files(tmp_path, causal, runner, cli):
     rows = list(csv.DictReader(io.StringIO(summary.read_text())))
     by_file = {row["file"]: row for row in rows}
     assert set(by_file) == {"alice.toml", "bob.csv", "carol.json", "dave.toml", "erin.json"}
-    assert by_file["alice.toml"]["total"] == "8" and by_file["alice.toml"]["student"] == "Alice"
-    assert by_file["bob.csv"]["scores"] == "0" and by_file["bob.csv"]["weights"] == "1"
+    assert by_file["alice.toml"]["total (of 8)"] == "8" and by_file["alice.toml"]["student"] == "Alice"
+    assert by_file["bob.csv"]["1 Scaled dot-product attention (of 8)"] == "7"
+    assert "problem 1: step 4 scores incorrect (arithmetic-slip)" == by_file["bob.csv"]["lost"]
     assert "arithmetic-slip" in by_file["bob.csv"]["mistakes"]
     assert "no-scaling" in by_file["carol.json"]["mistakes"]
     assert by_file["carol.json"]["student"].startswith("'=")  # no spreadsheet formula

@@ -41,3 +41,8 @@ def test_wheel_install_builds_a_worksheet(tmp_path):
     r = subprocess.run([str(py), "-c", "import worksheet.render.base as b; print(b.default_templates())"],
                        cwd=out, capture_output=True, text=True, check=True)
     assert "site-packages" in r.stdout
+    # the examples ship inside the package: 'worksheet examples' copies them out
+    r = subprocess.run([str(env_dir / "bin" / "worksheet"), "examples", "course"], cwd=out, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert (out / "course" / "midterm.toml").is_file() and (out / "course" / "answers.toml").is_file()

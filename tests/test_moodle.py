@@ -399,4 +399,4 @@ def test_weights_are_rounded_near_equal_shares_when_exact_ones_would_be_huge():
     w = moodle.field_weights(p)
     totals = [w[f"s{n}"] * n for n in (7, 11, 13, 16, 17, 19)]
     assert all(isinstance(x, int) and x >= 1 for x in w.values())
-    assert sum(totals) <= moodle.MAX_TOTAL and max(totals) / min(totals) <= 1.05
+    assert sum(totals) <= moodle.MOODLE_LIMIT and max(totals) / min(totals) <= 1.05

@@ -52,10 +52,11 @@ def test_solve_reads_numbers_exactly_and_never_evaluates_text():
         worksheet.solve("attention", {"Q": [[float("nan")]], "K": [[1]], "V": [[1]]})
 
 
-def test_steps_as_numpy_arrays_are_copies_of_the_float_values():
+def test_inputs_and_steps_as_numpy_arrays_are_copies_of_the_float_values():
     p = worksheet.problem("attention", seed=2, causal=True)
-    arrays = p.arrays()
-    assert list(arrays) == [s.name for s in p.steps]
+    arrays = p.to_numpy()
+    assert list(arrays) == [*p.inputs, *(s.name for s in p.steps)]
+    assert np.array_equal(arrays["X"], p.inputs["X"].value)
     assert np.array_equal(arrays["masked"], p["masked"].value) and arrays["masked"][0, 1] == -np.inf
     arrays["weights"][0, 0] = 42.0
     assert p["weights"].value[0, 0] != 42.0
@@ -66,7 +67,8 @@ def test_steps_as_sympy_matrices_hold_the_exact_values():
 
     p = worksheet.problem("attention", seed=2, causal=True)
     m = p.to_sympy()
-    assert set(m) == {s.name for s in p.steps}
+    assert set(m) == {*p.inputs, *(s.name for s in p.steps)}  # the same names as to_numpy()
+    assert list(m) == list(p.to_numpy())
     weights = m["weights"]
     assert isinstance(weights, sympy.Matrix)
     for i in range(weights.rows):
@@ -83,7 +85,7 @@ def test_a_label_entry_is_a_sympy_symbol_and_written_steps_have_no_matrix():
     (label,) = p.to_sympy()["prediction"]
     assert isinstance(label, sympy.Symbol) and label.name == p["prediction"].exact[0][0]
     p.add_written("why", title="Why?", answer="Because.")
-    assert "why" not in p.to_sympy() and "why" not in p.arrays()
+    assert "why" not in p.to_sympy() and "why" not in p.to_numpy()
     marks = worksheet.check(p, {"prediction": [[p["prediction"].exact[0][0]]]})  # words: left to a person
     assert marks["prediction"].status == "correct" and "why" not in marks.steps
 
@@ -99,7 +101,7 @@ def test_check_accepts_numpy_arrays_text_and_masked_entries():
 
 def test_check_of_every_answer_is_ok_and_shows_as_a_table():
     p = worksheet.problem("layer-norm", seed=1)
-    marks = worksheet.check(p, p.arrays())
+    marks = worksheet.check(p, p.to_numpy())  # the inputs among them are given, not marked
     assert marks.ok and marks.marks == marks.out_of == len(p.steps)
     assert "| `mean` | correct |" in marks._repr_markdown_() and "Total:" in str(marks)
 
@@ -142,8 +144,15 @@ def test_import_and_api_do_not_import_sympy_until_to_sympy():
     assert out.stdout.split("\n")[:3] == ["[]", "False", "True"]
 
 
-def test_worksheet_check_is_both_the_module_and_the_call():
-    import worksheet.check as module
+def test_worksheet_check_is_the_function_even_after_the_check_package_is_imported():
+    import inspect
+    import types
 
-    assert worksheet.check is module and callable(worksheet.check)
-    assert module.check_answers and module.Tolerance
+    from worksheet.check import Tolerance, check_answers  # the package, by its full name
+
+    assert check_answers and Tolerance
+    assert isinstance(worksheet.check, types.FunctionType)
+    assert list(inspect.signature(worksheet.check).parameters) == ["problem", "answers"]
+    from worksheet import check
+
+    assert check is worksheet.check

@@ -278,7 +278,9 @@ def test_render_variants_gives_back_the_collector_thresholds(monkeypatch):
 
 @pytest.mark.parametrize("split", [False, True])
 def test_an_existing_file_is_refused_before_any_variant_is_built(runner, cli, tmp_path, monkeypatch, split):
-    import worksheet.build as b
+    import importlib
+
+    b = importlib.import_module("worksheet.build")  # the module (worksheet.build is the function build())
 
     out = tmp_path / "out"
     out.mkdir()

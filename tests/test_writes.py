@@ -94,7 +94,7 @@ def test_with_force_a_link_is_replaced_not_followed(runner, cli, tmp_path):
 def _failing_latex(monkeypatch):
     from worksheet.render import pdf
 
-    def fail(sources, workers=None):
+    def fail(sources, workers=None, progress=None):
         name = next(iter(sources))
         raise pdf.LatexError(f"LaTeX failed on {name}: ! Undefined control sequence.", tex_name=name,
                              log="the new log", source=sources[name])

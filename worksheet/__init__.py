@@ -5,18 +5,20 @@ In a notebook (see :mod:`worksheet.api`)::
     import worksheet
     p = worksheet.problem("attention", seed=3, causal=True)  # a kind from a seed
     p                                                         # the worked example (HTML in Jupyter)
-    w, W = p.arrays()["weights"], p.to_sympy()["weights"]     # numpy array, exact sympy Matrix
+    w, W = p.to_numpy()["weights"], p.to_sympy()["weights"]   # numpy array, exact sympy Matrix
     worksheet.check(p, {"weights": w}).ok                     # per-step marks
+    worksheet.solve("attention", "examples/mine.toml")        # your numbers: a file or a dict
+    worksheet.build("attention", "layer-norm", seed=7)        # a sheet (a Document)
+    worksheet.kinds()                                         # every kind with its parameters
 
-``worksheet.solve(kind, {"X": [[1, 0], [0, 1]], ...})`` solves your own
-matrices.  Everything the CLI does::
-
-    from worksheet import build_document, solve_file
-    doc = build_document(["attention"], seed=7, options={"causal": True})
-    doc.problems[0].step("weights").exact     # exact softmax weights
-
-Heavy modules (numpy, jinja2, sympy) are imported only when used: the
-functions here are thin, and import the library when called.
+The face is these functions and the error types (``dir(worksheet)``); each
+function is thin and imports the library when called, so ``import worksheet``
+loads neither numpy, jinja2 nor sympy.  ``worksheet.check`` and
+``worksheet.build`` are these functions even once the modules of the same
+names (``worksheet/check/``, ``worksheet/build``) are imported: reach those
+with ``from worksheet.check import check_answers`` and the like.
+``worksheet.kinds`` is the kind registry (``kinds.names()``, ``kinds.get``);
+calling it lists every kind with its parameters.
 
 The package by layers, bottom to top; a module imports only from its own
 layer or the ones below it (``tests/test_layers.py`` checks it from the imports):
@@ -34,12 +36,21 @@ layer or the ones below it (``tests/test_layers.py`` checks it from the imports)
    of ``worksheet practice``), and this module.
 """
 
+import sys
+import types
+
+from . import kinds  # the registry (light: no kind is imported until asked for); kinds() lists them
+from .policy.errors import (ArgumentError, GenerationError, InputError, OutputError, ParamError, ShapeError,
+                            UnknownKindError, UnknownStepError, WorksheetError)
 from .solution import notebook as _notebook
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "build_document", "solve_inputs", "solve_file", "write_document", "problem", "solve",
-           "check"]
+__all__ = ["__version__", "problem", "solve", "check", "kinds", "build",
+           "WorksheetError", "InputError", "ParamError", "UnknownKindError", "ShapeError", "GenerationError",
+           "OutputError", "ArgumentError", "UnknownStepError",
+           # what the CLI builds on (see worksheet.build)
+           "build_document", "solve_inputs", "solve_file", "write_document"]
 
 
 def problem(kind: str, seed: int = 1, **params):
@@ -49,21 +60,27 @@ def problem(kind: str, seed: int = 1, **params):
     return problem(kind, seed, **params)
 
 
-def solve(kind: str, matrices, **params):
-    """The worked solution for your own matrices: see :func:`worksheet.api.solve`."""
+def solve(kind=None, inputs=None, *, example=None, **params):
+    """The worked solution for your own numbers (a file path or a dict of matrices) or a
+    lecture's example, as ``worksheet solve``: see :func:`worksheet.api.solve`."""
     from .api import solve
 
-    return solve(kind, matrices, **params)
+    return solve(kind, inputs, example=example, **params)
 
 
 def check(problem, answers):
-    """Mark answers (step name -> matrix) against a problem: see :func:`worksheet.api.check`.
-
-    Once :mod:`worksheet.check` is imported, ``worksheet.check`` is that
-    module, which is called the same way."""
+    """Mark answers (step name -> matrix) against a problem, as ``worksheet check``: see
+    :func:`worksheet.api.check`."""
     from .api import check
 
     return check(problem, answers)
+
+
+def build(*problems, **options):
+    """A sheet (or one per variant) as ``worksheet build`` makes it: see :func:`worksheet.api.build`."""
+    from .api import build
+
+    return build(*problems, **options)
 
 
 def build_document(*args, **kwargs):
@@ -101,3 +118,25 @@ def _show(shown, fmt: str) -> str:
 
 
 _notebook.show = _show  # how Jupyter shows a Problem or a Document (see worksheet.solution.notebook)
+
+
+_FACE = frozenset({"check", "build"})  # functions named like a module of this package
+
+
+class _Package(types.ModuleType):
+    """This package's module: when ``worksheet/check/`` (or ``worksheet.build``) is
+    first imported, Python binds it as an attribute of this package, which would
+    replace the function of the same name; the function stays (the module is in
+    ``sys.modules`` and importable by its full name: ``from worksheet.check import ...``).
+    ``worksheet.kinds`` is the kind registry, which can be called: ``worksheet.kinds()``."""
+
+    def __setattr__(self, name, value):
+        if name in _FACE and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+    def __dir__(self):
+        return sorted(n for n in __all__ if n != "__version__")
+
+
+sys.modules[__name__].__class__ = _Package

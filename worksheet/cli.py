@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -155,13 +156,44 @@ def _kind_options(kw: dict) -> dict:
 @click.group(cls=WorksheetGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="worksheet")
 def main():
-    """Worked examples of Transformer attention, exact, with answer keys."""
+    """Worked examples of Transformer attention, exact, with answer keys.
+
+    \b
+    Examples:
+      worksheet list
+      worksheet build attention --causal --seed 7
+      worksheet examples my-course
+      worksheet build --spec my-course/midterm.toml --variants 40 --format pdf -o midterm
+      worksheet template midterm/midterm.json -o answers
+      worksheet check midterm/midterm.json --answers-dir answers
+
+    Shell completion (bash): eval "$(_WORKSHEET_COMPLETE=bash_source worksheet)"
+    """
 
 
 @main.command("list")
+@click.argument("kind", required=False)
 @click.option("--examples", is_flag=True, help="list the reference examples from the lectures instead")
-def list_cmd(examples):
-    """List every problem kind (or reference example), one line each."""
+def list_cmd(kind, examples):
+    """List the problem kinds, or show one kind's parameters.
+
+    With KIND: its parameters (defaults, the values hand and calculator
+    mode accept, what each means), what hand and calculator mode draw, and
+    the mistakes 'worksheet check' names.
+
+    \b
+    Examples:
+      worksheet list
+      worksheet list attention
+      worksheet list --examples
+    """
+    if kind is not None:
+        if examples:
+            raise WorksheetError("give either KIND or --examples, not both")
+        from .kinds.catalogue import describe, kind_info
+
+        _echo(describe(kind_info(kind)), nl=False)
+        return
     if examples:
         from .kinds.lecture_examples import EXAMPLES
 
@@ -178,7 +210,8 @@ def list_cmd(examples):
 @main.command()
 @click.argument("kinds", nargs=-1)
 @click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="exam spec file (TOML): title, course, sections with points; see examples/")
+              help="exam spec file (TOML): title, course, sections with points; see examples/ "
+                   "('worksheet examples DIR' copies them out)")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="seed of the random numbers, 0 or more  [default: 1]")
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)
@@ -190,20 +223,36 @@ def list_cmd(examples):
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
+@click.option("--variant", "only", default=None, metavar="ID",
+              help="with --variants: rebuild only this variant's files (v17, or the seed printed on its "
+                   "sheet), the same bytes as --split writes")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
               help="processes building --variants (same files whatever the number)  "
                    "[default: one per core from 24 problems on]")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
+@click.option("--compact/--no-compact", default=None,
+              help="tex/pdf study sheet: two columns, smaller type and matrices, every worked line kept")
 @click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="folder with a copy of templates/ to restyle the sheets")
 @size_options
-def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, jobs, paper, templates,
-          **kw):
+def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, compact,
+          templates, **kw):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
     several for one sheet with several problems.  Settings for one problem
-    only: KIND:key=value,... e.g. attention:seq-len=4,causal=true
+    only: KIND:key=value,... e.g. attention:seq-len=4,causal=true.  An
+    option such as --heads applies to every problem whose kind has it, and
+    is an error when none has it.
+
+    \b
+    Examples:
+      worksheet build attention --causal --seed 7
+      worksheet build attention layer-norm:eps=1/10 --format md,pdf -o week5
+      worksheet build --spec examples/midterm.toml --variants 40 --format pdf,json -o midterm
+      worksheet build --spec examples/midterm.toml --variants 40 --variant v17 --format pdf -o midterm
+      worksheet build --spec examples/midterm.toml --variants 40 --format moodle -o moodle
+      worksheet build self-attention-basic next-token --compact --format pdf -o study
     """
     from .build import build_document, build_variants, render_documents, render_variants, resolve_build, \
         write_documents, write_rendered
@@ -216,13 +265,29 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
     plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
-                         name=name, paper=paper, split=split)
+                         name=name, paper=paper, split=split, compact=compact)
+    from .build import check_problems
+
+    check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"
     name, variants, args = plan.name, plan.variants, plan.document_args()
+    k = None
+    if only is not None:
+        if not variants:
+            raise WorksheetError("--variant needs --variants N (or a spec with variants)")
+        if out == "-":
+            raise WorksheetError("--variant writes that variant's files; give a folder with -o DIR")
+        from .build import find_variant
+
+        k = find_variant(only, variants, plan.seed)
     if out != "-" and not force:
-        from .build import planned_files
+        from .build import output_names, planned_files, variant_id
         from .policy.files import refuse_existing
 
-        refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
+        if k is not None:
+            group = f"{name}-{variant_id(k, variants)}"
+            refuse_existing(Path(out) / f for fmt in fmts for f in output_names(group, fmt).values())
+        else:
+            refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
     if out == "-":
         if variants:
             docs = _with_progress(build_variants, plan.problems, variants, **args)
@@ -231,24 +296,48 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         files = render_documents(docs, fmts, name=name, templates=templates, roles=("sheet",)).files
         _echo(next(iter(files.values())), nl=False)
         return
-    if variants:
+    started = time.monotonic()
+    pdfs = ("pdf" in fmts) * 2 * (variants if (split and variants) else 1)
+    if k is not None:
+        from .build import render_variant
+
+        outlines, rendered = render_variant(plan.problems, variants, k, fmts, name=name, templates=templates,
+                                            **args)
+        pdfs = 2 * ("pdf" in fmts)
+        paths = _with_latex(pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force,
+                            split=True, table=False)
+    elif variants:
         outlines, rendered = _with_progress(render_variants, plan.problems, variants, fmts, name=name,
                                             templates=templates, split=split, jobs=jobs, **args)
-        if "pdf" in fmts and sys.stderr.isatty():
-            click.echo("compiling PDF with LaTeX ...", err=True)
-        paths = write_rendered(outlines, rendered, fmts, out, name=name, force=force, split=split)
+        paths = _with_latex(pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force, split=split)
     else:
         doc = build_document(plan.problems, **args)
-        if "pdf" in fmts and sys.stderr.isatty():
-            click.echo("compiling PDF with LaTeX ...", err=True)
-        paths = write_documents([doc], fmts, out, name=name, force=force, templates=templates)
+        paths = _with_latex(pdfs, write_documents, [doc], fmts, out, name=name, force=force, templates=templates)
     for path in paths:
         _echo(f"wrote {printable(str(path))}")
+    if (pdfs or (variants or 0) >= PROGRESS_FROM) and not sys.stderr.isatty():  # one summary line, for logs
+        count = 1 if k is not None else (variants or 1)
+        problems = count * len(plan.problems)
+        click.echo(f"built {count} sheet{'s' * (count != 1)} ({problems} problem{'s' * (problems != 1)}), "
+                   f"{len(paths)} files{f', {pdfs} PDFs compiled' if pdfs else ''}, "
+                   f"in {time.monotonic() - started:.1f} s", err=True)
+
+
+PROGRESS_FROM = 10  # variants from which a build shows a progress bar (on a terminal)
+
+
+def _with_latex(pdfs: int, write, *args, **kw):
+    """``write`` the files, with a progress bar over the PDFs LaTeX compiles when stderr is a terminal."""
+    if pdfs and sys.stderr.isatty():
+        with click.progressbar(length=pdfs, label="compiling PDF with LaTeX", file=sys.stderr,
+                               show_pos=True) as bar:
+            return write(*args, progress=bar.update, **kw)
+    return write(*args, **kw)
 
 
 def _with_progress(make, problems, count, *args, **kw):
     """``make`` variants, with a progress bar on stderr when it is a terminal and there are many."""
-    if count >= 10 and sys.stderr.isatty():
+    if count >= PROGRESS_FROM and sys.stderr.isatty():
         with click.progressbar(length=count, label="building variants", file=sys.stderr) as bar:
             return make(problems, count, *args, progress=bar.update, **kw)
     return make(problems, count, *args, **kw)
@@ -265,7 +354,19 @@ def _with_progress(make, problems, count, *args, **kw):
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
 @click.option("--causal/--no-causal", default=None, help="mask future tokens (overrides the file)")
 def solve(kind, input_file, example, fmt, out, force, causal):
-    """Worked solution of KIND for the numbers in a file (or a reference example)."""
+    """Worked solution for your own numbers, or a lecture's.
+
+    KIND's worked solution for the numbers in a file, or a reference example
+    (see 'worksheet list --examples').  The file is JSON or TOML: named matrices (see 'worksheet list KIND' for
+    the inputs) and optional parameters; numbers are read exactly (0.2 is
+    1/5), never evaluated.
+
+    \b
+    Examples:
+      worksheet solve attention --input examples/mine.toml
+      worksheet solve attention -i examples/mine.toml --format json -o mine.json
+      worksheet solve --example thinking-machines --format pdf -o tm.pdf
+    """
     from .build import solve_example, solve_file
     from .kinds import conventions
     from .policy.files import write_all
@@ -278,6 +379,13 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     if formats == ["pdf"] and out == "-":  # never binary on stdout (a terminal or a pipe)
         raise WorksheetError("-o - writes text; write a PDF to a file with -o FILE.pdf")
     options = {"causal": causal}
+    if causal is not None and (kind or example):
+        from .build import check_problems
+        from .kinds.lecture_examples import EXAMPLES
+
+        of = kind or (EXAMPLES[example].kind if example in EXAMPLES else None)
+        if of:
+            check_problems([of], {"causal": causal})  # --causal on a kind without a mask is an error
     if example:
         if input_file or kind:
             raise WorksheetError("give either --example NAME or KIND --input FILE, not both")
@@ -309,7 +417,9 @@ def solve(kind, input_file, example, fmt, out, force, causal):
 @click.option("--rtol", type=float, help="accept |given - expected| <= atol + rtol |expected| (replaces the default rules)")
 @click.option("--atol", type=float, help="absolute tolerance (see --rtol)")
 def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
-    """Mark ANSWERS (TOML, JSON or CSV) step by step against KEY (the JSON key).
+    """Mark answers step by step against a key, in points.
+
+    ANSWERS (TOML, JSON or CSV) is marked against KEY (the JSON key).
 
     ANSWERS holds a matrix per step name (scores = [[1, 2], [3, 4]]), under
     [1], [2], ... when the key has several problems; CSV lines are
@@ -317,10 +427,18 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     -inf, or exact forms such as 1/(1+e^-2).
 
     Each step is correct, carried forward (right for your own earlier
-    answers), incorrect (with the likely mistake) or missing.  Exit code 0
-    when every step is correct or carried forward, 1 otherwise, 2 when a file
-    cannot be read.  With --answers-dir, a file that cannot be read is
+    answers), incorrect (with the likely mistake) or missing; a line that
+    cannot be read is reported with its number and the rest is marked.  Exit
+    code 0 when every step is correct or carried forward, 1 otherwise, 2 when
+    a file cannot be read at all.  With --answers-dir, a file that cannot be read is
     reported in its row of the summary and the rest are marked (exit 1).
+    A key from an exam spec marks in the spec's points.
+
+    \b
+    Examples:
+      worksheet check mine.json examples/answers.toml
+      worksheet check midterm/midterm.json alice.csv --format json
+      worksheet check midterm/midterm.json --answers-dir answers --summary marks.csv
     """
     from .check import Tolerance, check_answers, check_folder
 
@@ -371,6 +489,68 @@ def practice(host, port, no_browser, spec_file, focus):
         serve(host, port, open_browser=not no_browser, scope=scope, announce=_echo)
     except OSError as exc:
         raise WorksheetError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+
+
+@click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--out", default="answers", show_default=True, help="folder for the answer files")
+@click.option("--format", "fmt", type=click.Choice(["toml", "csv"]), default="toml", show_default=True,
+              help="answer file format (both are read by 'worksheet check')")
+@click.option("--force", is_flag=True, help="overwrite existing answer files")
+def template(key, out, fmt, force):
+    """Write blank answer files for a key, one per variant.
+
+    KEY is the JSON key of a build.  Each file holds every cell the student fills in, blank, with the
+    variant's id; a student fills in the cells and hands it in for
+    'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
+    (KEY-answers.toml for a key without variants).
+
+    \b
+    Examples:
+      worksheet build --spec examples/midterm.toml --format json -o midterm
+      worksheet template midterm/midterm.json -o midterm/answers
+      worksheet template midterm/midterm.json --format csv -o midterm/answers
+      worksheet check midterm/midterm.json --answers-dir midterm/answers
+    """
+    from .check.template import template_files
+    from .policy.files import write_all
+
+    files = template_files(key, fmt)
+    paths = write_all({Path(out) / name: text for name, text in files.items()}, force=force)
+    for path in paths:
+        _echo(f"wrote {printable(str(path))}")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="overwrite files of the same name")
+def examples(folder, force):
+    """Copy the example specs and answer files into FOLDER.
+
+    The exam specs (midterm, study sheet, decoder and recurrent cells), an
+    input file for 'worksheet solve' and sample answers for 'worksheet
+    check': the files the README's tour and '--spec' refer to.
+
+    \b
+    Examples:
+      worksheet examples my-course
+      worksheet build --spec my-course/midterm.toml --format pdf -o midterm
+    """
+    from .policy.files import write_all
+
+    source = examples_folder()
+    files = {Path(folder) / p.name: p.read_bytes() for p in sorted(source.iterdir())
+             if p.is_file() and not p.name.startswith(".")}
+    for path in write_all(files, force=force):
+        _echo(f"wrote {printable(str(path))}")
+
+
+def examples_folder() -> Path:
+    """``examples/`` of a source checkout, or the copy inside the wheel."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "examples", here.parent / "examples"):
+        if candidate.is_dir():
+            return candidate
+    raise WorksheetError("the examples/ folder is missing from this installation")
 
 
 if __name__ == "__main__":  # pragma: no cover

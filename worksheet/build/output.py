@@ -182,12 +182,12 @@ def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int
     for i, d in enumerate(docs, 1):
         rows.append([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
                     + ([files[i - 1]] if files else []))
-    return csv_text(rows)  # no cell a spreadsheet runs as a formula (worksheet.csv_cells)
+    return csv_text(rows)  # no cell a spreadsheet runs as a formula (worksheet.policy.csv_cells)
 
 
 def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: Path | str = "output", *,
                     name: str = "worksheet", force: bool = False, templates: Path | None = None,
-                    split: bool = False) -> list[Path]:
+                    split: bool = False, progress=None) -> list[Path]:
     """Write one document, or variants (combined, or one set of files per
     variant with ``split``) plus ``NAME-variants.csv``; all or nothing.
 
@@ -206,7 +206,7 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False, bank=name))
                 for n, g in groups]
     return write_rendered([d.outline() for d in docs], rendered, formats, out_dir, name=name,
-                          force=force, split=split)
+                          force=force, split=split, progress=progress)
 
 
 def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = "output", *,
@@ -217,9 +217,11 @@ def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = 
 
 def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rendered]],
                    formats: Iterable[str], out_dir: Path | str = "output", *, name: str = "worksheet",
-                   force: bool = False, split: bool = False) -> list[Path]:
+                   force: bool = False, split: bool = False, table: bool = True, progress=None) -> list[Path]:
     """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
-    every file, plus ``NAME-variants.csv`` for variants, as :func:`write_documents`."""
+    every file, plus ``NAME-variants.csv`` for variants (unless ``table`` is
+    False: one variant rebuilt on its own), as :func:`write_documents`;
+    ``progress(1)`` after each PDF is compiled."""
     from ..render.pdf import LatexError, LatexMissingError
 
     out = Path(out_dir)
@@ -241,7 +243,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
         from ..render.pdf import compile_all
 
         try:
-            compiled = compile_all(sources)
+            compiled = compile_all(sources, progress=progress)
         except LatexMissingError as exc:
             keep = {f: t for f, t in files.items() if not f.endswith(".pdf")}
             keep.update(sources)
@@ -259,7 +261,7 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
         for tex_name, result in compiled.items():
             files[tex_name[:-4] + ".pdf"] = result.pdf
             pages[tex_name[:-4] + ".pdf"] = result.pages
-    if _is_variants(docs):
+    if _is_variants(docs) and table:
         if split:
             student = next((f for f in ("pdf", "html", "md", "tex", "moodle") if f in formats), "json")
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}

@@ -20,10 +20,10 @@ from ..parse.arguments import kind_argument, mapping_argument
 from ..solution.document import Document
 from ..policy.errors import ArgumentError, InputError, ParamError, ShapeError, in_file
 from ..solution.problem import Problem
-from .spec import DEFAULT_KINDS, ProblemSpec
+from .spec import DEFAULT_KINDS, QUESTION, ProblemSpec
 
 __all__ = ["check_seed", "problem_rng", "make_problem", "build_document", "solve_inputs", "solve_file",
-           "solve_example", "solve_table"]
+           "solve_example", "solve_table", "check_problems"]
 
 
 def check_seed(seed) -> int:
@@ -43,6 +43,13 @@ def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
 
 
 def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, variant: int = 0) -> Problem:
+    if spec.kind == QUESTION:  # only a question answered in words
+        problem = Problem(QUESTION, "Question", {"numbers": options.get("numbers") or "hand"}, seed=seed,
+                          intro=spec.prompt, points=spec.points)
+        problem.add_written("written", title=spec.question, answer=spec.answer, lines=spec.lines)
+        if spec.step_points or spec.step_weights:
+            _share_points(problem, spec)
+        return problem
     kind = kinds.get(spec.kind)
     merged = {**options, **spec.options}
     unknown = sorted(set(spec.options) - set(kind.Params.field_names()))
@@ -59,7 +66,69 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
         taken = {s.name for s in problem.steps}
         name = next(n for n in ["written"] + [f"written_{k}" for k in range(2, len(taken) + 3)] if n not in taken)
         problem.add_written(name, title=spec.question, answer=spec.answer, lines=spec.lines)
+    if spec.step_points or spec.step_weights:
+        _share_points(problem, spec)
     return problem
+
+
+def _share_points(problem: Problem, spec: ProblemSpec) -> None:
+    """The spec's points and weights of named steps, checked against the problem's steps."""
+    where = f"{spec.where}: " if spec.where else ""
+    names = [s.name for s in problem.steps]
+    for field_, pairs in (("step_points", spec.step_points), ("step_weights", spec.step_weights)):
+        for name, _ in pairs:
+            if name not in names:
+                import difflib
+
+                close = difflib.get_close_matches(name, names, n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"its steps are {', '.join(names)}"
+                raise ParamError(f"{where}{field_}: {spec.kind} has no step '{name}'; {hint}")
+    problem.step_points, problem.step_weights = dict(spec.step_points), dict(spec.step_weights)
+    try:
+        problem.points_of_steps()
+    except ValueError as exc:
+        raise ParamError(f"{where}step_points: {exc}") from None
+
+
+def _fields_of(spec: ProblemSpec) -> list[str]:
+    """The settings a problem takes (find-the-mistake: those of the kind its solution is of)."""
+    module = kinds.get(spec.kind)
+    fields = module.Params.field_names()
+    if spec.kind == "find-the-mistake":
+        of = spec.options.get("of", "attention")
+        fields = kinds.get(str(of)).Params.field_names() if str(of) in kinds.KINDS else fields
+    return fields
+
+
+def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None = None) -> list[ProblemSpec]:
+    """Check every problem's settings before any work (and before any file is
+    looked at): unknown kinds and settings, values a kind refuses, and an
+    option given for every problem (``--heads 2``) that none of the chosen
+    kinds takes -- an error naming the kinds that take it."""
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    specs = [p if isinstance(p, ProblemSpec) else ProblemSpec.parse(p) for p in problems]
+    real = [s for s in specs if s.kind != QUESTION]
+    for s in real:
+        kind = kinds.get(s.kind)
+        unknown = sorted(set(s.options) - set(kind.Params.field_names()))
+        if unknown:
+            raise ParamError(f"{s.kind} has no setting '{unknown[0]}'; it has "
+                             f"{', '.join(kind.Params.field_names())}")
+        try:
+            kind.Params.from_options({**options, **s.options})
+        except (ParamError, InputError) as exc:
+            where = f"{s.where}: " if s.where else ""
+            raise type(exc)(f"{where}{exc}") if isinstance(exc, ParamError) else exc from None
+    for name in sorted(options):
+        if name == "numbers" or not real:
+            continue
+        if not any(name in _fields_of(s) for s in real):
+            takes = [k for k in kinds.names() if name in kinds.get(k).Params.field_names()
+                     and k != "find-the-mistake"]
+            chosen = ", ".join(dict.fromkeys(s.kind for s in real))
+            raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to "
+                             f"{', '.join(takes)}")
+    return specs
 
 
 def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, seed: int = 1,
@@ -72,7 +141,8 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
     options = dict(options or {})
     check_seed(seed)
     for s in specs:
-        kinds.get(s.kind)  # unknown kinds fail before any work
+        if s.kind != QUESTION:
+            kinds.get(s.kind)  # unknown kinds fail before any work
     probs = [make_problem(s, options, seed=seed, index=i, variant=variant) for i, s in enumerate(specs)]
     if title is None:
         title = probs[0].title if len(probs) == 1 else "Transformer attention worksheet"

@@ -11,6 +11,7 @@
     variants = 30                        # one per student; omit for a single sheet
     seed = 7                             # optional; --seed overrides
     name = "midterm"                     # optional base name of the files; --name overrides
+    compact = false                      # optional: a two-column study sheet (tex/pdf); --compact overrides
 
     [[sections]]                         # one problem per section, in order
     kind = "attention"
@@ -19,6 +20,8 @@
     question = "Which would you use, and why?"   # optional: a question answered in words
     answer = "The scaled one: ..."       # its model answer (required with a question), for the key
     lines = 5                            # optional: ruled lines for the answer (default 5)
+    step_points = { scores = 4 }         # optional: points of named steps ("written" is the question)
+    step_weights = { output = 2 }        # optional: shares of the rest (every other step weighs 1)
     seq_len = 3                          # any parameter of the kind (see 'worksheet list')
     causal = true
 
@@ -28,6 +31,9 @@ one line; title, instructions and prompts may hold ``$...$`` formulas that use o
 listed in :mod:`worksheet.policy.safetext` (no ``\\input``, ``\\href``, ...).
 Loading a spec checks every section's parameters,
 so a mistake shows before any problem is generated.
+
+A section without a ``kind`` but with a ``question`` and its ``answer`` is a
+problem of its own (kind ``question``): only the question, answered in words.
 
 A ``question`` becomes the problem's last step, named ``written`` (``written_2``
 if the kind already has a step of that name): the sheet gives it ruled lines,
@@ -60,11 +66,27 @@ from ..policy.integer_text import shown
 PAPERS = ("a4", "letter")
 NUMBER_MODES = ("hand", "calculator")
 MAX_VARIANTS = 2000
-SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines")
+SECTION_KEYS = ("kind", "points", "prompt", "question", "answer", "lines", "step_points", "step_weights")
 MAX_LINES = 30  # ruled lines for one written answer
 
 
 SPEC_RE = re.compile(r"^(?P<kind>[a-z0-9-]+)(?::(?P<opts>.*))?$")
+
+
+QUESTION = "question"  # a section with only a question answered in words (no kind of its own)
+
+
+class _QuestionKind:
+    """What :func:`_section` needs of a kind, for a section that is only a written question."""
+
+    class Params:
+        @staticmethod
+        def field_names() -> list[str]:
+            return []
+
+        @staticmethod
+        def from_options(options: dict, source: str | None = None) -> None:
+            return None
 
 
 class SpecError(InputError):
@@ -83,6 +105,9 @@ class ProblemSpec:
     question: str = ""  # a question answered in words: a last, written step
     answer: str = ""  # its model answer
     lines: int = 5  # ruled lines for it on the sheet
+    step_points: tuple = ()  # (step name, points) the spec gives steps (see worksheet.solution.points)
+    step_weights: tuple = ()  # (step name, weight) of the steps sharing the rest
+    where: str = field(default="", compare=False)  # "sections[2]" of an exam spec: named by errors
 
     @classmethod
     def parse(cls, text: str) -> "ProblemSpec":
@@ -122,6 +147,8 @@ class Section:
     question: str = ""  # a question answered in words (a written step), or ""
     answer: str = ""  # its model answer
     lines: int = 5  # ruled lines on the sheet for the answer
+    step_points: dict = field(default_factory=dict)  # step name -> its own points
+    step_weights: dict = field(default_factory=dict)  # step name -> its weight in the split
 
 
 @dataclass
@@ -136,16 +163,18 @@ class ExamSpec:
     variants: int | None = None
     seed: int | None = None
     name: str | None = None
+    compact: bool = False  # a study sheet: two columns, smaller type (tex/pdf)
     source: str = ""  # the file it came from
 
     def problem_specs(self) -> list[ProblemSpec]:
-        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines)
-                for s in self.sections]
+        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines,
+                            tuple(s.step_points.items()), tuple(s.step_weights.items()), f"sections[{i + 1}]")
+                for i, s in enumerate(self.sections)]
 
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
         return {"course": self.course, "date": self.date, "instructions": self.instructions,
-                "paper": self.paper}
+                "paper": self.paper, **({"compact": True} if self.compact else {})}
 
 
 # ---------------------------------------------------------------- spec versus options
@@ -175,7 +204,8 @@ class BuildPlan:
 
 def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, seed: int | None = None,
                   options: dict | None = None, title: str | None = None, variants: int | None = None,
-                  name: str | None = None, paper: str | None = None, split: bool = False) -> BuildPlan:
+                  name: str | None = None, paper: str | None = None, split: bool = False,
+                  compact: bool | None = None) -> BuildPlan:
     """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
     its file) or ``problems`` (default: attention), and the options given.
 
@@ -204,6 +234,10 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
         name = name if name is not None else spec.name
     if paper is not None:
         doc_fields["paper"] = paper
+    if compact is not None:
+        doc_fields["compact"] = compact
+    if doc_fields.get("compact") is False:
+        doc_fields.pop("compact")  # the default: documents stay as they were
     if split and not variants:
         raise ParamError("--split needs --variants N")
     if name:  # (an empty --name means the default)
@@ -249,7 +283,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         raise SpecError(f"{message}{f' (line {line})' if line else ''}", file=source, field=where)
 
     known = {"title", "course", "date", "instructions", "paper", "numbers", "variants", "seed",
-             "name", "sections"}
+             "name", "sections", "compact"}
     for key in data:
         if key not in known:
             fail(f"unknown key; a spec has {', '.join(sorted(known))}", key)
@@ -276,6 +310,10 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             spec.date = check_line(d, field="date")
         except TextError as exc:
             fail(exc.reason, "date")
+    if "compact" in data:
+        if not isinstance(data["compact"], bool):
+            fail(f"must be true or false, not {_show(data['compact'])}", "compact")
+        spec.compact = data["compact"]
     for key, choices in (("paper", PAPERS), ("numbers", NUMBER_MODES)):
         if key in data:
             if data[key] not in choices:
@@ -300,13 +338,16 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
 
 
 def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
+    if "kind" not in table and "question" in table:  # a question answered in words, and nothing else
+        table = {"kind": QUESTION, **table}
     if "kind" not in table:
-        fail("is missing: every section needs a kind (see 'worksheet list')", "kind", i)
+        fail("is missing: every section needs a kind (see 'worksheet list'), or a question and its answer",
+             "kind", i)
     kind_name = table["kind"]
     if not isinstance(kind_name, str):
         fail(f"must be text, not {_show(kind_name)}", "kind", i)
     try:
-        kind = kinds.get(kind_name)
+        kind = _QuestionKind if kind_name == QUESTION else kinds.get(kind_name)
     except WorksheetError as exc:
         fail(str(exc), "kind", i)
     fields = kind.Params.field_names()
@@ -316,7 +357,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             continue
         name = key.replace("-", "_")
         if name not in fields:
-            fail(f"unknown key; a section has kind, points, prompt, question, answer, lines and the parameters of "
+            fail(f"unknown key; a section has kind, points, step_points, step_weights, prompt, question, answer, "
+                 f"lines and the parameters of "
                  f"{kind_name}: {', '.join(fields)}", key, i)
         if isinstance(value, (datetime.date, datetime.time, dict)):
             fail(f"has the wrong type ({_show(value)})", key, i)
@@ -346,6 +388,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             check_prose(written[key], field=key)
         except TextError as exc:
             fail(exc.reason, key, i)
+    if kind_name == QUESTION and not written["question"]:
+        fail("a section of kind 'question' needs a question and its answer", "kind", i)
     if written["question"] and not written["answer"]:
         fail("a question needs its model answer: add answer = \"...\" (printed on the key)", "question", i)
     if written["answer"] and not written["question"]:
@@ -355,6 +399,23 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
         fail(f"must be a whole number of lines from 1 to {MAX_LINES}, not {_show(lines)}", "lines", i)
     if "lines" in table and not written["question"]:
         fail("lines are for a written answer: add question and answer", "lines", i)
+    shares = {}
+    for key, low in (("step_points", 0), ("step_weights", 0)):
+        value = table.get(key, {})
+        if not isinstance(value, dict):
+            fail(f"must be a table of step names and numbers, e.g. {key} = {{ scores = 2 }}, not {_show(value)}",
+                 key, i)
+        for step, x in value.items():
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not low <= x <= MAX_POINTS \
+                    or (key == "step_weights" and x == 0):
+                what = "a weight above 0" if key == "step_weights" else "a number of points from 0"
+                fail(f"{_show(step)} must be {what} to {MAX_POINTS}, not {_show(x)}", key, i)
+        shares[key] = {str(k): (int(x) if isinstance(x, float) and x.is_integer() else x) for k, x in value.items()}
+    if shares["step_points"] and points is None:
+        fail("step points need the section's points: add points = ...", "step_points", i)
+    if shares["step_points"] and sum(shares["step_points"].values()) > points:
+        fail(f"the steps' points add up to {sum(shares['step_points'].values())}, more than the section's "
+             f"{points}", "step_points", i)
     # check the parameters now, with the exam's number mode, so errors name the key
     merged = {"numbers": spec.numbers, **params}
     try:
@@ -365,7 +426,8 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     except ParamError as exc:
         key = next((k for k in table if k.replace("-", "_") in str(exc).replace("-", "_")), "kind")
         fail(str(exc), key, i)
-    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines)
+    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines,
+                   shares["step_points"], shares["step_weights"])
 
 
 def _show(value) -> str:

@@ -84,16 +84,39 @@ def _all_different(plan: VariantPlan, first_tries: Iterable[T], retry: Callable[
     seen: list[set] = [set() for _ in plan.specs]
     for k, item in enumerate(first_tries, 1):
         attempt = 0
-        while any(key in s for key, s in zip(keys(item), seen)):
+        while any(key and key in s for key, s in zip(keys(item), seen)):  # () : nothing given (a question)
             attempt += 1
             if attempt == MAX_VARIANT_TRIES:
-                raise GenerationError(
-                    f"only {k - 1} different variants found: these problems have too few different "
-                    f"hand-friendly numbers for {plan.count} variants; use larger sizes or --numbers calculator")
+                i = next(i for i, (key, s) in enumerate(zip(keys(item), seen)) if key and key in s)
+                raise GenerationError(too_few_variants(plan, i, len(seen[i])))
             item = retry(k, attempt)
         for key, s in zip(keys(item), seen):
             s.add(key)
         yield item
+
+
+SIZES = ("seq_len", "d_model", "d_k", "d_ff", "vocab_size", "enc_len", "dec_len", "d_h", "d_in", "steps")
+
+
+def too_few_variants(plan: VariantPlan, i: int, found: int) -> str:
+    """Why problem ``i`` cannot have ``plan.count`` different variants, and what to change:
+    first what keeps hand mode (larger sizes, fewer variants), then calculator mode."""
+    from . import kinds
+
+    spec = plan.specs[i]
+    where = spec.where or f"problem {i + 1}"
+    try:
+        fields = kinds.get(spec.kind).Params.field_names()
+    except Exception:  # pragma: no cover - the kind was built, so it is known
+        fields = []
+    sizes = [f for f in SIZES if f in fields]
+    mode = (dict(plan.options or {}) | spec.options).get("numbers", "hand")
+    hint = (f"keep hand mode with a larger size ({' or '.join(sizes[:2])}" if sizes else "keep hand mode") + \
+        (f"), ask for at most {found} variants or give another seed" if sizes else
+         f": ask for at most {found} variants or give another seed")
+    last = "; or use calculator numbers (numbers = \"calculator\", --numbers calculator)" if mode == "hand" else ""
+    return (f"{where} ({spec.kind}) can supply only {found} different variants with these settings "
+            f"in {mode} mode, not {plan.count}: {hint}{last}")
 
 
 def _given_keys(doc: Document) -> tuple:
@@ -278,3 +301,61 @@ def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: 
         return outlines, [(f"{name}-{p.outline.variant}", p.own) for p in pieces]
     files, sources = join_parts(outlines, [p.parts for p in pieces], formats, name=name, templates=templates)
     return outlines, [(name, Rendered(files, {}, sources))]
+
+
+# ---------------------------------------------------------------- one variant again
+
+def find_variant(ident: str, count: int, seed: int = 1) -> int:
+    """The number k (1-based) of a variant of ``count`` named by its id (``v17``),
+    by the seed printed on its sheet, or by its number (``17``)."""
+    text = str(ident).strip().lower()
+    ids = f"{variant_id(1, count)} … {variant_id(count, count)}"
+    if text.startswith("v") and text[1:].isdigit():
+        k = int(text[1:])
+        if not 1 <= k <= count:
+            raise ParamError(f"--variant {ident}: there are {count} variants ({ids})")
+        return k
+    if not text.isdigit():
+        raise ParamError(f"--variant {ident}: give a variant id ({ids}) or the seed printed on its sheet")
+    number = int(text)
+    for k in range(1, count + 1):  # the seed printed on a sheet
+        for attempt in range(MAX_VARIANT_TRIES):
+            if variant_seed(seed, k, attempt) == number:
+                return k
+    if 1 <= number <= count:  # "17", as in v17
+        return number
+    return _no_variant(ident, count, ids, seed)
+
+
+def _no_variant(ident, count, ids, seed):
+    raise ParamError(f"--variant {ident}: none of the {count} variants ({ids}) of seed {seed} has the "
+                     f"number or the sheet seed {ident}")
+
+
+def render_variant(problems: Sequence[str | ProblemSpec], count: int, k: int, formats: Iterable[str], *,
+                   name: str = "worksheet", templates: Path | None = None, seed: int = 1,
+                   options: dict | None = None, title: str | None = None, **doc_fields
+                   ) -> tuple[list[Document], list[tuple[str, Rendered]]]:
+    """Variant ``k`` of ``count`` alone, rendered into its own files exactly as
+    ``render_variants(..., split=True)`` renders it (byte for byte): the variants
+    before it are built (not rendered) to know which draws they took, so a
+    variant that was drawn again is drawn again here too."""
+    plan = VariantPlan.of(problems, count, seed=seed, options=options, title=title, **doc_fields)
+    if not 1 <= k <= count:
+        raise ParamError(f"variant {k}: there are {count} variants")
+    job = _Job(plan, tuple(formats), templates, name, True)
+    seen: list[set] = [set() for _ in plan.specs]
+    with _fewer_collections():
+        for j in range(1, k + 1):
+            attempt = 0
+            keys = _given_keys(plan.build(j))
+            while any(key and key in s for key, s in zip(keys, seen)):
+                attempt += 1
+                if attempt == MAX_VARIANT_TRIES:
+                    i = next(i for i, (key, s) in enumerate(zip(keys, seen)) if key and key in s)
+                    raise GenerationError(too_few_variants(plan, i, len(seen[i])))
+                keys = _given_keys(plan.build(j, attempt))
+            for key, s in zip(keys, seen):
+                s.add(key)
+        piece = job.piece(k, attempt)
+    return [piece.outline], [(f"{name}-{piece.outline.variant}", piece.own)]

@@ -141,9 +141,6 @@ becomes a key through its JSON).
 
 from __future__ import annotations
 
-import sys
-import types
-
 from .answers import Answers, answers_from_dict, parse_entry, read_answers
 from .by_cell import CellMarks, CellVerdict, StepProgress, mark_cells, read_problem, shown_mistakes
 from .classroom import ClassReport, FileResult, answer_files, check_folder
@@ -162,15 +159,3 @@ __all__ = ["Tolerance", "Key", "read_key", "read_answers", "answers_from_dict", 
            "Answers", "parse_entry", "FileResult", "answer_files", "KeyProblem", "KeyStep", "Recompute",
            "recomputer", "SYMBOLS", "Expected", "Given", "close", "expected_float", "mp_value",
            "check_problem", "Marks"]
-
-
-class _CallableModule(types.ModuleType):
-    """``worksheet.check(problem, answers)`` (see :func:`.in_memory.check_problem`):
-    importing this module sets the package's attribute ``check`` to it, so the
-    module itself is what that call reaches."""
-
-    def __call__(self, problem, answers):
-        return check_problem(problem, answers)
-
-
-sys.modules[__name__].__class__ = _CallableModule

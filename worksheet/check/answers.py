@@ -9,7 +9,7 @@ import io
 import json
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,13 @@ class Answers:
     problems: dict[int | None, dict[str, list[list[Any]]]]  # None: the one-problem form
     variant: str | None = None
     student: str | None = None
+    bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, reason) skipped while reading
+    broken: dict[tuple[int | None, str], str] = field(default_factory=dict)  # a step that cannot be read: why
+    lines: dict[tuple[int | None, str], int] = field(default_factory=dict)  # the line of each step
+
+    def line_of(self, number: int | None, step: str) -> int | None:
+        """The line where a step's answer starts, if known."""
+        return self.lines.get((number, step)) or self.lines.get((None, step))
 
 
 def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
@@ -56,7 +63,9 @@ def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
         raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
                          file=label) from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"invalid TOML: {exc}", file=label) from None
+        last = len(text.splitlines()) or 1
+        reason = str(exc).replace("(at end of document)", f"(at the end of the file, line {last})")
+        raise InputError(f"invalid TOML: {reason}", file=label) from None
     except RecursionError:
         raise InputError("too deeply nested", file=label) from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits, NaN
@@ -67,7 +76,53 @@ def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
         raise InputError(f"cannot read: {str(exc)[:80]}", file=label) from None
     if not isinstance(table, dict):
         raise InputError("the file must hold one table of steps (step name = matrix)", file=label)
-    return _answers_from_table(table, label)
+    ans = _answers_from_table(table, label)
+    ans.lines = _toml_lines(text) if fmt == "toml" else _json_lines(text)
+    return ans
+
+
+_TOML_HEADER = re.compile(r"""\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$""")
+_TOML_KEY = re.compile(r"""\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.\- ]+?)\s*=""")
+
+
+def _toml_lines(text: str) -> dict[tuple[int | None, str], int]:
+    """The line of each ``name = ...`` under its ``[N]`` table (or at the top level):
+    good enough to point a student at the line of an answer that cannot be read."""
+    out: dict[tuple[int | None, str], int] = {}
+    table: list[str] = []
+    for k, line in enumerate(text.splitlines(), start=1):
+        m = _TOML_HEADER.match(line)
+        if m:
+            table = [part.strip().strip("'\"") for part in m.group(1).split(".")]
+            continue
+        m = _TOML_KEY.match(line)
+        if not m:
+            continue
+        key = m.group(1).strip()
+        key = key[1:-1] if key[:1] in "'\"" else key
+        path = table + [key]
+        if path and _PROBLEM_NO.fullmatch(path[0]):
+            number, name = int(path[0]), ".".join(path[1:])
+        else:
+            number, name = None, ".".join(path)
+        if name:
+            out.setdefault((number, name), k)
+    return out
+
+
+def _json_lines(text: str) -> dict[tuple[int | None, str], int]:
+    """The line of each ``"name":`` key of a JSON answer file, under ``"N":`` when numbered."""
+    out: dict[tuple[int | None, str], int] = {}
+    number = None
+    for k, line in enumerate(text.splitlines(), start=1):
+        for m in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', line):
+            key = m.group(1)
+            if _PROBLEM_NO.fullmatch(key):
+                number = int(key)
+            else:
+                out.setdefault((number, key), k)
+                out.setdefault((None, key), k)
+    return out
 
 
 def _answer_format(path: Path, text: str) -> str:
@@ -138,11 +193,20 @@ def _flatten(table: dict, label: str, where: str | None, prefix: str = "", depth
     return out
 
 
+CSV_HINT = "write one entry per line as problem,step,row,col,value, e.g. 1,scores,2,3,-1/2"
+
+
 def _read_csv(text: str, label: str) -> Answers:
+    """The long CSV layout.  A line that cannot be read is skipped and reported (``bad_lines``)
+    with its number, and a matrix that misses an entry is reported as a step that cannot be
+    read: the rest of the file is still marked.  Only a file without its header, or one the
+    CSV reader cannot split, is an error."""
     rows = csv.reader(io.StringIO(text))
     header = None
     cells: dict[int | None, dict[str, dict[tuple[int, int], str]]] = {}
+    first_line: dict[tuple[int | None, str], int] = {}
     meta: dict[str, str] = {}
+    bad: list[tuple[int, str]] = []
     try:
         for line in rows:
             lineno = rows.line_num
@@ -151,52 +215,75 @@ def _read_csv(text: str, label: str) -> Answers:
             if header is None:
                 header = _csv_header(line, label)
                 continue
+            if len(line) > max(header.values()) + 1 and any(c.strip() for c in line[max(header.values()) + 1:]):
+                bad.append((lineno, f"{len(line)} fields, but the header names {len(header)}; "
+                                    f"a value with a comma must be in double quotes (\"1,5\"); {CSV_HINT}"))
+                continue
             get = {k: (line[i].strip() if i < len(line) else "") for k, i in header.items()}
-            where = f"line {lineno}"
             step = get["step"]
             if step in _META:
-                meta[step] = _meta(get["value"], step, label)
+                try:
+                    meta[step] = _meta(get["value"], step, label)
+                except InputError as exc:
+                    bad.append((lineno, f"{step}: {exc.reason}"))
                 continue
-            if not step:
-                raise InputError(f"{where}: no step name", file=label)
-            if len(step) > MAX_NAME:
-                raise InputError(f"{where}: step name too long", file=label)
-            prob = get.get("problem", "")
-            if prob and not _PROBLEM_NO.fullmatch(prob):
-                raise InputError(f"{where}: problem must be a number 1, 2, ..., not {_show(prob)}",
-                                 file=label)
-            number = int(prob) if prob else None
-            r, c = (_csv_index(get[k], k, where, label) for k in ("row", "col"))
+            try:
+                number, r, c = _csv_line(get, step)
+            except ValueError as exc:
+                bad.append((lineno, str(exc)))
+                continue
             entries = cells.setdefault(number, {})
             if len(cells) > MAX_PROBLEMS:
                 raise InputError(f"more than {MAX_PROBLEMS} problems", file=label)
             m = entries.setdefault(step, {})
+            first_line.setdefault((number, step), lineno)
             if len(entries) > MAX_STEPS:
                 raise InputError(f"more than {MAX_STEPS} steps", file=label)
             if (r, c) in m:
-                raise InputError(f"{where}: a second entry for row {r}, column {c}", file=label,
-                                 field=_clip(step))
+                bad.append((lineno, f"{_clip(step)}: a second entry for row {r}, column {c} (the first is kept)"))
+                continue
             m[(r, c)] = get["value"]
+            if len(bad) > MAX_BAD_LINES:
+                raise InputError(f"more than {MAX_BAD_LINES} lines cannot be read; {CSV_HINT}", file=label)
     except csv.Error as exc:
-        raise InputError(f"invalid CSV at line {rows.line_num}: {exc}", file=label) from None
+        raise InputError(f"invalid CSV at line {rows.line_num}: {exc}; {CSV_HINT}", file=label) from None
     if header is None:
-        raise InputError("empty CSV: expected a header row problem,step,row,col,value", file=label)
+        raise InputError(f"empty CSV: expected a header row problem,step,row,col,value; {CSV_HINT}", file=label)
     if None in cells and len(cells) > 1:
-        raise InputError("some lines give a problem number and some do not", file=label)
-    problems = {}
+        raise InputError("some lines give a problem number and some do not; give every line its problem",
+                         file=label)
+    problems: dict[int | None, dict] = {}
+    broken: dict[tuple[int | None, str], str] = {}
     for number, steps in cells.items():
         problems[number] = {}
         for step, m in steps.items():
             n_rows = max(r for r, _ in m)
             n_cols = max(c for _, c in m)
-            for r in range(1, n_rows + 1):
-                for c in range(1, n_cols + 1):
-                    if (r, c) not in m:
-                        raise InputError("no entry (every entry of the matrix needs a line)", file=label,
-                                         field=_step_field(number, step), row=r, col=c)
+            gap = next(((r, c) for r in range(1, n_rows + 1) for c in range(1, n_cols + 1) if (r, c) not in m), None)
+            if gap is not None:
+                broken[(number, step)] = (f"row {gap[0]}, column {gap[1]}: no entry (every entry of the matrix "
+                                          "needs a line)")
+                problems[number][step] = None
+                continue
             problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)]
                                       for r in range(1, n_rows + 1)]
-    return Answers(label, problems, meta.get("variant"), meta.get("student"))
+    return Answers(label, problems, meta.get("variant"), meta.get("student"), bad, broken, first_line)
+
+
+MAX_BAD_LINES = 1000  # lines of one CSV file that may be skipped before the file is refused
+
+
+def _csv_line(get: dict, step: str) -> tuple[int | None, int, int]:
+    """(problem, row, column) of one CSV line; ValueError naming what is wrong."""
+    if not step:
+        raise ValueError(f"no step name; {CSV_HINT}")
+    if len(step) > MAX_NAME:
+        raise ValueError("step name too long")
+    prob = get.get("problem", "")
+    if prob and not _PROBLEM_NO.fullmatch(prob):
+        raise ValueError(f"problem must be a number 1, 2, ..., not {_show(prob)}; {CSV_HINT}")
+    r, c = (_csv_index(get[k], k) for k in ("row", "col"))
+    return (int(prob) if prob else None), r, c
 
 
 def _csv_header(line: list[str], label: str) -> dict[str, int]:
@@ -207,15 +294,14 @@ def _csv_header(line: list[str], label: str) -> dict[str, int]:
     missing = [n for n in need if n not in names]
     if missing:
         raise InputError("the first line must be a header naming the columns "
-                         f"problem,step,row,col,value (missing {', '.join(missing)})", file=label)
+                         f"problem,step,row,col,value (missing {', '.join(missing)}); {CSV_HINT}", file=label)
     return {n: names.index(n) for n in ("problem", *need) if n in names}
 
 
-def _csv_index(text: str, name: str, where: str, label: str) -> int:
+def _csv_index(text: str, name: str) -> int:
     if not re.fullmatch(r"[0-9]{1,3}", text) or not 1 <= int(text) <= MAX_SIZE:
         word = "row" if name == "row" else "column"
-        raise InputError(f"{where}: the {word} must be a number from 1 to {MAX_SIZE}, not {_show(text)}",
-                         file=label)
+        raise ValueError(f"the {word} must be a number from 1 to {MAX_SIZE}, not {_show(text)}; {CSV_HINT}")
     return int(text)
 
 

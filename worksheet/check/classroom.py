@@ -12,7 +12,8 @@ from ..policy.errors import InputError, OutputError, WorksheetError, printable
 from ..policy.files import write_all
 from .key import read_key
 from .marking import check_answers
-from .report import Report
+from ..solution.points import points_number, points_text
+from .report import Report, unit
 from .tolerance import Tolerance
 
 FOLDER_SUFFIXES = (".toml", ".json", ".csv")
@@ -37,41 +38,47 @@ class ClassReport:
         """0 when every file is readable and fully right, else 1."""
         return 0 if all(f.report is not None and f.report.ok for f in self.files) else 1
 
-    def columns(self) -> list[str]:
-        cols: list[str] = []
+    def columns(self) -> list[tuple[int, str]]:
+        """(problem number, header) of each problem: ``1 Scaled dot-product attention (of 14)``."""
+        cols: dict[int, str] = {}
         for f in self.files:
             if f.report is None:
                 continue
-            many = len(f.report.problems) > 1
             for p in f.report.problems:
-                for s in p.steps:
-                    c = f"{p.number}.{s.name}" if many else s.name
-                    if c not in cols:
-                        cols.append(c)
-        return cols
+                cols.setdefault(p.number, f"{p.number} {p.title or p.kind} (of {points_text(p.maximum)})")
+        return sorted(cols.items())
+
+    def maximum(self):
+        """The most a file can get (marked here and by hand), from the first marked file."""
+        return next((f.report.out_of + f.report.by_hand for f in self.files if f.report is not None), 0)
 
     def summary_csv(self) -> str:
-        """file, student, variant, status, marks per step, total, out_of, mistakes, error.
+        """file, student, variant, status, points (or marks) per problem, the total (the
+        maximum in each header), what is left to mark by hand, what lost marks, mistakes, error.
 
         Numbers are written as numbers; every text cell (file and student names,
         mistakes, errors) is written so that no spreadsheet runs it as a formula
-        (:mod:`worksheet.csv_cells`)."""
+        (:mod:`worksheet.policy.csv_cells`)."""
         from ..policy.csv_cells import csv_text
 
         cols = self.columns()
-        rows = [["file", "student", "variant", "status", *cols, "total", "out_of", "mistakes", "error"]]
+        pointed = any(f.report.pointed for f in self.files if f.report is not None)
+        rows = [["file", "student", "variant", "status", *(h for _, h in cols),
+                 f"total (of {points_text(self.maximum())})", "to mark by hand", "lost", "mistakes", "error"]]
         for f in self.files:
             r = f.report
             if r is None:
-                rows.append([f.file, "", "", "error", *([""] * len(cols)), "", "", "", f.error or ""])
+                rows.append([f.file, "", "", "error", *([""] * len(cols)), "", "", "", "", f.error or ""])
                 continue
-            many = len(r.problems) > 1
-            marks = {(f"{p.number}.{s.name}" if many else s.name): s.marks
-                     for p in r.problems for s in p.steps}
-            found = "; ".join(f"{p}.{s}: {c}" if many else f"{s}: {c}" for p, s, c in r.mistakes())
+            marks = {p.number: points_number(p.marks) for p in r.problems}
+            hand = "; ".join(f"problem {p.number}: {s.name} ({unit(s.by_hand, pointed)})"
+                             for p in r.problems for s in p.steps if s.status == "by-person")
+            lost = "; ".join(f"problem {p.number}: {', '.join(p.gaps())}" for p in r.problems if p.gaps())
+            found = "; ".join(f"problem {p}: {s}: {c}" for p, s, c in r.mistakes())
             status = "correct" if r.ok else "marked"
             rows.append([f.file, r.student or "", r.variant or "", status,
-                         *(marks.get(c, "") for c in cols), r.marks, r.out_of, found, ""])
+                         *(marks.get(n, "") for n, _ in cols), points_number(r.marks), hand, lost, found,
+                         "; ".join(f"not read: {u}" for u in r.unread)])
         return csv_text(rows)
 
     def to_dict(self) -> dict:
@@ -91,9 +98,11 @@ class ClassReport:
                 lines.append(f"  {f.file:<{width}}  error: {f.error}")
                 continue
             r = f.report
-            bad = [f"{s.name} {s.status}" + (f" ({s.mistake})" if s.mistake else "")
-                   for p in r.problems for s in p.steps if s.marks < s.out_of]
-            lines.append(f"  {f.file:<{width}}  {r.marks}/{r.out_of}" + (f"  {'; '.join(bad)}" if bad else ""))
+            bad = [f"{p.name()}: {', '.join(p.gaps())}" for p in r.problems if p.gaps()]
+            hand = f" ({unit(r.by_hand, r.pointed)} to mark by hand)" if r.by_hand and r.pointed else ""
+            bad += [f"not read: {u}" for u in r.unread]
+            lines.append(f"  {f.file:<{width}}  {points_text(r.marks)}/{points_text(r.out_of)}{hand}"
+                         + (f"  {'; '.join(bad)}" if bad else ""))
         if self.summary:
             lines.append(f"wrote {self.summary}")
         return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..parse.arguments import mapping_argument, matrix_argument, problem_argument, text_argument
-from ..policy.errors import UnknownStepError
+from ..policy.errors import InputError, UnknownStepError
 from ..policy.integer_text import shown
 from .answers import answers_from_dict
 from .key import Key
@@ -25,7 +25,9 @@ def check_problem(p, answers: Mapping[str, Any]) -> "Marks":
 
     Entries may be numbers, text (``"0.8808"``, ``"1/(1+e^-2)"``, ``"-oo"``) or
     numpy/sympy matrices; a float is read from its shortest text, so ``0.8808``
-    counts as a 4-decimal answer.
+    counts as a 4-decimal answer.  The problem's inputs may be among the answers
+    (``check(p, p.to_numpy())``): they are given, not marked.  A name that is
+    neither a step nor an input is an :class:`~worksheet.policy.errors.InputError`.
     """
     from ..render.json import problem as problem_json
 
@@ -34,8 +36,12 @@ def check_problem(p, answers: Mapping[str, Any]) -> "Marks":
     raw = problem_json(p)
     raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
     key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
-    table = {name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items()}
-    return Marks(check_answers(key, answers_from_dict(table, label="answers")))
+    table = {name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items()
+             if name not in p.inputs}  # the inputs are given, not marked (check(p, p.to_numpy()))
+    report = check_answers(key, answers_from_dict(table, label="answers"))
+    if report.unread:
+        raise InputError(report.unread[0], file="answers")
+    return Marks(report)
 
 
 @dataclass

@@ -11,13 +11,15 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from ..policy.errors import InputError
 from ..exact import NegInf
-from ..policy.limits import KEY_WORK, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS, MAX_KEY_STEPS
+from ..policy.limits import KEY_WORK, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS, MAX_KEY_STEPS, MAX_POINTS
+from ..solution.points import split_points
 from ..parse import Budget, parse_exact
 from .reading import MAX_LABEL, MAX_SIZE, _no_constant, _read_text, _show
 from .tolerance import Expected, expected_float, mp_context, mp_value
@@ -33,6 +35,8 @@ class KeyStep:
     exact: list | None  # the key's exact strings (rows), read when first needed
     rounded: bool = False
     written: str = ""  # a step answered in words: the key's model answer (marked by a person)
+    weight: Any = None  # the spec's weight of the step in the split of the problem's points
+    points: Any = None  # the spec's own points of the step
     budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
 
     @property
@@ -61,9 +65,18 @@ class KeyProblem:
     params: dict
     inputs: dict[str, np.ndarray]
     steps: list[KeyStep]
+    points: Any = None  # the problem's points (an exam spec's section), or None: one mark per step
+    title: str = ""  # the kind's title, as plain text
 
     def step(self, name: str) -> KeyStep:
         return next(s for s in self.steps if s.name == name)
+
+    def shares(self) -> dict[str, Fraction]:
+        """Each step's points (see :func:`worksheet.solution.points.split_points`): its share of
+        the problem's points, or 1 mark each when the key has no points."""
+        if self.points is None:
+            return {s.name: Fraction(1) for s in self.steps}
+        return split_points(self.points, [(s.name, s.weight, s.points) for s in self.steps])
 
 
 @dataclass
@@ -236,9 +249,48 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
     for s in steps_raw:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
             raise InputError(f"{where}: a step has no \"name\"", file=file)
+        share = {k: _points(s.get(k), f"{where}, step {s['name']}, {k}", file) for k in ("weight", "points")}
+        if share["weight"] == 0:
+            raise InputError(f"{where}, step {s['name']}: \"weight\" must be above 0", file=file)
         if isinstance(s.get("written"), str) and s["written"]:  # words, no matrix: for a person
-            steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"]))
+            steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"],
+                                 **share))
             continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
-        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget))
-    return KeyProblem(number, raw["kind"], params, inputs, steps)
+        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget,
+                             **share))
+    kp = KeyProblem(number, raw["kind"], params, inputs, steps, _points(raw.get("points"), f"{where}, points", file),
+                    _kind_title(raw["kind"], raw.get("title")))
+    if kp.points is not None:
+        try:
+            kp.shares()
+        except ValueError as exc:
+            raise InputError(f"{where}: {exc}", file=file) from None
+    return kp
+
+
+def _points(x: Any, where: str, file: str) -> Fraction | None:
+    """Points or a weight from the key: None, or a number from 0 to MAX_POINTS, exactly."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (0 <= x <= MAX_POINTS):
+        raise InputError(f"{where}: must be a number from 0 to {MAX_POINTS}, not {_show(x)}", file=file)
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
+def _kind_title(kind: str, title: Any) -> str:
+    """A problem's title as plain text: the key's, else its kind's (``$\\sqrt{d_k}$`` as sqrt(d_k))."""
+    if kind == "question":  # a spec's section with only a question in words
+        return "Question"
+    if not isinstance(title, str) or not title:
+        from .. import kinds
+
+        try:
+            title = kinds.get(kind).TITLE
+        except Exception:  # a kind this version does not know
+            return ""
+    import re
+
+    title = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", title)
+    title = re.sub(r"\\([A-Za-z]+)", r"\1", title).replace("$", "")
+    return title[:80]

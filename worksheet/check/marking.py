@@ -25,7 +25,13 @@ WRONG_CELLS_SHOWN = 20  # wrong entries listed per step in the JSON report
 def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol: float | None = None,
                   atol: float | None = None, tolerance: Tolerance | None = None) -> Report:
     """Mark one answer file (or :class:`Answers` already read) against a key
-    (a path or a :class:`Key` already read)."""
+    (a path or a :class:`Key` already read).
+
+    A step whose answer cannot be read (not a number, the wrong shape, a CSV
+    line missing) is marked incorrect with the reason and its line; a line or
+    step name that belongs nowhere is reported in ``Report.unread``; the rest
+    of the file is marked.  Only a file that cannot be read at all (its
+    syntax, size, or work budget) is an :class:`InputError`."""
     tol = tolerance or Tolerance(rtol, atol)
     key = key if isinstance(key, Key) else read_key(key)
     ans = answers if isinstance(answers, Answers) else read_answers(answers)
@@ -35,61 +41,104 @@ def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol:
         if exc.file:  # the key itself is wrong
             raise
         raise InputError(exc.reason, file=ans.path, field=exc.field) from None
-    grids = _parse_answers(ans, problems)
+    grids, broken, unread = _parse_answers(ans, problems)
     many = len(problems) > 1
-    results = [_mark_problem(p, grids.get(p.number, {}), tol, ans.path, many) for p in problems]
-    return Report(key.path, ans.path, results, ans.student, ans.variant)
+    original = (lambda n: None) if None in ans.problems else (lambda n: n)
+    results = [_mark_problem(p, grids.get(p.number, {}), tol, ans.path, many, broken.get(p.number, {}),
+                             {s.name: _at(ans, original(p.number), s.name) for s in p.steps})
+               for p in problems]
+    return Report(key.path, ans.path, results, ans.student, ans.variant, unread)
 
 
-def _parse_answers(ans: Answers, problems: list[KeyProblem]) -> dict[int, dict[str, list[list[Given]]]]:
-    """Match the answers to the key's problems and steps, then parse every entry."""
+def _at(ans: Answers, number: int | None, name: str) -> str:
+    line = ans.line_of(number, name)
+    return f"line {line}, " if line else ""
+
+
+def _parse_answers(ans: Answers, problems: list[KeyProblem]):
+    """Match the answers to the key's problems and steps, then parse every entry.
+
+    Returns (grids per problem and step, reasons per problem and step that cannot
+    be read, lines that belong nowhere)."""
     file = ans.path
+    unread = [f"line {n}: {reason}" for n, reason in ans.bad_lines]
     if None in ans.problems:
         if len(problems) > 1:
             if not ans.problems[None]:
-                return {}
+                return {}, {}, unread
             raise InputError(f"the key has {len(problems)} problems: put each problem's steps under "
                              "its number, e.g. [1] in TOML or {\"1\": {...}} in JSON", file=file)
         by_number = {1: ans.problems[None]}
     else:
         by_number = ans.problems
-    for number in by_number:
-        if not 1 <= number <= len(problems):
-            raise InputError(f"the key has {len(problems)} problem{'s' * (len(problems) > 1)}, "
-                             f"so there is no problem {number}", file=file, field=f"problem {number}")
     many = len(problems) > 1
     raw: dict[int, dict[str, tuple[list, KeyStep, str]]] = {}
+    broken: dict[int, dict[str, str]] = {}
     for number, steps in by_number.items():
+        original = None if None in ans.problems else number
+        if not 1 <= number <= len(problems):
+            first = next(iter(steps), "")
+            unread.append(f"{_at(ans, original, first)}problem {number}: the key has {len(problems)} "
+                          f"problem{'s' * (len(problems) > 1)}, so there is no problem {number}")
+            continue
         kp = problems[number - 1]
         names = [s.name for s in kp.steps]
         for name, value in steps.items():
             where = f"problem {number}, {_clip(name)}" if many else _clip(name)
+            at = _at(ans, original, name)
             if name not in names:
                 close_ = difflib.get_close_matches(name, names, n=1)
                 hint = (f"; did you mean '{close_[0]}'?" if close_
                         else f"; the steps are {', '.join(names)}")
-                raise InputError(f"unknown step{hint}", file=file, field=where)
+                unread.append(f"{at}{where}: unknown step{hint}")
+                continue
             if kp.step(name).written:  # a written answer: left to a person, not read
                 continue
-            rows = _raw_matrix(value, file=file, where=where)
-            raw.setdefault(number, {})[name] = (rows, kp.step(name), where)
+            if (original, name) in ans.broken:
+                broken.setdefault(number, {})[name] = f"{at}{ans.broken[(original, name)]}"
+                continue
+            try:
+                rows = _raw_matrix(value, file=file, where=where)
+            except InputError as exc:
+                broken.setdefault(number, {})[name] = f"{at}{_position(exc)}{exc.reason}"
+                continue
+            if all(isinstance(x, str) and not x.strip() for row in rows for x in row):
+                continue  # left blank (an answer template): missing
+            raw.setdefault(number, {})[name] = (rows, kp.step(name), at)
     budget = Budget(*ANSWER_WORK)
     out: dict[int, dict[str, list[list[Given]]]] = {}
     for number, steps in raw.items():
-        for name, (rows, ks, where) in steps.items():
+        for name, (rows, ks, at) in steps.items():
             # the key's strings are read only for an answer of its shape (see _mark_problem)
             labels = len(rows) == ks.shape[0] and len(rows[0]) == ks.shape[1] and ks.labels
             grid = []
-            for i, row in enumerate(rows, start=1):
-                parsed = []
-                for j, x in enumerate(row, start=1):
-                    try:
-                        parsed.append(parse_entry(x, labels, budget))
-                    except ValueError as exc:
-                        raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
-                grid.append(parsed)
+            try:
+                for i, row in enumerate(rows, start=1):
+                    parsed = []
+                    for j, x in enumerate(row, start=1):
+                        try:
+                            if isinstance(x, str) and not x.strip():
+                                raise ValueError("no answer")
+                            parsed.append(parse_entry(x, labels, budget))
+                        except ValueError as exc:
+                            if budget.spent:  # the file's work budget: stop reading it
+                                where = f"problem {number}, {_clip(name)}" if many else _clip(name)
+                                raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
+                            raise _Broken(f"{at}row {i}, column {j}: {exc}") from None
+                    grid.append(parsed)
+            except _Broken as exc:
+                broken.setdefault(number, {})[name] = str(exc)
+                continue
             out.setdefault(number, {})[name] = grid
-    return out
+    return out, broken, unread
+
+
+class _Broken(Exception):
+    """A step whose answer cannot be read (the reason, with its line)."""
+
+
+def _position(exc: InputError) -> str:
+    return "".join(f"{w} {v}, " for w, v in (("row", exc.row), ("column", exc.col)) if v is not None)
 
 
 def _array(grid: list[list[Given]]) -> np.ndarray:
@@ -152,15 +201,21 @@ def _unrounded(kp: KeyProblem, run) -> None:
 
 
 def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tolerance,
-                  file: str, many: bool = False) -> ProblemResult:
+                  file: str, many: bool = False, broken: dict[str, str] | None = None,
+                  lines: dict[str, str] | None = None) -> ProblemResult:
     run = recomputer(kp.kind, kp.params, kp.inputs)
     _unrounded(kp, run)
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
     own = _Own(kp, run)
+    shares = kp.shares()
+    lines = lines or {}
     results: list[StepResult] = []
     for k, ks in enumerate(kp.steps):
         if ks.written:
-            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0))
+            results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0, by_hand=shares[ks.name]))
+            continue
+        if broken and ks.name in broken:
+            results.append(StepResult(ks.name, "incorrect", title=ks.title, unreadable=broken[ks.name]))
             continue
         grid = grids.get(ks.name)
         if grid is None:
@@ -193,9 +248,10 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
         nearest = min((w for w in carried if w is not None), key=len, default=None)
         if wrong_key is None:  # a shape the key does not have
             if code is None and nearest is None:
-                raise InputError(f"a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
-                                 f"{ks.shape[0]} x {ks.shape[1]}", file=file,
-                                 field=f"problem {kp.number}, {ks.name}" if many else ks.name)
+                res.unreadable = (f"{lines.get(ks.name, '')}a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
+                                  f"{ks.shape[0]} x {ks.shape[1]}")
+                results.append(res)
+                continue
             res.given_shape = _shape(grid)
             if nearest:
                 res.against, res.cells, res.wrong_count = "own", _cells(grid, nearest), len(nearest)
@@ -204,7 +260,27 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
         else:
             res.cells, res.wrong_count = _cells(grid, wrong_key), len(wrong_key)
         results.append(res)
-    return ProblemResult(kp.number, kp.kind, results, run is not None)
+    for r in results:
+        if r.status != "by-person":
+            r.out_of = shares[r.name]
+    return ProblemResult(kp.number, kp.kind, results, run is not None, kp.title, kp.points is not None)
+
+
+def _truncated(g: Given, e: Expected) -> bool:
+    """A plain decimal whose digits are the expected value's, cut off (not rounded) after
+    its last place: 0.880 for 0.8808 (which rounds to 0.881)."""
+    if g.places is None or g.places <= 0 or g.mp is None or e.mp is None or e.label is not None:
+        return False
+    from fractions import Fraction
+
+    try:
+        given = Fraction(g.text.strip())
+        expected = Fraction(str(e.mp))
+    except (ValueError, ZeroDivisionError):
+        return False
+    scale = 10 ** g.places
+    cut = Fraction(int(expected * scale), scale)  # int() cuts toward zero
+    return given == cut and abs(expected - cut) * scale >= Fraction(1, 2)
 
 
 def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
@@ -242,9 +318,11 @@ def _diagnose(kp: KeyProblem, k: int, grid, key_vals: dict, own: _Own, tol: Tole
     for code, candidate in mistake_candidates(kp, k, key_vals, own):
         if _wrong(grid, candidate, tol) == []:
             return code
+    ks = kp.steps[k]
+    wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
+    if wrong_key and all(_truncated(grid[i][j], e) for i, j, e in wrong_key):
+        return mistakes.TRUNCATED
     if _shape(grid)[0] * _shape(grid)[1] >= 2:
-        ks = kp.steps[k]
-        wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key is not None and len(wrong_key) == 1:
             return mistakes.SLIP
         for g in own.givens(k):

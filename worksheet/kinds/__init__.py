@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import sys
 from types import ModuleType
 
 from ..policy.errors import UnknownKindError
@@ -120,6 +121,8 @@ def conventions(problems) -> tuple[str, ...]:
 
     keys: list[str] = []
     for p in problems:
+        if p.kind not in KINDS and all(s.is_written for s in p.steps):  # a spec's question in words
+            continue
         module, params = get(p.kind), p.params
         if hasattr(module, "conventions_of"):
             kind, params = module.conventions_of(params)
@@ -136,3 +139,16 @@ def conventions(problems) -> tuple[str, ...]:
         keys.remove("exact")
         keys.append("exact")
     return tuple(CONVENTION_TEXT[k] for k in keys)
+
+
+class _Registry(ModuleType):
+    """This module, which ``worksheet.kinds()`` calls: every kind with its parameters,
+    modes and named mistakes (:func:`worksheet.kinds.catalogue.kind_infos`)."""
+
+    def __call__(self) -> list:
+        from .catalogue import kind_infos
+
+        return kind_infos()
+
+
+sys.modules[__name__].__class__ = _Registry

@@ -58,7 +58,7 @@ import numpy as np
 from .. import kinds as _kinds
 from ..policy.errors import WorksheetError
 
-__all__ = ["Mistake", "CATALOGUE", "SLIP", "Values", "register", "rules", "codes_for", "parts",
+__all__ = ["Mistake", "CATALOGUE", "SLIP", "TRUNCATED", "Values", "register", "rules", "codes_for", "parts",
            "softmax"]
 
 
@@ -69,6 +69,7 @@ class Mistake:
 
 
 SLIP = "arithmetic-slip"
+TRUNCATED = "truncated"  # no rule either: the checker compares the digits written (worksheet.check.marking)
 
 CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
     Mistake("no-scaling",
@@ -123,6 +124,8 @@ CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
     Mistake("reset-outside",
             "The reset gate was applied to h before the product with W_hn (Cho et al.); "
             "this GRU (PyTorch's) uses r * (h W_hn + b_hn)."),
+    Mistake(TRUNCATED,
+            "A decimal was cut off instead of rounded: the digits written are right, the last one should be rounded."),
     Mistake(SLIP,
             "Exactly one entry is wrong: an arithmetic slip."),
 )}

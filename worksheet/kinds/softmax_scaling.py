@@ -29,8 +29,11 @@ Hand mode (lecturer-facing rules):
   n >= 3 (default 64, the paper's value): below that no integer scores show
   all three behaviours under the thresholds above (checked by brute force);
 * the scores are integer multiples of sqrt(d_k), s_j = sqrt(d_k) t_j with
-  integers t_j in [-3, 6], so s / sqrt(d_k) is an integer and s / d_k has
-  denominator sqrt(d_k);
+  integers t_j, so s / sqrt(d_k) is an integer and s / d_k has denominator
+  sqrt(d_k); the differences t_j - t_1 are those of integers in [-3, 6], and
+  t_1 is drawn from [-30, 45] (the softmax sees only differences, so where
+  the row sits changes no weight, but it gives 76 x 4 = 304 different rows of
+  two scores at the default d_k = 64: enough for 200 variants);
 * draws are retried (boundedly) until the raw softmax is too peaked, the
   /sqrt(d_k) one about right and the /d_k one too flat, and the largest score
   is unique; n is at most 5, so the printed e^x table has at most 13 rows.
@@ -132,8 +135,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     def make():
         return rng.integers(-3, 7, size=n)
 
-    t = base.retry("softmax-scaling", make, lambda t: _shows_all_three(t.astype(float), d_k),
+    first = int(rng.integers(-30, 46))  # where the row sits: the softmax sees only differences
+    u = base.retry("softmax-scaling", make, lambda t: _shows_all_three(t.astype(float), d_k),
                    f"seq_len={n}, d_k={d_k} with a peaked raw, a moderate scaled and a flat /d_k softmax")
+    t = u - u[0] + first
     return {"scores": (tuple(Fraction(int(x) * root) for x in t),)}
 
 

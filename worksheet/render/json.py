@@ -71,6 +71,11 @@ def problem(p: Problem) -> dict:
     out = {"kind": p.kind, "seed": p.seed, "params": p.params,
            "inputs": {name: quantity(q) for name, q in p.inputs.items()},
            "steps": [step(s) for s in p.steps]}
+    for s in out["steps"]:  # a spec's own points and weights of steps (worksheet.solution.points)
+        if s["name"] in p.step_points:
+            s["points"] = p.step_points[s["name"]]
+        if s["name"] in p.step_weights:
+            s["weight"] = p.step_weights[s["name"]]
     out.update(p.record)
     if p.points is not None:
         out["points"] = p.points

@@ -49,7 +49,7 @@ class LatexRenderer(TemplateRenderer):
         labels = s.rows or [str(i + 1) for i in range(n)]
         return max(3.2, 0.21 * max(len(x) for x in labels) + 0.5) + self.CELL_CM * m + 0.1
 
-    def step_rows(self, steps, key: bool) -> list[list[tuple]]:
+    def step_rows(self, steps, key: bool, compact: bool = False) -> list[list[tuple]]:
         """The steps of a problem as rows of (number, step, width in cm, heading
         width in cm): on the sheet, neighbouring grids with the same number
         of rows stand side by side when they fit the line at full cell width
@@ -57,10 +57,11 @@ class LatexRenderer(TemplateRenderer):
         for written steps and grids in column blocks, one step per row.  A
         step alone in its row has its heading beside its grid (heading width
         > 0) when the grid leaves room for it: the heading line above the
-        grid is saved."""
+        grid is saved.  A ``compact`` sheet (two columns) has one step per
+        row, its heading above its grid."""
         rows: list[list[tuple]] = []
         for i, s in enumerate(steps, 1):
-            single = key or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
+            single = key or compact or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
             w = 0.0 if single else self.grid_width(s)
             last = rows[-1] if rows else None
             if (last and not single and last[0][2] and last[0][1].shape[0] == s.shape[0] and len(last) < 3

@@ -28,12 +28,21 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
   it, and the feedback holds the model answer.
 
 Weights: Moodle's weights are whole numbers and a question's mark is their
-sum.  Every step of a problem has an equal share of its points (exam specs
-give points per problem), so the fields of a step with n asked entries each
-weigh L / n, L the least common multiple of the steps' n; should that make
-the question's total exceed :data:`MAX_TOTAL`, the weights are rounded
-(``round(20 max(n) / n)``, within 2.5% of equal shares).  The quiz slot's mark
-sets the question's points in the quiz.
+sum, stored (with every subquestion's) as NUMBER(12,7), so below 100,000.
+Every asked step gets its share of the problem's points: equal shares, or
+as an exam spec's ``step_points``/``step_weights`` split them (see
+:mod:`worksheet.solution.points`); a step with n asked entries gives each field its
+share / n, scaled to the smallest whole numbers.  Should that make the
+question's total exceed :data:`MAX_TOTAL`, the weights are rounded down
+from shares of a total of MAX_TOTAL (at least 1 each), so a step's total is
+within n / MAX_TOTAL of its share.  Written steps are marked by hand and
+weigh nothing here.  The quiz slot's mark sets the question's points in the
+quiz.
+
+A problem that is only a question in words (an exam spec's section with a
+``question`` and no ``kind``) has no field to fill: it is an essay question
+(``type="essay"``, an editor for the answer, the model answer as the grader's
+information and the general feedback, its points as the default mark).
 
 Escaping: the XML is written by :mod:`xml.etree.ElementTree` (characters XML
 1.0 forbids become U+FFFD).  Moodle finds fields in the question text with
@@ -90,6 +99,8 @@ from .base import Table, TemplateRenderer, prose_parts
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 MAX_TOTAL = 10_000  # largest question mark (sum of weights) with exactly equal shares
+ROUNDED_TOTAL = 99_000  # the question mark aimed at when exact shares would exceed MAX_TOTAL
+MOODLE_LIMIT = 99_999  # below what Moodle stores for a mark (NUMBER(12,7): 5 digits before the point)
 PENALTY = "0.3333333"  # Moodle's default penalty per try (interactive quizzes)
 
 CLOZE_TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
@@ -199,17 +210,47 @@ def asked_cells(s: Step) -> int:
     return sum(1 for row in s.exact for x in row if not isinstance(x, NegInf))
 
 
-def field_weights(p: Problem) -> dict[str, int]:
-    """Weight of each field of each asked step: equal shares per step (module docstring)."""
+def step_shares(p: Problem) -> dict[str, Fraction]:
+    """Each asked step's share of the question's marks: its points (an exam spec's,
+    split as :func:`worksheet.solution.points.split_points` splits them) or, without points,
+    equal shares.  Written steps are marked by hand, so they are not among them."""
     cells = {s.name: asked_cells(s) for s in p.printed_steps(False)}  # key-only steps are not asked
-    cells = {k: n for k, n in cells.items() if n}
-    if not cells:
+    asked = [k for k, n in cells.items() if n]
+    points = p.points_of_steps() if p.points is not None else {}
+    shares = {k: Fraction(points[k]) if k in points else Fraction(1) for k in asked}
+    if shares and not any(shares.values()):  # every asked step has 0 points: equal shares still
+        shares = {k: Fraction(1) for k in asked}
+    return shares
+
+
+def field_weights(p: Problem) -> dict[str, int]:
+    """Weight of each field of each asked step, so that a step's fields together weigh
+    its share (:func:`step_shares`): exactly when the question's total stays within
+    :data:`MAX_TOTAL`, else the nearest whole numbers (at least 1) to shares of a
+    total of :data:`ROUNDED_TOTAL`, within what Moodle stores (NUMBER(12,7): below 100,000)."""
+    cells = {s.name: asked_cells(s) for s in p.printed_steps(False)}
+    shares = step_shares(p)
+    if not shares:
         return {}
-    lcm = math.lcm(*cells.values())
-    if lcm * len(cells) <= MAX_TOTAL:
-        return {k: lcm // n for k, n in cells.items()}
-    top = 20 * max(cells.values())
-    return {k: max(1, round(Fraction(top, n))) for k, n in cells.items()}
+    per_field = {k: r / cells[k] for k, r in shares.items()}  # a field's share, exactly
+    scale = math.lcm(*(x.denominator for x in per_field.values() if x))
+    exact = {k: int(x * scale) for k, x in per_field.items()}
+    if all(exact.values()) and sum(w * cells[k] for k, w in exact.items()) <= MAX_TOTAL:
+        g = math.gcd(*exact.values())
+        return {k: w // g for k, w in exact.items()}
+    total = sum(shares.values())
+    budget = Fraction(ROUNDED_TOTAL)
+    while True:  # nearest whole numbers to shares of the budget; a smaller budget if they overshoot
+        weights = {k: max(1, round(budget * x / total)) for k, x in per_field.items()}
+        if sum(w * cells[k] for k, w in weights.items()) <= MOODLE_LIMIT or budget < 1:
+            return weights
+        budget *= Fraction(99, 100)
+
+
+def question_mark(p: Problem) -> int:
+    """The question's mark as Moodle computes it on import: the sum of its fields' weights."""
+    weights = field_weights(p)
+    return sum(weights[s.name] * asked_cells(s) for s in p.printed_steps(False) if s.name in weights)
 
 
 def label_choices(p: Problem, s: Step, label: str, index: float) -> tuple[str, ...] | None:
@@ -223,6 +264,17 @@ def label_choices(p: Problem, s: Step, label: str, index: float) -> tuple[str, .
         if q is not s and index.is_integer() and 0 <= index < len(cols) and cols[int(index)] == label:
             return cols
     return None
+
+
+def essay_grade(points) -> str:
+    """An essay question's default mark: the problem's points (rounded to 7 places, as
+    Moodle stores marks), or 1 without points or beyond what Moodle stores."""
+    if points is None:
+        return "1"
+    from ..solution.points import as_fraction, points_text
+
+    x = as_fraction(points)
+    return points_text(x, places=7) if 0 < x <= MOODLE_LIMIT else "1"
 
 
 def category_path(bank: str, k: int) -> str:
@@ -338,15 +390,34 @@ class MoodleRenderer(TemplateRenderer):
         return "".join("  " + ET.tostring(el, encoding="unicode") + "\n" for el in out)
 
     def question(self, doc: Document, p: Problem, k: int, bank: str) -> ET.Element:
+        from ..kinds import conventions
+        from ..solution.points import points_text
+
         weights = field_weights(p)
-        names = dict(doc=doc, p=p, k=k, weights=weights, places=PLACES,
+        essay = not weights and bool(p.steps) and all(s.is_written for s in p.steps)  # only words
+        points = {name: points_text(x) for name, x in p.points_of_steps().items()} if p.points is not None else {}
+        names = dict(doc=doc, p=p, k=k, weights=weights, places=PLACES, step_points=points, essay=essay,
+                     equal=not (p.step_points or p.step_weights),
+                     conventions=conventions([p]),  # this question's own, not the sheet's
                      masked=any(isinstance(x, NegInf) for s in p.steps for row in s.exact for x in row))
-        q = ET.Element("question", type="cloze")
+        q = ET.Element("question", type="essay" if essay else "cloze")
         variant = f" {doc.variant}" if doc.variant else ""
         ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(question_name(f"{bank}{variant} P{k}: ", p.title))
+        texts = {}
         for tag, template in (("questiontext", "question.html.j2"), ("generalfeedback", "feedback.html.j2")):
-            html = self._run(template, names)
-            ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = _xml_text(html)
+            texts[tag] = _xml_text(self._run(template, names))
+            ET.SubElement(ET.SubElement(q, tag, format="html"), "text").text = texts[tag]
+        if essay:  # a question in words only: Moodle's essay type, marked by the lecturer
+            ET.SubElement(q, "defaultgrade").text = essay_grade(p.points)
+            ET.SubElement(q, "penalty").text = "0"
+            ET.SubElement(q, "hidden").text = "0"
+            for tag, text in (("responseformat", "editor"), ("responserequired", "1"),
+                              ("responsefieldlines", str(max(5, 2 * sum(s.lines for s in p.steps)))),
+                              ("attachments", "0")):
+                ET.SubElement(q, tag).text = text
+            ET.SubElement(ET.SubElement(q, "graderinfo", format="html"), "text").text = texts["generalfeedback"]
+            ET.SubElement(ET.SubElement(q, "responsetemplate", format="html"), "text").text = ""
+            return q
         ET.SubElement(q, "penalty").text = PENALTY
         ET.SubElement(q, "hidden").text = "0"
         return q
@@ -375,5 +446,5 @@ class MoodleRenderer(TemplateRenderer):
                 + self.foot(docs, key=key))
 
 
-__all__ = ["MoodleRenderer", "cloze_escape", "no_field", "field_weights", "tolerance", "number",
-           "category_path"]
+__all__ = ["MoodleRenderer", "cloze_escape", "no_field", "field_weights", "step_shares", "question_mark",
+           "tolerance", "number", "category_path"]

@@ -159,17 +159,28 @@ def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
         return Compiled(pdf.read_bytes(), log, read_pages(_read(folder / f"{stem}.pages")))
 
 
-def compile_all(sources: dict[str, str], workers: int | None = None) -> dict[str, Compiled]:
-    """Compile ``{tex file name: source}`` in parallel (one LaTeX per core)."""
+def compile_all(sources: dict[str, str], workers: int | None = None, progress=None) -> dict[str, Compiled]:
+    """Compile ``{tex file name: source}`` in parallel (one LaTeX per core);
+    ``progress(1)`` is called as each file is done (a progress bar's update)."""
     if not sources:
         return {}
     if engine() is None:
         raise LatexMissingError(missing_message())
     workers = max(1, min(len(sources), workers or os.cpu_count() or 1))
     if workers == 1:
-        return {n: compile_tex(s, n) for n, s in sources.items()}
+        out = {}
+        for n, s in sources.items():
+            out[n] = compile_tex(s, n)
+            if progress is not None:
+                progress(1)
+        return out
+    from concurrent.futures import as_completed
+
     with ThreadPoolExecutor(workers) as pool:
         futures = {n: pool.submit(compile_tex, s, n) for n, s in sources.items()}
+        if progress is not None:
+            for _ in as_completed(futures.values()):
+                progress(1)
         return {n: f.result() for n, f in futures.items()}
 
 

@@ -59,6 +59,7 @@ class Document:
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
     conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions)
+    compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,

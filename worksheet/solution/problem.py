@@ -159,6 +159,8 @@ class Problem:
     aids: list[Aid] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # key-only remarks
     points: Any = None  # set by exam specs
+    step_points: dict[str, Any] = field(default_factory=dict)  # a spec's own points of steps (worksheet.solution.points)
+    step_weights: dict[str, Any] = field(default_factory=dict)  # a spec's weights of steps in the split
     record: dict[str, Any] = field(default_factory=dict)  # key facts the JSON records beside the steps
 
     def add_input(self, name: str, exact: Matrix, rows=None, cols=None,
@@ -197,6 +199,16 @@ class Problem:
         self.steps.append(step)
         return step
 
+    def points_of_steps(self) -> dict[str, Any]:
+        """Each step's share of the problem's points (Fractions; see
+        :func:`worksheet.solution.points.split_points`), or {} when it has no points."""
+        if self.points is None:
+            return {}
+        from .points import split_points
+
+        return split_points(self.points, [(s.name, self.step_weights.get(s.name), self.step_points.get(s.name))
+                                          for s in self.steps])
+
     def printed_steps(self, key: bool) -> list[Step]:
         """The steps a key prints (all) or a student sheet asks for: a sheet
         leaves out the steps that are on the key only (``Step.on_sheet``)."""
@@ -234,14 +246,21 @@ class Problem:
                                    f"it has {names}") from None
 
     # -- for notebooks and library users (see worksheet.api) ------------------
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Each computed step's float64 values by name (copies; -inf where masked)."""
-        return {s.name: s.value.copy() for s in self.steps if not s.is_written}
+    def to_numpy(self) -> dict[str, np.ndarray]:
+        """The inputs, then each computed step, as float64 arrays by name (copies; -inf
+        where masked; written steps have no matrix)."""
+        return {**{n: q.value.copy() for n, q in self.inputs.items()},
+                **{s.name: s.value.copy() for s in self.steps if not s.is_written}}
 
     def to_sympy(self) -> dict:
-        """Each computed step as a ``sympy.Matrix`` by name (the exact values;
-        written steps have none).  Imports sympy."""
-        return {s.name: s.to_sympy() for s in self.steps if not s.is_written}
+        """The inputs, then each computed step, as a ``sympy.Matrix`` by name (the exact
+        values; written steps have none).  Imports sympy."""
+        return {**{n: q.to_sympy() for n, q in self.inputs.items()},
+                **{s.name: s.to_sympy() for s in self.steps if not s.is_written}}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The same as :meth:`to_numpy` (its earlier name)."""
+        return self.to_numpy()
 
     def _repr_html_(self) -> str:
         """Jupyter: the worked example, through the HTML renderer (see :mod:`.notebook`)."""
