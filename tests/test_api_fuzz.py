@@ -87,7 +87,7 @@ def _calls():
         ("problem(tokens)", ("tokens",), lambda v: worksheet.problem("attention", tokens=v)),
         ("problem(causal)", ("causal",), lambda v: worksheet.problem("attention", causal=v)),
         ("solve(kind)", ("kind", "W_Q", "X"), lambda v: worksheet.solve(v, {"X": X})),
-        ("solve(matrices)", ("matrices", "X"), lambda v: worksheet.solve("self-attention-basic", v)),
+        ("solve(inputs)", ("inputs", "X"), lambda v: worksheet.solve("self-attention-basic", v)),
         ("solve(X)", ("X",), lambda v: worksheet.solve("self-attention-basic", {"X": v})),
         ("solve(entry)", ("X",), lambda v: worksheet.solve("self-attention-basic", {"X": [[v, 0], [0, 1]]})),
         ("solve(causal)", ("causal",), lambda v: worksheet.solve("self-attention-basic", {"X": X}, causal=v)),
@@ -198,6 +198,6 @@ def test_numbers_of_every_python_and_numpy_type_are_read_exactly():
 def test_the_displays_and_exact_views_of_a_problem_work():
     p = solved()
     assert p._repr_html_() and p._repr_markdown_()
-    assert set(p.to_sympy()) == set(p.arrays()) == {"scores", "weights", "output"}
+    assert set(p.to_sympy()) == set(p.to_numpy()) == set(p.arrays()) == {"X", "scores", "weights", "output"}  # inputs too
     marks = worksheet.check(p, {"scores": IDENTITY})
     assert str(marks) and marks._repr_markdown_()

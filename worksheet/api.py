@@ -38,7 +38,7 @@ from .build import ProblemSpec, build_document, solve_table
 from .check.in_memory import Marks
 from .check.in_memory import check_problem as check
 from .parse.arguments import kind_argument, mapping_argument, matrix_argument, option_value
-from .policy.errors import ArgumentError
+from .policy.errors import ArgumentError, InputError
 from .solution.problem import Problem
 
 __all__ = ["problem", "solve", "check", "kinds", "build", "Marks"]
@@ -72,6 +72,11 @@ def solve(kind: str | None = None, inputs: Any = None, *, example: str | None = 
         raise ArgumentError("solve needs a kind and its inputs (a file or a dict of matrices), or example=NAME")
     kind_argument(kind)
     if isinstance(inputs, (str, Path)):
+        if not Path(inputs).is_file():
+            from .policy.integer_text import shown
+
+            raise InputError(f"inputs: no file {shown(str(inputs))}; give an input file's path or a dict of "
+                             "matrices, e.g. {'X': [[1, 0], [0, 1]]}")
         return solve_file(kind, inputs, options)
     mapping_argument(inputs, "inputs", "a file path or a dict of name -> matrix, e.g. {'X': [[1, 0], [0, 1]]}")
     table = {k: matrix_argument(v, f"inputs[{k!r}]") for k, v in inputs.items()}
