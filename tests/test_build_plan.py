@@ -1,4 +1,4 @@
-"""Spec file versus options (worksheet.build.spec.resolve_build): the rules that
+"""Spec file versus options (worksheet.build.plan.resolve_build): the rules that
 ``worksheet build --spec`` follows, held by the library, so a caller of the
 library gets the same sheet as the command line."""
 
@@ -9,7 +9,8 @@ import pytest
 
 from worksheet.build import build_document, render_document
 from worksheet.policy.errors import WorksheetError
-from worksheet.build.spec import BuildPlan, ProblemSpec, SpecError, parse_spec, resolve_build
+from worksheet.build.plan import BuildPlan, resolve_build
+from worksheet.build.spec import ProblemSpec, SpecError, parse_spec
 
 SPEC = """\
 title = "Quiz 3"
@@ -117,12 +118,12 @@ def test_worksheet_build_gives_every_name_of_its_modules_as_the_same_object():
     it exports is the very object of the module that defines it."""
     import importlib
 
-    from worksheet.build import output, sheets, spec, variants
+    from worksheet.build import output, plan, sheets, spec, variants
 
     b = importlib.import_module("worksheet.build")  # the module (worksheet.build is the function build())
 
     for name in b.__all__:
-        owners = [m for m in (spec, sheets, output, variants) if name in vars(m)]
+        owners = [m for m in (spec, plan, sheets, output, variants) if name in vars(m)]
         assert owners and all(getattr(b, name) is getattr(m, name) for m in owners), name
     with pytest.raises(AttributeError):
         b.no_such_name

@@ -338,7 +338,7 @@ def test_ctrl_c_while_workers_build_variants_exits_130_with_one_line(tmp_path):
     """The worker-pool path: a worker (which ignores Ctrl-C itself) sends it to
     the main process while the pool runs."""
     code = ("import os, signal, sys\n"
-            "import worksheet.build.variants as b\n"
+            "from worksheet.build import variants as b\n"
             "chunk = b._chunk\n"
             "def interrupting(job, ks):\n"
             "    os.kill(os.getppid(), signal.SIGINT)\n"

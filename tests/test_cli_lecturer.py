@@ -17,7 +17,7 @@ from common import one_line_error
 from worksheet import kinds
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["build", "solve", "check", "list", "template", "examples"]
+COMMANDS = ["build", "solve", "check", "list", "template", "examples", "practice"]
 
 
 @pytest.mark.parametrize("args, message", [

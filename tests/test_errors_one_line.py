@@ -162,7 +162,7 @@ def _alive(pid: int) -> bool:
 # while both workers are certainly busy, whatever the machine's speed or load.
 GATED = """
 import os, sys, time
-import worksheet.build.variants as v
+from worksheet.build import variants as v
 chunk = v._chunk
 def gated(job, ks):
     open(os.path.join({ready!r}, str(os.getpid())), "w").close()

@@ -348,7 +348,7 @@ def test_every_named_mistake_has_a_problem_to_practise_it():
     from worksheet.kinds import mistakes
 
     scope = Scope()
-    assert [c for c in mistakes.CATALOGUE if c != mistakes.SLIP and not scope.exercising(c)] == []
+    assert [c for c in mistakes.CATALOGUE if c not in mistakes.WITHOUT_RULE and not scope.exercising(c)] == []
 
 
 def test_mistakes_give_a_problem_that_shows_them():
@@ -449,7 +449,7 @@ def test_a_problem_is_made_once_even_when_it_cannot_be_made(client, monkeypatch)
     """A request that fails (no hand-friendly numbers for the largest sizes can take
     the CLI many seconds) is remembered, so asking again does not redo the work."""
     from worksheet.policy.errors import ParamError
-    from worksheet.practice import problems as pr
+    from worksheet.practice import exercises as pr
 
     calls = []
 

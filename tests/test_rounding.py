@@ -13,7 +13,9 @@ import sympy
 
 from worksheet.exact import NEG_INF, add, cos, exp, mul, power, sin, sqrt, tanh, to_float, to_sympy
 from worksheet.exact.nodes import Expr
-from worksheet.exact.rounding import _PRECS, _mr, decimal_places, nearest, round_scaled
+from worksheet.exact.decimal_eval import PRECS as _PRECS
+from worksheet.exact.decimal_eval import mid_rad as _mr
+from worksheet.exact.rounding import decimal_places, nearest, round_scaled
 from worksheet.solution.number_format import decimal
 
 F = Fraction

@@ -76,7 +76,7 @@ def test_variant_ids_are_zero_padded_to_the_count():
 
 
 def test_too_few_different_numbers_is_a_clear_error(monkeypatch):
-    import worksheet.build.variants as b
+    from worksheet.build import variants as b
 
     monkeypatch.setattr(b, "variant_seed", lambda seed, k, attempt=0: 1)  # every draw the same
     with pytest.raises(WorksheetError, match="different variants"):
@@ -195,7 +195,7 @@ def test_render_variants_split_on_two_processes():
 
 
 def test_an_error_in_a_worker_reaches_the_caller_as_the_same_error(monkeypatch):
-    import worksheet.build.variants as b
+    from worksheet.build import variants as b
 
     monkeypatch.setattr(b, "variant_seed", lambda seed, k, attempt=0: 1)  # every draw the same
     with pytest.raises(WorksheetError, match="different variants"):
@@ -254,7 +254,7 @@ def test_int_matrix_draws_what_numpy_choice_draws(seed, n, m, table):
 
 
 def test_without_fork_the_variants_are_built_in_this_process(monkeypatch):
-    import worksheet.build.variants as b
+    from worksheet.build import variants as b
 
     monkeypatch.setattr(b, "_can_fork", lambda: False)
     assert b.default_jobs(300) == 1
@@ -265,7 +265,7 @@ def test_without_fork_the_variants_are_built_in_this_process(monkeypatch):
 def test_render_variants_gives_back_the_collector_thresholds(monkeypatch):
     import gc
 
-    import worksheet.build.variants as b
+    from worksheet.build import variants as b
 
     before = gc.get_threshold()
     b.render_variants(["attention"], 2, ["md"], seed=1)

@@ -12,8 +12,6 @@ shell reports SIGPIPE.
 
 from __future__ import annotations
 
-import errno
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,64 +21,13 @@ import click
 from . import __version__
 from .policy.errors import WorksheetError, printable
 from .policy.limits import MAX_SEED
+from .terminal import PROGRESS_FROM, WorksheetGroup, examples_folder
+from .terminal import formats as _formats
+from .terminal import echo as _echo
+from .terminal import with_latex as _with_latex
+from .terminal import with_progress as _with_progress
 
 FORMAT_HELP = "comma list of md, tex, json, pdf, html, moodle (Moodle XML question bank)"
-
-
-class _StdoutError(Exception):
-    """Standard output could not be written."""
-
-    def __init__(self, exc: OSError):
-        super().__init__(exc.strerror or str(exc))
-        self.errno = exc.errno
-
-
-class WorksheetGroup(click.Group):
-    """A group that reports every error as one line: ``error: ...``."""
-
-    def main(self, args=None, prog_name=None, **extra):
-        extra.pop("standalone_mode", None)
-        try:
-            rc = super().main(args=args, prog_name=prog_name or "worksheet", standalone_mode=False, **extra)
-            _flush()
-        except WorksheetError as exc:
-            _fail(str(exc))
-        except _StdoutError as exc:
-            _stdout_failed(exc)
-        except click.exceptions.Abort as exc:
-            if isinstance(exc.__context__, KeyboardInterrupt):
-                _fail("interrupted", 130)
-            _fail("aborted", 1)
-        except click.BadParameter as exc:
-            _fail(_long_number_message(exc) or exc.format_message(), exc.exit_code)
-        except click.ClickException as exc:
-            _fail(exc.format_message(), exc.exit_code)
-        except KeyboardInterrupt:
-            _fail("interrupted", 130)
-        sys.exit(rc if isinstance(rc, int) else 0)
-
-
-def _long_number_message(exc: click.BadParameter) -> str | None:
-    """Our message for an option whose whole number has more digits than Python
-    converts (click would print all of them, then Python's advice)."""
-    import re
-
-    from .policy.integer_text import digit_limit
-
-    run = max((len(m) for m in re.findall(r"[0-9]+", str(exc.message))), default=0)
-    limit = digit_limit()
-    if not limit or run <= limit:
-        return None
-    name = exc.param_hint or (exc.param.opts[0] if exc.param is not None and exc.param.opts else "a value")
-    if isinstance(name, (list, tuple)):
-        name = name[0]
-    return f"{name}: a whole number of {run} digits, more than the limit of {limit} digits"
-
-
-def _fail(message: str, code: int = 2):
-    """One line on stderr (control characters escaped), then exit."""
-    click.echo(f"error: {printable(message)}", err=True)
-    sys.exit(code)
 
 
 def _title(value: str | None, field: str) -> str | None:
@@ -89,47 +36,6 @@ def _title(value: str | None, field: str) -> str | None:
     from .policy.safetext import check_title
 
     return value if value is None else check_title(value, field=field)
-
-
-def _echo(text: str, nl: bool = True) -> None:
-    """Write to standard output; a failed write raises :class:`_StdoutError`."""
-    try:
-        click.echo(text, nl=nl)
-    except OSError as exc:
-        raise _StdoutError(exc) from None
-
-
-def _flush() -> None:
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        raise _StdoutError(exc) from None
-
-
-def _stdout_failed(exc: _StdoutError):
-    """Standard output is broken: make sure the interpreter's own flush at exit
-    cannot fail again (a second message), then one line, or quietly for a closed pipe."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, AttributeError, ValueError):  # not a real file (e.g. under a test runner)
-        pass
-    if exc.errno == errno.EPIPE:
-        sys.exit(141)
-    _fail(f"cannot write to standard output: {exc}")
-
-
-def _formats(value: str, allowed=None) -> list[str]:
-    from .render import FORMATS
-
-    allowed = allowed or list(FORMATS)
-    out = [f.strip().lower() for f in value.split(",") if f.strip()]
-    for f in out:
-        if f not in allowed:
-            raise WorksheetError(f"unknown format '{f}'; choose from {', '.join(allowed)}")
-    if not out:
-        raise WorksheetError("--format needs at least one format")
-    return list(dict.fromkeys(out))
 
 
 def size_options(f):
@@ -323,26 +229,6 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
                    f"in {time.monotonic() - started:.1f} s", err=True)
 
 
-PROGRESS_FROM = 10  # variants from which a build shows a progress bar (on a terminal)
-
-
-def _with_latex(pdfs: int, write, *args, **kw):
-    """``write`` the files, with a progress bar over the PDFs LaTeX compiles when stderr is a terminal."""
-    if pdfs and sys.stderr.isatty():
-        with click.progressbar(length=pdfs, label="compiling PDF with LaTeX", file=sys.stderr,
-                               show_pos=True) as bar:
-            return write(*args, progress=bar.update, **kw)
-    return write(*args, **kw)
-
-
-def _with_progress(make, problems, count, *args, **kw):
-    """``make`` variants, with a progress bar on stderr when it is a terminal and there are many."""
-    if count >= PROGRESS_FROM and sys.stderr.isatty():
-        with click.progressbar(length=count, label="building variants", file=sys.stderr) as bar:
-            return make(problems, count, *args, progress=bar.update, **kw)
-    return make(problems, count, *args, **kw)
-
-
 @main.command()
 @click.argument("kind", required=False)
 @click.option("-i", "--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -467,12 +353,18 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
               help="serve only this exam spec's kinds and settings (a revision page for a class)")
 @click.option("--focus", default=None, help="comma list of mistake codes to practise (from a check report)")
 def practice(host, port, no_browser, spec_file, focus):
-    """Practise in the browser: a local web app, every cell checked as you leave it.
+    """Practise in the browser, each cell checked as you leave it.
 
-    Prints the address and opens the browser (unless --no-browser).  Each
-    cell's verdict comes from the same marking as 'worksheet check': right,
-    right for your earlier cells (error carried forward), a named mistake,
-    or wrong.  Stop it with Ctrl-C.
+    A local web app: prints the address and opens the browser (unless
+    --no-browser).  Each cell's verdict comes from the same marking as
+    'worksheet check': right, right for your earlier cells (error carried
+    forward), a named mistake, or wrong.  Stop it with Ctrl-C.
+
+    \b
+    Examples:
+      worksheet practice
+      worksheet practice --spec examples/midterm.toml --host 0.0.0.0
+      worksheet practice --focus no-scaling,softmax-over-columns
     """
     try:
         from .practice import Scope, check_focus, serve
@@ -491,6 +383,7 @@ def practice(host, port, no_browser, spec_file, focus):
         raise WorksheetError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
 
 
+@main.command()
 @click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--out", default="answers", show_default=True, help="folder for the answer files")
 @click.option("--format", "fmt", type=click.Choice(["toml", "csv"]), default="toml", show_default=True,
@@ -542,15 +435,6 @@ def examples(folder, force):
              if p.is_file() and not p.name.startswith(".")}
     for path in write_all(files, force=force):
         _echo(f"wrote {printable(str(path))}")
-
-
-def examples_folder() -> Path:
-    """``examples/`` of a source checkout, or the copy inside the wheel."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "examples", here.parent / "examples"):
-        if candidate.is_dir():
-            return candidate
-    raise WorksheetError("the examples/ folder is missing from this installation")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,8 +1,8 @@
 """Build: from a spec to files.  The library behind ``worksheet build`` and
 ``worksheet solve``; the CLI only parses options and calls these.
 
-* :mod:`.spec` -- :class:`ProblemSpec` (``KIND:key=value``), exam spec files,
-  and :func:`resolve_build` (spec file versus command-line options);
+* :mod:`.spec` -- :class:`ProblemSpec` (``KIND:key=value``) and exam spec files;
+* :mod:`.plan` -- :func:`resolve_build` (spec file versus command-line options);
 * :mod:`.sheets` -- problems and sheets from a seed (:func:`build_document`),
   and a user's own numbers solved (:func:`solve_table`, :func:`solve_file`);
 * :mod:`.output` -- file names, rendering into files, writing them, the PDF path;
@@ -17,7 +17,8 @@ from .output import (Rendered, output_names, planned_files, render_document, ren
                      variants_csv, write_document, write_documents, write_rendered)
 from .sheets import (build_document, check_problems, check_seed, make_problem, problem_rng, solve_example,
                      solve_file, solve_inputs, solve_table)
-from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
+from .plan import BuildPlan, resolve_build
+from .spec import DEFAULT_KINDS, ProblemSpec
 from .variants import (VariantPlan, build_variants, default_jobs, find_variant, render_variant, render_variants,
                        variant_seed)
 

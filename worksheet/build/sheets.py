@@ -91,13 +91,11 @@ def _share_points(problem: Problem, spec: ProblemSpec) -> None:
 
 
 def _fields_of(spec: ProblemSpec) -> list[str]:
-    """The settings a problem takes (find-the-mistake: those of the kind its solution is of)."""
+    """The settings a problem takes (a kind with ``settings_of`` says: find-the-mistake, those of its ``of``)."""
     module = kinds.get(spec.kind)
-    fields = module.Params.field_names()
-    if spec.kind == "find-the-mistake":
-        of = spec.options.get("of", "attention")
-        fields = kinds.get(str(of)).Params.field_names() if str(of) in kinds.KINDS else fields
-    return fields
+    if hasattr(module, "settings_of"):  # a kind that passes its settings on (find-the-mistake)
+        return module.settings_of(spec.options)
+    return module.Params.field_names()
 
 
 def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None = None) -> list[ProblemSpec]:
@@ -124,7 +122,7 @@ def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None =
             continue
         if not any(name in _fields_of(s) for s in real):
             takes = [k for k in kinds.names() if name in kinds.get(k).Params.field_names()
-                     and k != "find-the-mistake"]
+                     and not hasattr(kinds.get(k), "settings_of")]
             chosen = ", ".join(dict.fromkeys(s.kind for s in real))
             raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to "
                              f"{', '.join(takes)}")

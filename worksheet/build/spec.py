@@ -59,7 +59,7 @@ from typing import Any
 
 from .. import kinds
 from ..policy.errors import InputError, ParamError, WorksheetError
-from ..policy.safetext import TextError, check_file_name, check_line, check_prose, check_title, file_name_problem
+from ..policy.safetext import TextError, check_line, check_prose, check_title, file_name_problem
 from ..policy.limits import MAX_POINTS, MAX_SEED
 from ..policy.integer_text import shown
 
@@ -180,70 +180,6 @@ class ExamSpec:
 # ---------------------------------------------------------------- spec versus options
 
 DEFAULT_KINDS = kinds.DEFAULT  # what `worksheet build` makes when no kind is named
-
-
-@dataclass(frozen=True)
-class BuildPlan:
-    """What a build makes once a spec file and the options are weighed
-    (see :func:`resolve_build`); pass :meth:`document_args` to
-    ``build_document``, ``build_variants`` or ``render_variants``."""
-
-    problems: tuple  # of KIND texts or ProblemSpec
-    seed: int = 1
-    options: dict = field(default_factory=dict)  # the kind options of every problem
-    title: str | None = None  # None: the kind's title (one problem) or a general one
-    variants: int | None = None  # None: one sheet
-    name: str = "worksheet"  # base name of the files
-    split: bool = False  # one set of files per variant
-    doc_fields: dict = field(default_factory=dict)  # course, date, instructions, paper
-
-    def document_args(self) -> dict[str, Any]:
-        """``seed``, ``options``, ``title`` and the document fields, as keywords."""
-        return {"seed": self.seed, "options": self.options, "title": self.title, **self.doc_fields}
-
-
-def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, seed: int | None = None,
-                  options: dict | None = None, title: str | None = None, variants: int | None = None,
-                  name: str | None = None, paper: str | None = None, split: bool = False,
-                  compact: bool | None = None) -> BuildPlan:
-    """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
-    its file) or ``problems`` (default: attention), and the options given.
-
-    The rules: an option given (not None) wins over the spec's value; so
-    ``seed``, ``title``, ``variants`` and ``name`` come from the option, else
-    the spec, else the defaults (seed 1, the kinds' own title, one sheet,
-    ``worksheet``); a kind option (``numbers``, ``seq_len``, ...) wins over
-    the spec's ``numbers``, while a section's own parameters win over both (see
-    ``build.make_problem``); ``paper`` wins over the spec's paper.  Problems
-    and a spec together, or ``split`` without variants, are errors.
-    """
-    options = {k: v for k, v in (options or {}).items() if v is not None}
-    doc_fields: dict[str, Any] = {}
-    problems = tuple(problems)
-    if spec is not None:
-        if problems:
-            raise ParamError("give problem kinds or --spec, not both")
-        if not isinstance(spec, ExamSpec):
-            spec = load_spec(spec)
-        problems = tuple(spec.problem_specs())
-        doc_fields = spec.doc_fields()
-        options = {"numbers": spec.numbers, **options}
-        title = title if title is not None else spec.title
-        seed = seed if seed is not None else spec.seed
-        variants = variants if variants is not None else spec.variants
-        name = name if name is not None else spec.name
-    if paper is not None:
-        doc_fields["paper"] = paper
-    if compact is not None:
-        doc_fields["compact"] = compact
-    if doc_fields.get("compact") is False:
-        doc_fields.pop("compact")  # the default: documents stay as they were
-    if split and not variants:
-        raise ParamError("--split needs --variants N")
-    if name:  # (an empty --name means the default)
-        check_file_name(name, field="--name")  # every file stays inside the output folder
-    return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
-                     name or "worksheet", split, doc_fields)
 
 
 # ---------------------------------------------------------------- loading

@@ -101,7 +101,7 @@ SIZES = ("seq_len", "d_model", "d_k", "d_ff", "vocab_size", "enc_len", "dec_len"
 def too_few_variants(plan: VariantPlan, i: int, found: int) -> str:
     """Why problem ``i`` cannot have ``plan.count`` different variants, and what to change:
     first what keeps hand mode (larger sizes, fewer variants), then calculator mode."""
-    from . import kinds
+    from .. import kinds
 
     spec = plan.specs[i]
     where = spec.where or f"problem {i + 1}"

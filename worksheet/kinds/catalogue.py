@@ -65,8 +65,8 @@ class KindInfo:
 
 def kind_info(name: str) -> KindInfo:
     """Everything :mod:`worksheet.kinds.catalogue` knows of one kind (imports it)."""
-    from .. import kinds
     from . import mistakes
+    from . import registry as kinds
 
     module = kinds.get(name)
     summary = kinds.KINDS[name][1]
@@ -95,7 +95,7 @@ def kind_info(name: str) -> KindInfo:
 
 def kind_infos() -> list[KindInfo]:
     """Every kind, in the order of ``worksheet list``."""
-    from .. import kinds
+    from . import registry as kinds
 
     return [kind_info(n) for n in kinds.names()]
 

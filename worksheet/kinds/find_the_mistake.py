@@ -170,6 +170,16 @@ def of_reference(inputs: dict[str, np.ndarray], of: str, options: dict,
     return out
 
 
+def settings_of(options: dict) -> list[str]:
+    """The settings a find-the-mistake problem takes: those of the kind its
+    worked solution is of (``of``), so ``--heads`` applies where ``of`` takes it.
+    (A kind with ``settings_of`` passes settings on; the build checks them here.)"""
+    from .. import kinds as registry
+
+    of = str(options.get("of", Params.of))
+    return registry.get(of).Params.field_names() if of in registry.KINDS else Params.field_names()
+
+
 def conventions_of(params: dict) -> tuple[str, dict]:
     """The sheet states the conventions of the kind the worked solution is of."""
     return params.get("of", "attention"), params.get("options", {})

@@ -55,10 +55,10 @@ from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
-from .. import kinds as _kinds
+from . import registry as _kinds
 from ..policy.errors import WorksheetError
 
-__all__ = ["Mistake", "CATALOGUE", "SLIP", "TRUNCATED", "Values", "register", "rules", "codes_for", "parts",
+__all__ = ["Mistake", "CATALOGUE", "SLIP", "TRUNCATED", "WITHOUT_RULE", "Values", "register", "rules", "codes_for", "parts",
            "softmax"]
 
 
@@ -70,6 +70,7 @@ class Mistake:
 
 SLIP = "arithmetic-slip"
 TRUNCATED = "truncated"  # no rule either: the checker compares the digits written (worksheet.check.marking)
+WITHOUT_RULE = (SLIP, TRUNCATED)  # diagnosed from the digits, no computation plants them
 
 CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
     Mistake("no-scaling",

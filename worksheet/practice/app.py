@@ -280,7 +280,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
 
     def catalogue(message: str = "", status: int = 200) -> HTMLResponse:
         rows = [(m.code, m.sentence, len(scope.exercising(m.code))) for m in mistakes.CATALOGUE.values()
-                if m.code != mistakes.SLIP]
+                if m.code not in mistakes.WITHOUT_RULE]
         return html("mistakes.html.j2", status, message=message, catalogue=rows)
 
     def exercise(codes: tuple[str, ...]) -> pr.Ask | None:

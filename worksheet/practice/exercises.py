@@ -163,10 +163,10 @@ def check_focus(codes: str | tuple | list | None) -> tuple[str, ...]:
     for c in (str(x).strip() for x in items):
         if not c:
             continue
-        if c not in mistakes.CATALOGUE or c == mistakes.SLIP:
+        if c not in mistakes.CATALOGUE or c in mistakes.WITHOUT_RULE:
             import difflib
 
-            close = difflib.get_close_matches(c, [m for m in mistakes.CATALOGUE if m != mistakes.SLIP], n=1)
+            close = difflib.get_close_matches(c, [m for m in mistakes.CATALOGUE if m not in mistakes.WITHOUT_RULE], n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise RequestError(f"unknown mistake code {c[:40]!r}{hint}")
         if c not in out:
