@@ -362,10 +362,13 @@ def test_numbers_are_in_moodles_numerical_syntax():
     assert moodle.number(-0.0) == "0" and moodle.number(3.0) == "3"
 
 
-def test_tolerance_is_checks_rule_for_four_places():
-    assert moodle.tolerance(0.5) == float(decimal_tolerance(4, 0.5)) == pytest.approx(5e-5)
-    assert moodle.tolerance(-1e6) == pytest.approx(5e-5 + 1e-6)
-    assert math.isclose(moodle.tolerance(0), 5e-5 + 1e-12)
+def test_tolerance_is_checks_rule_and_the_one_the_sheet_prints():
+    assert moodle.tolerance(0.5) == float(decimal_tolerance(4, 0.5)) == pytest.approx(1e-3)
+    assert moodle.tolerance(-1e6) == pytest.approx(1e-3 + 1e-6)
+    assert math.isclose(moodle.tolerance(0), 1e-3 + 1e-12)
+    doc = build_document(["attention"], seed=1)
+    xml = render_document(doc, ["moodle"], name="t")["t-moodle.xml"]
+    assert "an answer within 0.001 of the key gets full marks" in xml
 
 
 def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_refused(tmp_path, runner, cli):

@@ -119,6 +119,14 @@ class Document:
         return get("md").render(self, key=True)
 
     @property
+    def rounding(self) -> str:
+        """The one line every sheet prints on how to round and how close an answer
+        must be (format-neutral, inline LaTeX): :mod:`worksheet.pencil`'s chain."""
+        from .pencil import line_for
+
+        return line_for(self.numbers)
+
+    @property
     def total_points(self):
         """The sum of the problems' points (exam specs), or None when none has points."""
         points = [p.points for p in self.problems if p.points is not None]

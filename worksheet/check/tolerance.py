@@ -2,10 +2,12 @@
 
 An entry is compared at high precision (mpmath, imported on first use): the
 value written (:class:`Given`) against the value expected (:class:`Expected`)
-by :func:`close`.  A plain decimal is right within half a unit in its last
-written place, never more loosely than 0.005 (:func:`decimal_tolerance`); an
-exact form must equal the key exactly (``EXACT_RTOL`` at 50 digits), or a
-float64 recomputation within ``FLOAT_RTOL``.  ``--rtol``/``--atol``
+by :func:`close`.  A plain decimal or integer is right within the tolerance
+the sheet prints, :data:`worksheet.pencil.TOLERANCE` (0.001), of the key's
+value, of the exact value or of the value the rounding chain gives
+(:func:`decimal_tolerance`; see :mod:`worksheet.pencil`); an exact form must
+equal the key exactly (``EXACT_RTOL`` at 50 digits), or a float64
+recomputation within ``FLOAT_RTOL``.  ``--rtol``/``--atol``
 (:class:`Tolerance`) replace both rules by
 ``|given - expected| <= atol + rtol * |expected|``.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from ..errors import WorksheetError
 from ..exact import Add, Func, Mul, Pow
+from ..pencil import TOLERANCE
 
 DIGITS = 50  # decimal digits of the high-precision comparison
 EXACT_RTOL = 1e-40  # "exactly equal" at 50 digits
@@ -173,14 +176,13 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
 
 
 def decimal_tolerance(places: int, expected):
-    """How far a plain decimal written to ``places`` places may be from the
-    ``expected`` value and still be right (the default rule): half a unit in
-    its last place, never more than 0.005, plus ``1e-12 * max(1, |expected|)``
-    for float noise.  An mpmath number; ``worksheet.render.moodle`` gives
-    Moodle this tolerance for a 4-place answer."""
-    ctx = mp_context()
-    half_unit = ctx.mpf(5) / ctx.mpf(10) ** (places + 1)
-    return min(half_unit, ctx.mpf("0.005")) + 1e-12 * max(1, abs(expected))
+    """How far a plain decimal (written to any number of ``places``) may be
+    from the ``expected`` value and still be right (the default rule): the
+    tolerance every sheet prints, :data:`worksheet.pencil.TOLERANCE` (0.001),
+    plus ``1e-12 * max(1, |expected|)`` for float noise.  An mpmath number;
+    ``worksheet.render.moodle`` gives Moodle this tolerance."""
+    del places  # one rule for every decimal: the one the sheet prints
+    return mp_context().mpf(repr(TOLERANCE)) + 1e-12 * max(1, abs(expected))
 
 
 def _near(g: Given, target, precise: bool, rounding: float, tol: Tolerance, extra: float) -> bool:

@@ -15,7 +15,8 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
 
 * a number: ``{w:NUMERICAL:=value:tolerance}``; ``value`` is the step's float64
   value (the JSON ``value``) and ``tolerance`` the one ``worksheet check`` allows
-  a 4-decimal answer (:func:`worksheet.check.decimal_tolerance`).  A step whose
+  and the sheet prints, 0.001 (:func:`worksheet.check.decimal_tolerance`,
+  :mod:`worksheet.pencil`).  A step whose
   key carries values rounded along a chain (``rounded``) also accepts the
   rounded value, as ``check`` does: a second alternative ``~=rounded:tolerance``;
 * a masked entry (-oo) is printed in the table, not asked;
@@ -114,7 +115,7 @@ def number(x: float) -> str:
 
 
 def tolerance(value: float) -> float:
-    """The tolerance ``worksheet check`` allows a ``PLACES``-decimal answer to ``value``."""
+    """The tolerance ``worksheet check`` allows an answer to ``value`` (the one the sheet prints)."""
     from ..check import decimal_tolerance
 
     return float(decimal_tolerance(PLACES, abs(value)))
