@@ -31,6 +31,7 @@ from .layer_blocks import Carry, carried, relabel_last, round_exact, round_matri
 from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul,
                      require_shape, transpose)
 from .model import Aid, Matrix, Problem, shape
+from .pencil import round_places
 from .references import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax import shifted_exponents, softmax_matmul, softmax_rows
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
@@ -167,25 +168,65 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         return f"e^{{{number(d)}}}"
 
     rel = "=" if is_rational(top) or not calculator else "\\approx"
+    chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
+    total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
         f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
-        + f" \\approx {approx(total)}{terms_count(len(shifted))}",
+        + f" \\approx {total_shown}{terms_count(len(shifted))}",
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
         work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
-                    f"{exact_part} {approx(W[i][j])}")
+                    f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
+    if chain is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     if aid:
         add_exp_aid(p, S)
     return W
+
+
+def table_exp(d) -> Fraction:
+    """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads."""
+    return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
+
+
+def softmax_chain(S: Matrix) -> Matrix | None:
+    """The weights the rounding chain gives (:mod:`worksheet.pencil`): per row,
+    alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
+    value, rounded once to 4 places; None when an exponent is not rational
+    (no table could hold it)."""
+    out = []
+    for row in S:
+        live = [x for x in row if not isinstance(x, NegInf)]
+        if not all(is_rational(x) for x in live):
+            return None
+        m = max(live)
+        t = [Fraction(0) if isinstance(x, NegInf) else table_exp(Fraction(x) - m) for x in row]
+        total = sum(t)
+        out.append(tuple(round_places(x / total) for x in t))
+    return tuple(out)
+
+
+def chain_of(p: Problem, M: Matrix) -> Matrix | None:
+    """The rounding-chain values of the step whose exact matrix is ``M`` (the last such), if any."""
+    for s in reversed(p.steps):
+        if s.exact is M:
+            return s.chain
+    return None
+
+
+def chain_product(A: Matrix, B: Matrix) -> Matrix:
+    """``A B`` of chain values and exact rationals, rounded once to 4 places."""
+    return tuple(tuple(round_places(sum((Fraction(a) * Fraction(b) for a, b in zip(row, col)), Fraction(0)))
+                       for col in zip(*B)) for row in A)
 
 
 def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
@@ -231,13 +272,18 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     j = next((c for c, x in enumerate(Z[i]) if x != 0), 0)
     lhs = f"{sym}_{{{j + 1}}}" if vector else entry(sym, i, j)
     w_k = f"{w_sym}_{{k}}" if vector else f"{w_sym}_{{{i + 1}k}}"
-    terms = join_terms([f"{approx(W[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
+    Wc = chain_of(p, W)  # hand mode: the weights as the chain gave them, then Z from those
+    Zc = chain_product(Wc, V) if Wc is not None and all(is_rational(x) for r in V for x in r) else None
+    Ws = W if Zc is None else Wc
+    terms = join_terms([f"{approx(Ws[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {approx(Z[i][j])}{terms_count(len(V))}"]
+            f"\\approx {approx(Z[i][j] if Zc is None else Zc[i][j])}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
+    if Zc is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z
 
 

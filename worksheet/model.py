@@ -125,6 +125,7 @@ class Step(Quantity):
     exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
     choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
+    chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.pencil)
 
     @property
     def is_written(self) -> bool:

@@ -52,6 +52,8 @@ block passes one so that long exact values are carried rounded.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -356,8 +358,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # concat: the heads side by side
     C = blocks.hstack(*heads)
+    head_chains = [blocks.chain_of(p, hd) for hd in heads]  # hand mode: as the rounding chain gave them
+    shown_heads = heads if any(c is None for c in head_chains) else head_chains
     row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0)[0].strip("()") for x in hd[0])
-                                   for hd in heads)
+                                   for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
     p.add_step("concat", C, blocks.carried(carry, lambda: np.hstack([A(hd) for hd in heads]), ref["concat"]),
                title="Concatenate the heads",
@@ -367,7 +371,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                rows=tokens, latex_name="C",
                note=f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$), "
                     "not stacked under each other.")
+    if all(c is not None for c in head_chains):  # hand mode: the heads as the chain gave them
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=blocks.hstack(*head_chains))
     C = after(p.steps[-1].exact)
+    Cc = p.steps[-1].chain
 
     # output = concat W^O, exactly: sum over heads of softmax(S_h) (V_h W^O_h)
     if all(s is not None for s in logits) and not (carry is not None and carry.rounding):
@@ -378,14 +385,18 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         O = blocks.matmul(C, W_O)
     i, j = teaching_entry(C, W_O, O)
     o_ij = blocks.entry("o", i, j)
+    Oc = None if Cc is None else blocks.chain_product(Cc, W_O)
     work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
-                            C[i], [r[j] for r in W_O], O[i][j], limit=0)]
+                            C[i] if Cc is None else Cc[i], [r[j] for r in W_O],
+                            O[i][j] if Oc is None else Oc[i][j], limit=0)]
     if not blocks.is_rational(O[i][j]):
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
     p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
                title="Output projection (concat times the matrix W_O)", formula="O = C W^O", work=work, rows=tokens,
                latex_name="O",
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
+    if Oc is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Oc)
     after(O)
     return p
 
@@ -440,9 +451,11 @@ def _rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_s
         return (Z[i][j] != 0, max(ws) != min(ws), sum(1 for k in range(len(V)) if V[k][j] != 0))
 
     i, j = max(cells, key=score)  # the first of the best
-    terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
+    Zc = p.steps[-1].chain  # hand mode: from the weights as the chain gave them (worksheet.pencil)
+    Ws = W if Zc is None else blocks.chain_of(p, W)
+    terms = " + ".join(f"{blocks.approx(Ws[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
     work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {blocks.approx(Z[i][j])}"]
+            f"\\approx {blocks.approx(Z[i][j] if Zc is None else Zc[i][j])}"]
     if not is_rational(Z[i][j]):
         work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
     blocks.relabel_last(p, work=tuple(work))

@@ -56,7 +56,7 @@ from ..fmt import decimal
 from ..model import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
 
-HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's arguments)
+HAND_PLACES = 4  # decimals the state is carried with in hand mode (the table's arguments; the chain's 4)
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
 CALC_PLACES = 4
 HAND_MAX_STEPS = 3  # more time steps by hand: a table of dozens of σ values

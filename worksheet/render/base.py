@@ -133,6 +133,8 @@ class TemplateRenderer:
     @staticmethod
     def decimal_table(s: Step) -> Table:
         def make(s):
+            if s.chain is not None:  # hand mode: what the rounding chain gives (worksheet.pencil)
+                return Table([[fmt.decimal(x, s.places) for x in row] for row in s.chain], s.rows, s.cols)
             cells = [[fmt.decimal(x, s.places) if isinstance(x, str) else fmt.decimal(float(v), s.places)
                       for x, v in zip(row, vrow)] for row, vrow in zip(s.exact, s.value)]
             return Table(cells, s.rows, s.cols)

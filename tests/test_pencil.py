@@ -1,0 +1,245 @@
+"""The student with a pencil: every kind's hand-mode sheet, done the way it says.
+
+For each kind and many seeds, a simulated student uses only what the sheet
+prints -- the given matrices and the tables of e^x, σ, tanh, √, sin, cos at
+their printed 4 places -- and the rounding chain every sheet states
+(:mod:`worksheet.pencil`): exact where a result is exact, every other result
+rounded once to 4 places and carried on rounded.  Each step is worked out by
+the kind's own ``reference`` (what ``check`` recomputes with), fed the
+student's own rounded earlier answers, with every function value replaced
+by the sheet's table entry; a value the tables do not print is a failure.
+Then ``worksheet check`` must give full marks to every step.
+
+The same sheets' worked lines must be true as printed: evaluating a line's
+printed terms (with the sheet's table values) gives its printed result
+(:func:`pencil_util.check_line`, our own reader of our printed form; never
+sympy).  And no answer a step asks for is printed on the student's sheet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import types
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pencil_util as pu
+from worksheet import kinds
+from worksheet.build import build_document, render_document
+from worksheet.check import check_answers
+from worksheet.check.key import read_key
+from worksheet.check.recompute import recomputer
+from worksheet.pencil import HAND_LINE, round_places
+
+SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_SEEDS", "20")))
+KINDS = kinds.names()
+
+
+# ---------------------------------------------------------------- the student
+class TableNumpy(types.SimpleNamespace):
+    """numpy, but e^x, tanh, √, sin and cos come from the sheet's tables."""
+
+    def __init__(self, tables: pu.Tables, missing: list):
+        super().__init__()
+        self._tables, self._missing = tables, missing
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def _read(self, func, x):
+        arr = np.asarray(x, dtype=np.float64)
+        out = np.empty_like(arr)
+        for idx, v in np.ndenumerate(arr):
+            if not np.isfinite(v):
+                out[idx] = pu.float_value(func, v) if func != "exp" else (0.0 if v < 0 else np.inf)
+                continue
+            try:
+                out[idx] = self._tables.lookup_float(func, float(v))
+            except pu.NotOnSheet:
+                if abs(v * 1e4 - round(v * 1e4)) < 1e-6:  # from the student's 4-place values (others
+                    self._missing.append(f"{func}({v:.6g})")  # come from steps not yet answered)
+                out[idx] = round(pu.float_value(func, float(v)), 4)
+        return out if arr.ndim else float(out)
+
+    def exp(self, x):
+        return self._read("exp", x)
+
+    def tanh(self, x):
+        return self._read("tanh", x)
+
+    def sqrt(self, x):
+        return self._read("sqrt", x)
+
+    def sin(self, x):
+        return self._read("sin", x)
+
+    def cos(self, x):
+        return self._read("cos", x)
+
+
+def written(v: float) -> str:
+    """How the student writes an entry: -inf, an integer, else 4 places."""
+    if v == -np.inf:
+        return "-inf"
+    if abs(v - round(v)) < 1e-9:
+        return str(int(round(v)))
+    return str(float(round_places(Fraction(v).limit_denominator(10**9))).__format__(".4f"))
+
+
+def _kind_modules():
+    import importlib
+    import pkgutil
+
+    import worksheet.kinds as pkg
+
+    mods = [importlib.import_module("worksheet.references")]
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mods.append(importlib.import_module(f"worksheet.kinds.{info.name}"))
+    return [m for m in mods if hasattr(m, "np")]
+
+
+def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
+    """The student's answers (step -> rows of strings) and the table values they lacked."""
+    tables = pu.Tables.of(problem)
+    missing: list[str] = []
+    proxy = TableNumpy(tables, missing)
+    with monkeypatch.context() as m:
+        for mod in _kind_modules():
+            m.setattr(mod, "np", proxy)
+        from worksheet.kinds import recurrent
+
+        def table_sigmoid(a):
+            return proxy._read("sigma", a)
+
+        m.setattr(recurrent, "np_sigmoid", table_sigmoid)
+        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, r"\sigma")
+        m.setattr(recurrent, "SIGMA", sigma)
+        from worksheet.kinds import lstm_cell
+
+        m.setattr(lstm_cell, "GATES", tuple((g, sigma if act.latex == r"\sigma" else act, title)
+                                           for g, act, title in lstm_cell.GATES))
+        run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
+        answers, given = {}, {}
+        for ks in key_problem.steps:
+            if ks.written:
+                continue
+            if ks.labels:  # a choice (a token, a step's name, a mistake's code): the key's
+                answers[ks.name] = [[e.label for e in row] for row in ks.cells]
+                given[ks.name] = ks.value
+                continue
+            out = run(dict(given))
+            assert out is not None and ks.name in out, f"no recomputation of {ks.name}"
+            rows = [[written(float(v)) for v in row] for row in out[ks.name]]
+            answers[ks.name] = rows
+            given[ks.name] = np.array([[float(x) for x in row] for row in rows])
+    return answers, missing
+
+
+def build(kind: str, seed: int, tmp_path):
+    doc = build_document([kind], seed=seed)
+    files = render_document(doc, ["json", "md"], name=f"{kind}-{seed}")
+    key_path = tmp_path / f"{kind}-{seed}.json"
+    key_path.write_text(files[f"{kind}-{seed}.json"], encoding="utf-8")
+    return doc, files, key_path
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_student_following_the_sheet_gets_full_marks(kind, tmp_path, monkeypatch):
+    failures = []
+    for seed in SEEDS:
+        doc, files, key_path = build(kind, seed, tmp_path)
+        p = doc.problems[0]
+        kp = read_key(key_path).problems()[0]
+        answers, missing = simulate(p, kp, monkeypatch)
+        if missing:
+            failures.append(f"seed {seed}: needs values the sheet does not print: {sorted(set(missing))[:6]}")
+        ans_path = tmp_path / f"{kind}-{seed}-answers.json"
+        ans_path.write_text(json.dumps(answers), encoding="utf-8")
+        report = check_answers(key_path, ans_path)
+        for step in report.problems[0].steps:
+            if step.status not in ("correct", "by-person"):
+                failures.append(f"seed {seed}: {step.name} {step.status}: {step.message}"[:300])
+    assert not failures, "\n".join(failures[:25])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_worked_line_is_true_as_printed(kind):
+    failures, checked = [], 0
+    for seed in SEEDS:
+        p = build_document([kind], seed=seed).problems[0]
+        tables = pu.Tables.of(p)
+        for s in p.steps:
+            for line in s.work:
+                n, bad = pu.check_line(line, tables)
+                checked += n
+                failures += [f"seed {seed}, {s.name}: {b}" for b in bad]
+    assert not failures, "\n".join(failures[:25])
+    assert checked > 0 or kind in ("find-the-mistake",), "no worked line could be read"
+
+
+def _sheet_text(files: dict, kind: str, seed: int) -> str:
+    return files[f"{kind}-{seed}.md"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
+    """Every asked entry that is not a whole number (4 places) is absent from the
+    sheet's words and given matrices (the tables are checked by the student above:
+    what they print must serve the computation)."""
+    failures = []
+    for seed in SEEDS:
+        doc, files, _ = build(kind, seed, tmp_path)
+        p = doc.problems[0]
+        sheet = _sheet_text(files, kind, seed)
+        # the words and given matrices before the first answer grid, without the tables
+        # (a table's values are meant to be read: a gate is the sigma the table gives)
+        text = "\n".join(line for line in sheet.split("### 1.")[0].splitlines() if "you may need" not in line)
+        given = {f"{float(x):.4f}" for q in p.inputs.values() for row in q.exact for x in row
+                 if not isinstance(x, str)}
+        for s in p.printed_steps(key=False):
+            if s.is_written:
+                continue
+            for row in s.exact:
+                for x in row:
+                    if isinstance(x, str):
+                        continue
+                    v = float(x) if not hasattr(x, "is_neg_inf") else None
+                    try:
+                        v = float(x)
+                    except (TypeError, ValueError, OverflowError):
+                        continue
+                    if not np.isfinite(v) or abs(v - round(v)) < 5e-5:  # 0.0000, 1.0000: no news
+                        continue
+                    shown = f"{v:.4f}"
+                    if shown in given:
+                        continue  # an answer equal to a given number is not given away
+                    if re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d)", text):
+                        failures.append(f"seed {seed}: {s.name} = {shown} is printed on the sheet")
+    assert not failures, "\n".join(failures[:25])
+
+
+def test_every_hand_sheet_prints_the_rounding_chain_and_its_tolerance():
+    doc = build_document(["attention", "lstm-cell"], seed=1)
+    for fmt in ("md", "tex", "html"):
+        files = render_document(doc, [fmt], name="t")
+        sheet = next(v for k, v in files.items() if "key" not in k)
+        assert "within 0.001 of the key" in sheet, fmt
+    assert "0.001" in HAND_LINE
+
+
+def test_the_line_reader_reads_our_printed_arithmetic():
+    t = pu.Tables({"exp": {Fraction(-1): Fraction("0.3679")}})
+    assert pu.value(r"0.2119 \cdot (-1) + 0.2119 \cdot 0 + 0.5761 \cdot (-1)") == Fraction("-0.7880")
+    assert pu.value(r"\frac{e^{-1}}{1 + 2 e^{-1}}", t) == Fraction("0.3679") / Fraction("1.7358")
+    n, bad = pu.check_line(r"z_{11} \approx 0.2119 \cdot (-1) + 0.5761 \cdot (-1) \approx -0.7881", t)
+    assert n == 1 and bad
+    n, bad = pu.check_line(r"z_{11} \approx 0.2119 \cdot (-1) + 0.5761 \cdot (-1) \approx -0.7880", t)
+    assert n == 1 and not bad
+    with pytest.raises(pu.NotOnSheet):
+        pu.value("e^{-2}", t)
+    with pytest.raises(pu.Unreadable):
+        pu.value(r"\alpha_{11}", t)
