@@ -18,7 +18,7 @@ it uses, and ``check`` names both as mistakes (``reset-outside``,
 ``gru-cho-update``).
 
 Steps ``z``, ``r``, ``n``, ``h``; with ``steps`` = T > 1 suffixed with t.
-The candidate's pre-activation holds r, so it is carried rounded (3 decimals
+The candidate's pre-activation holds r, so it is carried rounded (4 decimals
 in hand mode, 4 in calculator mode) before its tanh, and h_t is carried
 rounded likewise (see :mod:`worksheet.kinds.recurrent`).
 
@@ -121,6 +121,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         x = (X[t - 1],)
         xf, hf = rec.to_np(x), rec.to_np(h)
         G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
+        if hand:  # the rounding chain: the gates as the table gives them (worksheet.pencil)
+            G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         rf = rec.to_np(G["r"])
         # candidate: the pre-activation holds r, so it is carried rounded before the tanh
         A_x = blocks.add_row(blocks.matmul(x, inputs["W_n"]), inputs["b_n"])
@@ -138,6 +140,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
                               rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
                       work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
                       latex_name=rec.sub("n", t, T))
+        if hand:  # n read from the table
+            N = rec.rounded(N, rec.GATE_PLACES)
         nf, zf = rec.to_np(N), rec.to_np(G["z"])
         h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in
                          zip(G["z"][0], N[0], h[0])),)

@@ -15,7 +15,7 @@ weight_hh = [W_hi; W_hf; W_hg; W_ho]^T and bias_ih + bias_hh = b (tested).
 
 Steps ``f``, ``i``, ``g``, ``o``, ``c``, ``h``; with ``steps`` = T > 1 they
 are suffixed with t (``f_1`` ... ``h_1``, ``f_2`` ...).  c_t and h_t are
-carried rounded (3 decimals in hand mode, 4 in calculator mode; see
+carried rounded (4 decimals, the rounding chain's; see
 :mod:`worksheet.kinds.recurrent`).
 
 Hand mode draws x from {-1, 0, 1, 2} and the weights, biases, h0 and c0 from
@@ -118,6 +118,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     for t in range(1, T + 1):
         x = (X[t - 1],)
         G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
+        if hand:  # the rounding chain: the gates as the table gives them (worksheet.pencil)
+            G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in
                          zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
@@ -129,8 +131,11 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
                           work=_c_work(t, T, G, c, c_exact, places), latex_name=rec.sub("c", t, T))
         if table is not None:
             table.need(TANH, c_new)
-        h_exact = (tuple(mul(o, tanh(cn)) for o, cn in zip(G["o"][0], c_new[0])),)
-        h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * np.tanh(rec.to_np(c_new)),
+        tanh_c = rec.apply(TANH, c_new)
+        if hand:  # tanh(c) read from the table
+            tanh_c = rec.rounded(tanh_c, rec.GATE_PLACES)
+        h_exact = (tuple(mul(o, tc) for o, tc in zip(G["o"][0], tanh_c[0])),)
+        h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * rec.to_np(tanh_c),
                       places=places, title=rec.titled("Hidden state", t, T),
                       formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
                       work=_h_work(t, T, G, c_new, h_exact, places), latex_name=rec.sub("h", t, T))

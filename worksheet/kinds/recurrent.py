@@ -17,28 +17,22 @@ T > 1 each is suffixed with its time step t = 1..T (``f_1``, ..., ``h_1``,
 ``f_2``, ...), in time order.  The initial states are the inputs ``h0`` (and
 ``c0``); one time step reads row t of ``X`` (T x d_in), or the one row ``x``.
 
-Carried rounding (the rule a person follows by hand).  Gate values are exact.
-The state -- LSTM c_t and h_t, GRU h_t -- is a sum of products of σ and tanh
-values, whose exact form grows with every time step, so it is carried rounded
-(half away from zero) to ``places`` decimals: 3 in hand mode, where tanh(c_t)
-and the next step's σ(a) are then read from the printed table at those
-3-decimal arguments, and 4 in calculator mode.  The GRU's candidate
-pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) holds r, so it is carried
-rounded in the same way before its tanh.  From the first rounding on, every
-step is marked ``rounded`` and gates are carried with 4 decimals (the
-table's), as in the encoder block.  Each step's exact value is checked
-against a float64 recomputation from the carried values (its own
-arithmetic, 1e-9); its ``value`` is the unrounded float64 chain of the
-kind's ``reference`` (independent numpy, PyTorch's formulas), which a
-rounded step must stay within 5e-3 of.  Hand-mode draws are retried until
-that holds; a user's own numbers that drift further are an InputError
-("use --numbers calculator").  Why 3 decimals by hand: with 2, rounding c
-and then h moves h by up to 0.01, more than the 5e-3 a rounded step may
-differ from the unrounded chain.
+Carried rounding (the rule a person follows by hand; :mod:`worksheet.pencil`).
+In hand mode every gate is used as the table gives it (4 decimals), tanh(c_t)
+and the GRU's candidate n_t too; the state -- LSTM c_t and h_t, GRU h_t --
+and the GRU's candidate pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) are
+carried rounded (half away from zero) to ``places`` = 4 decimals, the
+rounding chain's, in hand and calculator mode alike.  From the first
+rounding on, every step is marked ``rounded``, as in the encoder block.  Each
+step's exact value is checked against a float64 recomputation from the
+carried values (its own arithmetic, 1e-9); its ``value`` is the unrounded
+float64 chain of the kind's ``reference`` (independent numpy, PyTorch's
+formulas), which a rounded step must stay within 5e-3 of; a user's own
+numbers that drift further are an InputError ("use --numbers calculator").
 
 Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
 to 5 d_h values per step); calculator mode up to 12 steps and d_h <= 8.  From t = 2 on the
-pre-activations are 3-decimal numbers (h_{t-1} is carried so), and the
+pre-activations are 4-decimal numbers (h_{t-1} is carried so), and the
 table lists σ and tanh at exactly those arguments.
 """
 
@@ -329,7 +323,7 @@ def solved(kind: str, places: int, solve: Callable[[], Problem]) -> Problem:
 
 
 def to_places(x, places: int) -> str:
-    """``\\approx 0.8965 \\to 0.897``: the value, then as carried (once if they agree)."""
+    """``\\approx 0.89649 \\to 0.8965``: the value, then as carried (once if they agree)."""
     full, kept = decimal(x), decimal(x, places)
     return rf"\approx {full}" + ("" if kept == full else rf" \to {kept}")
 
