@@ -74,7 +74,7 @@ def test_hand_mode_has_small_integer_pre_activations_and_the_table_holds_every_v
         c = p.step(rec.name("c", t, T))
         assert c.rounded and c.places == 4  # the rounding chain's 4 places (worksheet.pencil)
         for v in c.exact[0]:
-            arg = f"{float(v):.3f}".rstrip("0").rstrip(".")
+            arg = f"{float(v):.4f}".rstrip("0").rstrip(".")
             assert rf"\tanh({arg})" in table_args or (v == 0 and r"\tanh(0)" in table_args), (arg, table_args)
 
 
