@@ -42,6 +42,7 @@ __all__ = [
     # step builders (this module)
     "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
     "attention_steps", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
+    "softmax_chain", "table_exp", "chain_of", "chain_product",
     # re-exported for the kinds
     "is_rational", "to_latex",
     "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
