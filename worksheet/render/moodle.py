@@ -19,6 +19,8 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
   :mod:`worksheet.pencil`).  A step whose
   key carries values rounded along a chain (``rounded``) also accepts the
   rounded value, as ``check`` does: a second alternative ``~=rounded:tolerance``;
+  so does a hand-mode step whose rounding chain (:mod:`worksheet.pencil`) gives
+  another 4-place value than the exact one's rounding (both within 0.001);
 * a masked entry (-oo) is printed in the table, not asked;
 * a label (the ``prediction`` of next-token): a drop-down
   ``{w:MULTICHOICE:...}`` over the column labels of the first quantity that
@@ -249,6 +251,9 @@ class MoodleRenderer(TemplateRenderer):
             values = [v]
             if alt:
                 values.append(to_float(x))
+            if s.chain is not None:  # hand mode: the value the rounding chain gives (worksheet.pencil)
+                values.append(to_float(s.chain[i][j]))
+            values = [values[0]] + [w for w in values[1:] if abs(w - values[0]) > 1e-9]
             return Markup(numerical(weight, values))
 
         cells = [[field(i, j) for j in range(m)] for i in range(n)]
