@@ -243,3 +243,19 @@ def test_the_line_reader_reads_our_printed_arithmetic():
         pu.value("e^{-2}", t)
     with pytest.raises(pu.Unreadable):
         pu.value(r"\alpha_{11}", t)
+
+
+def test_multi_head_outputs_that_are_integers_print_as_integers():
+    """concat W^O summed over heads: heads sharing a denominator make one ratio, so
+    an entry equal to -2 is the integer -2, not a sum of two exp quotients."""
+    from worksheet.exact import to_str
+
+    p = build_document(["multi-head-attention"], seed=3).problems[0]
+    out = p.step("output")
+    assert [to_str(x) for x in out.exact[0]][:2] == ["-2", "-2"]
+    for seed in SEEDS:
+        for row in build_document(["multi-head-attention"], seed=seed).problems[0].step("output").exact:
+            for x in row:
+                v = float(x)
+                if abs(v - round(v)) < 1e-12:
+                    assert to_str(x) == str(round(v)), (seed, to_str(x))

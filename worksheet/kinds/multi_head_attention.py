@@ -64,6 +64,7 @@ from .. import blocks, mistakes
 from ..errors import ShapeError
 from ..exact import NegInf, add, is_rational, sqrt, to_latex
 from ..model import Matrix, Problem, shape, to_array
+from ..softmax import softmax_matmul_sum
 from . import base
 
 TITLE = "Multi-head attention"
@@ -378,9 +379,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # output = concat W^O, exactly: sum over heads of softmax(S_h) (V_h W^O_h)
     if all(s is not None for s in logits) and not (carry is not None and carry.rounding):
-        parts = [blocks.softmax_matmul(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
-                 for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)]
-        O = tuple(tuple(add(*xs) for xs in zip(*rows)) for rows in zip(*parts))
+        O = softmax_matmul_sum([(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
+                                for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)])
     else:
         O = blocks.matmul(C, W_O)
     i, j = teaching_entry(C, W_O, O)
