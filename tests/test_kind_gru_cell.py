@@ -81,7 +81,8 @@ def test_the_sheet_states_pytorchs_convention_and_prints_the_table():
     doc = build_document([KIND], seed=1)
     sheet = render_document(doc, ["md"], name="w")["w.md"]
     assert "PyTorch's convention" in sheet and "Cho et al." in sheet
-    assert r"r \odot (h W_{hn} + b_{hn})" in sheet and r"(1 - z) \odot n + z \odot h" in sheet
+    assert r"r_t \odot (h_{t-1} W_{hn} + b_{hn})" in sheet and r"(1 - z_t) \odot n_t + z_t \odot h_{t-1}" in sheet
+    assert "[:," not in render_document(doc, ["md"], name="w")["w-key.md"]  # no numpy slices
     assert r"Values of $\sigma$ and $\tanh$ you may need" in sheet
     assert "answer key" not in sheet and "Carried forward" not in sheet
 

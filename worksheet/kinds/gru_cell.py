@@ -101,10 +101,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _intro(runs: str, places: int, hand: bool) -> str:
     return (
         f"Run a GRU cell for {runs} from $h_0$, in PyTorch's convention (row vectors): "
-        r"$z = \sigma(x W_z + h W_{hz} + b_z)$, $r = \sigma(x W_r + h W_{hr} + b_r)$, "
-        r"$n = \tanh(x W_n + b_n + r \odot (h W_{hn} + b_{hn}))$ and $h' = (1 - z) \odot n + z \odot h$, "
+        r"$z_t = \sigma(x_t W_z + h_{t-1} W_{hz} + b_z)$, $r_t = \sigma(x_t W_r + h_{t-1} W_{hr} + b_r)$, "
+        r"$n_t = \tanh(x_t W_n + b_n + r_t \odot (h_{t-1} W_{hn} + b_{hn}))$ and "
+        r"$h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$, "
         r"with $\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
-        r"(Cho et al. apply $r$ to $h$ before the product with $W_{hn}$; we follow PyTorch.) "
+        r"(Cho et al. apply $r_t$ to $h_{t-1}$ before the product with $W_{hn}$; we follow PyTorch.) "
         + (f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
            r"$\tanh$ from the table." if hand else
            f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals."))
@@ -157,7 +158,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
 def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        lhs = f"a^{{n}}_{{{j + 1}}}" if T == 1 else f"a^{{n}}_{{{t},{j + 1}}}"
+        lhs = f"a^{{n}}_{{{t},{j + 1}}}"
         r = decimal(R[0][j])
         out.append(rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
                    rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "

@@ -102,9 +102,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _intro(runs: str, places: int, hand: bool) -> str:
     return (
         f"Run an LSTM cell for {runs} from $h_0$ and $c_0$. Row convention: "
-        r"$f = \sigma(x W_f + h W_{hf} + b_f)$, and likewise $i$ and $o$; $g = \tanh(x W_g + h W_{hg} + b_g)$; "
-        r"$c' = f \odot c + i \odot g$ and $h' = o \odot \tanh(c')$, with $\sigma(a) = 1/(1 + e^{-a})$ "
-        r"and $\odot$ the entrywise product. "
+        r"$f_t = \sigma(x_t W_f + h_{t-1} W_{hf} + b_f)$, and likewise the input gate $i_t$ and the output "
+        r"gate $o_t$; the candidate $g_t = \tanh(x_t W_g + h_{t-1} W_{hg} + b_g)$; "
+        r"$c_t = f_t \odot c_{t-1} + i_t \odot g_t$ and $h_t = o_t \odot \tanh(c_t)$, with "
+        r"$\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
         + (f"Carry $c$ and $h$ rounded to {places} decimals and read $\\sigma$ and $\\tanh$ from the table."
            if hand else f"Carry $c$ and $h$ rounded to {places} decimals."))
 

@@ -39,13 +39,14 @@ table lists σ and tanh at exactly those arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Mapping
 
 import numpy as np
 
 from .. import blocks
 from ..errors import InputError, ParamError, ShapeError, VerificationError
-from ..exact import add, exp, mul, power, tanh, to_latex
+from ..exact import add, exp, is_rational, mul, power, tanh, to_latex
 from ..fmt import decimal
 from ..model import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
@@ -181,8 +182,9 @@ def rounded(M: Matrix, places: int) -> Matrix:
 
 # ---------------------------------------------------------------- worked lines
 def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
-    """``f_{1}`` (T = 1, unit 1), ``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row)."""
-    idx = [str(t)] if T > 1 else []
+    """``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row): the lecture's f_t, c_t, h_t,
+    with t = 1 for a single step too (its inputs are h_0 and c_0)."""
+    idx = [str(t)]
     if j is not None:
         idx.append(str(j + 1))
     return f"{letter}_{{{','.join(idx)}}}" if idx else letter
@@ -206,10 +208,11 @@ def dot_terms(a_row, col) -> str:
 
 
 def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row, W_h, b, a) -> str:
-    """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
+    """``a^f_{1} = (x W_{f})_{1} + (h_{0} W_{hf})_{1} + b_{f,1} = (...) + (...) + 1 = 2``: entry j of
+    each product (column j of the weights), in the lecture's notation, not numpy's slices."""
     xs = x_sym(t, T)
-    lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
-    return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
+    lhs = f"{pre_sym}_{{{t},{j + 1}}}"
+    return (rf"{lhs} = ({xs} W_{{{gate}}})_{{{j + 1}}} + ({prev_h(t, T)} W_{{h{gate}}})_{{{j + 1}}} + b_{{{gate},{j + 1}}}"
             rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
             rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}")
 
@@ -245,11 +248,24 @@ class Table:
     def add_to(self, p: Problem) -> None:
         if not self.needed:
             return
-        order = sorted(self.needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
+        needed = dict(self.needed)
+        for f, a in list(self.needed):  # a distractor beside each argument that is not an integer
+            if is_rational(a) and Fraction(a).denominator != 1:
+                needed[(f, distractor(Fraction(a)))] = None
+        order = sorted(needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
         acts = {r"\sigma": SIGMA, r"\tanh": TANH}
         entries = tuple((rf"{f}({blocks.work_term(a)[0].strip('()')})", decimal(acts[f].exact(a)))
                         for f, a in order)
         p.aids.append(Aid(AID_TITLE, entries, tuple(a for _, a in order)))
+
+
+def distractor(a: Fraction) -> Fraction:
+    """An argument 0.1, 0.2 or 0.3 beside ``a`` (which, and on which side, from ``a``'s
+    digits): printed next to the needed one, so that a table of tanh(c_t) does not say
+    what c_t is, nor one of tanh(a) what the candidate n_t is."""
+    k = int(abs(a) * 10**4)
+    step = Fraction(1 + k % 3, 10)
+    return a + step if k % 2 else a - step
 
 
 # ---------------------------------------------------------------- the carried chain
