@@ -115,7 +115,7 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                 # the choices: next-token's vocabulary, or find-the-mistake's steps and mistake codes
                 choices = p["params"]["vocab"] if "vocab" in p["params"] else (
                     [n[len("shown."):] for n in p["inputs"] if n.startswith("shown.")] if s["name"] == "step"
-                    else codes_for(p["params"]["of"]))
+                    else p.get("offered", codes_for(p["params"]["of"])))
                 assert shown[int(v)] == x == choices[int(v)], where
                 assert shown == choices, where
             else:

@@ -71,6 +71,7 @@ class Quantity:
     rows: tuple[str, ...] | None = None  # row labels (tokens), or None
     cols: tuple[str, ...] | None = None  # column labels, or None
     latex_name: str | None = None  # e.g. W^Q for W_Q
+    given_places: int | None = None  # print every entry with this many places (a shown worked step)
 
     @property
     def shape(self) -> tuple[int, int]:

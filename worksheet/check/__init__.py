@@ -64,7 +64,9 @@ for masked scores, or exact forms (``e^2``, ``exp(-1)``, ``sqrt(2)``,
 ``1/(1+e^-2)``, ``e^{1/2}``, every string the JSON export prints); see
 :mod:`worksheet.parse`.  TOML and JSON numbers are read as their text, so
 ``0.88`` keeps its two decimal places.  The label of a token (``prediction``
-of next-token) may be given as the label or as its index.
+of next-token, the wrong ``step`` of find-the-mistake) may be given as the label,
+or as its number counted from 1 as the sheet prints it; a find-the-mistake step
+also as its symbol (``Z``, ``head_1``, see :func:`worksheet.fmt.label_key`).
 
 Marking, per step (1 mark each)
 ===============================

@@ -34,6 +34,7 @@ class KeyStep:
     rounded: bool = False
     written: str = ""  # a step answered in words: the key's model answer (marked by a person)
     budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
+    aliases: dict = field(default_factory=dict)  # label -> other spellings (fmt.label_key), e.g. a symbol
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -44,9 +45,12 @@ class KeyStep:
         """The expected entries, parsed from the exact strings on first use."""
         if "_cells" not in self.__dict__:
             arr, exact = self.value, self.exact
-            self.__dict__["_cells"] = [
-                [_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
-                 for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+            cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
+                      for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+            if self.aliases:
+                cells = [[dataclasses.replace(e, aliases=self.aliases[e.label]) if e.label in self.aliases else e
+                          for e in row] for row in cells]
+            self.__dict__["_cells"] = cells
         return self.__dict__["_cells"]
 
     @property
@@ -214,6 +218,16 @@ def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) 
         return expected_float(x)  # longer than the parser reads: use the float
 
 
+def _step_aliases(raw: dict) -> dict:
+    """find-the-mistake: each step name's symbol as printed (``"step_symbols"``), so
+    that ``check`` accepts the symbol as well as the name and the number."""
+    symbols = raw.get("step_symbols")
+    if not isinstance(symbols, dict):
+        return {}
+    return {str(k): (str(v)[:MAX_LABEL],) for k, v in list(symbols.items())[:MAX_KEY_STEPS]
+            if isinstance(v, str)}
+
+
 def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget | None = None) -> KeyProblem:
     where = f"problem {number}" + (f" of variant {variant}" if variant else "")
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
@@ -235,5 +249,6 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
             steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"]))
             continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
-        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget))
+        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget,
+                             aliases=_step_aliases(raw) if s["name"] == "step" else {}))
     return KeyProblem(number, raw["kind"], params, inputs, steps)

@@ -100,6 +100,7 @@ class Expected:
     bad: bool = False  # nan / +inf: matches nothing
     rounding: float = 0.0  # how far the key itself rounded it (steps with "rounded": true)
     alt: Any = None  # a rounded step's exact string, carried rounded along the chain: also right
+    aliases: tuple = ()  # other spellings of a label (a step's symbol), compared by fmt.label_key
 
     @property
     def neg_inf(self) -> bool:
@@ -165,9 +166,13 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
     if e.bad:
         return False
     if e.label is not None and g.label is not None:
-        return g.label.casefold() == e.label.casefold()
+        from ..fmt import label_key
+
+        return g.label.casefold() == e.label.casefold() or label_key(g.label) in (label_key(e.label), *e.aliases)
     if g.label is not None:
         return False
+    if e.label is not None:  # a number for a label: its number as the sheet prints it, from 1
+        return g.mp is not None and g.mp == e.mp + 1
     if g.neg_inf or e.neg_inf:
         return g.neg_inf and e.neg_inf
     if _near(g, e.mp, e.precise, e.rounding, tol, extra):
