@@ -58,10 +58,19 @@ class Tables:
     @classmethod
     def of(cls, problem) -> "Tables":
         t = cls()
-        for aid in problem.aids:
-            for arg, val in aid.entries:
-                func, x = call(arg)
+        # tables whose arguments are other tables' values (e^{tanh(1) - tanh(2)} for the
+        # additive score) are read after those: up to three rounds
+        pending = [(arg, val) for aid in problem.aids for arg, val in aid.entries]
+        for _ in range(3):
+            left = []
+            for arg, val in pending:
+                try:
+                    func, x = call(arg, t)
+                except (Unreadable, NotOnSheet):
+                    left.append((arg, val))
+                    continue
                 t.values.setdefault(func, {})[x] = value(val)
+            pending = left
         return t
 
     def lookup(self, func: str, x: Fraction) -> Fraction:
@@ -83,6 +92,8 @@ class Tables:
         exact = exact_value(func, Fraction(x).limit_denominator(10**6))
         if exact is not None and abs(float(Fraction(x).limit_denominator(10**6)) - x) < 1e-12:
             return float(exact)
+        if func == "tanh" and x < 0:  # tanh(-x) = -tanh(x), as the additive table's title says
+            return -self.lookup_float(func, -x)
         raise NotOnSheet(f"{func}({x!r}) is not in the sheet's tables")
 
 
@@ -243,9 +254,10 @@ def value(text: str, tables: Tables | None = None) -> Fraction:
     return _Parser(text, tables).parse()
 
 
-def call(text: str) -> tuple[str, Fraction]:
-    """A table's argument cell such as ``e^{-\\frac{1}{2}}`` or ``\\sigma(-1)``: (func, argument)."""
-    p = _Parser(text, None)
+def call(text: str, tables: Tables | None = None) -> tuple[str, Fraction]:
+    """A table's argument cell such as ``e^{-\\frac{1}{2}}`` or ``\\sigma(-1)``: (func, argument);
+    an argument holding function values reads them from ``tables``."""
+    p = _Parser(text, tables)
     tok = p.peek()
     if tok == "e":
         p.take()

@@ -36,7 +36,10 @@ from worksheet.check.recompute import recomputer
 from worksheet.pencil import HAND_LINE, round_places
 
 SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_SEEDS", "20")))
-KINDS = kinds.names()
+KINDS = kinds.names() + ["alignment:score=location", "alignment:score=additive", "alignment:score=cosine",
+                          "alignment:score=general", "attention:causal=true", "lstm-cell:steps=3",
+                          "gru-cell:steps=3", "find-the-mistake:of=lstm-cell", "find-the-mistake:of=gru-cell",
+                          "find-the-mistake:of=multi-head-attention", "next-token:temperature=1/2"]
 
 
 # ---------------------------------------------------------------- the student
@@ -139,11 +142,16 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
     return answers, missing
 
 
+def _file(kind: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", kind)
+
+
 def build(kind: str, seed: int, tmp_path):
     doc = build_document([kind], seed=seed)
-    files = render_document(doc, ["json", "md"], name=f"{kind}-{seed}")
-    key_path = tmp_path / f"{kind}-{seed}.json"
-    key_path.write_text(files[f"{kind}-{seed}.json"], encoding="utf-8")
+    name = f"{_file(kind)}-{seed}"
+    files = render_document(doc, ["json", "md"], name=name)
+    key_path = tmp_path / f"{name}.json"
+    key_path.write_text(files[f"{name}.json"], encoding="utf-8")
     return doc, files, key_path
 
 
@@ -157,7 +165,7 @@ def test_a_student_following_the_sheet_gets_full_marks(kind, tmp_path, monkeypat
         answers, missing = simulate(p, kp, monkeypatch)
         if missing:
             failures.append(f"seed {seed}: needs values the sheet does not print: {sorted(set(missing))[:6]}")
-        ans_path = tmp_path / f"{kind}-{seed}-answers.json"
+        ans_path = tmp_path / f"{_file(kind)}-{seed}-answers.json"
         ans_path.write_text(json.dumps(answers), encoding="utf-8")
         report = check_answers(key_path, ans_path)
         for step in report.problems[0].steps:
@@ -182,7 +190,7 @@ def test_every_worked_line_is_true_as_printed(kind):
 
 
 def _sheet_text(files: dict, kind: str, seed: int) -> str:
-    return files[f"{kind}-{seed}.md"]
+    return files[f"{_file(kind)}-{seed}.md"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -202,15 +202,12 @@ def table_exp(d) -> Fraction:
 def softmax_chain(S: Matrix) -> Matrix | None:
     """The weights the rounding chain gives (:mod:`worksheet.pencil`): per row,
     alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
-    value, rounded once to 4 places; None when an exponent is not rational
-    (no table could hold it)."""
+    value, rounded once to 4 places
+    (e^{tanh(1) - tanh(2)} of the additive alignment score is read from its table too)."""
     out = []
     for row in S:
-        live = [x for x in row if not isinstance(x, NegInf)]
-        if not all(is_rational(x) for x in live):
-            return None
-        m = max(live)
-        t = [Fraction(0) if isinstance(x, NegInf) else table_exp(Fraction(x) - m) for x in row]
+        shifted = dict(shifted_exponents(row))
+        t = [table_exp(shifted[k]) if k in shifted else Fraction(0) for k in range(len(row))]
         total = sum(t)
         out.append(tuple(round_places(x / total) for x in t))
     return tuple(out)
