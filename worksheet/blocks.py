@@ -239,12 +239,16 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
             return
         m = max(live)
         xs.update(x - m for x in live)
+    needed = set(xs)
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
     if existing is not None:
         xs.update(Fraction(x) for x in existing.values)
         p.aids.remove(existing)
     if len(xs) > limit:
         return
+    for x in needed:  # a carried 4-place exponent (a difference of scores) beside a distractor
+        if Fraction(x).denominator > 4:
+            xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
     vals = sorted(xs, reverse=True)
     p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
                       tuple(vals)))

@@ -270,7 +270,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
                        f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
                        f"Head $h$ uses columns $(h-1) d_k + 1$ to $h d_k$ of $W^Q$, $W^K$ and $W^V$; "
-                       r"concatenate the heads side by side and multiply by $W^O$."))
+                       + (r"multiply the head's output by $W^O$." if H == 1 else
+                          r"concatenate the heads side by side, $[\mathrm{head}_1 \cdots \mathrm{head}_H]$, "
+                          r"and multiply by $W^O$.")))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
         if name == "X" and memory is not None:
@@ -364,14 +366,17 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0)[0].strip("()") for x in hd[0])
                                    for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
+    one = H == 1  # one head: nothing to concatenate, C is the head's output
     p.add_step("concat", C, blocks.carried(carry, lambda: np.hstack([A(hd) for hd in heads]), ref["concat"]),
-               title="Concatenate the heads",
-               formula=r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]",
+               title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
+               formula=(r"C = \mathrm{head}_1" if one else
+                        r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"),
                work=[rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
                      rf"{rel} \left[\, {row} \,\right]"],
                rows=tokens, latex_name="C",
-               note=f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$), "
-                    "not stacked under each other.")
+               note=(f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)." if one else
+                     f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$, "
+                     f"the width $d_v = {d_v}$ of one head's values), not stacked under each other."))
     if all(c is not None for c in head_chains):  # hand mode: the heads as the chain gave them
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=blocks.hstack(*head_chains))
     C = after(p.steps[-1].exact)
@@ -392,7 +397,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     if not blocks.is_rational(O[i][j]):
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
     p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
-               title="Output projection (concat times the matrix W_O)", formula="O = C W^O", work=work, rows=tokens,
+               title="Output projection (concat times $W^O$)", formula="O = C W^O", work=work, rows=tokens,
                latex_name="O",
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
     if Oc is not None:
