@@ -255,3 +255,18 @@ def test_only_mistakes_that_can_be_planted_are_offered():
         p = build_document(["find-the-mistake:of=multi-head-attention"], seed=seed).problems[0]
         assert "concat-wrong-axis" not in p.record["offered"] and "concat-wrong-axis" not in p.intro
         assert p.record["mistake"] in p.record["offered"] == list(p.step("mistake").choices)
+
+
+def test_mistake_sentences_are_typeset_on_keys_with_no_ascii_pseudo_maths():
+    """The text report keeps the plain sentence; tex and html keys typeset it."""
+    from worksheet.build import build_document, render_document
+    from worksheet.mistakes import CATALOGUE
+
+    for code in ("c-without-forget", "scaled-by-d_k", "mask-zero-instead-of-inf", "missing-W_O"):
+        assert not re.search(r"sqrt\(|-inf\b|_\(t-1\)|\bW_O\b|\*", CATALOGUE[code].typeset), code
+    for spec in ("find-the-mistake:of=lstm-cell", "find-the-mistake:of=multi-head-attention"):
+        for seed in range(3):
+            doc = build_document([spec], seed=seed)
+            for fmt in ("tex", "html"):
+                text = "".join(render_document(doc, [fmt], name="t").values())
+                assert not re.search(r"sqrt\(|_\(t-1\)| \* ", text), (spec, seed, fmt)

@@ -349,16 +349,16 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                choices=order)
     p.add_step("mistake", ((planted.code,),), np.array([[float(codes.index(planted.code))]]),
                title="The mistake", formula=r"\text{code of the mistake}",
-               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.sentence, choices=codes)
+               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.typeset, choices=codes)
     p.add_written("corrections", title="The corrected steps, from the wrong one on",
-                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.sentence} "
+                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
                           f"The correct values from that step on are the steps below."),
                   lines=8)
     for s in right.steps[at:]:
         if s.is_written:
             continue
         p.steps.append(_key_only(s))
-    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.sentence}")
+    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.typeset}")
     return p
 
 
