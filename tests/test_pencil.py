@@ -290,3 +290,25 @@ def test_tables_of_computed_arguments_hide_them_among_distractors(kind):
                             continue
                         assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), \
                             (spec, seed, func, x)
+
+
+def test_calculator_sheets_lead_with_decimals_and_say_nothing_of_doing_it_by_hand():
+    doc = build_document(["attention", "lstm-cell"], seed=1, options={"numbers": "calculator"})
+    for fmt in ("md", "tex", "html"):
+        files = render_document(doc, [fmt], name="c")
+        sheet = next(v for k, v in files.items() if "key" not in k)
+        key = next(v for k, v in files.items() if "key" in k)
+        for text in (sheet, key):
+            assert "by hand" not in text.lower() and "you may need" not in text, fmt
+        assert "With a calculator" in sheet and "within 0.001 of the key" in sheet
+        if fmt == "md":  # a step with both: its decimals come first
+            part = key.split("(`weights`)")[1].split("### ")[0]
+            if "Exact:" in part:
+                assert part.index("To 4 decimals") < part.index("Exact:")
+
+
+def test_a_key_says_where_its_decimals_come_from_when_the_chain_differs():
+    doc = build_document(["attention"], seed=1)
+    key = render_document(doc, ["md"], name="k")["k-key.md"]
+    assert "To 4 decimals, as the sheet's tables and rounding give them:" in key
+    assert "-0.7880" in key  # z_11 from the rounded weights, as a student gets it (exactly -0.78806...)

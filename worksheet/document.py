@@ -44,6 +44,11 @@ CONVENTION_TEXT = {
                  r"pre-activation, and $\odot$ multiplies entry by entry.",
     "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
 }
+# a calculator sheet says the same without "by hand" (it has no tables to read)
+CALCULATOR_TEXT = {
+    "softmax_form": r"Softmax: $\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ with $m_i$ the row "
+                    r"maximum (subtracting it changes nothing and keeps every exponent $\le 0$).",
+}
 
 CONDITIONAL = {"causal": "causal", "pe": "positional"}  # stated only when the problem's parameter is true
 NOT_CONDITIONAL = {"positional-encoding", "decoder-block"}  # kinds whose every problem uses them
@@ -95,6 +100,9 @@ class Document:
     def __post_init__(self):
         if self.conventions is None:
             self.conventions = conventions_for(self.problems)
+            if self.numbers == "calculator":
+                swap = {CONVENTION_TEXT[k]: v for k, v in CALCULATOR_TEXT.items()}
+                self.conventions = tuple(swap.get(c, c) for c in self.conventions)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,

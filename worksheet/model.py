@@ -129,6 +129,15 @@ class Step(Quantity):
     chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.pencil)
 
     @property
+    def decimals_caption(self) -> str:
+        """The words above a key's table of decimals (no colon)."""
+        if self.rounded:
+            return f"Full precision (no rounding along the way), to {self.places} decimals"
+        if self.chain is not None:
+            return f"To {self.places} decimals, as the sheet's tables and rounding give them"
+        return f"To {self.places} decimals"
+
+    @property
     def is_written(self) -> bool:
         """A step answered in words (no matrix): ``check`` leaves it to a person."""
         return bool(self.written)
