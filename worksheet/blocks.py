@@ -189,8 +189,8 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                note=note, latex_name=latex_name)
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if aid:
-        add_exp_aid(p, S)
+    if aid:  # scores carried rounded (a block's chain): their differences hide among distractors
+        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
     return W
 
 
@@ -227,7 +227,7 @@ def chain_product(A: Matrix, B: Matrix) -> Matrix:
                        for col in zip(*B)) for row in A)
 
 
-def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) -> None:
     """Add the table of e^{x - row max} (every x - max <= 0) needed for a
     softmax by hand; nothing in calculator mode (:func:`aids_allowed`)."""
     if not aids_allowed(p):
@@ -246,8 +246,8 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
         p.aids.remove(existing)
     if len(xs) > limit:
         return
-    for x in needed:  # a carried 4-place exponent (a difference of scores) beside a distractor
-        if Fraction(x).denominator > 4:
+    for x in needed if distract else ():  # a carried exponent (a difference of scores) beside a distractor
+        if x != 0:
             xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
     vals = sorted(xs, reverse=True)
     p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
