@@ -49,6 +49,7 @@ class TableNumpy(types.SimpleNamespace):
     def __init__(self, tables: pu.Tables, missing: list):
         super().__init__()
         self._tables, self._missing = tables, missing
+        self._strict = False  # a value the tables lack: NaN (to see which step needs it)
 
     def __getattr__(self, name):
         return getattr(np, name)
@@ -63,9 +64,8 @@ class TableNumpy(types.SimpleNamespace):
             try:
                 out[idx] = self._tables.lookup_float(func, float(v))
             except pu.NotOnSheet:
-                if abs(v * 1e4 - round(v * 1e4)) < 1e-6:  # from the student's 4-place values (others
-                    self._missing.append(f"{func}({v:.6g})")  # come from steps not yet answered)
-                out[idx] = round(pu.float_value(func, float(v)), 4)
+                self._missing.append(f"{func}({v:.6g})")
+                out[idx] = np.nan if self._strict else round(pu.float_value(func, float(v)), 4)
         return out if arr.ndim else float(out)
 
     def exp(self, x):
@@ -134,8 +134,16 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
                 answers[ks.name] = [[e.label for e in row] for row in ks.cells]
                 given[ks.name] = ks.value
                 continue
+            before = len(missing)
             out = run(dict(given))
             assert out is not None and ks.name in out, f"no recomputation of {ks.name}"
+            if len(missing) > before:  # the run computed later steps too: does this one need them?
+                del missing[before:]
+                proxy._strict = True
+                strict = run(dict(given))
+                proxy._strict = False
+                if not np.isnan(strict[ks.name]).any():
+                    del missing[before:]  # only steps not yet answered needed them
             rows = [[written(float(v)) for v in row] for row in out[ks.name]]
             answers[ks.name] = rows
             given[ks.name] = np.array([[float(x) for x in row] for row in rows])
@@ -312,3 +320,12 @@ def test_a_key_says_where_its_decimals_come_from_when_the_chain_differs():
     key = render_document(doc, ["md"], name="k")["k-key.md"]
     assert "To 4 decimals, as the sheet's tables and rounding give them:" in key
     assert "-0.7880" in key  # z_11 from the rounded weights, as a student gets it (exactly -0.78806...)
+
+
+def test_the_simulated_student_notices_a_value_the_sheet_does_not_print(tmp_path, monkeypatch):
+    """Without the sheet's e^x table the student cannot do the softmax: the simulator says so."""
+    doc, _, key_path = build("attention", 1, tmp_path)
+    p = doc.problems[0]
+    p.aids = []
+    _, missing = simulate(p, read_key(key_path).problems()[0], monkeypatch)
+    assert any(m.startswith("exp(") for m in missing)

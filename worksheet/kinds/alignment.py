@@ -44,7 +44,9 @@ additive, whose [s, h_j] is 2d wide; d_a = 2):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -52,6 +54,7 @@ from .. import blocks, mistakes
 from ..errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..model import Aid, Matrix, Problem, shape, to_array
+from ..pencil import round_places
 from . import base
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
@@ -254,6 +257,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     e_j = f"e_{{{j + 1}}}"
     work = []
     note = ""
+    chain = None  # hand mode, additive: the scores as the sheet's tanh table gives them
     if score in ("dot", "scaled-dot"):
         dots = [_dot(s, h) for h in H]
         if score == "dot":
@@ -293,10 +297,13 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
                     rf" = {to_latex(pre[j][0])}")
         work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
                     + r" \end{bmatrix}")
+        if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
+            chain = ((tuple(round_places(sum((Fraction(v) * _table_tanh(a) for v, a in zip(v_a, row)), Fraction(0)))
+                            for row in pre)),)
         work.append(rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
                     + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
                     + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
-                    + rf" \approx {blocks.approx(e[j])}")
+                    + rf" \approx {blocks.approx(e[j] if chain is None else chain[0][j])}")
         note = (r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
                 r"$\tanh(\cdot)$ terms; use their decimals.")
     else:  # cosine
@@ -314,7 +321,14 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     E = _row(e)
     p.add_step("scores", E, ref, title=f"Alignment scores ({score})", formula=FORMULA[score], work=work,
                note=note, cols=labels, latex_name="e")
+    if chain is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     return E
+
+
+def _table_tanh(a) -> Fraction:
+    """tanh(a) as the sheet's table gives it (4 places; tanh(-x) = -tanh x, tanh 0 = 0)."""
+    return Fraction(0) if a == 0 else Fraction(blocks.approx(tanh(a)))
 
 
 def _additive_aids(p: Problem, inputs: dict, E: Matrix) -> None:
