@@ -59,7 +59,7 @@ from . import base
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
 # keys of worksheet.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("alignment", "softmax_form", "exact")
+CONVENTIONS = ("alignment", "softmax_form_e", "exact")  # the scores are e_j: s is the decoder state
 INPUTS = ("s", "H", "W_a", "v_a")
 SCORES = ("dot", "scaled-dot", "general", "additive", "cosine", "location")
 NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": (),
