@@ -173,7 +173,8 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
 def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        z, n = decimal(Z[0][j]), rec.num(N[0][j])
+        z, n = decimal(Z[0][j]), decimal(N[0][j])
+        n = f"({n})" if n.startswith("-") else n  # all 4 places, as the table gives n
         hp = rec.prev_unit("h", t, T, j)
         out.append(rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
                    rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "

@@ -144,6 +144,11 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     return rec.finish(p, table, places, hand)
 
 
+def _in_product(text: str) -> str:
+    """A printed decimal inside a product: a negative one in parentheses (all 4 places kept)."""
+    return f"({text})" if text.startswith("-") else text
+
+
 def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
     from ..fmt import decimal
 
@@ -152,7 +157,7 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
         cj = rec.prev_unit("c", t, T, j)
         out.append(rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
                    rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
-                   rf"{decimal(G['i'][0][j])} \cdot {rec.num(G['g'][0][j])} {rec.to_places(c_exact[0][j], places)}")
+                   rf"{decimal(G['i'][0][j])} \cdot {_in_product(decimal(G['g'][0][j]))} {rec.to_places(c_exact[0][j], places)}")
     return out
 
 
