@@ -17,15 +17,17 @@ from worksheet.exact import Func, to_str, to_sympy
 from worksheet.kinds import alignment as kind
 
 KIND = "alignment"
-SCORES = ["dot", "scaled-dot", "general", "additive", "cosine"]
+SCORES = ["dot", "scaled-dot", "general", "additive", "cosine", "location"]
 entries = st.fractions(min_value=-2, max_value=2, max_denominator=4)
 
 
 def numpy_scores(score, s, H, W_a=None, v_a=None):
     """The BRIEF.md formulas, one h_j at a time."""
     e = []
-    for h in H:
-        if score == "dot":
+    for j, h in enumerate(H):
+        if score == "location":  # Luong's a_t = softmax(W_a s_t), in rows: s W_a, column j
+            e.append(s @ W_a[:, j])
+        elif score == "dot":
             e.append(s @ h)
         elif score == "scaled-dot":
             e.append(s @ h / math.sqrt(len(s)))
@@ -48,6 +50,8 @@ def problems(draw):
     mats = {"s": (vec(d),), "H": tuple(vec(d) for _ in range(n))}
     if score == "general":
         mats["W_a"] = tuple(row(d) for _ in range(d))
+    if score == "location":
+        mats["W_a"] = tuple(row(n) for _ in range(d))
     if score == "additive":
         mats["W_a"] = tuple(row(d_a) for _ in range(2 * d))
         mats["v_a"] = (row(d_a),)
@@ -82,7 +86,7 @@ def test_generated_problems_verify_for_random_sizes_and_seeds(seed, score, n, d,
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["dot", "scaled-dot", "general"]), st.integers(2, 5))
+@given(st.integers(0, 10**6), st.sampled_from(["dot", "scaled-dot", "general", "location"]), st.integers(2, 5))
 def test_hand_mode_dot_scores_are_pleasant_with_an_exp_table(seed, score, n):
     params = kind.Params(score=score, seq_len=n)
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
@@ -263,3 +267,42 @@ def test_every_step_has_a_title_a_formula_and_worked_arithmetic(score):
     p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
     for s in p.steps:
         assert s.title and s.formula and s.work, s.name
+
+
+# ---------------------------------------------------------------- location (Luong 2015)
+def test_location_score_is_s_times_W_a_and_ignores_the_encoder_states():
+    params = kind.Params(score="location")
+    m = kind.generate(np.random.default_rng(5), params)
+    p = kind.solve(m, params)
+    f = {k: floats(v) for k, v in m.items()}
+    assert p.inputs["W_a"].shape == (4, 3)  # d x n: one column per source position
+    np.testing.assert_array_equal(floats(p.step("scores").exact), f["s"] @ f["W_a"])
+    other = dict(m, H=tuple(tuple(-x for x in r) for r in m["H"]))  # other encoder states: same scores
+    assert kind.solve(other, params).step("scores").exact == p.step("scores").exact
+    assert any(r"(s \, W_a)_{" in w for w in p.step("scores").work)
+    assert "location-based (Luong 2015)" in p.intro
+
+
+def test_location_score_needs_W_a_of_d_by_n():
+    m = kind.generate(np.random.default_rng(5), kind.Params(score="location"))
+    bad = dict(m, W_a=tuple(r[:2] for r in m["W_a"]))
+    with pytest.raises(ShapeError, match="d x n = 4 x 3"):
+        kind.solve(bad, kind.Params(score="location"))
+
+
+def test_location_score_is_marked_by_check_like_the_others(tmp_path):
+    import json as _json
+
+    from worksheet.build import render_document
+    from worksheet.check import check_answers
+
+    doc = build_document(["alignment:score=location"], seed=4)
+    key = tmp_path / "k.json"
+    key.write_text(render_document(doc, ["json"], name="k")["k.json"], encoding="utf-8")
+    p = doc.problems[0]
+    e = floats(p.step("scores").exact)
+    answers = {"scores": (e + np.eye(1, e.shape[1])).tolist(), "weights": p.step("weights").value.round(4).tolist()}
+    a = tmp_path / "a.json"
+    a.write_text(_json.dumps(answers), encoding="utf-8")
+    st_ = {r.name: r.status for r in check_answers(key, a).problems[0].steps}
+    assert st_["scores"] == "incorrect" and st_["weights"] == "correct"

@@ -239,3 +239,20 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
 
 def test_golden_files():
     check_golden(KIND, [KIND])
+
+
+# ---------------------------------------------------------------- issue 18: notation a lecturer hands out
+def test_cross_attention_names_its_own_matrices_and_no_symbol_is_undefined():
+    from worksheet.build import build_document
+
+    p = build_document(["decoder-block"], seed=1).problems[0]
+    f = {s.name: s.formula for s in p.steps}
+    assert f["cross.Q_1"] == r"Q_1 = Y_1 W^{Q}_{c,1}"
+    assert f["cross.K_1"] == r"K_1 = H_{\mathrm{enc}} W^{K}_{c,1}" and f["cross.V_1"].endswith(r"W^{V}_{c,1}")
+    assert f["cross.output"] == r"O_c = C W^O_c"
+    assert f["norm1.residual"] == "R = X + O" and f["norm2.residual"] == "R = Y_1 + O_c"
+    assert f["norm3.residual"] == "R = Y_2 + O_f" and f["ffn.hidden_pre"] == "U' = Y_2 W_1 + b_1"
+    for s in p.steps:  # no undefined F anywhere, and one head is not "concatenated"
+        assert " F" not in s.formula and "+ F" not in " ".join(s.work), s.name
+    assert "concatenate" not in p.step("self.concat").title.lower().replace("nothing to concatenate", "")
+    assert p.step("self.concat").formula == r"C = \mathrm{head}_1"

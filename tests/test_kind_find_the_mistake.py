@@ -5,6 +5,7 @@ the step and the mistake and gives the corrected steps."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -200,3 +201,72 @@ def test_a_mistake_that_would_divide_by_a_zero_variance_is_not_offered():
     assert options and "normalized-across-tokens" not in {o.code for o in options}
     for o in options:
         assert all(not np.isnan(v).any() for v in o.values.values())
+
+
+# ---------------------------------------------------------------- issue 18: pencil-true
+def _ftm_key(tmp_path, spec, seed):
+    from worksheet.build import build_document, render_document
+
+    doc = build_document([spec], seed=seed)
+    path = tmp_path / "k.json"
+    path.write_text(render_document(doc, ["json"], name="k")["k.json"], encoding="utf-8")
+    return doc.problems[0], path
+
+
+def test_the_wrong_step_is_right_as_its_number_its_name_or_its_symbol(tmp_path):
+    import json as _json
+
+    from worksheet.check import check_answers
+
+    p, key = _ftm_key(tmp_path, "find-the-mistake", 2)  # attention; the wrong step is the output, (7), Z
+    step = p.record["step"]
+    number = p.step("step").choices.index(step) + 1
+    symbol = {"output": "Z", "weights": "A", "scores": "S", "scaled": "S'"}.get(step, step)
+    for answer in (step, str(number), f"({number})", symbol, f"${symbol}$"):
+        a = tmp_path / "a.json"
+        a.write_text(_json.dumps({"step": [[answer]], "mistake": [[p.record["mistake"]]]}), encoding="utf-8")
+        st = {r.name: r.status for r in check_answers(key, a).problems[0].steps}
+        assert st["step"] == "correct" and st["mistake"] == "correct", (answer, st)
+    a.write_text(_json.dumps({"step": [[str(number + 1)]]}), encoding="utf-8")
+    assert check_answers(key, a).problems[0].steps[0].status == "incorrect"
+
+
+def test_the_key_names_the_wrong_entry_for_an_arithmetic_slip_too():
+    from worksheet.build import build_document
+
+    p = build_document(["find-the-mistake:mistake=arithmetic-slip"], seed=3).problems[0]
+    assert any("First wrong entry: row" in w for w in p.step("step").work), p.step("step").work
+
+
+def test_the_flawed_solution_keeps_trailing_zeros_like_the_correct_one():
+    from worksheet.build import build_document, render_document
+
+    doc = build_document(["find-the-mistake"], seed=2)
+    q = doc.problems[0].inputs["shown.weights"]
+    assert q.given_places == 4
+    sheet = render_document(doc, ["md"], name="w")["w.md"]
+    assert re.search(r"\$0\.\d{4}\$", sheet)
+
+
+def test_only_mistakes_that_can_be_planted_are_offered():
+    from worksheet.build import build_document
+
+    for seed in range(6):
+        p = build_document(["find-the-mistake:of=multi-head-attention"], seed=seed).problems[0]
+        assert "concat-wrong-axis" not in p.record["offered"] and "concat-wrong-axis" not in p.intro
+        assert p.record["mistake"] in p.record["offered"] == list(p.step("mistake").choices)
+
+
+def test_mistake_sentences_are_typeset_on_keys_with_no_ascii_pseudo_maths():
+    """The text report keeps the plain sentence; tex and html keys typeset it."""
+    from worksheet.build import build_document, render_document
+    from worksheet.kinds.mistakes import CATALOGUE
+
+    for code in ("c-without-forget", "scaled-by-d_k", "mask-zero-instead-of-inf", "missing-W_O"):
+        assert not re.search(r"sqrt\(|-inf\b|_\(t-1\)|\bW_O\b|\*", CATALOGUE[code].typeset), code
+    for spec in ("find-the-mistake:of=lstm-cell", "find-the-mistake:of=multi-head-attention"):
+        for seed in range(3):
+            doc = build_document([spec], seed=seed)
+            for fmt in ("tex", "html"):
+                text = "".join(render_document(doc, [fmt], name="t").values())
+                assert not re.search(r"sqrt\(|_\(t-1\)| \* ", text), (spec, seed, fmt)

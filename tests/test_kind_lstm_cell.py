@@ -72,9 +72,9 @@ def test_hand_mode_has_small_integer_pre_activations_and_the_table_holds_every_v
             assert f"{act.latex}({int(k)})" in table_args
     for t in range(1, T + 1):
         c = p.step(rec.name("c", t, T))
-        assert c.rounded and c.places == 3
+        assert c.rounded and c.places == 4  # the rounding chain's 4 places (worksheet.policy.pencil)
         for v in c.exact[0]:
-            arg = f"{float(v):.3f}".rstrip("0").rstrip(".")
+            arg = f"{float(v):.4f}".rstrip("0").rstrip(".")
             assert rf"\tanh({arg})" in table_args or (v == 0 and r"\tanh(0)" in table_args), (arg, table_args)
 
 
@@ -164,7 +164,7 @@ def test_a_wrong_forget_gate_still_lets_c_and_h_be_marked_on_the_students_f(tmp_
 
 
 def test_hand_rounded_answers_are_right(tmp_path):
-    """A student who carries c and h with 3 decimals, as the sheet says, gets every mark."""
+    """A student who carries c and h with 4 decimals, as the sheet says, gets every mark."""
     key, doc = make_key(tmp_path, [f"{KIND}:steps=2"], seed=4)
     p = doc.problems[0]
     answers = {s.name: [[f"{float(x):.{s.places if s.rounded else 4}f}" for x in row] for row in s.exact]

@@ -116,14 +116,16 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                 # the choices: next-token's vocabulary, or find-the-mistake's steps and mistake codes
                 choices = p["params"]["vocab"] if "vocab" in p["params"] else (
                     [n[len("shown."):] for n in p["inputs"] if n.startswith("shown.")] if s["name"] == "step"
-                    else codes_for(p["params"]["of"]))
+                    else p.get("offered", codes_for(p["params"]["of"])))
                 assert shown[int(v)] == x == choices[int(v)], where
                 assert shown == choices, where
             else:
-                assert f.type == "NUMERICAL" and len(f.right) == len(f.alternatives) == 1, where
+                assert f.type == "NUMERICAL" and len(f.right) == len(f.alternatives) >= 1, where
                 a = f.right[0]
                 assert a.value == v, where
                 assert a.tolerance == float(decimal_tolerance(4, abs(v))), where
+                for b in f.right[1:]:  # the rounding chain's value (hand mode), where it differs
+                    assert 0 < abs(b.value - v) < 0.001 and b.tolerance == float(decimal_tolerance(4, abs(b.value))), where
 
 
 def html_text(fragment: str) -> str:
@@ -364,10 +366,13 @@ def test_numbers_are_in_moodles_numerical_syntax():
     assert moodle.number(-0.0) == "0" and moodle.number(3.0) == "3"
 
 
-def test_tolerance_is_checks_rule_for_four_places():
-    assert moodle.tolerance(0.5) == float(decimal_tolerance(4, 0.5)) == pytest.approx(5e-5)
-    assert moodle.tolerance(-1e6) == pytest.approx(5e-5 + 1e-6)
-    assert math.isclose(moodle.tolerance(0), 5e-5 + 1e-12)
+def test_tolerance_is_checks_rule_and_the_one_the_sheet_prints():
+    assert moodle.tolerance(0.5) == float(decimal_tolerance(4, 0.5)) == pytest.approx(1e-3)
+    assert moodle.tolerance(-1e6) == pytest.approx(1e-3 + 1e-6)
+    assert math.isclose(moodle.tolerance(0), 1e-3 + 1e-12)
+    doc = build_document(["attention"], seed=1)
+    xml = render_document(doc, ["moodle"], name="t")["t-moodle.xml"]
+    assert "an answer within 0.001 of the key gets full marks" in xml
 
 
 def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_refused(tmp_path, runner, cli):

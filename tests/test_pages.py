@@ -279,7 +279,9 @@ def test_aid_entries_never_break_inside(tmp_path):
     entries = re.findall(r"\\mbox\{\$[^$]*\\approx [^$]*\$\}", aid)
     assert len(entries) == len(doc.problems[0].aids[0].entries)
     path, _ = compile_to(tmp_path, tex, "aids")
-    assert not any(line.endswith("≈") or line.startswith("≈") for line in pdf_lines(path))
+    # a row of pdftotext may start with "≈" after a stacked fraction (sin(1/50) ≈ ...) on
+    # the same printed line; a break after "≈" would leave a row ending with it
+    assert not any(line.endswith("≈") for line in pdf_lines(path))
 
 
 def test_labelled_and_plain_matrices_are_the_same_bracketed_array():

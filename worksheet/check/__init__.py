@@ -66,16 +66,21 @@ for masked scores, or exact forms (``e^2``, ``exp(-1)``, ``sqrt(2)``,
 ``1/(1+e^-2)``, ``e^{1/2}``, every string the JSON export prints); see
 :mod:`worksheet.parse`.  TOML and JSON numbers are read as their text, so
 ``0.88`` keeps its two decimal places.  The label of a token (``prediction``
-of next-token) may be given as the label or as its index.
+of next-token, the wrong ``step`` of find-the-mistake) may be given as the label,
+or as its number counted from 1 as the sheet prints it; a find-the-mistake step
+also as its symbol (``Z``, ``head_1``, see :func:`worksheet.solution.number_format.label_key`).
 
 Marking, per step (1 mark each)
 ===============================
 
 * **correct** -- every entry within tolerance of the key.  A plain decimal or
-  integer is accepted within half a unit in its last written place, but never
-  more loosely than 0.005 (``0.88`` for 0.8808 is right, ``0.9`` is not); an
-  exact form (a fraction or expression) must equal the key exactly (both are
-  evaluated to 50 digits).  ``--rtol``/``--atol`` replace both rules by
+  integer is accepted within 0.001 of the key, the tolerance every sheet
+  prints (:data:`worksheet.policy.pencil.TOLERANCE`; ``0.8805`` for 0.8808 is right,
+  ``0.88`` is not); an exact form (a fraction or expression) must equal the
+  key exactly (both are evaluated to 50 digits).  A step that is right when
+  recomputed from the student's own earlier answers, none of them wrong, is
+  correct too: that is the rounding chain of :mod:`worksheet.policy.pencil` done by
+  hand.  ``--rtol``/``--atol`` replace both rules by
   ``|given - expected| <= atol + rtol * |expected|`` (either defaults to 0).
   ``-oo`` matches only ``-oo``.
 * **carried forward** -- wrong against the key, but right when the step is

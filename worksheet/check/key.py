@@ -38,6 +38,7 @@ class KeyStep:
     weight: Any = None  # the spec's weight of the step in the split of the problem's points
     points: Any = None  # the spec's own points of the step
     budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
+    aliases: dict = field(default_factory=dict)  # label -> other spellings (worksheet.solution.number_format.label_key), e.g. a symbol
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -48,9 +49,12 @@ class KeyStep:
         """The expected entries, parsed from the exact strings on first use."""
         if "_cells" not in self.__dict__:
             arr, exact = self.value, self.exact
-            self.__dict__["_cells"] = [
-                [_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
-                 for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+            cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
+                      for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+            if self.aliases:
+                cells = [[dataclasses.replace(e, aliases=self.aliases[e.label]) if e.label in self.aliases else e
+                          for e in row] for row in cells]
+            self.__dict__["_cells"] = cells
         return self.__dict__["_cells"]
 
     @property
@@ -232,6 +236,16 @@ def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) 
         return expected_float(x)  # longer than the parser reads: use the float
 
 
+def _step_aliases(raw: dict) -> dict:
+    """find-the-mistake: each step name's symbol as printed (``"step_symbols"``), so
+    that ``check`` accepts the symbol as well as the name and the number."""
+    symbols = raw.get("step_symbols")
+    if not isinstance(symbols, dict):
+        return {}
+    return {str(k): (str(v)[:MAX_LABEL],) for k, v in list(symbols.items())[:MAX_KEY_STEPS]
+            if isinstance(v, str)}
+
+
 def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget | None = None) -> KeyProblem:
     where = f"problem {number}" + (f" of variant {variant}" if variant else "")
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
@@ -258,7 +272,7 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
             continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
         steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget,
-                             **share))
+                             aliases=_step_aliases(raw) if s["name"] == "step" else {}, **share))
     kp = KeyProblem(number, raw["kind"], params, inputs, steps, _points(raw.get("points"), f"{where}, points", file),
                     _kind_title(raw["kind"], raw.get("title")))
     if kp.points is not None:

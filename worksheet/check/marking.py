@@ -240,7 +240,10 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
                     break
         if [] in carried:
             earlier = [r.name for r in results if r.status == "incorrect"]
-            results.append(StepResult(ks.name, "carried-forward", carried_from=earlier, title=ks.title))
+            # right from the student's own earlier answers, none of them wrong: the rounding
+            # chain (worksheet.policy.pencil) done by hand, so simply correct
+            status = "carried-forward" if earlier else "correct"
+            results.append(StepResult(ks.name, status, carried_from=earlier, title=ks.title))
             continue
         own.wrong.add(ks.name)
         code = _diagnose(kp, k, grid, key_vals, own, tol)

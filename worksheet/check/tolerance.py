@@ -2,10 +2,12 @@
 
 An entry is compared at high precision (mpmath, imported on first use): the
 value written (:class:`Given`) against the value expected (:class:`Expected`)
-by :func:`close`.  A plain decimal is right within half a unit in its last
-written place, never more loosely than 0.005 (:func:`decimal_tolerance`); an
-exact form must equal the key exactly (``EXACT_RTOL`` at 50 digits), or a
-float64 recomputation within ``FLOAT_RTOL``.  ``--rtol``/``--atol``
+by :func:`close`.  A plain decimal or integer is right within the tolerance
+the sheet prints, :data:`worksheet.policy.pencil.TOLERANCE` (0.001), of the key's
+value, of the exact value or of the value the rounding chain gives
+(:func:`decimal_tolerance`; see :mod:`worksheet.policy.pencil`); an exact form must
+equal the key exactly (``EXACT_RTOL`` at 50 digits), or a float64
+recomputation within ``FLOAT_RTOL``.  ``--rtol``/``--atol``
 (:class:`Tolerance`) replace both rules by
 ``|given - expected| <= atol + rtol * |expected|``.
 """
@@ -83,6 +85,7 @@ class Expected:
     bad: bool = False  # nan / +inf: matches nothing
     rounding: float = 0.0  # how far the key itself rounded it (steps with "rounded": true)
     alt: Any = None  # a rounded step's exact string, carried rounded along the chain: also right
+    aliases: tuple = ()  # other spellings of a label (a step's symbol), compared by fmt.label_key
 
     @property
     def neg_inf(self) -> bool:
@@ -148,9 +151,13 @@ def close(g: Given, e: Expected, tol: Tolerance, extra: float = 0.0) -> bool:
     if e.bad:
         return False
     if e.label is not None and g.label is not None:
-        return g.label.casefold() == e.label.casefold()
+        from ..solution.number_format import label_key
+
+        return g.label.casefold() == e.label.casefold() or label_key(g.label) in (label_key(e.label), *e.aliases)
     if g.label is not None:
         return False
+    if e.label is not None:  # a number for a label: its number as the sheet prints it, from 1
+        return g.mp is not None and g.mp == e.mp + 1
     if g.neg_inf or e.neg_inf:
         return g.neg_inf and e.neg_inf
     if _near(g, e.mp, e.precise, e.rounding, tol, extra):

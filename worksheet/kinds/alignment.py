@@ -7,15 +7,21 @@ Row convention: s is the decoder state (1, d), h_j the j-th row of H (n, d).
     general      e_j = s W_a h_j^T                 # W_a: (d, d)
     additive     e_j = tanh([s, h_j] W_a) v_a^T    # [s, h_j]: (1, 2d), W_a: (2d, d_a), v_a: (1, d_a)
     cosine       e_j = s . h_j / (|s| |h_j|)
+    location     e = s W_a                         # W_a: (d, n); e_j = (s W_a)_j, no h_j in the score
     weights      alpha = softmax(e)                # (1, n), sums to exactly 1
     context      c = alpha H                       # (1, d): sum_j alpha_j h_j
+
+The location-based score (Luong et al. 2015, a_t = softmax(W_a s_t) with
+column vectors) reads only the decoder state: in row convention
+alpha = softmax(s W_a), W_a of shape d x n, one column per source position.
+The encoder states enter only the context vector.
 
 Steps: ``scores``, ``weights``, ``context``.  The score is the parameter
 ``score`` (default ``dot``); on the command line it is a per-problem setting:
 ``worksheet build alignment:score=additive``; in an input file
 ``score = "additive"``.  W_a is given only for general and additive, v_a only
 for additive; a matrix the score does not use is an error (it usually means
-the score was forgotten).
+the score was forgotten).  The location score's W_a is d x n.
 
 Exactness: every score stays exact; additive keeps tanh exact (``tanh(1)``)
 and the key shows its decimals, cosine keeps the square roots
@@ -24,7 +30,7 @@ and the key shows its decimals, cosine keeps the square roots
 Hand mode (default sizes: n = 3 encoder states of width d = 4, or d = 2 for
 additive, whose [s, h_j] is 2d wide; d_a = 2):
 
-* dot, general: s and H from {-1, 0, 1, 2}, W_a from {-1, 0, 1}; integer
+* dot, general, location: s and H from {-1, 0, 1, 2}, W_a from {-1, 0, 1}; integer
   scores in [-6, 6] spanning at most 4 (retried, bounded), e^x table printed;
 * scaled-dot: the same with d a perfect square (sqrt(d) an integer);
 * cosine: s and every h_j are drawn with an integer length (sum of squares a
@@ -38,7 +44,9 @@ additive, whose [s, h_j] is 2d wide; d_a = 2):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -47,20 +55,23 @@ from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
+from ..policy.pencil import round_places
 from . import base
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("alignment_scores", "softmax_form", "exact")
+CONVENTIONS = ("alignment_scores", "softmax_form_e", "exact")  # the scores are e_j: s is the decoder state
 INPUTS = ("s", "H", "W_a", "v_a")
-SCORES = ("dot", "scaled-dot", "general", "additive", "cosine")
-NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": ()}
+SCORES = ("dot", "scaled-dot", "general", "additive", "cosine", "location")
+NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": (),
+         "location": ("W_a",)}
 FORMULA = {
     "dot": r"e_j = s \cdot h_j",
     "scaled-dot": r"e_j = \frac{s \cdot h_j}{\sqrt{d}}",
     "general": r"e_j = s \, W_a \, h_j^\top",
     "additive": r"e_j = \tanh\left([s, h_j] \, W_a\right) v_a^\top",
     "cosine": r"e_j = \frac{s \cdot h_j}{\lVert s \rVert \, \lVert h_j \rVert}",
+    "location": r"e = s \, W_a, \quad e_j = (s \, W_a)_j",
 }
 WHO = {
     "dot": "dot product (Luong 2015)",
@@ -68,12 +79,13 @@ WHO = {
     "general": "general, bilinear (Luong 2015)",
     "additive": "additive (Bahdanau 2015)",
     "cosine": "content-based cosine (Graves 2014)",
+    "location": "location-based (Luong 2015)",
 }
 
 
 @dataclass(frozen=True)
 class Params(base.Params):
-    score: str = "dot"  # dot, scaled-dot, general, additive or cosine
+    score: str = "dot"  # dot, scaled-dot, general, additive, cosine or location
     seq_len: int = 3  # n, the number of encoder states (rows of H)
     d_model: int | None = None  # d, the width of s and h_j; None: 4 (2 for additive, whose [s, h_j] is 2d wide)
     d_a: int = 2  # additive only: the width of the hidden layer (columns of W_a, v_a)
@@ -109,6 +121,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         out = {"s": vectors(1), "H": vectors(n)}
         if score == "general":
             out["W_a"] = base.decimal_matrix(rng, d, d)
+        elif score == "location":
+            out["W_a"] = base.decimal_matrix(rng, d, n)
         elif score == "additive":
             out["W_a"] = base.decimal_matrix(rng, 2 * d, d_a)
             out["v_a"] = base.decimal_matrix(rng, 1, d_a)
@@ -121,6 +135,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                "H": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))}
         if score == "general":
             out["W_a"] = base.int_matrix(rng, d, d, (-1, 0, 1), (0.25, 0.45, 0.3))
+        elif score == "location":
+            out["W_a"] = base.int_matrix(rng, d, n, (-1, 0, 1), (0.25, 0.45, 0.3))
         elif score == "additive":
             out["W_a"] = base.int_matrix(rng, 2 * d, d_a, (-1, 0, 1), (0.3, 0.4, 0.3))
             out["v_a"] = base.int_matrix(rng, 1, d_a, (-1, 1))
@@ -177,6 +193,8 @@ def _np_scores(inputs: dict[str, np.ndarray], score: str) -> np.ndarray:
         return s @ H.T / np.sqrt(s.shape[1])
     if score == "general":
         return s @ inputs["W_a"] @ H.T
+    if score == "location":
+        return s @ inputs["W_a"]
     if score == "additive":
         return (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
     return s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
@@ -203,6 +221,10 @@ def check_inputs(inputs: dict[str, Matrix], score: str) -> None:
     if score == "general":
         blocks.require_matmul("s", s, "W_a", inputs["W_a"])
         blocks.require_shape("W_a", inputs["W_a"], d, d, f"the general score needs W_a to be d x d with d = {d}")
+    if score == "location":
+        n = shape(H)[0]
+        blocks.require_shape("W_a", inputs["W_a"], d, n,
+                             f"the location score needs W_a to be d x n = {d} x {n}: one column per encoder state")
     if score == "additive":
         W_a, v_a = inputs["W_a"], inputs["v_a"]
         blocks.require_shape("W_a", W_a, 2 * d, None,
@@ -236,6 +258,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     e_j = f"e_{{{j + 1}}}"
     work = []
     note = ""
+    chain = None  # hand mode, additive: the scores as the sheet's tanh table gives them
     if score in ("dot", "scaled-dot"):
         dots = [_dot(s, h) for h in H]
         if score == "dot":
@@ -256,6 +279,13 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         work.append(r"u = s \, W_a = \begin{bmatrix} " + " & ".join(to_latex(x) for x in u) + r" \end{bmatrix}")
         work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j])} = {to_latex(e[j])}")
         note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
+    elif score == "location":
+        W_a = inputs["W_a"]
+        e = blocks.matmul((s,), W_a)[0]  # (n,): s W_a, one score per source position
+        col = [row[j] for row in W_a]
+        work.append(rf"{e_j} = (s \, W_a)_{{{j + 1}}} = {blocks.dot_latex(s, col)} = {to_latex(e[j])}")
+        note = (r"The location-based score looks only at the decoder state $s$: $W_a$ has one column per "
+                r"source position, and the encoder states enter only the context vector.")
     elif score == "additive":
         W_a, v_a = inputs["W_a"], inputs["v_a"][0]
         pre = [blocks.matmul((tuple(s) + tuple(h),), W_a)[0] for h in H]  # (n, d_a)
@@ -268,10 +298,13 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
                     rf" = {to_latex(pre[j][0])}")
         work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
                     + r" \end{bmatrix}")
+        if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
+            chain = ((tuple(round_places(sum((Fraction(v) * _table_tanh(a) for v, a in zip(v_a, row)), Fraction(0)))
+                            for row in pre)),)
         work.append(rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
                     + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
                     + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
-                    + rf" \approx {blocks.approx(e[j])}")
+                    + rf" \approx {blocks.approx(e[j] if chain is None else chain[0][j])}")
         note = (r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
                 r"$\tanh(\cdot)$ terms; use their decimals.")
     else:  # cosine
@@ -289,7 +322,14 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     E = _row(e)
     p.add_step("scores", E, ref, title=f"Alignment scores ({score})", formula=FORMULA[score], work=work,
                note=note, cols=labels, latex_name="e")
+    if chain is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     return E
+
+
+def _table_tanh(a) -> Fraction:
+    """tanh(a) as the sheet's table gives it (4 places; tanh(-x) = -tanh x, tanh 0 = 0)."""
+    return Fraction(0) if a == 0 else Fraction(blocks.approx(tanh(a)))
 
 
 def _additive_aids(p: Problem, inputs: dict, E: Matrix) -> None:

@@ -29,6 +29,7 @@ places, and says so.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 from typing import Callable
@@ -113,14 +114,42 @@ def run(stage: str, solve, inputs: dict, params, carry: blocks.Carry) -> Problem
         raise ShapeError(f"in the {stage} step: {exc}") from None
 
 
+def symbol(letter: str, new: str) -> tuple[str, str]:
+    """A (pattern, replacement) renaming the matrix symbol ``letter`` (a capital, or
+    one with a prime: ``H'``) in a part's LaTeX, not inside ``\\hat{X}``, a command
+    or a superscript (``W^O`` keeps its O)."""
+    return rf"(?<![\\A-Za-z{{^]){re.escape(letter)}(?![A-Za-z'])", new.replace("\\", "\\\\")
+
+
+def entry(letter: str, new: str) -> tuple[str, str]:
+    """A (pattern, replacement) renaming the entries of a matrix in worked lines:
+    ``f_{11}`` -> ``o_{11}`` for ``entry("f", "o")`` (the entry symbol follows its matrix)."""
+    return rf"(?<![\\A-Za-z]){re.escape(letter)}_(?=\{{)", new + "_"
+
+
+def renamed(text: str, symbols) -> str:
+    for pattern, repl in symbols:
+        text = re.sub(pattern, repl, text)
+    return text
+
+
 def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str = "",
-         last: str | None = None, last_title: str | None = None) -> None:
+         last: str | None = None, last_title: str | None = None, symbols=()) -> None:
     """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value.
 
     ``last`` renames the final step (the block's ``output`` is the last
-    Add & Norm's scale-and-shift step, asked for once, not twice).
+    Add & Norm's scale-and-shift step, asked for once, not twice).  ``symbols``
+    ((pattern, replacement) pairs, see :func:`symbol`) rename the part's matrices
+    in its formulas, worked lines, notes, titles and symbols, so that one symbol
+    means one thing in the block (the cross-attention's queries come from
+    ``Y_1`` with ``W^Q_{c,1}``, not from ``X`` with ``W^Q_1``).
     """
     for k, s in enumerate(sub.steps):
+        if symbols:
+            s = dataclasses.replace(s, formula=renamed(s.formula, symbols),
+                                    work=tuple(renamed(w, symbols) for w in s.work),
+                                    note=renamed(s.note, symbols), title=renamed(s.title, symbols),
+                                    latex_name=renamed(s.symbol, symbols))
         final = last is not None and k == len(sub.steps) - 1
         name = last if final else prefix + s.name
         value = ref[name]
@@ -292,8 +321,8 @@ class Builder:
     def __init__(self, p: Problem, carry: blocks.Carry, ref: dict, parts: dict, stages: dict[str, str]):
         self.p, self.carry, self.ref, self.parts, self.stages = p, carry, ref, parts, stages
 
-    def add(self, prefix: str, step: str, solve, params, note: str = "", **last) -> None:
+    def add(self, prefix: str, step: str, solve, params, note: str = "", symbols=(), **last) -> None:
         """Part ``prefix`` (``step`` names it in errors) solved with ``params``; ``last``
-        as :func:`copy`'s ``last`` and ``last_title``."""
+        as :func:`copy`'s ``last`` and ``last_title``; ``symbols`` rename its matrices."""
         sub = run(step, solve, wire(self.p, self.parts[prefix][1]), params, self.carry)
-        copy(self.p, sub, prefix, self.stages[prefix], self.ref, note, **last)
+        copy(self.p, sub, prefix, self.stages[prefix], self.ref, note, symbols=symbols, **last)

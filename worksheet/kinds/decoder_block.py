@@ -84,6 +84,23 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+# each part's matrices as the block names them, so that one symbol means one thing on the
+# page (chain.copy): Add & Norm k gives Y_k, the cross-attention O_c with W^Q_c..., the
+# feed-forward hidden layer U (H is the encoder output) and its output O_f
+_CROSS_WEIGHTS = ((r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"), (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
+                  (r"W\^O(?![_{])", r"W^O_c"))
+SYMBOLS = {
+    "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
+    "cross.": (chain.symbol("X", "Y_1"), chain.symbol("H", r"H_{\mathrm{enc}}"), chain.symbol("O", "O_c"),
+               *_CROSS_WEIGHTS, chain.entry("x", "y")),
+    "norm2.": (chain.symbol("Y", "Y_2"), chain.symbol("X", "Y_1"), chain.symbol("F", "O_c"),
+               chain.entry("x", "y"), chain.entry("f", "o")),
+    "ffn.": (chain.symbol("X", "Y_2"), chain.symbol("H'", "U'"), chain.symbol("H", "U"), chain.symbol("O", "O_f"),
+             chain.entry("x", "y"), chain.entry("h'", "u'"), chain.entry("h", "u")),
+    "norm3.": (chain.symbol("X", "Y_2"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
+}
+
+
 @dataclass(frozen=True)
 class Params(base.Params):
     heads: int = 1  # H, the number of heads of both attentions
@@ -224,8 +241,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
           params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m),
           "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln, "Here $S$ is the self-attention output, "
-          r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln, "Here $O$ is the self-attention output, "
+          r"$\gamma = \gamma_1$, $\beta = \beta_1$.", symbols=SYMBOLS["norm1."])
 
     def cross(inputs_, params_, carry):
         return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source,
@@ -233,14 +250,16 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
 
     b.add("cross.", "cross-attention", cross,
           params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m),
-          "Cross-attention: $X$ is the output of Add & Norm 1 (queries); keys and values come from "
-          r"$H_{\mathrm{enc}}$; $W^Q, W^K, W^V, W^O$ are $W^Q_c, W^K_c, W^V_c, W^O_c$. No mask.")
-    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln, "Here $X$ is the output of Add & Norm 1, $S$ the "
-          r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.")
+          "Cross-attention: the queries come from $Y_1$, the output of Add & Norm 1, with $W^Q_c$; "
+          r"the keys and values from the encoder output $H_{\mathrm{enc}}$ with $W^K_c$ and $W^V_c$. No mask.",
+          symbols=SYMBOLS["cross."])
+    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln, "Here $Y_1$ is the output of Add & Norm 1, $O_c$ the "
+          r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.", symbols=SYMBOLS["norm2."])
 
     b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
-          "Here $X$ is the output of Add & Norm 2.")
-    b.add("norm3.", "Add & Norm 3", layer_norm.solve, ln, "Here $X$ is the output of Add & Norm 2, $S$ the "
+          "Here $Y_2$ is the output of Add & Norm 2.", symbols=SYMBOLS["ffn."])
+    b.add("norm3.", "Add & Norm 3", layer_norm.solve, ln, "Here $Y_2$ is the output of Add & Norm 2, $O_f$ the "
           r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
-          last="output", last_title="Add & Norm 3: scale and shift = the decoder block output")
+          last="output", last_title="Add & Norm 3: scale and shift = the decoder block output",
+          symbols=SYMBOLS["norm3."])
     return p

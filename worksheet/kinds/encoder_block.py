@@ -84,6 +84,17 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+# each part's matrices as the block names them (chain.copy): Add & Norm 1 gives Y_1, the
+# feed-forward hidden layer is U and its output O_f; the sublayer output of an Add & Norm
+# is named, never an undefined F
+SYMBOLS = {
+    "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
+    "ffn.": (chain.symbol("X", "Y_1"), chain.symbol("H'", "U'"), chain.symbol("H", "U"), chain.symbol("O", "O_f"),
+             chain.entry("x", "y"), chain.entry("h'", "u'"), chain.entry("h", "u")),
+    "norm2.": (chain.symbol("X", "Y_1"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
+}
+
+
 @dataclass(frozen=True)
 class Params(base.Params):
     conventions_if = {"pe": "positional"}  # the encoding is stated only when it is added
@@ -208,15 +219,16 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     # the sub-kinds read the sizes from their inputs
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
     b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln,
-          f"Here $X$ is the attention input ${x0}$, $S$ the attention output, "
-          r"$\gamma = \gamma_1$, $\beta = \beta_1$.")
+          f"Here $X$ is the attention input ${x0}$, $O$ the attention output, "
+          r"$\gamma = \gamma_1$, $\beta = \beta_1$.", symbols=SYMBOLS["norm1."])
 
     b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
-          "Here $X$ is the output of Add & Norm 1.")
+          "Here $Y_1$ is the output of Add & Norm 1.", symbols=SYMBOLS["ffn."])
 
     # Add & Norm 2: its scale-and-shift step is the block's output, asked for once (step ``output``)
     b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln,
-          "Here $X$ is the output of Add & Norm 1, $S$ the feed-forward output, "
+          "Here $Y_1$ is the output of Add & Norm 1, $O_f$ the feed-forward output, "
           r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
-          last="output", last_title="Add & Norm 2: scale and shift = the encoder block output")
+          last="output", last_title="Add & Norm 2: scale and shift = the encoder block output",
+          symbols=SYMBOLS["norm2."])
     return p

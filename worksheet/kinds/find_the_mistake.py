@@ -49,7 +49,7 @@ kinds (encoder, decoder) are too long for one sheet.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 
 import numpy as np
@@ -325,6 +325,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if not options:
         raise ParamError(f"no mistake can be planted in this {params.of} problem")
     planted = _draw(options, inputs)
+    # on offer: only the mistakes that can be planted in this problem (a code that would change
+    # nothing, or that later steps cannot follow, such as concat-wrong-axis, is not listed)
+    plantable = {o.code for o in candidates(right, floats)}
+    offered = [c for c in mistakes.codes_for(params.of) if c in plantable]
     order = [s.name for s in right.steps if not s.is_written]
     at = order.index(planted.step)
     mistake = mistakes.CATALOGUE[planted.code]
@@ -334,10 +338,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                  "options": right.params},
                 seed=seed,
                 intro=(f"A student's worked solution of the problem below has exactly one mistake. "
-                       f"{right.intro} Find the first wrong step, name the mistake (one of: "
-                       f"{', '.join(c for c in mistakes.codes_for(params.of))}), and give the "
+                       f"{right.intro} Find the first wrong step (its number, name or symbol), name the "
+                       f"mistake (one of: {', '.join(offered)}), and give the "
                        f"correct values from that step on."))
-    p.record = {"mistake": planted.code, "step": planted.step}
+    p.record = {"mistake": planted.code, "step": planted.step, "offered": offered,
+                "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written}}
     p.aids = list(right.aids)
     for name, q in right.inputs.items():
         p.inputs[name] = q
@@ -350,32 +355,66 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         # on every machine); from it on, and for a step carried rounded (whose float is
         # the unrounded chain the flawed one follows), the float64 chain rounded (see shown)
         right_so_far = k < at and not s.rounded and not any(isinstance(x, str) for row in s.exact for x in row)
-        p.add_input(f"shown.{s.name}", round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
-                    rows=s.rows if same else None,
-                    cols=s.cols if same else None,
-                    latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
-    codes = mistakes.codes_for(params.of)
+        q = p.add_input(f"shown.{s.name}", round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
+                        rows=s.rows if same else None,
+                        cols=s.cols if same else None,
+                        latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
+        if not q.integral:  # 4 places, trailing zeros kept, as the correct solution prints them
+            p.inputs[q.name] = replace(q, given_places=SLIP_PLACES)
+    codes = offered
     p.add_step("step", ((planted.step,),), np.array([[float(at)]]),
-               title="The first wrong step", formula=r"\text{name of the step}",
-               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}}}",), choices=order)
+               title="The first wrong step", formula=r"\text{number, name or symbol of the step}",
+               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}, }} {right.step(planted.step).symbol}",
+                     *_wrong_entry(right.step(planted.step), planted.values[planted.step])),
+               choices=order)
     p.add_step("mistake", ((planted.code,),), np.array([[float(codes.index(planted.code))]]),
                title="The mistake", formula=r"\text{code of the mistake}",
-               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.sentence, choices=codes)
+               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.typeset, choices=codes)
     p.add_written("corrections", title="The corrected steps, from the wrong one on",
-                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.sentence} "
+                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
                           f"The correct values from that step on are the steps below."),
                   lines=8)
     for s in right.steps[at:]:
         if s.is_written:
             continue
         p.steps.append(_key_only(s))
-    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.sentence}")
+    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.typeset}")
     return p
 
 
-def _key_only(s: Step) -> Step:
-    from dataclasses import replace
+def plain_symbol(latex: str) -> str:
+    """A step's symbol as ``check`` compares it (:func:`worksheet.solution.number_format.label_key`):
+    ``\\mathrm{head}_{1}`` -> ``head1``, ``S'_{1}`` -> ``s'1``, ``Z`` -> ``z``."""
+    from ..solution.number_format import label_key
 
+    return label_key(latex)
+
+
+def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
+    """The key's line naming the first wrong entry of the flawed step (row, column,
+    what the solution shows, what is right); nothing when the shapes differ."""
+    from ..solution.number_format import decimal
+
+    r = np.asarray(right.value, dtype=np.float64)
+    if wrong.shape != r.shape:
+        return (rf"\text{{The step has shape }} {wrong.shape[0]} \times {wrong.shape[1]}"
+                rf"\text{{; it should be }} {r.shape[0]} \times {r.shape[1]}",)
+    shown_w = shown(wrong)
+    for i in range(r.shape[0]):
+        for j in range(r.shape[1]):
+            a, b = shown_w[i][j], right.exact[i][j]
+            fa = float(a) if not isinstance(a, str) else None
+            if fa is None or (np.isinf(r[i, j]) and np.isinf(fa)):
+                continue
+            if abs(fa - r[i, j]) > 5e-5:
+                def show(x):
+                    return decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x)))
+                return (rf"\text{{First wrong entry: row {i + 1}, column {j + 1}: the solution shows }} "
+                        rf"{show(a)}\text{{, the right value is }} {show(b)}",)  # b: from the exact value
+    return ()
+
+
+def _key_only(s: Step) -> Step:
     return replace(s, on_sheet=False)
 
 

@@ -16,8 +16,9 @@ __all__ = ["sub", "prev_h", "prev_state", "dot_terms", "affine_work", "act_work"
 
 
 def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
-    """``f_{1}`` (T = 1, unit 1), ``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row)."""
-    idx = [str(t)] if T > 1 else []
+    """``f_{2,1}`` (time 2, unit 1), ``h_{1}`` (time 1, whole row): the lecture's f_t, c_t, h_t,
+    with t = 1 for a single step too (its inputs are h_0 and c_0)."""
+    idx = [str(t)]
     if j is not None:
         idx.append(str(j + 1))
     return f"{letter}_{{{','.join(idx)}}}" if idx else letter
@@ -41,10 +42,11 @@ def dot_terms(a_row, col) -> str:
 
 
 def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row, W_h, b, a) -> str:
-    """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
+    """``a^f_{1} = (x W_{f})_{1} + (h_{0} W_{hf})_{1} + b_{f,1} = (...) + (...) + 1 = 2``: entry j of
+    each product (column j of the weights), in the lecture's notation, not numpy's slices."""
     xs = x_sym(t, T)
-    lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
-    return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
+    lhs = f"{pre_sym}_{{{t},{j + 1}}}"
+    return (rf"{lhs} = ({xs} W_{{{gate}}})_{{{j + 1}}} + ({prev_h(t, T)} W_{{h{gate}}})_{{{j + 1}}} + b_{{{gate},{j + 1}}}"
             rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
             rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}")
 

@@ -18,7 +18,7 @@ it uses, and ``check`` names both as mistakes (``reset-outside``,
 ``gru-cho-update``).
 
 Steps ``z``, ``r``, ``n``, ``h``; with ``steps`` = T > 1 suffixed with t.
-The candidate's pre-activation holds r, so it is carried rounded (3 decimals
+The candidate's pre-activation holds r, so it is carried rounded (4 decimals
 in hand mode, 4 in calculator mode) before its tanh, and h_t is carried
 rounded likewise (see :mod:`worksheet.kinds.recurrent`).
 
@@ -102,10 +102,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _intro(runs: str, places: int, hand: bool) -> str:
     return (
         f"Run a GRU cell for {runs} from $h_0$, in PyTorch's convention (row vectors): "
-        r"$z = \sigma(x W_z + h W_{hz} + b_z)$, $r = \sigma(x W_r + h W_{hr} + b_r)$, "
-        r"$n = \tanh(x W_n + b_n + r \odot (h W_{hn} + b_{hn}))$ and $h' = (1 - z) \odot n + z \odot h$, "
+        r"$z_t = \sigma(x_t W_z + h_{t-1} W_{hz} + b_z)$, $r_t = \sigma(x_t W_r + h_{t-1} W_{hr} + b_r)$, "
+        r"$n_t = \tanh(x_t W_n + b_n + r_t \odot (h_{t-1} W_{hn} + b_{hn}))$ and "
+        r"$h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$, "
         r"with $\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
-        r"(Cho et al. apply $r$ to $h$ before the product with $W_{hn}$; we follow PyTorch.) "
+        r"(Cho et al. apply $r_t$ to $h_{t-1}$ before the product with $W_{hn}$; we follow PyTorch.) "
         + (f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
            r"$\tanh$ from the table." if hand else
            f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals."))
@@ -122,6 +123,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         x = (X[t - 1],)
         xf, hf = rec.to_np(x), rec.to_np(h)
         G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
+        if hand:  # the rounding chain: the gates as the table gives them (worksheet.policy.pencil)
+            G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         rf = rec.to_np(G["r"])
         # candidate: the pre-activation holds r, so it is carried rounded before the tanh
         A_x = blocks.add_row(blocks.matmul(x, inputs["W_n"]), inputs["b_n"])
@@ -139,6 +142,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
                               rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
                       work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
                       latex_name=rec.sub("n", t, T))
+        if hand:  # n read from the table
+            N = rec.rounded(N, rec.GATE_PLACES)
         nf, zf = rec.to_np(N), rec.to_np(G["z"])
         h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in
                          zip(G["z"][0], N[0], h[0])),)
@@ -154,7 +159,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
 def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        lhs = f"a^{{n}}_{{{j + 1}}}" if T == 1 else f"a^{{n}}_{{{t},{j + 1}}}"
+        lhs = f"a^{{n}}_{{{t},{j + 1}}}"
         r = decimal(R[0][j])
         out.append(rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
                    rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
@@ -169,7 +174,8 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
 def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        z, n = decimal(Z[0][j]), rec.num(N[0][j])
+        z, n = decimal(Z[0][j]), decimal(N[0][j])
+        n = f"({n})" if n.startswith("-") else n  # all 4 places, as the table gives n
         hp = rec.prev_unit("h", t, T, j)
         out.append(rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
                    rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "

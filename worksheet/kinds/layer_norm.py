@@ -45,8 +45,8 @@ from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
-from ..solution.number_format import given, terminating_places
-from ..solution.problem import Matrix, Problem, shape, to_array
+from ..solution.number_format import decimal, given, terminating_places
+from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Add & Norm (layer normalisation)"
@@ -153,6 +153,33 @@ def np_mean(R: np.ndarray) -> np.ndarray:
 
 def np_variance(R: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return ((R - mean) ** 2).mean(axis=1, keepdims=True)
+
+
+SQRT_AID = r"Values of $\sqrt{x}$ you may need"
+
+
+def add_sqrt_aid(p: Problem, args, places: int) -> None:
+    """Hand mode: the table of square roots a carried layer norm divides by
+    (rounded to ``places``, as the chain uses them; worksheet.policy.pencil), each
+    needed argument beside a distractor 0.1 to 0.3 away, so that the table
+    does not say what the variance is.  One table per problem (the blocks'
+    layer norms add to it)."""
+    if not blocks.aids_allowed(p):
+        return
+    xs = {Fraction(a) for a in args if is_rational(a) and not is_rational(sqrt(a))}
+    if not xs:
+        return
+    for a in list(xs):
+        step = Fraction(1 + int(a * 10**4) % 3, 10)  # 0.1, 0.2 or 0.3, from the value's digits
+        xs.add(a + step if int(a * 10**4) % 2 or a - step <= 0 else a - step)
+    old = next((aid for aid in p.aids if aid.title == SQRT_AID), None)
+    if old is not None:
+        xs.update(old.values)
+        p.aids.remove(old)
+    vals = sorted(xs)
+    p.aids.append(Aid(SQRT_AID, tuple((rf"\sqrt{{{blocks.work_term(x)[0]}}}",
+                                              decimal(blocks.round_exact(sqrt(x), places), places))
+                                             for x in vals), tuple(vals)))
 
 
 def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) -> np.ndarray:
@@ -288,6 +315,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     sds = [sqrt(add(V[r][0], eps)) for r in range(n)]
     if carried:
         sds = [blocks.round_exact(x, places) for x in sds]
+        add_sqrt_aid(p, [add(V[r][0], eps) for r in range(n)], places)
     inv_sd = [power(x, -1) for x in sds]
     N = tuple(tuple(mul(add(x, mul(-1, M[r][0])), inv_sd[r]) for x in R[r]) for r in range(n))
     j = next((jj for jj in range(d) if N[i][jj] != 0), 0)

@@ -15,7 +15,7 @@ weight_hh = [W_hi; W_hf; W_hg; W_ho]^T and bias_ih + bias_hh = b (tested).
 
 Steps ``f``, ``i``, ``g``, ``o``, ``c``, ``h``; with ``steps`` = T > 1 they
 are suffixed with t (``f_1`` ... ``h_1``, ``f_2`` ...).  c_t and h_t are
-carried rounded (3 decimals in hand mode, 4 in calculator mode; see
+carried rounded (4 decimals, the rounding chain's; see
 :mod:`worksheet.kinds.recurrent`).
 
 Hand mode draws x from {-1, 0, 1, 2} and the weights, biases, h0 and c0 from
@@ -102,9 +102,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 def _intro(runs: str, places: int, hand: bool) -> str:
     return (
         f"Run an LSTM cell for {runs} from $h_0$ and $c_0$. Row convention: "
-        r"$f = \sigma(x W_f + h W_{hf} + b_f)$, and likewise $i$ and $o$; $g = \tanh(x W_g + h W_{hg} + b_g)$; "
-        r"$c' = f \odot c + i \odot g$ and $h' = o \odot \tanh(c')$, with $\sigma(a) = 1/(1 + e^{-a})$ "
-        r"and $\odot$ the entrywise product. "
+        r"$f_t = \sigma(x_t W_f + h_{t-1} W_{hf} + b_f)$, and likewise the input gate $i_t$ and the output "
+        r"gate $o_t$; the candidate $g_t = \tanh(x_t W_g + h_{t-1} W_{hg} + b_g)$; "
+        r"$c_t = f_t \odot c_{t-1} + i_t \odot g_t$ and $h_t = o_t \odot \tanh(c_t)$, with "
+        r"$\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
         + (f"Carry $c$ and $h$ rounded to {places} decimals and read $\\sigma$ and $\\tanh$ from the table."
            if hand else f"Carry $c$ and $h$ rounded to {places} decimals."))
 
@@ -118,6 +119,8 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     for t in range(1, T + 1):
         x = (X[t - 1],)
         G = rec.gate_steps(chain, GATES, t, T, x, h, inputs, table)
+        if hand:  # the rounding chain: the gates as the table gives them (worksheet.policy.pencil)
+            G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in
                          zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
@@ -129,13 +132,21 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
                           work=_c_work(t, T, G, c, c_exact, places), latex_name=rec.sub("c", t, T))
         if table is not None:
             table.need(TANH, c_new)
-        h_exact = (tuple(mul(o, tanh(cn)) for o, cn in zip(G["o"][0], c_new[0])),)
-        h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * np.tanh(rec.to_np(c_new)),
+        tanh_c = rec.apply(TANH, c_new)
+        if hand:  # tanh(c) read from the table
+            tanh_c = rec.rounded(tanh_c, rec.GATE_PLACES)
+        h_exact = (tuple(mul(o, tc) for o, tc in zip(G["o"][0], tanh_c[0])),)
+        h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * rec.to_np(tanh_c),
                       places=places, title=rec.titled("Hidden state", t, T),
                       formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
                       work=_h_work(t, T, G, c_new, h_exact, places), latex_name=rec.sub("h", t, T))
         c = c_new
     return rec.finish(p, table, places, hand)
+
+
+def _in_product(text: str) -> str:
+    """A printed decimal inside a product: a negative one in parentheses (all 4 places kept)."""
+    return f"({text})" if text.startswith("-") else text
 
 
 def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
@@ -146,7 +157,7 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
         cj = rec.prev_unit("c", t, T, j)
         out.append(rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
                    rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
-                   rf"{decimal(G['i'][0][j])} \cdot {rec.num(G['g'][0][j])} {rec.to_places(c_exact[0][j], places)}")
+                   rf"{decimal(G['i'][0][j])} \cdot {_in_product(decimal(G['g'][0][j]))} {rec.to_places(c_exact[0][j], places)}")
     return out
 
 

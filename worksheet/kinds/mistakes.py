@@ -66,6 +66,12 @@ __all__ = ["Mistake", "CATALOGUE", "SLIP", "TRUNCATED", "WITHOUT_RULE", "Values"
 class Mistake:
     code: str  # stable: reports and other tools key on it
     sentence: str  # one plain sentence for the text report
+    maths: str = ""  # the same sentence typeset for sheets and keys (prose with inline $...$); "": no maths
+
+    @property
+    def typeset(self) -> str:
+        """The sentence as a key prints it: maths typeset, no ASCII pseudo-maths."""
+        return self.maths or self.sentence
 
 
 SLIP = "arithmetic-slip"
@@ -74,57 +80,65 @@ WITHOUT_RULE = (SLIP, TRUNCATED)  # diagnosed from the digits, no computation pl
 
 CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
     Mistake("no-scaling",
-            "The scores were not divided by sqrt(d_k)."),
+            "The scores were not divided by sqrt(d_k).", r"The scores were not divided by $\sqrt{d_k}$."),
     Mistake("scaled-by-d_k",
-            "The scores were divided by d_k instead of by sqrt(d_k)."),
+            "The scores were divided by d_k instead of by sqrt(d_k).", r"The scores were divided by $d_k$ instead of by $\sqrt{d_k}$."),
     Mistake("scaled-by-sqrt-d_model",
-            "The scores were divided by sqrt(d_model) instead of by sqrt(d_k), the width of the keys."),
+            "The scores were divided by sqrt(d_model) instead of by sqrt(d_k), the width of the keys.", r"The scores were divided by $\sqrt{d_\mathrm{model}}$ instead of by $\sqrt{d_k}$, the width of the keys."),
     Mistake("scores-transposed",
-            "The scores are transposed (K Q^T instead of Q K^T): row i must be query i and column j key j."),
+            "The scores are transposed (K Q^T instead of Q K^T): row i must be query i and column j key j.", r"The scores are transposed ($K Q^\top$ instead of $Q K^\top$): row $i$ must be query $i$ and column $j$ key $j$."),
     Mistake("softmax-over-columns",
             "The softmax was taken down each column instead of along each row (over the keys)."),
     Mistake("mask-wrong-triangle",
-            "The wrong triangle was masked: the entries with j > i (later tokens) become -inf."),
+            "The wrong triangle was masked: the entries with j > i (later tokens) become -inf.", r"The wrong triangle was masked: the entries with $j > i$ (later tokens) become $-\infty$."),
     Mistake("mask-zero-instead-of-inf",
-            "Masked scores were set to 0 instead of -inf, so the masked positions still get weight."),
+            "Masked scores were set to 0 instead of -inf, so the masked positions still get weight.", r"Masked scores were set to 0 instead of $-\infty$, so the masked positions still get weight."),
     Mistake("mask-after-softmax",
             "The weights above the diagonal were zeroed after the softmax without renormalising; "
-            "mask the scores with -inf before the softmax so each row sums to 1."),
+            "mask the scores with -inf before the softmax so each row sums to 1.",
+            r"The weights above the diagonal were zeroed after the softmax without renormalising; "
+            r"mask the scores with $-\infty$ before the softmax so each row sums to 1."),
     Mistake("cross-sources-swapped",
             "The sources are swapped: in encoder-decoder attention the queries come from the decoder "
             "and the keys and values from the encoder output."),
     Mistake("weights-times-X",
-            "The weights were multiplied by the inputs X instead of by the values V."),
+            "The weights were multiplied by the inputs X instead of by the values V.", r"The weights were multiplied by the inputs $X$ instead of by the values $V$."),
     Mistake("sample-variance",
-            "The variance was divided by d - 1 (sample variance) instead of by d (population variance)."),
+            "The variance was divided by d - 1 (sample variance) instead of by d (population variance).", r"The variance was divided by $d - 1$ (sample variance) instead of by $d$ (population variance)."),
     Mistake("normalized-across-tokens",
             "The mean and variance were taken down each column (across tokens) "
             "instead of along each row (across one token's features)."),
     Mistake("missing-residual",
-            "The residual was left out: layer norm is applied to x + Sublayer(x)."),
+            "The residual was left out: layer norm is applied to x + Sublayer(x).", r"The residual was left out: layer norm is applied to $x + \mathrm{Sublayer}(x)$."),
     Mistake("pe-sin-cos-swapped",
-            "sin and cos are swapped: even columns (2i) take the sine, odd columns (2i+1) the cosine."),
+            "sin and cos are swapped: even columns (2i) take the sine, odd columns (2i+1) the cosine.", r"$\sin$ and $\cos$ are swapped: even columns ($2i$) take the sine, odd columns ($2i+1$) the cosine."),
     Mistake("pe-index-not-halved",
             "The exponent uses the column index instead of the pair index: columns 2i and 2i+1 "
-            "share the angle pos / base^(2i/d_model)."),
+            "share the angle pos / base^(2i/d_model).",
+            r"The exponent uses the column index instead of the pair index: columns $2i$ and $2i+1$ "
+            r"share the angle $\mathrm{pos} / \mathrm{base}^{2i/d_\mathrm{model}}$."),
     Mistake("concat-wrong-axis",
             "The heads were stacked along the wrong axis: put them side by side, one row per token."),
     Mistake("missing-W_O",
-            "The concatenated heads were not multiplied by W^O."),
+            "The concatenated heads were not multiplied by W^O.", r"The concatenated heads were not multiplied by $W^O$."),
     Mistake("relu-after-second-layer",
             "The ReLU was applied after the second linear layer instead of after the first."),
     Mistake("tanh-for-sigmoid",
             "sigma and tanh were swapped on a gate: the gates (f, i, o; z, r) use the logistic sigma, "
-            "the candidate (g; n) uses tanh."),
+            "the candidate (g; n) uses tanh.",
+            r"$\sigma$ and $\tanh$ were swapped on a gate: the gates ($f, i, o$; $z, r$) use the logistic "
+            r"$\sigma$, the candidate ($g$; $n$) uses $\tanh$."),
     Mistake("c-without-forget",
-            "The forget term was left out of the cell state: c_t = f * c_(t-1) + i * g, not i * g."),
+            "The forget term was left out of the cell state: c_t = f * c_(t-1) + i * g, not i * g.", r"The forget term was left out of the cell state: $c_t = f_t \odot c_{t-1} + i_t \odot g_t$, not $i_t \odot g_t$."),
     Mistake("h-from-c-without-tanh",
-            "The hidden state was computed as o * c: the cell state goes through tanh first, h = o * tanh(c)."),
+            "The hidden state was computed as o * c: the cell state goes through tanh first, h = o * tanh(c).", r"The hidden state was computed as $o_t \odot c_t$: the cell state goes through $\tanh$ first, $h_t = o_t \odot \tanh(c_t)$."),
     Mistake("gru-cho-update",
-            "z and 1 - z were swapped in the update: this GRU (PyTorch's) has h' = (1 - z) * n + z * h."),
+            "z and 1 - z were swapped in the update: this GRU (PyTorch's) has h' = (1 - z) * n + z * h.", r"$z_t$ and $1 - z_t$ were swapped in the update: this GRU (PyTorch's) has $h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$."),
     Mistake("reset-outside",
             "The reset gate was applied to h before the product with W_hn (Cho et al.); "
-            "this GRU (PyTorch's) uses r * (h W_hn + b_hn)."),
+            "this GRU (PyTorch's) uses r * (h W_hn + b_hn).",
+            r"The reset gate was applied to $h_{t-1}$ before the product with $W_{hn}$ (Cho et al.); "
+            r"this GRU (PyTorch's) uses $r_t \odot (h_{t-1} W_{hn} + b_{hn})$."),
     Mistake(TRUNCATED,
             "A decimal was cut off instead of rounded: the digits written are right, the last one should be rounded."),
     Mistake(SLIP,

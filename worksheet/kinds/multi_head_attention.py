@@ -52,6 +52,8 @@ block passes one so that long exact values are carried rounded.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 
@@ -61,8 +63,8 @@ from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..steps.entry_choice import rework_scaled, rework_weighted, teaching_entry, varied_row
 from ..policy.errors import ShapeError
-from ..exact import add
 from ..solution.problem import Matrix, Problem, shape, to_array
+from ..steps.softmax_steps import softmax_matmul_sum
 from . import base
 
 TITLE = "Multi-head attention"
@@ -270,7 +272,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                 intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
                        f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
                        f"Head $h$ uses columns $(h-1) d_k + 1$ to $h d_k$ of $W^Q$, $W^K$ and $W^V$; "
-                       r"concatenate the heads side by side and multiply by $W^O$."))
+                       + (r"multiply the head's output by $W^O$." if H == 1 else
+                          r"concatenate the heads side by side, $[\mathrm{head}_1 \cdots \mathrm{head}_H]$, "
+                          r"and multiply by $W^O$.")))
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
         if name == "X" and memory is not None:
@@ -359,36 +363,47 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # concat: the heads side by side
     C = blocks.hstack(*heads)
+    head_chains = [blocks.chain_of(p, hd) for hd in heads]  # hand mode: as the rounding chain gave them
+    shown_heads = heads if any(c is None for c in head_chains) else head_chains
     row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0)[0].strip("()") for x in hd[0])
-                                   for hd in heads)
+                                   for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
+    one = H == 1  # one head: nothing to concatenate, C is the head's output
     p.add_step("concat", C, blocks.carried(carry, lambda: np.hstack([A(hd) for hd in heads]), ref["concat"]),
-               title="Concatenate the heads",
-               formula=r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]",
+               title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
+               formula=(r"C = \mathrm{head}_1" if one else
+                        r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"),
                work=[rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
                      rf"{rel} \left[\, {row} \,\right]"],
                rows=tokens, latex_name="C",
-               note=f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$), "
-                    "not stacked under each other.")
+               note=(f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)." if one else
+                     f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$, "
+                     f"the width $d_v = {d_v}$ of one head's values), not stacked under each other."))
+    if all(c is not None for c in head_chains):  # hand mode: the heads as the chain gave them
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=blocks.hstack(*head_chains))
     C = after(p.steps[-1].exact)
+    Cc = p.steps[-1].chain
 
     # output = concat W^O, exactly: sum over heads of softmax(S_h) (V_h W^O_h)
     if all(s is not None for s in logits) and not (carry is not None and carry.rounding):
-        parts = [blocks.softmax_matmul(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
-                 for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)]
-        O = tuple(tuple(add(*xs) for xs in zip(*rows)) for rows in zip(*parts))
+        O = softmax_matmul_sum([(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
+                                for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)])
     else:
         O = blocks.matmul(C, W_O)
     i, j = teaching_entry(C, W_O, O)
     o_ij = blocks.entry("o", i, j)
+    Oc = None if Cc is None else blocks.chain_product(Cc, W_O)
     work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
-                            C[i], [r[j] for r in W_O], O[i][j], limit=0)]
+                            C[i] if Cc is None else Cc[i], [r[j] for r in W_O],
+                            O[i][j] if Oc is None else Oc[i][j], limit=0)]
     if not blocks.is_rational(O[i][j]):
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
     p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
-               title="Output projection (concat times the matrix W_O)", formula="O = C W^O", work=work, rows=tokens,
+               title="Output projection (concat times $W^O$)", formula="O = C W^O", work=work, rows=tokens,
                latex_name="O",
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
+    if Oc is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Oc)
     after(O)
     return p
 

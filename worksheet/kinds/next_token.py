@@ -197,9 +197,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     note = ("Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
             "The softmax keeps the order of the logits, so the choice is also the largest logit"
             + (": dividing by $T > 0$ changes the probabilities but never the greedy choice." if T != 1 else ".")
-            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else "")
-            + f" (Tokens are numbered from 1 here, as the columns; the JSON value of this step is the "
-              f"0-based index {best}.)")
+            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else ""))
+    # (the JSON value of this step is the 0-based index; that is for tools, not for a printed key)
     p.add_step("prediction", ((vocab[best],),), np.array([[float(best)]]),
                title="Prediction (greedy: the most probable token)",
                formula=r"\hat{y} = \arg\max_j \, p_j", work=work, note=note, cols=("next token",),

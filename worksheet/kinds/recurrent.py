@@ -17,48 +17,43 @@ T > 1 each is suffixed with its time step t = 1..T (``f_1``, ..., ``h_1``,
 ``f_2``, ...), in time order.  The initial states are the inputs ``h0`` (and
 ``c0``); one time step reads row t of ``X`` (T x d_in), or the one row ``x``.
 
-Carried rounding (the rule a person follows by hand).  Gate values are exact.
-The state -- LSTM c_t and h_t, GRU h_t -- is a sum of products of σ and tanh
-values, whose exact form grows with every time step, so it is carried rounded
-(half away from zero) to ``places`` decimals: 3 in hand mode, where tanh(c_t)
-and the next step's σ(a) are then read from the printed table at those
-3-decimal arguments, and 4 in calculator mode.  The GRU's candidate
-pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) holds r, so it is carried
-rounded in the same way before its tanh.  From the first rounding on, every
-step is marked ``rounded`` and gates are carried with 4 decimals (the
-table's), as in the encoder block.  Each step's exact value is checked
-against a float64 recomputation from the carried values (its own
-arithmetic, 1e-9); its numpy ``value`` is the unrounded float64 chain of
-the kind's ``reference`` (independent numpy, PyTorch's formulas; the JSON
-writes the carried value), which a rounded step must stay within 5e-3 of.  Hand-mode draws are retried until
-that holds; a user's own numbers that drift further are an InputError
-("use --numbers calculator").  Why 3 decimals by hand: with 2, rounding c
-and then h moves h by up to 0.01, more than the 5e-3 a rounded step may
-differ from the unrounded chain.
+Carried rounding (the rule a person follows by hand; :mod:`worksheet.policy.pencil`).
+In hand mode every gate is used as the table gives it (4 decimals), tanh(c_t)
+and the GRU's candidate n_t too; the state -- LSTM c_t and h_t, GRU h_t --
+and the GRU's candidate pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) are
+carried rounded (half away from zero) to ``places`` = 4 decimals, the
+rounding chain's, in hand and calculator mode alike.  From the first
+rounding on, every step is marked ``rounded``, as in the encoder block.  Each
+step's exact value is checked against a float64 recomputation from the
+carried values (its own arithmetic, 1e-9); its ``value`` is the unrounded
+float64 chain of the kind's ``reference`` (independent numpy, PyTorch's
+formulas; the JSON writes the carried value), which a rounded step must stay within 5e-3 of; a user's own
+numbers that drift further are an InputError ("use --numbers calculator").
 
 Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
 to 5 d_h values per step); calculator mode up to 12 steps and d_h <= 8.  From t = 2 on the
-pre-activations are 3-decimal numbers (h_{t-1} is carried so), and the
+pre-activations are 4-decimal numbers (h_{t-1} is carried so), and the
 table lists σ and tanh at exactly those arguments.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Mapping
 
 import numpy as np
 
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
-from ..exact import add, exp, mul, power, tanh
+from ..exact import add, exp, is_rational, mul, power, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
                          sub, units, x_sym)  # (the cells use them as rec.<name>)
 
-HAND_PLACES = 3  # decimals the state is carried with in hand mode (the table's arguments)
+HAND_PLACES = 4  # decimals the state is carried with in hand mode (the table's arguments; the chain's 4)
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
 CALC_PLACES = 4
 HAND_MAX_STEPS = 3  # more time steps by hand: a table of dozens of σ values
@@ -202,11 +197,24 @@ class Table:
     def add_to(self, p: Problem) -> None:
         if not self.needed:
             return
-        order = sorted(self.needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
+        needed = dict(self.needed)
+        for f, a in list(self.needed):  # a distractor beside each argument that is not an integer
+            if is_rational(a) and Fraction(a).denominator != 1:
+                needed[(f, distractor(Fraction(a)))] = None
+        order = sorted(needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
         acts = {r"\sigma": SIGMA, r"\tanh": TANH}
         entries = tuple((rf"{f}({blocks.work_term(a)[0].strip('()')})", decimal(acts[f].exact(a)))
                         for f, a in order)
         p.aids.append(Aid(AID_TITLE, entries, tuple(a for _, a in order)))
+
+
+def distractor(a: Fraction) -> Fraction:
+    """An argument 0.1, 0.2 or 0.3 beside ``a`` (which, and on which side, from ``a``'s
+    digits): printed next to the needed one, so that a table of tanh(c_t) does not say
+    what c_t is, nor one of tanh(a) what the candidate n_t is."""
+    k = int(abs(a) * 10**4)
+    step = Fraction(1 + k % 3, 10)
+    return a + step if k % 2 else a - step
 
 
 # ---------------------------------------------------------------- the carried chain
@@ -280,7 +288,7 @@ def solved(kind: str, places: int, solve: Callable[[], Problem]) -> Problem:
 
 
 def to_places(x, places: int) -> str:
-    """``\\approx 0.8965 \\to 0.897``: the value, then as carried (once if they agree)."""
+    """``\\approx 0.89649 \\to 0.8965``: the value, then as carried (once if they agree)."""
     full, kept = decimal(x), decimal(x, places)
     return rf"\approx {full}" + ("" if kept == full else rf" \to {kept}")
 

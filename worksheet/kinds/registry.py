@@ -26,7 +26,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "layer-norm": ("layer_norm", "Add & Norm: residual, mean, population variance, normalise, gamma and beta"),
     "feed-forward": ("feed_forward", "position-wise feed-forward network: ReLU(X W_1 + b_1) W_2 + b_2"),
     "cross-attention": ("cross_attention", "encoder-decoder attention: Q from the decoder, K and V from the encoder"),
-    "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine) and context"),
+    "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine, location) and context"),
     "encoder-block": ("encoder_block", "one encoder layer: multi-head attention, add & norm, feed-forward, add & norm"),
     "decoder-block": ("decoder_block", "one decoder layer: masked self-attention, cross-attention, feed-forward, 3 add & norms"),
     "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),

@@ -179,12 +179,13 @@ def mp_context():
 
 
 def decimal_tolerance(places: int, expected):
-    """How far a plain decimal written to ``places`` places may be from the
-    ``expected`` value and still be right (the default rule): half a unit in
-    its last place, never more than 0.005, plus ``1e-12 * max(1, |expected|)``
-    for float noise.  An mpmath number (:func:`mp_context`); ``worksheet check`` marks by
-    it and ``worksheet.render.moodle`` gives Moodle this tolerance for a
-    4-place answer."""
-    ctx = mp_context()
-    half_unit = ctx.mpf(5) / ctx.mpf(10) ** (places + 1)
-    return min(half_unit, ctx.mpf("0.005")) + 1e-12 * max(1, abs(expected))
+    """How far a plain decimal (written to any number of ``places``) may be
+    from the ``expected`` value and still be right (the default rule): the
+    tolerance every sheet prints, :data:`worksheet.policy.pencil.TOLERANCE`
+    (0.001), plus ``1e-12 * max(1, |expected|)`` for float noise.  An mpmath
+    number (:func:`mp_context`); ``worksheet check`` marks by it and
+    ``worksheet.render.moodle`` gives Moodle this tolerance."""
+    from ..policy.pencil import TOLERANCE
+
+    del places  # one rule for every decimal: the one the sheet prints
+    return mp_context().mpf(repr(TOLERANCE)) + 1e-12 * max(1, abs(expected))

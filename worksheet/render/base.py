@@ -117,7 +117,12 @@ class TemplateRenderer:
     # the same cells), so each is made once: see _shared.
     @staticmethod
     def given_table(q: Quantity) -> Table:
-        return _shared("given", q, lambda q: Table([[fmt.given(x) for x in row] for row in q.exact],
+        def cell(x):
+            if q.given_places is None or isinstance(x, (str, NegInf)):
+                return fmt.given(x)
+            return fmt.decimal(x, q.given_places)
+
+        return _shared("given", q, lambda q: Table([[cell(x) for x in row] for row in q.exact],
                                                    q.rows, q.cols))
 
     @staticmethod
@@ -133,6 +138,8 @@ class TemplateRenderer:
     @staticmethod
     def decimal_table(s: Step) -> Table:
         def make(s):
+            if s.chain is not None:  # hand mode: what the rounding chain gives (worksheet.policy.pencil)
+                return Table([[fmt.decimal(x, s.places) for x in row] for row in s.chain], s.rows, s.cols)
             # rounded from the exact values, never from the numpy cross-check (s.value)
             cells = [[fmt.decimal(x, s.places) for x in row] for row in s.exact]
             return Table(cells, s.rows, s.cols)

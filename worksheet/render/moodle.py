@@ -15,9 +15,12 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
 
 * a number: ``{w:NUMERICAL:=value:tolerance}``; ``value`` is the step's float64
   value (the JSON ``value``) and ``tolerance`` the one ``worksheet check`` allows
-  a 4-decimal answer (:func:`worksheet.parse.numbers.decimal_tolerance`).  A step whose
+  and the sheet prints, 0.001 (:func:`worksheet.parse.numbers.decimal_tolerance`,
+  :mod:`worksheet.policy.pencil`).  A step whose
   key carries values rounded along a chain (``rounded``) also accepts the
   rounded value, as ``check`` does: a second alternative ``~=rounded:tolerance``;
+  so does a hand-mode step whose rounding chain (:mod:`worksheet.policy.pencil`) gives
+  another 4-place value than the exact one's rounding (both within 0.001);
 * a masked entry (-oo) is printed in the table, not asked;
 * a label (the ``prediction`` of next-token): a drop-down
   ``{w:MULTICHOICE:...}`` over the column labels of the first quantity that
@@ -181,7 +184,7 @@ def number(x: float) -> str:
 
 
 def tolerance(value: float) -> float:
-    """The tolerance ``worksheet check`` allows a ``PLACES``-decimal answer to ``value``."""
+    """The tolerance ``worksheet check`` allows an answer to ``value`` (the one the sheet prints)."""
     from ..parse.numbers import decimal_tolerance
 
     return float(decimal_tolerance(PLACES, abs(value)))
@@ -364,7 +367,11 @@ class MoodleRenderer(TemplateRenderer):
                 return Markup(multichoice(weight, choices, int(v)) if choices else shortanswer(weight, x))
             # the double nearest the exact value (a rounded step: the carried value),
             # never numpy's cross-check s.value: the same answer on every machine
-            return Markup(numerical(weight, [to_float(x)]))
+            values = [to_float(x)]
+            if s.chain is not None:  # hand mode: the value the rounding chain gives (worksheet.policy.pencil)
+                values.append(to_float(s.chain[i][j]))
+            values = [values[0]] + [w for w in values[1:] if abs(w - values[0]) > 1e-9]
+            return Markup(numerical(weight, values))
 
         cells = [[field(i, j) for j in range(m)] for i in range(n)]
         return self._grid(Table(cells, s.rows, s.cols), lambda c: c)

@@ -25,6 +25,8 @@ CONVENTION_TEXT = {
     "softmax": r"The softmax runs along each row (over the keys), so every row of weights sums to 1.",
     "softmax_form": r"Softmax by hand: subtract the row maximum $m_i$, "
                     r"$\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ (every exponent $\le 0$).",
+    "softmax_form_e": r"Softmax by hand: subtract the maximum score $m = \max_k e_k$, "
+                      r"$\alpha_j = e^{e_j - m} / \sum_k e^{e_k - m}$ (every exponent $\le 0$).",
     "output": r"Output $Z = A V$: row $i$ is query $i$'s weighted sum of the values.",
     "causal": r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
     "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
@@ -46,6 +48,13 @@ CONVENTION_TEXT = {
                  r"pre-activation, and $\odot$ multiplies entry by entry.",
     "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
 }
+# a calculator sheet says the same without "by hand" (it has no tables to read)
+CALCULATOR_TEXT = {
+    "softmax_form_e": r"Softmax: $\alpha_j = e^{e_j - m} / \sum_k e^{e_k - m}$ with $m$ the largest score "
+                      r"(subtracting it changes nothing and keeps every exponent $\le 0$).",
+    "softmax_form": r"Softmax: $\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ with $m_i$ the row "
+                    r"maximum (subtracting it changes nothing and keeps every exponent $\le 0$).",
+}
 
 @dataclass
 class Document:
@@ -61,6 +70,11 @@ class Document:
     conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions)
     compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
 
+    def __post_init__(self):
+        if self.numbers == "calculator":  # a calculator sheet says it without "by hand"
+            swap = {CONVENTION_TEXT[k]: v for k, v in CALCULATOR_TEXT.items()}
+            self.conventions = tuple(swap.get(c, c) for c in self.conventions)
+
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,
         points and settings stay): what the head and foot of a file see, and
@@ -75,6 +89,14 @@ class Document:
     def _repr_markdown_(self) -> str:
         """Jupyter: the answer key in Markdown (see :mod:`.notebook`)."""
         return notebook.show(self, "md")
+
+    @property
+    def rounding(self) -> str:
+        """The one line every sheet prints on how to round and how close an answer
+        must be (format-neutral, inline LaTeX): :mod:`worksheet.policy.pencil`'s chain."""
+        from ..policy.pencil import line_for
+
+        return line_for(self.numbers)
 
     @property
     def total_points(self):

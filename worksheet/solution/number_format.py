@@ -76,3 +76,14 @@ def exact_latex(x) -> str:
     if isinstance(x, str):
         return rf"\text{{{text_escape(x)}}}"
     return to_latex(x)
+
+
+def label_key(text: str) -> str:
+    """What two spellings of a step's symbol or name share, for ``check``: no font
+    commands, braces, dollars, spaces, backslashes or underscores, case folded
+    (``Z``, ``$Z$``; ``\\mathrm{head}_{1}``, ``head_1`` and ``head1`` meet)."""
+    import re
+
+    t = re.sub(r"\\(mathrm|operatorname|text|mathbf|boldsymbol)", "", str(text))
+    t = re.sub(r"[{}$\\\s_]", "", t)
+    return t.casefold()

@@ -72,6 +72,7 @@ class Quantity:
     rows: tuple[str, ...] | None = None  # row labels (tokens), or None
     cols: tuple[str, ...] | None = None  # column labels, or None
     latex_name: str | None = None  # e.g. W^Q for W_Q
+    given_places: int | None = None  # print every entry with this many places (a shown worked step)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -126,6 +127,16 @@ class Step(Quantity):
     exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
     choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
+    chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.policy.pencil)
+
+    @property
+    def decimals_caption(self) -> str:
+        """The words above a key's table of decimals (no colon)."""
+        if self.rounded:
+            return f"Full precision (no rounding along the way), to {self.places} decimals"
+        if self.chain is not None:
+            return f"To {self.places} decimals, as the sheet's tables and rounding give them"
+        return f"To {self.places} decimals"
 
     @property
     def is_written(self) -> bool:

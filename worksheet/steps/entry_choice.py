@@ -64,9 +64,11 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
         return (Z[i][j] != 0, max(ws) != min(ws), sum(1 for k in range(len(V)) if V[k][j] != 0))
 
     i, j = max(cells, key=score)  # the first of the best
-    terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
+    Zc = p.steps[-1].chain  # hand mode: from the weights as the chain gave them (worksheet.policy.pencil)
+    Ws = W if Zc is None else blocks.chain_of(p, W)
+    terms = " + ".join(f"{blocks.approx(Ws[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
     work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {blocks.approx(Z[i][j])}"]
+            f"\\approx {blocks.approx(Z[i][j] if Zc is None else Zc[i][j])}"]
     if not is_rational(Z[i][j]):
         work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
     blocks.relabel_last(p, work=tuple(work))

@@ -82,7 +82,8 @@ class Carry:
         if not self.rounding and self.readable(s.exact):
             return s.exact
         self.rounding = True
-        R = round_matrix(s.exact, self.places)
+        # hand mode: the values of the rounding chain (table values, worksheet.policy.pencil), else the exact rounded
+        R = s.chain if s.chain is not None and self.places == 4 else round_matrix(s.exact, self.places)
         _verify(f"{p.kind}.{s.name}", R, s.value, rounded=True)
         p.steps[-1] = _dataclasses.replace(s, exact=R, rounded=True, places=self.places,
                                            exact_shown=shows_exact(R, p.params.get("numbers", "hand")))

@@ -33,6 +33,7 @@ from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, r
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
+from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
                         join_terms, latex_text, lx, nonzero_entry, shown, terms_count, work_result,
                         work_term)
@@ -41,6 +42,7 @@ __all__ = [
     # step builders (this module)
     "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
     "scaled_dot_product", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
+    "softmax_chain", "table_exp", "chain_of", "chain_product",
     # re-exported for the kinds
     "is_rational", "to_latex",
     "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
@@ -167,28 +169,65 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         return f"e^{{{number(d)}}}"
 
     rel = "=" if is_rational(top) or not calculator else "\\approx"
+    chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
+    total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
         f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
-        + f" \\approx {approx(total)}{terms_count(len(shifted))}",
+        + f" \\approx {total_shown}{terms_count(len(shifted))}",
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
         work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
-                    f"{exact_part} {approx(W[i][j])}")
+                    f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
-    if aid:
-        add_exp_aid(p, S)
+    if chain is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
+    if aid:  # scores carried rounded (a block's chain): their differences hide among distractors
+        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
     return W
 
 
-def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
+def table_exp(d) -> Fraction:
+    """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads."""
+    return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
+
+
+def softmax_chain(S: Matrix) -> Matrix | None:
+    """The weights the rounding chain gives (:mod:`worksheet.policy.pencil`): per row,
+    alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
+    value, rounded once to 4 places
+    (e^{tanh(1) - tanh(2)} of the additive alignment score is read from its table too)."""
+    out = []
+    for row in S:
+        shifted = dict(shifted_exponents(row))
+        t = [table_exp(shifted[k]) if k in shifted else Fraction(0) for k in range(len(row))]
+        total = sum(t)
+        out.append(tuple(round_places(x / total) for x in t))
+    return tuple(out)
+
+
+def chain_of(p: Problem, M: Matrix) -> Matrix | None:
+    """The rounding-chain values of the step whose exact matrix is ``M`` (the last such), if any."""
+    for s in reversed(p.steps):
+        if s.exact is M:
+            return s.chain
+    return None
+
+
+def chain_product(A: Matrix, B: Matrix) -> Matrix:
+    """``A B`` of chain values and exact rationals, rounded once to 4 places."""
+    return tuple(tuple(round_places(sum((Fraction(a) * Fraction(b) for a, b in zip(row, col)), Fraction(0)))
+                       for col in zip(*B)) for row in A)
+
+
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) -> None:
     """Add the table of e^{x - row max} (every x - max <= 0) needed for a
     softmax by hand; nothing in calculator mode (:func:`aids_allowed`)."""
     if not aids_allowed(p):
@@ -200,12 +239,16 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16) -> None:
             return
         m = max(live)
         xs.update(x - m for x in live)
+    needed = set(xs)
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
     if existing is not None:
         xs.update(Fraction(x) for x in existing.values)
         p.aids.remove(existing)
     if len(xs) > limit:
         return
+    for x in needed if distract else ():  # a carried exponent (a difference of scores) beside a distractor
+        if x != 0:
+            xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
     vals = sorted(xs, reverse=True)
     p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
                       tuple(vals)))
@@ -231,13 +274,18 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     j = next((c for c, x in enumerate(Z[i]) if x != 0), 0)
     lhs = f"{sym}_{{{j + 1}}}" if vector else entry(sym, i, j)
     w_k = f"{w_sym}_{{k}}" if vector else f"{w_sym}_{{{i + 1}k}}"
-    terms = join_terms([f"{approx(W[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
+    Wc = chain_of(p, W)  # hand mode: the weights as the chain gave them, then Z from those
+    Zc = chain_product(Wc, V) if Wc is not None and all(is_rational(x) for r in V for x in r) else None
+    Ws = W if Zc is None else Wc
+    terms = join_terms([f"{approx(Ws[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {approx(Z[i][j])}{terms_count(len(V))}"]
+            f"\\approx {approx(Z[i][j] if Zc is None else Zc[i][j])}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                note=note, latex_name=latex_name)
+    if Zc is not None:
+        p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z
 
 

@@ -17,7 +17,7 @@ from ..exact.nodes import Add, Exact, Func, Mul, NegInf, Pow, exact
 from ..exact.tree import _order, _split, add, exp, mul, power
 from ..solution.problem import Matrix
 
-__all__ = ["softmax_rows", "softmax_matmul", "softmax_row", "ratio_of_exp_sums",
+__all__ = ["softmax_rows", "softmax_matmul", "softmax_matmul_sum", "softmax_row", "ratio_of_exp_sums",
            "exp_combination", "over_sum"]
 
 
@@ -180,3 +180,36 @@ def softmax_matmul(S: Matrix, V: Matrix) -> Matrix:
 
 
 _over = over_sum  # mul(top, inv) for inv = total**-1, built directly (see over_sum)
+
+
+def softmax_matmul_sum(pairs) -> Matrix:
+    """``sum_h softmax(S_h) M_h`` exactly (multi-head attention's ``concat W^O``
+    as a sum over heads): like :func:`softmax_matmul` per head, but the heads
+    whose rows share a denominator are added into one ratio, so an entry that
+    is an integer (``(4 + 2 e^{-2})/(1 + e^{-2}) + (-6 - 4 e^{-2})/(1 + e^{-2})``)
+    prints as one (``-2``)."""
+    infos = []
+    for S, _ in pairs:
+        rows = []
+        for row in S:
+            exps = [(k, exp(d)) for k, d in shifted_exponents(row)]
+            total = add(*(e for _, e in exps))
+            rows.append((exps, total, power(total, -1)))
+        infos.append(rows)
+    n, m = len(pairs[0][0]), len(pairs[0][1][0])
+    out = []
+    for i in range(n):
+        row_out = []
+        for j in range(m):
+            groups: dict = {}  # denominator -> (coefficient, e^d) pairs, 1/denominator
+            for (_, M), rows in zip(pairs, infos):
+                exps, total, inv = rows[i]
+                groups.setdefault(total, ([], inv))[0].extend((M[k][j], e) for k, e in exps)
+            terms = []
+            for total, (prs, inv) in groups.items():
+                top = exp_combination(prs)
+                if top != 0:
+                    terms.append(_over(top, inv, total))
+            row_out.append(add(*terms) if terms else Fraction(0))
+        out.append(tuple(row_out))
+    return tuple(out)

@@ -53,7 +53,7 @@ def lx(x) -> str:
     return f"({s})" if s.startswith("-") else s
 
 
-LONG_SUM = 8  # a worked sum of more terms than this shows its first 3 and last 1 (and says how many)
+LONG_SUM = 6  # a worked sum of more terms than this shows its first 3 and last 1 (and says how many)
 
 
 def join_terms(terms: Sequence[str], sep: str = " + ") -> str:

@@ -1,0 +1,331 @@
+"""The student with a pencil: every kind's hand-mode sheet, done the way it says.
+
+For each kind and many seeds, a simulated student uses only what the sheet
+prints -- the given matrices and the tables of e^x, σ, tanh, √, sin, cos at
+their printed 4 places -- and the rounding chain every sheet states
+(:mod:`worksheet.policy.pencil`): exact where a result is exact, every other result
+rounded once to 4 places and carried on rounded.  Each step is worked out by
+the kind's own ``reference`` (what ``check`` recomputes with), fed the
+student's own rounded earlier answers, with every function value replaced
+by the sheet's table entry; a value the tables do not print is a failure.
+Then ``worksheet check`` must give full marks to every step.
+
+The same sheets' worked lines must be true as printed: evaluating a line's
+printed terms (with the sheet's table values) gives its printed result
+(:func:`pencil_util.check_line`, our own reader of our printed form; never
+sympy).  And no answer a step asks for is printed on the student's sheet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import types
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pencil_util as pu
+from worksheet import kinds
+from worksheet.build import build_document, render_document
+from worksheet.check import check_answers
+from worksheet.check.key import read_key
+from worksheet.check.recompute import recomputer
+from worksheet.policy.pencil import HAND_LINE, round_places
+
+SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_SEEDS", "20")))
+KINDS = kinds.names() + ["alignment:score=location", "alignment:score=additive", "alignment:score=cosine",
+                          "alignment:score=general", "attention:causal=true", "lstm-cell:steps=3",
+                          "gru-cell:steps=3", "find-the-mistake:of=lstm-cell", "find-the-mistake:of=gru-cell",
+                          "find-the-mistake:of=multi-head-attention", "next-token:temperature=1/2"]
+
+
+# ---------------------------------------------------------------- the student
+class TableNumpy(types.SimpleNamespace):
+    """numpy, but e^x, tanh, √, sin and cos come from the sheet's tables."""
+
+    def __init__(self, tables: pu.Tables, missing: list):
+        super().__init__()
+        self._tables, self._missing = tables, missing
+        self._strict = False  # a value the tables lack: NaN (to see which step needs it)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    def _read(self, func, x):
+        arr = np.asarray(x, dtype=np.float64)
+        out = np.empty_like(arr)
+        for idx, v in np.ndenumerate(arr):
+            if not np.isfinite(v):
+                out[idx] = pu.float_value(func, v) if func != "exp" else (0.0 if v < 0 else np.inf)
+                continue
+            try:
+                out[idx] = self._tables.lookup_float(func, float(v))
+            except pu.NotOnSheet:
+                self._missing.append(f"{func}({v:.6g})")
+                out[idx] = np.nan if self._strict else round(pu.float_value(func, float(v)), 4)
+        return out if arr.ndim else float(out)
+
+    def exp(self, x):
+        return self._read("exp", x)
+
+    def tanh(self, x):
+        return self._read("tanh", x)
+
+    def sqrt(self, x):
+        return self._read("sqrt", x)
+
+    def sin(self, x):
+        return self._read("sin", x)
+
+    def cos(self, x):
+        return self._read("cos", x)
+
+
+def written(v: float) -> str:
+    """How the student writes an entry: -inf, an integer, else 4 places."""
+    if v == -np.inf:
+        return "-inf"
+    if abs(v - round(v)) < 1e-9:
+        return str(int(round(v)))
+    return str(float(round_places(Fraction(v).limit_denominator(10**9))).__format__(".4f"))
+
+
+def _kind_modules():
+    import importlib
+    import pkgutil
+
+    import worksheet.kinds as pkg
+
+    mods = [importlib.import_module("worksheet.steps.float_check")]
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mods.append(importlib.import_module(f"worksheet.kinds.{info.name}"))
+    return [m for m in mods if hasattr(m, "np")]
+
+
+def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
+    """The student's answers (step -> rows of strings) and the table values they lacked."""
+    tables = pu.Tables.of(problem)
+    missing: list[str] = []
+    proxy = TableNumpy(tables, missing)
+    with monkeypatch.context() as m:
+        for mod in _kind_modules():
+            m.setattr(mod, "np", proxy)
+        from worksheet.kinds import recurrent
+
+        def table_sigmoid(a):
+            return proxy._read("sigma", a)
+
+        m.setattr(recurrent, "np_sigmoid", table_sigmoid)
+        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, r"\sigma")
+        m.setattr(recurrent, "SIGMA", sigma)
+        from worksheet.kinds import lstm_cell
+
+        m.setattr(lstm_cell, "GATES", tuple((g, sigma if act.latex == r"\sigma" else act, title)
+                                           for g, act, title in lstm_cell.GATES))
+        run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
+        answers, given = {}, {}
+        for ks in key_problem.steps:
+            if ks.written:
+                continue
+            if ks.labels:  # a choice (a token, a step's name, a mistake's code): the key's
+                answers[ks.name] = [[e.label for e in row] for row in ks.cells]
+                given[ks.name] = ks.value
+                continue
+            before = len(missing)
+            out = run(dict(given))
+            assert out is not None and ks.name in out, f"no recomputation of {ks.name}"
+            if len(missing) > before:  # the run computed later steps too: does this one need them?
+                del missing[before:]
+                proxy._strict = True
+                strict = run(dict(given))
+                proxy._strict = False
+                if not np.isnan(strict[ks.name]).any():
+                    del missing[before:]  # only steps not yet answered needed them
+            rows = [[written(float(v)) for v in row] for row in out[ks.name]]
+            answers[ks.name] = rows
+            given[ks.name] = np.array([[float(x) for x in row] for row in rows])
+    return answers, missing
+
+
+def _file(kind: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", kind)
+
+
+def build(kind: str, seed: int, tmp_path):
+    doc = build_document([kind], seed=seed)
+    name = f"{_file(kind)}-{seed}"
+    files = render_document(doc, ["json", "md"], name=name)
+    key_path = tmp_path / f"{name}.json"
+    key_path.write_text(files[f"{name}.json"], encoding="utf-8")
+    return doc, files, key_path
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_student_following_the_sheet_gets_full_marks(kind, tmp_path, monkeypatch):
+    failures = []
+    for seed in SEEDS:
+        doc, files, key_path = build(kind, seed, tmp_path)
+        p = doc.problems[0]
+        kp = read_key(key_path).problems()[0]
+        answers, missing = simulate(p, kp, monkeypatch)
+        if missing:
+            failures.append(f"seed {seed}: needs values the sheet does not print: {sorted(set(missing))[:6]}")
+        ans_path = tmp_path / f"{_file(kind)}-{seed}-answers.json"
+        ans_path.write_text(json.dumps(answers), encoding="utf-8")
+        report = check_answers(key_path, ans_path)
+        for step in report.problems[0].steps:
+            if step.status not in ("correct", "by-person"):
+                failures.append(f"seed {seed}: {step.name} {step.status}: {step.message}"[:300])
+    assert not failures, "\n".join(failures[:25])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_worked_line_is_true_as_printed(kind):
+    failures, checked = [], 0
+    for seed in SEEDS:
+        p = build_document([kind], seed=seed).problems[0]
+        tables = pu.Tables.of(p)
+        for s in p.steps:
+            for line in s.work:
+                n, bad = pu.check_line(line, tables)
+                checked += n
+                failures += [f"seed {seed}, {s.name}: {b}" for b in bad]
+    assert not failures, "\n".join(failures[:25])
+    assert checked > 0 or kind in ("find-the-mistake",), "no worked line could be read"
+
+
+def _sheet_text(files: dict, kind: str, seed: int) -> str:
+    return files[f"{_file(kind)}-{seed}.md"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
+    """Every asked entry that is not a whole number (4 places) is absent from the
+    sheet's words and given matrices (the tables are checked by the student above:
+    what they print must serve the computation)."""
+    failures = []
+    for seed in SEEDS:
+        doc, files, _ = build(kind, seed, tmp_path)
+        p = doc.problems[0]
+        sheet = _sheet_text(files, kind, seed)
+        # the words and given matrices before the first answer grid, without the tables
+        # (a table's values are meant to be read: a gate is the sigma the table gives)
+        text = "\n".join(line for line in sheet.split("### 1.")[0].splitlines() if "you may need" not in line)
+        given = {f"{float(x):.4f}" for q in p.inputs.values() for row in q.exact for x in row
+                 if not isinstance(x, str)}
+        for s in p.printed_steps(key=False):
+            if s.is_written:
+                continue
+            for row in s.exact:
+                for x in row:
+                    if isinstance(x, str):
+                        continue
+                    v = float(x) if not hasattr(x, "is_neg_inf") else None
+                    try:
+                        v = float(x)
+                    except (TypeError, ValueError, OverflowError):
+                        continue
+                    if not np.isfinite(v) or abs(v - round(v)) < 5e-5:  # 0.0000, 1.0000: no news
+                        continue
+                    shown = f"{v:.4f}"
+                    if shown in given:
+                        continue  # an answer equal to a given number is not given away
+                    if re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d)", text):
+                        failures.append(f"seed {seed}: {s.name} = {shown} is printed on the sheet")
+    assert not failures, "\n".join(failures[:25])
+
+
+def test_every_hand_sheet_prints_the_rounding_chain_and_its_tolerance():
+    doc = build_document(["attention", "lstm-cell"], seed=1)
+    for fmt in ("md", "tex", "html"):
+        files = render_document(doc, [fmt], name="t")
+        sheet = next(v for k, v in files.items() if "key" not in k)
+        assert "within 0.001 of the key" in sheet, fmt
+    assert "0.001" in HAND_LINE
+
+
+def test_the_line_reader_reads_our_printed_arithmetic():
+    t = pu.Tables({"exp": {Fraction(-1): Fraction("0.3679")}})
+    assert pu.value(r"0.2119 \cdot (-1) + 0.2119 \cdot 0 + 0.5761 \cdot (-1)") == Fraction("-0.7880")
+    assert pu.value(r"\frac{e^{-1}}{1 + 2 e^{-1}}", t) == Fraction("0.3679") / Fraction("1.7358")
+    n, bad = pu.check_line(r"z_{11} \approx 0.2119 \cdot (-1) + 0.5761 \cdot (-1) \approx -0.7881", t)
+    assert n == 1 and bad
+    n, bad = pu.check_line(r"z_{11} \approx 0.2119 \cdot (-1) + 0.5761 \cdot (-1) \approx -0.7880", t)
+    assert n == 1 and not bad
+    with pytest.raises(pu.NotOnSheet):
+        pu.value("e^{-2}", t)
+    with pytest.raises(pu.Unreadable):
+        pu.value(r"\alpha_{11}", t)
+
+
+def test_multi_head_outputs_that_are_integers_print_as_integers():
+    """concat W^O summed over heads: heads sharing a denominator make one ratio, so
+    an entry equal to -2 is the integer -2, not a sum of two exp quotients."""
+    from worksheet.exact import to_str
+
+    p = build_document(["multi-head-attention"], seed=3).problems[0]
+    out = p.step("output")
+    assert [to_str(x) for x in out.exact[0]][:2] == ["-2", "-2"]
+    for seed in SEEDS:
+        for row in build_document(["multi-head-attention"], seed=seed).problems[0].step("output").exact:
+            for x in row:
+                v = float(x)
+                if abs(v - round(v)) < 1e-12:
+                    assert to_str(x) == str(round(v)), (seed, to_str(x))
+
+
+@pytest.mark.parametrize("kind", ["lstm-cell", "gru-cell", "encoder-block", "decoder-block"])
+def test_tables_of_computed_arguments_hide_them_among_distractors(kind):
+    """A table whose arguments are values the student computes (tanh(c_t), tanh of the
+    candidate's pre-activation, sqrt of a carried variance) lists a distractor 0.1 to
+    0.3 beside each, so the table does not give the answer away."""
+    for seed in SEEDS:
+        for spec in (kind, f"{kind}:steps=2") if "cell" in kind else (kind,):
+            p = build_document([spec], seed=seed).problems[0]
+            for aid in p.aids:
+                if "e^x" in aid.title:
+                    continue  # arguments are differences of scores: not asked
+                args: dict[str, list[Fraction]] = {}
+                for a, _ in aid.entries:
+                    func, x = pu.call(a)
+                    args.setdefault(func, []).append(x)
+                for func, xs in args.items():
+                    for x in xs:
+                        if x.denominator == 1:
+                            continue
+                        assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), \
+                            (spec, seed, func, x)
+
+
+def test_calculator_sheets_lead_with_decimals_and_say_nothing_of_doing_it_by_hand():
+    doc = build_document(["attention", "lstm-cell"], seed=1, options={"numbers": "calculator"})
+    for fmt in ("md", "tex", "html"):
+        files = render_document(doc, [fmt], name="c")
+        sheet = next(v for k, v in files.items() if "key" not in k)
+        key = next(v for k, v in files.items() if "key" in k)
+        for text in (sheet, key):
+            assert "by hand" not in text.lower() and "you may need" not in text, fmt
+        assert "With a calculator" in sheet and "within 0.001 of the key" in sheet
+        if fmt == "md":  # a step with both: its decimals come first
+            part = key.split("(`weights`)")[1].split("### ")[0]
+            if "Exact:" in part:
+                assert part.index("To 4 decimals") < part.index("Exact:")
+
+
+def test_a_key_says_where_its_decimals_come_from_when_the_chain_differs():
+    doc = build_document(["attention"], seed=1)
+    key = render_document(doc, ["md"], name="k")["k-key.md"]
+    assert "To 4 decimals, as the sheet's tables and rounding give them:" in key
+    assert "-0.7880" in key  # z_11 from the rounded weights, as a student gets it (exactly -0.78806...)
+
+
+def test_the_simulated_student_notices_a_value_the_sheet_does_not_print(tmp_path, monkeypatch):
+    """Without the sheet's e^x table the student cannot do the softmax: the simulator says so."""
+    doc, _, key_path = build("attention", 1, tmp_path)
+    p = doc.problems[0]
+    p.aids = []
+    _, missing = simulate(p, read_key(key_path).problems()[0], monkeypatch)
+    assert any(m.startswith("exp(") for m in missing)
