@@ -28,7 +28,7 @@ from worksheet.check import decimal_tolerance
 from worksheet.solution.document import Document
 from worksheet.exact import to_float
 from worksheet.parse import parse_exact
-from worksheet.render import moodle
+from worksheet.render import cloze, moodle
 
 GOLDEN = Path(__file__).parent / "golden" / "moodle"
 UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
@@ -345,7 +345,7 @@ def test_cloze_escape_reads_back_the_same_text_in_both_readers(label):
     field = f"{{1:MULTICHOICE:={moodle.cloze_escape(label)}~{moodle.cloze_escape(label + 'x')}}}"
     for read in (mu.fields, mu.moodle_fields):
         (f,) = read(field)
-        expected = moodle._XML_INVALID.sub("\ufffd", label)
+        expected = cloze._XML_INVALID.sub("\ufffd", label)
         assert [mu.visible(html_text(a.answer)) for a in f.alternatives] == [mu.visible(expected),
                                                                            mu.visible(expected) + "x"]
         assert f.alternatives[0].fraction == 1.0

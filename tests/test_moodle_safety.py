@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import moodle_util as mu
 from worksheet.build import ProblemSpec, build_document
 from worksheet.solution.document import Document
-from worksheet.render import moodle
+from worksheet.render import cloze, moodle
 
 CLOZE = ["{#1}", "{#2}{#1}", "{1:NUMERICAL:=1}", "{1:NM:=1:0.1}", "{:SA:x}", "{:SHORTANSWER:=a~=b}",
          "{2:MULTICHOICE:=a~b}", "{1:REGEXP:=x}", "}", "{", "}}{{", "~", "#", "=", "%100%", "\\", "\\}", "\\#",
@@ -163,7 +163,7 @@ def test_html_text_has_no_field_no_place_and_no_delimiter_and_reads_back(text):
     out = moodle.html_text(text)
     assert mu.fields(out) == [] and mu.PLACE.findall(out) == [] and "{" not in out and "}" not in out
     assert mu.mathjax_delimiters(out) == [] and mu.filter_delimiters(out) == []
-    expected = moodle._XML_INVALID.sub("\ufffd", text)
+    expected = cloze._XML_INVALID.sub("\ufffd", text)
     assert mu.html_tags_and_text(out)[1] == expected
 
 

@@ -140,10 +140,11 @@ def test_a_truncated_decimal_is_called_truncated_not_a_slip(tmp_path):
     p = doc.problems[0]
     answers = table(key_values(p), steps=[s.name for s in p.steps])
     w = p.step("weights").value
-    # find an entry whose 3-place truncation differs from its rounding, write it truncated
+    # an entry whose 2-place truncation differs from its rounding, written truncated (that is
+    # off by more than the 0.001 every sheet allows; a 3-place one would be within it)
     i, j = next((i, j) for i in range(w.shape[0]) for j in range(w.shape[1])
-                if round(w[i, j], 3) != int(w[i, j] * 1000) / 1000)
-    answers["weights"][i][j] = f"{int(w[i, j] * 1000) / 1000:.3f}"
+                if round(w[i, j], 2) != int(w[i, j] * 100) / 100)
+    answers["weights"][i][j] = f"{int(w[i, j] * 100) / 100:.2f}"
     report = check_answers(key, write_toml(tmp_path / "a.toml", answers))
     step = next(s for s in report.problems[0].steps if s.name == "weights")
     assert step.status == "incorrect" and step.mistake == "truncated", report.text()

@@ -271,7 +271,7 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
 
 def _truncated(g: Given, e: Expected) -> bool:
     """A plain decimal whose digits are the expected value's, cut off (not rounded) after
-    its last place: 0.880 for 0.8808 (which rounds to 0.881)."""
+    its last place: 0.88 for 0.8858 (which rounds to 0.89)."""
     if g.places is None or g.places <= 0 or g.mp is None or e.mp is None or e.label is not None:
         return False
     from fractions import Fraction

@@ -86,10 +86,8 @@ Inside a field, answer and feedback text follows Moodle's rules for
 from __future__ import annotations
 
 import math
-import re
 import xml.etree.ElementTree as ET
 from fractions import Fraction
-from html import escape as html_escape
 from typing import Sequence
 
 from markupsafe import Markup, escape
@@ -99,79 +97,14 @@ from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
 from ..solution.problem import Problem, Step
 from .base import Table, TemplateRenderer, prose_parts
+from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
+from .cloze import xml_text as _xml_text
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 MAX_TOTAL = 10_000  # largest question mark (sum of weights) with exactly equal shares
 ROUNDED_TOTAL = 99_000  # the question mark aimed at when exact shares would exceed MAX_TOTAL
 MOODLE_LIMIT = 99_999  # below what Moodle stores for a mark (NUMBER(12,7): 5 digits before the point)
 PENALTY = "0.3333333"  # Moodle's default penalty per try (interactive quizzes)
-
-CLOZE_TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
-               "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
-               "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
-               "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
-# where Moodle could see the start of a field ("{", digits, ":", a type, ":"; any
-# word as the type, for plugins such as REGEXP) or of a stored field's place ("{#1}")
-_FIELD_START = re.compile(r"\{(?=[0-9]*:[A-Za-z_]*:|#)")
-WORD_JOINER = "\u2060"
-# the characters of user text that could start maths or a field, and how they are written
-_HTML_TEXT = {"{": "&#123;", "}": "&#125;", "\\": "<span>\\</span>", "$": "<span>$</span>"}
-_BEFORE_JOINER = re.compile(r"(?<=\\)(?=.)|(?<=\$)(?=\$)|(?<=@)(?=@)|(?<=\[)(?=/?tex\])", re.S | re.I)
-_LEGACY = re.compile(r"\[(?=/?tex\])|@(?=@)", re.I)
-_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def no_field(html: str) -> str:
-    """HTML in which no ``{`` starts a Cloze field or a field's place (it becomes
-    ``&#123;``, which browsers and MathJax read as ``{``)."""
-    return _FIELD_START.sub("&#123;", html)
-
-
-def html_text(text: str) -> str:
-    """User text as HTML for the question text or feedback: escaped, with no
-    ``{`` ``}`` (character references) and every ``\\`` and ``$`` in an element of
-    its own, so that it forms neither a field nor maths (module docstring)."""
-    escaped = str(escape(_XML_INVALID.sub("\ufffd", str(text))))
-    return "".join(_HTML_TEXT.get(c, c) for c in _legacy(escaped))
-
-
-def _legacy(html: str) -> str:
-    """``[tex]`` and ``@@`` (which Moodle's legacy filters read as maths) as ``&#91;tex]`` and ``&#64;@``."""
-    return _LEGACY.sub(lambda m: "&#91;" if m.group() == "[" else "&#64;", html)
-
-
-def plain_text(text: str) -> str:
-    """User text where no element can be written (a question name, a category, a
-    choice): a WORD JOINER (U+2060) after every ``\\`` (but a last one), between two
-    ``$`` or ``@`` and after the ``[`` of ``[tex]``."""
-    return _BEFORE_JOINER.sub(WORD_JOINER, str(text))
-
-
-# Inside a field, Moodle (question/type/multianswer/questiontype.php) splits the
-# answers at "~", "#" and "}" unless a backslash is before them (or "&", for
-# "&#..;" references), then HTML-decodes the text and turns "\}" and "\#" back
-# into "}" and "#".  The documentation asks for a backslash before } # ~ / " \,
-# but Moodle keeps the backslash before ~ / " \, and a backslash written as
-# "\\" would stop the "~" after it from separating two answers; so those four
-# are written as character references, which Moodle decodes.  So are "=" and
-# "%" (an answer starting with them would be read as its grade) and "{" (no
-# "{1:SHORTANSWER:" inside an answer, should a reader look for fields there).
-_CLOZE = {"}": "\\}", "#": "\\#", "~": "&#126;", "/": "&#47;", '"': "&#34;", "\\": "&#92;",
-          "&": "&amp;", "=": "&#61;", "%": "&#37;", "{": "&#123;"}
-
-
-def cloze_escape(text: str, *, html: bool = True) -> str:
-    """Text for an answer or feedback inside a Cloze field.
-
-    Moodle stores the text it reads there as HTML (multiple choice, feedback)
-    after decoding it once, so ``html=True`` escapes the text for HTML and then
-    once more: ``<b>`` is shown as ``<b>``.  ``html=False`` is for short answers,
-    compared as plain text (``*``, their wildcard, gets a backslash).
-    """
-    text = _XML_INVALID.sub("\ufffd", str(text))
-    stored = html_escape(plain_text(text), quote=False) if html else text.replace("*", "\\*")
-    return "".join(_CLOZE.get(c, c) for c in stored)
-
 
 def number(x: float) -> str:
     """A float as Moodle's NUMERICAL reads it (``-?digits[.digits][e±digits]``): Python's repr."""
@@ -295,10 +228,6 @@ def question_name(prefix: str, title: str) -> str:
     return "".join(out)
 
 
-def _xml_text(s: str) -> str:
-    return _XML_INVALID.sub("\ufffd", s)
-
-
 class MoodleRenderer(TemplateRenderer):
     """One XML file (role "sheet"): ``head`` opens ``<quiz>``, each document's
     ``body`` holds its problems' categories and questions, ``foot`` closes it."""
@@ -341,7 +270,7 @@ class MoodleRenderer(TemplateRenderer):
         return Markup("\n").join(rows)
 
     def math(self, latex: str) -> Markup:
-        return Markup(no_field(_legacy(str(escape(r"\(" + str(latex) + r"\)")))))
+        return Markup(no_field(no_legacy(str(escape(r"\(" + str(latex) + r"\)")))))
 
     def display(self, latex: str) -> Markup:
         return self.math(latex)

@@ -1,0 +1,91 @@
+"""Moodle's Cloze grammar and its filters, for text we do not control.
+
+Moodle finds answer fields in a question text with the regular expression
+``\\{([0-9]*):(TYPE):...\\}`` (on import) and their places with
+``\\{#([0-9]+)\\}``; its MathJax filter typesets ``\\( \\)``, ``\\[ \\]``, ``$$``
+and ``\\begin{..}``, and its legacy filters ``[tex]`` and ``@@``.  So user text
+(labels, titles, prompts, course, ...) goes through :func:`html_text` (HTML
+places) or :func:`plain_text` (question name, category, drop-down choices),
+our own formulas through :func:`no_field`, and text inside a field through
+:func:`cloze_escape`; :func:`xml_text` keeps the XML well formed.  See
+:mod:`worksheet.render.moodle` for where each is used.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape as html_escape
+
+from markupsafe import escape
+
+__all__ = ["CLOZE_TYPES", "WORD_JOINER", "no_field", "no_legacy", "html_text", "plain_text", "cloze_escape", "xml_text"]
+
+CLOZE_TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
+               "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
+               "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
+               "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
+# where Moodle could see the start of a field ("{", digits, ":", a type, ":"; any
+# word as the type, for plugins such as REGEXP) or of a stored field's place ("{#1}")
+_FIELD_START = re.compile(r"\{(?=[0-9]*:[A-Za-z_]*:|#)")
+WORD_JOINER = "\u2060"
+# the characters of user text that could start maths or a field, and how they are written
+_HTML_TEXT = {"{": "&#123;", "}": "&#125;", "\\": "<span>\\</span>", "$": "<span>$</span>"}
+_BEFORE_JOINER = re.compile(r"(?<=\\)(?=.)|(?<=\$)(?=\$)|(?<=@)(?=@)|(?<=\[)(?=/?tex\])", re.S | re.I)
+_LEGACY = re.compile(r"\[(?=/?tex\])|@(?=@)", re.I)
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def no_field(html: str) -> str:
+    """HTML in which no ``{`` starts a Cloze field or a field's place (it becomes
+    ``&#123;``, which browsers and MathJax read as ``{``)."""
+    return _FIELD_START.sub("&#123;", html)
+
+
+def html_text(text: str) -> str:
+    """User text as HTML for the question text or feedback: escaped, with no
+    ``{`` ``}`` (character references) and every ``\\`` and ``$`` in an element of
+    its own, so that it forms neither a field nor maths (module docstring)."""
+    escaped = str(escape(_XML_INVALID.sub("\ufffd", str(text))))
+    return "".join(_HTML_TEXT.get(c, c) for c in no_legacy(escaped))
+
+
+def no_legacy(html: str) -> str:
+    """``[tex]`` and ``@@`` (which Moodle's legacy filters read as maths) as ``&#91;tex]`` and ``&#64;@``."""
+    return _LEGACY.sub(lambda m: "&#91;" if m.group() == "[" else "&#64;", html)
+
+
+def plain_text(text: str) -> str:
+    """User text where no element can be written (a question name, a category, a
+    choice): a WORD JOINER (U+2060) after every ``\\`` (but a last one), between two
+    ``$`` or ``@`` and after the ``[`` of ``[tex]``."""
+    return _BEFORE_JOINER.sub(WORD_JOINER, str(text))
+
+
+# Inside a field, Moodle (question/type/multianswer/questiontype.php) splits the
+# answers at "~", "#" and "}" unless a backslash is before them (or "&", for
+# "&#..;" references), then HTML-decodes the text and turns "\}" and "\#" back
+# into "}" and "#".  The documentation asks for a backslash before } # ~ / " \,
+# but Moodle keeps the backslash before ~ / " \, and a backslash written as
+# "\\" would stop the "~" after it from separating two answers; so those four
+# are written as character references, which Moodle decodes.  So are "=" and
+# "%" (an answer starting with them would be read as its grade) and "{" (no
+# "{1:SHORTANSWER:" inside an answer, should a reader look for fields there).
+_CLOZE = {"}": "\\}", "#": "\\#", "~": "&#126;", "/": "&#47;", '"': "&#34;", "\\": "&#92;",
+          "&": "&amp;", "=": "&#61;", "%": "&#37;", "{": "&#123;"}
+
+
+def cloze_escape(text: str, *, html: bool = True) -> str:
+    """Text for an answer or feedback inside a Cloze field.
+
+    Moodle stores the text it reads there as HTML (multiple choice, feedback)
+    after decoding it once, so ``html=True`` escapes the text for HTML and then
+    once more: ``<b>`` is shown as ``<b>``.  ``html=False`` is for short answers,
+    compared as plain text (``*``, their wildcard, gets a backslash).
+    """
+    text = _XML_INVALID.sub("\ufffd", str(text))
+    stored = html_escape(plain_text(text), quote=False) if html else text.replace("*", "\\*")
+    return "".join(_CLOZE.get(c, c) for c in stored)
+
+
+def xml_text(s: str) -> str:
+    return _XML_INVALID.sub("\ufffd", s)
