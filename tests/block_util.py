@@ -8,6 +8,7 @@ import numpy as np
 def generator(kind):
     """``generated(seed, **params)``: the block kind's generated matrices, its solved
     problem and its parameters."""
+
     def generated(seed, **kw):
         params = kind.Params(**kw)
         m = kind.generate(np.random.default_rng(seed), params)

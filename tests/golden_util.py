@@ -48,8 +48,12 @@ def check(path: Path, text: str) -> None:
 def same_json(got, want, where: str, at: str = "$") -> None:
     """Equal JSON values: strings, ints, keys, structure exactly; floats within rel 1e-12."""
     if isinstance(want, float) or isinstance(got, float):
-        assert isinstance(got, (int, float)) and isinstance(want, (int, float)) \
-            and not isinstance(got, bool) and not isinstance(want, bool), f"{where}: {at}: {got!r} != {want!r}"
+        assert (
+            isinstance(got, (int, float))
+            and isinstance(want, (int, float))
+            and not isinstance(got, bool)
+            and not isinstance(want, bool)
+        ), f"{where}: {at}: {got!r} != {want!r}"
         assert math.isclose(got, want, rel_tol=REL, abs_tol=0.0), f"{where}: {at}: {got!r} != {want!r}"
         return
     assert type(got) is type(want), f"{where}: {at}: {got!r} != {want!r}"
@@ -71,7 +75,7 @@ def _split(text: str) -> tuple[list[str], list[float]]:
     for field in _NUMERICAL.finditer(text):
         body_start = text.index(":", text.index(":", field.start()) + 1) + 1  # after "{w:NUMERICAL:"
         for m in _NUMBER.finditer(text, body_start, field.end()):
-            parts.append(text[last:m.start()])
+            parts.append(text[last : m.start()])
             numbers.append(float(m.group()))
             last = m.end()
     parts.append(text[last:])

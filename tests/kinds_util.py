@@ -22,8 +22,7 @@ FILES = ("worksheet.md", "worksheet-key.md", "worksheet.tex", "worksheet-key.tex
 
 # ---------------------------------------------------------------- solving
 def exact_strings(problem) -> dict[str, list]:
-    return {s.name: [[x if isinstance(x, str) else to_str(x) for x in row] for row in s.exact]
-            for s in problem.steps}
+    return {s.name: [[x if isinstance(x, str) else to_str(x) for x in row] for row in s.exact] for s in problem.steps}
 
 
 def exact_steps_match(problem, expected: dict[str, np.ndarray], *, rtol=1e-9, atol=1e-9) -> None:
@@ -78,8 +77,7 @@ def build_and_compile(runner, cli, args: list[str], tmp_path: Path) -> dict:
 
 
 # ---------------------------------------------------------------- golden files
-def check_golden(folder: str, problems: list[str], *, case: str = "worksheet",
-                 options: dict | None = None) -> None:
+def check_golden(folder: str, problems: list[str], *, case: str = "worksheet", options: dict | None = None) -> None:
     """The md key and the JSON of ``problems`` at seed 1 equal
     tests/golden/FOLDER/CASE-key.md and CASE.json: the text exactly, in the
     JSON every ``exact`` string exactly and every float within rel 1e-12

@@ -29,7 +29,12 @@ def compile_tex(path: Path | str) -> str:
     path = Path(path)
     proc = subprocess.run(
         [exe, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", path.name],
-        cwd=path.parent, capture_output=True, text=True, errors="replace", timeout=120)
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+    )
     log = path.with_suffix(".log").read_text(errors="replace") if path.with_suffix(".log").exists() else proc.stdout
     if proc.returncode != 0:
         first = next((line for line in log.splitlines() if line.startswith("!")), "unknown error")

@@ -32,10 +32,36 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
-         "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
-         "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
-         "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
+TYPES = (
+    "NUMERICAL",
+    "NM",
+    "MULTICHOICE",
+    "MC",
+    "MULTICHOICE_V",
+    "MCV",
+    "MULTICHOICE_H",
+    "MCH",
+    "SHORTANSWER",
+    "SA",
+    "MW",
+    "SHORTANSWER_C",
+    "SAC",
+    "MWC",
+    "MULTICHOICE_S",
+    "MCS",
+    "MULTICHOICE_VS",
+    "MCVS",
+    "MULTICHOICE_HS",
+    "MCHS",
+    "MULTIRESPONSE",
+    "MR",
+    "MULTIRESPONSE_H",
+    "MRH",
+    "MULTIRESPONSE_S",
+    "MRS",
+    "MULTIRESPONSE_HS",
+    "MRHS",
+)
 SPECIAL = '}#~/"\\'
 NUMBER = r"-?(?:(?:[0-9]+[.,]?[0-9]*|[.,][0-9]+)(?:[eE][-+]?[0-9]+)?)"
 NUMERICAL_ANSWER = re.compile(rf"^({NUMBER})(?::({NUMBER}))?$")
@@ -88,7 +114,7 @@ def fields(text: str) -> list[Field]:
     out, pos = [], 0
     while (m := _START.search(text, pos)) is not None:
         alts, end = _alternatives(text, m.end())
-        field = Field(int(m.group(1) or 1), m.group(2), alts, text[m.start():end])
+        field = Field(int(m.group(1) or 1), m.group(2), alts, text[m.start() : end])
         if field.type in ("NUMERICAL", "NM"):
             for a in alts:
                 _numeric(a.answer)
@@ -191,8 +217,11 @@ def questions(xml_text: str) -> list[Question]:
         assert q.get("type") == "cloze", q.get("type")
         assert q.find("questiontext").get("format") == "html"
         assert q.find("generalfeedback").get("format") == "html"
-        out.append(Question(category, q.findtext("name/text"), q.findtext("questiontext/text"),
-                            q.findtext("generalfeedback/text")))
+        out.append(
+            Question(
+                category, q.findtext("name/text"), q.findtext("questiontext/text"), q.findtext("generalfeedback/text")
+            )
+        )
     return out
 
 

@@ -33,15 +33,15 @@ def require_poppler(tool: str) -> str:
 
 def page_count(path: Path) -> int:
     """The page count pdfinfo reports."""
-    out = subprocess.run([require_poppler("pdfinfo"), str(path)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run([require_poppler("pdfinfo"), str(path)], capture_output=True, text=True, check=True).stdout
     return int(re.search(r"^Pages:\s+(\d+)", out, re.M).group(1))
 
 
 def pdf_text(path: Path) -> str:
     """The PDF's text as laid out (pdftotext -layout)."""
-    return subprocess.run([require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True,
-                          text=True, check=True).stdout
+    return subprocess.run(
+        [require_poppler("pdftotext"), "-layout", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def pdf_lines(path: Path) -> list[str]:

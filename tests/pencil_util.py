@@ -44,8 +44,14 @@ def exact_value(func: str, x: Fraction) -> Fraction | None:
 
 
 def float_value(func: str, x: float) -> float:
-    return {"exp": math.exp, "tanh": math.tanh, "sqrt": math.sqrt, "sin": math.sin, "cos": math.cos,
-            "sigma": lambda a: 1 / (1 + math.exp(-a))}[func](x)
+    return {
+        "exp": math.exp,
+        "tanh": math.tanh,
+        "sqrt": math.sqrt,
+        "sin": math.sin,
+        "cos": math.cos,
+        "sigma": lambda a: 1 / (1 + math.exp(-a)),
+    }[func](x)
 
 
 @dataclass
@@ -98,8 +104,10 @@ class Tables:
 
 
 # ---------------------------------------------------------------- tokens
-_TOKEN = re.compile(r"\s*(\\left\(|\\right\)|\\frac|\\cdot|\\sigma|\\tanh|\\sqrt|\\sin|\\cos|\\exp"
-                    r"|\\times|\\,|\\!|\\;|\d+(?:\.\d+)?|[-+(){}^]|−|\\[A-Za-z]+|.)")
+_TOKEN = re.compile(
+    r"\s*(\\left\(|\\right\)|\\frac|\\cdot|\\sigma|\\tanh|\\sqrt|\\sin|\\cos|\\exp"
+    r"|\\times|\\,|\\!|\\;|\d+(?:\.\d+)?|[-+(){}^]|−|\\[A-Za-z]+|.)"
+)
 
 
 def tokens(text: str) -> list[str]:
@@ -152,8 +160,10 @@ class _Parser:
             if tok in (r"\cdot", r"\times"):
                 self.take()
                 v *= self.unary()
-            elif tok is not None and (tok in ("(", r"\left(", "{", r"\frac", r"\sigma", r"\tanh", r"\sqrt",
-                                              r"\sin", r"\cos", "e") or tok[0].isdigit()):
+            elif tok is not None and (
+                tok in ("(", r"\left(", "{", r"\frac", r"\sigma", r"\tanh", r"\sqrt", r"\sin", r"\cos", "e")
+                or tok[0].isdigit()
+            ):
                 v *= self.power()  # implicit product: 2 e^{-1}
             else:
                 return v
@@ -337,14 +347,20 @@ class _Exact(Tables):
 
         with mpmath.workdps(30):
             a = mpmath.mpf(x.numerator) / x.denominator
-            v = {"exp": mpmath.exp, "tanh": mpmath.tanh, "sqrt": mpmath.sqrt, "sin": mpmath.sin,
-                 "cos": mpmath.cos, "sigma": lambda t: 1 / (1 + mpmath.exp(-t))}[func](a)
+            v = {
+                "exp": mpmath.exp,
+                "tanh": mpmath.tanh,
+                "sqrt": mpmath.sqrt,
+                "sin": mpmath.sin,
+                "cos": mpmath.cos,
+                "sigma": lambda t: 1 / (1 + mpmath.exp(-t)),
+            }[func](a)
             return Fraction(mpmath.nstr(v, 28, strip_zeros=False, min_fixed=-100, max_fixed=100))
 
 
 def rounds_to(x: Fraction, printed: Fraction, p: int) -> bool:
     """Is ``printed`` (``p`` places) ``x`` rounded to ``p`` places (either way at a tie)?"""
-    return abs(x - printed) <= Fraction(1, 2 * 10 ** p)
+    return abs(x - printed) <= Fraction(1, 2 * 10**p)
 
 
 def check_line(line: str, tables: Tables) -> tuple[int, list[str]]:

@@ -18,8 +18,15 @@ import time
 import pytest
 
 REQUIRE = os.environ.get("WORKSHEET_REQUIRE_CHROMIUM") == "1"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def missing(what: str):
@@ -72,7 +79,8 @@ def browser_page():
         missing("Playwright for Python")
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            profile, executable_path=exe, headless=True, args=FLAGS[1:], viewport={"width": 1100, "height": 900})
+            profile, executable_path=exe, headless=True, args=FLAGS[1:], viewport={"width": 1100, "height": 900}
+        )
         try:
             page = context.pages[0] if context.pages else context.new_page()
             page.set_default_timeout(30_000)

@@ -25,10 +25,12 @@ def lstm_to_torch(m: dict) -> dict:
     """Our W_f.. (d_in x d_h, row convention) as LSTMCell's weight_ih (4 d_h x d_in,
     gate blocks i, f, g, o), weight_hh, bias_ih and bias_hh (zero: b is the sum)."""
     order = "ifgo"
-    return {"weight_ih": np.hstack([m[f"W_{g}"] for g in order]).T,
-            "weight_hh": np.hstack([m[f"W_h{g}"] for g in order]).T,
-            "bias_ih": np.hstack([m[f"b_{g}"] for g in order]).ravel(),
-            "bias_hh": np.zeros(4 * m["h0"].shape[1])}
+    return {
+        "weight_ih": np.hstack([m[f"W_{g}"] for g in order]).T,
+        "weight_hh": np.hstack([m[f"W_h{g}"] for g in order]).T,
+        "bias_ih": np.hstack([m[f"b_{g}"] for g in order]).ravel(),
+        "bias_hh": np.zeros(4 * m["h0"].shape[1]),
+    }
 
 
 def torch_lstm_cell(x, h, c, weight_ih, weight_hh, bias_ih, bias_hh):
@@ -45,10 +47,12 @@ def gru_to_torch(m: dict) -> dict:
     which PyTorch keeps inside r * (h W_hn^T + b_hn)."""
     order = "rzn"
     d_h = m["h0"].shape[1]
-    return {"weight_ih": np.hstack([m[f"W_{g}"] for g in order]).T,
-            "weight_hh": np.hstack([m[f"W_h{g}"] for g in order]).T,
-            "bias_ih": np.hstack([m[f"b_{g}"] for g in order]).ravel(),
-            "bias_hh": np.concatenate([np.zeros(2 * d_h), m["b_hn"].ravel()])}
+    return {
+        "weight_ih": np.hstack([m[f"W_{g}"] for g in order]).T,
+        "weight_hh": np.hstack([m[f"W_h{g}"] for g in order]).T,
+        "bias_ih": np.hstack([m[f"b_{g}"] for g in order]).ravel(),
+        "bias_hh": np.concatenate([np.zeros(2 * d_h), m["b_hn"].ravel()]),
+    }
 
 
 def torch_gru_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh):
@@ -71,7 +75,7 @@ def torch_chain(kind: str, m: dict) -> dict:
     X, T = rows(m), rows(m).shape[0]
     out, h, c = {}, m["h0"], m.get("c0")
     for t in range(1, T + 1):
-        x = X[t - 1: t]
+        x = X[t - 1 : t]
         if kind == "lstm-cell":
             s = torch_lstm_cell(x, h, c, **lstm_to_torch(m))
             c = s["c"]
@@ -96,7 +100,7 @@ def real_torch_chain(kind: str, m: dict) -> dict:
         c = torch.from_numpy(m["c0"]) if kind == "lstm-cell" else None
         out = {}
         for t in range(1, T + 1):
-            x = torch.from_numpy(np.ascontiguousarray(X[t - 1: t]))
+            x = torch.from_numpy(np.ascontiguousarray(X[t - 1 : t]))
             if kind == "lstm-cell":
                 h, c = cell(x, (h, c))
                 out["c" if T == 1 else f"c_{t}"] = c.numpy().copy()
@@ -128,7 +132,7 @@ def diagnosed(tmp_path, kind: str, options: dict, wrong, code: str, seeds=range(
     assert mistakes_of(report) == {origin: code}, report.text()
     k = names.index(origin)
     assert all(st[n] == "correct" for n in names[:k]), report.text()
-    assert all(st[n] in ("carried-forward", "correct") for n in names[k + 1:]), report.text()
+    assert all(st[n] in ("carried-forward", "correct") for n in names[k + 1 :]), report.text()
     return report
 
 
@@ -236,7 +240,7 @@ def cli_builds_and_compiles(runner, cli, tmp_path, kind: str, steps: list[str], 
     """The build's tex compiles and its json lists the first time step's steps in order."""
     data = build_and_compile(runner, cli, [spec, *args], tmp_path)
     names = [s["name"] for s in data["problems"][0]["steps"]]
-    assert names[:len(steps)] == (steps if spec == kind else [f"{n}_1" for n in steps])
+    assert names[: len(steps)] == (steps if spec == kind else [f"{n}_1" for n in steps])
 
 
 def errors_name_the_matrices(kind_module, change, message: str) -> None:

@@ -58,7 +58,7 @@ HOSTILE = {
     "bytes": b"x",
     "object": object(),
     "bool": True,
-    "huge int": 10 ** 5000,
+    "huge int": 10**5000,
     "negative": -1,
     "3-d array": np.zeros((2, 2, 2)),
     "numpy nan": np.float64("nan"),
@@ -100,7 +100,11 @@ def _calls():
         ("Marks[...]", ("step",), lambda v: worksheet.check(solved(), {"scores": IDENTITY})[v]),
         ("build_document(problems)", ("problems", "problem"), lambda v: worksheet.build_document(v)),
         ("build_document(seed)", ("seed",), lambda v: worksheet.build_document(["attention"], seed=v)),
-        ("build_document(options)", ("options", "causal"), lambda v: worksheet.build_document(["attention"], options=v)),
+        (
+            "build_document(options)",
+            ("options", "causal"),
+            lambda v: worksheet.build_document(["attention"], options=v),
+        ),
         ("solve_inputs(inputs)", ("inputs", "X"), lambda v: worksheet.solve_inputs("self-attention-basic", v)),
         ("solve_inputs(X)", ("inputs", "X"), lambda v: worksheet.solve_inputs("self-attention-basic", {"X": v})),
         ("solve_file(path)", ("path", "file", "such"), lambda v: worksheet.solve_file("self-attention-basic", v)),
@@ -135,14 +139,35 @@ def test_every_public_function_raises_only_our_one_line_error(name, words, call,
 
 # hypothesis: odd values, nested
 _leaves = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.builds(lambda e: (-10) ** e, st.sampled_from([4400, 5001])),
-    st.floats(), st.complex_numbers(), st.decimals(), st.fractions(), st.text(max_size=8), st.binary(max_size=4),
-    st.sampled_from([np.longdouble("0.1"), np.float32("nan"), np.int64(3), np.complex64(1j), np.zeros((2, 2, 2)),
-                     np.array([["a", "b"]]), object()]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.builds(lambda e: (-10) ** e, st.sampled_from([4400, 5001])),
+    st.floats(),
+    st.complex_numbers(),
+    st.decimals(),
+    st.fractions(),
+    st.text(max_size=8),
+    st.binary(max_size=4),
+    st.sampled_from(
+        [
+            np.longdouble("0.1"),
+            np.float32("nan"),
+            np.int64(3),
+            np.complex64(1j),
+            np.zeros((2, 2, 2)),
+            np.array([["a", "b"]]),
+            object(),
+        ]
+    ),
 )
-_values = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner),
-                                                         st.dictionaries(st.text(max_size=3), inner, max_size=2)),
-                       max_leaves=8)
+_values = st.recursive(
+    _leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.tuples(inner, inner), st.dictionaries(st.text(max_size=3), inner, max_size=2)
+    ),
+    max_leaves=8,
+)
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
@@ -151,8 +176,8 @@ _values = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size
 @example(CALLS.index(next(c for c in CALLS if c[0] == "solve(entry)")), Decimal("-Infinity"))
 @example(CALLS.index(next(c for c in CALLS if c[0] == "problem(tokens)")), np.array(["a", "b", "c"]))
 @example(CALLS.index(next(c for c in CALLS if c[0] == "check(entry)")), [1, [2]])
-@example(CALLS.index(next(c for c in CALLS if c[0] == "problem(seq_len)")), 10 ** 5000)
-@example(CALLS.index(next(c for c in CALLS if c[0] == "problem(tokens)")), (False, -(10 ** 4400)))  # found once
+@example(CALLS.index(next(c for c in CALLS if c[0] == "problem(seq_len)")), 10**5000)
+@example(CALLS.index(next(c for c in CALLS if c[0] == "problem(tokens)")), (False, -(10**4400)))  # found once
 @example(CALLS.index(next(c for c in CALLS if c[0] == "build_document(problems)")), ("", ""))  # found once
 def test_any_value_in_any_argument_gives_a_result_or_our_error(k, v):
     name, words, call = CALLS[k]
@@ -166,8 +191,9 @@ def test_an_unknown_step_name_is_our_error_a_lookup_and_value_error_never_a_key_
         p.step("nope")
     assert isinstance(info.value, LookupError) and isinstance(info.value, ValueError)
     assert not isinstance(info.value, KeyError)
-    assert str(info.value) == ("name 'nope' is not a step of self-attention-basic; its steps are scores, weights, "
-                               "output")
+    assert str(info.value) == (
+        "name 'nope' is not a step of self-attention-basic; its steps are scores, weights, output"
+    )
     with pytest.raises(UnknownStepError, match="neither an input nor a step"):
         p["nope"]
     marks = worksheet.check(p, {"scores": IDENTITY})
@@ -179,8 +205,10 @@ def test_a_kind_name_where_a_problem_is_expected_says_how_to_build_one():
     with pytest.raises(ArgumentError) as info:
         worksheet.check("attention", {"weights": [[1]]})
     assert isinstance(info.value, TypeError)
-    assert str(info.value) == ("p must be a Problem (from worksheet.problem or worksheet.solve), not the text "
-                               "'attention'; build it first, e.g. worksheet.problem('attention')")
+    assert str(info.value) == (
+        "p must be a Problem (from worksheet.problem or worksheet.solve), not the text "
+        "'attention'; build it first, e.g. worksheet.problem('attention')"
+    )
 
 
 def test_a_string_where_a_matrix_is_expected_names_the_matrix():
@@ -190,14 +218,17 @@ def test_a_string_where_a_matrix_is_expected_names_the_matrix():
 
 
 def test_numbers_of_every_python_and_numpy_type_are_read_exactly():
-    p = worksheet.solve("self-attention-basic", {"X": [[np.longdouble("0.5"), Decimal("0.25")],
-                                                       [Fraction(1, 2), np.float32(0.5)]]})
+    p = worksheet.solve(
+        "self-attention-basic", {"X": [[np.longdouble("0.5"), Decimal("0.25")], [Fraction(1, 2), np.float32(0.5)]]}
+    )
     assert [[str(x) for x in row] for row in p.inputs["X"].exact] == [["1/2", "1/4"], ["1/2", "1/2"]]
 
 
 def test_the_displays_and_exact_views_of_a_problem_work():
     p = solved()
     assert p._repr_html_() and p._repr_markdown_()
-    assert set(p.to_sympy()) == set(p.to_numpy()) == set(p.arrays()) == {"X", "scores", "weights", "output"}  # inputs too
+    assert (
+        set(p.to_sympy()) == set(p.to_numpy()) == set(p.arrays()) == {"X", "scores", "weights", "output"}
+    )  # inputs too
     marks = worksheet.check(p, {"scores": IDENTITY})
     assert str(marks) and marks._repr_markdown_()

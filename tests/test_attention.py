@@ -97,7 +97,10 @@ def test_thinking_machines_reference_numbers():
     assert [to_str(x) for x in p.step("scores").exact[0]] == ["112", "96"]
     assert [to_str(x) for x in p.step("scaled").exact[0]] == ["14", "12"]
     w = p.step("weights")
-    assert [to_str(x) for x in w.exact[0]] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]  # e^{s - max}: exponents <= 0
+    assert [to_str(x) for x in w.exact[0]] == [
+        "1/(1 + exp(-2))",
+        "exp(-2)/(1 + exp(-2))",
+    ]  # e^{s - max}: exponents <= 0
     assert [round(v, 4) for v in w.value[0]] == [0.8808, 0.1192]
 
 
@@ -112,15 +115,15 @@ def test_masking_4x4_reference_numbers():
 
 
 def test_decimal_input_is_exact_and_any_d_k_stays_exact():
-    p = solve_inputs("attention", {"Q": matrix([[F(1, 5), 1, 0]]), "K": matrix([[1, F(1, 5), 0]]),
-                                   "V": matrix([[1]])})
+    p = solve_inputs("attention", {"Q": matrix([[F(1, 5), 1, 0]]), "K": matrix([[1, F(1, 5), 0]]), "V": matrix([[1]])})
     assert to_str(p.step("scores").exact[0][0]) == "2/5"
     assert to_str(p.step("scaled").exact[0][0]) == "2*sqrt(3)/15"
 
 
 def test_work_writes_out_one_dot_product():
-    p = solve_inputs("attention", {"Q": matrix([[1, 2, -1]]), "K": matrix([[1, 1, 1], [0, 1, 1]]),
-                                   "V": matrix([[1], [0]])})
+    p = solve_inputs(
+        "attention", {"Q": matrix([[1, 2, -1]]), "K": matrix([[1, 1, 1], [0, 1, 1]]), "V": matrix([[1], [0]])}
+    )
     assert r"s_{12} = q_{1} \cdot k_{2} = 1 \cdot 0 + 2 \cdot 1 + (-1) \cdot 1 = 1" in p.step("scores").work
 
 

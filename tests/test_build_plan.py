@@ -46,8 +46,9 @@ def test_without_options_the_spec_gives_seed_title_variants_and_name(spec):
 
 
 def test_an_option_given_wins_over_the_spec(spec):
-    plan = resolve_build(spec, seed=9, title="Retake", variants=2, name="retake", paper="a4",
-                         options={"numbers": "hand"})
+    plan = resolve_build(
+        spec, seed=9, title="Retake", variants=2, name="retake", paper="a4", options={"numbers": "hand"}
+    )
     assert (plan.seed, plan.title, plan.variants, plan.name) == (9, "Retake", 2, "retake")
     assert plan.options == {"numbers": "hand"} and plan.doc_fields["paper"] == "a4"
 
@@ -105,8 +106,9 @@ def test_a_spec_path_is_loaded_and_a_missing_one_named(tmp_path):
 def test_the_library_plan_gives_the_command_line_sheet(runner, cli, tmp_path):
     path = tmp_path / "quiz.toml"
     path.write_text(SPEC.replace("variants = 4\n", ""), encoding="utf-8")
-    res = runner.invoke(cli, ["build", "--spec", str(path), "--seed", "11", "--numbers", "hand",
-                              "--format", "md", "-o", "-"])
+    res = runner.invoke(
+        cli, ["build", "--spec", str(path), "--seed", "11", "--numbers", "hand", "--format", "md", "-o", "-"]
+    )
     assert res.exit_code == 0, res.output
     plan = resolve_build(path, seed=11, options={"numbers": "hand"})
     doc = build_document(plan.problems, **plan.document_args())

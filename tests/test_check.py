@@ -14,11 +14,20 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from check_util import (key_values, make_key, mistakes_of, recompute, statuses, table,
-                        write_csv, write_json, write_toml)
+from check_util import key_values, make_key, mistakes_of, recompute, statuses, table, write_csv, write_json, write_toml
 from worksheet import kinds
-from worksheet.check import (Expected, Tolerance, check_answers, check_folder, close, expected_float,
-                             mp_value, parse_entry, read_answers, read_key)
+from worksheet.check import (
+    Expected,
+    Tolerance,
+    check_answers,
+    check_folder,
+    close,
+    expected_float,
+    mp_value,
+    parse_entry,
+    read_answers,
+    read_key,
+)
 from worksheet.policy.errors import InputError, OutputError, WorksheetError
 from worksheet.exact import to_str
 from common import one_line_error
@@ -67,9 +76,11 @@ def test_several_problems_are_numbered_and_every_format_marks_the_same(tmp_path)
     key, doc = make_key(tmp_path, ["attention", "attention:causal=true"], seed=4)
     tables = {i + 1: table(key_values(p)) for i, p in enumerate(doc.problems)}
     tables[2]["weights"][1][0] = "0.5"  # one wrong entry in problem 2
-    files = [write_toml(tmp_path / "a.toml", {}, numbered=tables),
-             write_json(tmp_path / "a.json", {str(k): v for k, v in tables.items()}),
-             write_csv(tmp_path / "a.csv", tables)]
+    files = [
+        write_toml(tmp_path / "a.toml", {}, numbered=tables),
+        write_json(tmp_path / "a.json", {str(k): v for k, v in tables.items()}),
+        write_csv(tmp_path / "a.csv", tables),
+    ]
     for f in files:
         report = check_answers(key, f)
         assert statuses(report, 0) == {s.name: "correct" for s in doc.problems[0].steps}
@@ -98,19 +109,42 @@ def expected(x) -> Expected:
     return Expected(mp_value(parse_exact(x)), True, x)
 
 
-@pytest.mark.parametrize("text, ok", [
-    ("0.88", True), ("0.881", True), ("0.8808", True), ("0.9", False), ("0.8800", True),
-    ("0.8815", True), ("0.8819", False), ("0.8797", False), ("0.879", False),
-    ("1/(1+e^-2)", True), ("1/(1 + exp(-2))", True), ("e^2/(1+e^2)", True), ("e^2/(e^2+1)", True),
-    ("0.880797077977882", True), ("1/(1+e^-2.0001)", False), ("22/25", False), ("1", False),
-])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("0.88", True),
+        ("0.881", True),
+        ("0.8808", True),
+        ("0.9", False),
+        ("0.8800", True),
+        ("0.8815", True),
+        ("0.8819", False),
+        ("0.8797", False),
+        ("0.879", False),
+        ("1/(1+e^-2)", True),
+        ("1/(1 + exp(-2))", True),
+        ("e^2/(1+e^2)", True),
+        ("e^2/(e^2+1)", True),
+        ("0.880797077977882", True),
+        ("1/(1+e^-2.0001)", False),
+        ("22/25", False),
+        ("1", False),
+    ],
+)
 def test_decimals_within_the_printed_tolerance_of_0_001_are_right(text, ok):
     assert close(parse_entry(text, False), expected("1/(1 + exp(-2))"), Tolerance()) is ok
 
 
 def test_exact_forms_people_write_are_read():
-    for text, value in [("e^2", math.exp(2)), ("exp(-1)", math.exp(-1)), ("sqrt(2)", math.sqrt(2)),
-                        ("e^{1/2}", math.exp(0.5)), ("3/4", 0.75), ("-3", -3.0), ("\\frac{1}{3}", 1 / 3)]:
+    for text, value in [
+        ("e^2", math.exp(2)),
+        ("exp(-1)", math.exp(-1)),
+        ("sqrt(2)", math.sqrt(2)),
+        ("e^{1/2}", math.exp(0.5)),
+        ("3/4", 0.75),
+        ("-3", -3.0),
+        ("\\frac{1}{3}", 1 / 3),
+    ]:
         assert math.isclose(parse_entry(text, False).value, value), text
     assert parse_entry("-inf", False).neg_inf and parse_entry("-oo", False).neg_inf
     assert parse_entry("0.50", False).places == 2 and parse_entry("3", False).places == 0
@@ -148,11 +182,11 @@ def test_a_decimal_rounded_to_3_or_more_places_is_accepted_and_one_further_off_t
     e = expected_float(x)
     assert close(parse_entry(text, False), e, Tolerance()) is (places >= 3 or abs(float(text) - x) <= 0.001)
     if abs(x) < 100 and places >= 4:  # well above the float noise of x
-        off = f"{float(text) + 0.0012 + 10.0 ** -places:.{places}f}"
+        off = f"{float(text) + 0.0012 + 10.0**-places:.{places}f}"
         assert not close(parse_entry(off, False), e, Tolerance())
 
 
-@given(st.integers(-10**6, 10**6), st.integers(1, 1000), st.integers(1, 200))
+@given(st.integers(-(10**6), 10**6), st.integers(1, 1000), st.integers(1, 200))
 def test_exact_forms_round_trip_through_the_printer(a, b, c):
     from worksheet.exact import exp, mul, power, sqrt
 
@@ -177,7 +211,7 @@ def test_a_slip_in_scores_is_carried_forward_through_every_later_step(tmp_path, 
     k = names.index("scores")
     assert all(st_[n] == "correct" for n in names[:k])
     assert st_["scores"] == "incorrect" and mistakes_of(report) == {"scores": "arithmetic-slip"}
-    assert all(st_[n] == "carried-forward" for n in names[k + 1:]), report.text()
+    assert all(st_[n] == "carried-forward" for n in names[k + 1 :]), report.text()
     step = report.problems[0].steps[k]
     assert [(c.row, c.col) for c in step.cells] == [(3, 2)] and step.wrong_count == 1
     assert report.marks == report.out_of - 1 and report.exit_code == 1
@@ -233,8 +267,13 @@ def test_text_report_has_a_line_per_step_and_the_marks(tmp_path, causal, runner,
     lines = r.output.splitlines()
     assert any(line.strip().startswith("– Q") and "missing" in line for line in lines)
     assert any(line.strip().startswith("✓ K") for line in lines)
-    assert any(line.strip().startswith("✗ scaled") and "not divided by sqrt(d_k)" in line
-               and "expected" in line and "given" in line for line in lines), r.output
+    assert any(
+        line.strip().startswith("✗ scaled")
+        and "not divided by sqrt(d_k)" in line
+        and "expected" in line
+        and "given" in line
+        for line in lines
+    ), r.output
     assert any(line.strip().startswith("↪ weights") for line in lines)
     assert lines[-1] == f"Total: {len(p.steps) - 2}/{len(p.steps)}"
 
@@ -243,8 +282,7 @@ def test_json_report_per_problem_and_step(tmp_path, causal, runner, cli):
     key, doc = causal
     p = doc.problems[0]
     values = recompute(p, {"scaled": p.step("scores").value / 4})
-    r = runner.invoke(cli, ["check", str(key), str(write_toml(tmp_path / "a.toml", table(values))),
-                            "--format", "json"])
+    r = runner.invoke(cli, ["check", str(key), str(write_toml(tmp_path / "a.toml", table(values))), "--format", "json"])
     assert r.exit_code == 1
     data = json.loads(r.output)
     steps = {s["name"]: s for s in data["problems"][0]["steps"]}
@@ -254,8 +292,7 @@ def test_json_report_per_problem_and_step(tmp_path, causal, runner, cli):
     assert steps["weights"]["status"] == "carried-forward" and steps["weights"]["marks"] == 1
     assert steps["Q"] == {**steps["Q"], "status": "correct", "mistake": None, "wrong_cells": [], "marks": 1}
     assert data["marks"] == len(p.steps) - 1 and data["out_of"] == len(p.steps)
-    assert {s["status"] for s in data["problems"][0]["steps"]} <= {"correct", "carried-forward",
-                                                                   "incorrect", "missing"}
+    assert {s["status"] for s in data["problems"][0]["steps"]} <= {"correct", "carried-forward", "incorrect", "missing"}
 
 
 def test_exit_code_0_when_all_right(tmp_path, causal, runner, cli):
@@ -293,8 +330,15 @@ def test_variants_are_chosen_by_the_answers_variant_field(tmp_path, causal):
     data = json.loads(key.read_text())
     other, doc2 = make_key(tmp_path, seed=9, name="other.json")
     data2 = json.loads(other.read_text())
-    vkey = write_json(tmp_path / "v.json", {"variants": [{"id": "A", "seed": 3, "problems": data["problems"]},
-                                                         {"id": "B", "seed": 9, "problems": data2["problems"]}]})
+    vkey = write_json(
+        tmp_path / "v.json",
+        {
+            "variants": [
+                {"id": "A", "seed": 3, "problems": data["problems"]},
+                {"id": "B", "seed": 9, "problems": data2["problems"]},
+            ]
+        },
+    )
     tb = table(key_values(doc2.problems[0]))
     assert check_answers(vkey, write_toml(tmp_path / "b.toml", tb, meta={"variant": "B"})).ok
     assert not check_answers(vkey, write_toml(tmp_path / "a.toml", tb, meta={"variant": "A"})).ok
@@ -347,7 +391,7 @@ BAD_STEPS = {
 def test_untrusted_answer_files_give_one_clear_error(tmp_path, causal, runner, cli, name, monkeypatch):
     key, _ = causal
     text, where = BAD_FILES[name]
-    a = tmp_path / ("a" + name[name.rindex("."):])
+    a = tmp_path / ("a" + name[name.rindex(".") :])
     a.write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     r = runner.invoke(cli, ["check", str(key), str(a)])
@@ -361,7 +405,7 @@ def test_untrusted_answer_files_give_one_clear_error(tmp_path, causal, runner, c
 def test_a_bad_step_or_line_is_reported_and_the_rest_is_marked(tmp_path, causal, runner, cli, name, monkeypatch):
     key, doc = causal
     text, where = BAD_STEPS[name]
-    a = tmp_path / ("a" + name[name.rindex("."):])
+    a = tmp_path / ("a" + name[name.rindex(".") :])
     # one right answer beside the bad one: it is still marked
     good = table(key_values(doc.problems[0]), steps=["weights"])["weights"]
     if name.endswith(".csv"):
@@ -412,10 +456,13 @@ def test_costly_entries_stop_when_the_files_work_budget_is_spent(tmp_path, causa
     key, doc = causal
     # all different, so the cache of square-free parts cannot help
     slow = (f"sqrt({99999999977 + 2 * k})" for k in range(10**6))
-    t = {s.name: [[next(slow) for _ in range(s.shape[1])] for _ in range(s.shape[0])]
-         for s in doc.problems[0].steps}
-    cells = [(s.name, i, j) for s in doc.problems[0].steps
-             for i in range(1, s.shape[0] + 1) for j in range(1, s.shape[1] + 1)]
+    t = {s.name: [[next(slow) for _ in range(s.shape[1])] for _ in range(s.shape[0])] for s in doc.problems[0].steps}
+    cells = [
+        (s.name, i, j)
+        for s in doc.problems[0].steps
+        for i in range(1, s.shape[0] + 1)
+        for j in range(1, s.shape[1] + 1)
+    ]
     name, row, col = cells[ANSWER_WORK[0] // _ROOT_BUDGET]  # the first entry past the budget
     with pytest.raises(InputError, match="too costly to read") as info:
         check_answers(key, write_toml(tmp_path / "a.toml", t))
@@ -438,8 +485,12 @@ def test_an_answer_file_of_ordinary_exact_forms_never_spends_the_work_budget():
 
 def test_bad_keys(tmp_path, runner, cli):
     a = write_toml(tmp_path / "a.toml", {"scores": [[1]]})
-    for text, msg in [("{}", "not an answer key"), ("[", "not a JSON answer key"),
-                      ('{"problems": []}', "no problems"), ('{"problems": [{"kind": "attention"}]}', "steps")]:
+    for text, msg in [
+        ("{}", "not an answer key"),
+        ("[", "not a JSON answer key"),
+        ('{"problems": []}', "no problems"),
+        ('{"problems": [{"kind": "attention"}]}', "steps"),
+    ]:
         k = tmp_path / "k.json"
         k.write_text(text)
         line = one_line_error(runner.invoke(cli, ["check", str(k), str(a)]))
@@ -464,8 +515,10 @@ def _class_folder(tmp_path, doc):
     S = p.step("scores").value.copy()
     S[0, 0] += 1
     write_csv(folder / "bob.csv", {None: table(recompute(p, {"scores": S}))})
-    write_json(folder / "carol.json", {**table(recompute(p, {"scaled": p.step("scores").value})),
-                                       "student": "=HYPERLINK(\"x\")"})
+    write_json(
+        folder / "carol.json",
+        {**table(recompute(p, {"scaled": p.step("scores").value})), "student": "=HYPERLINK(\"x\")"},
+    )
     (folder / "dave.toml").write_text('scores = [["__import__(\'os\')"]')
     (folder / "erin.json").write_bytes(b"\xff\xfe")
     (folder / "notes.txt").write_text("not an answer file")
@@ -551,14 +604,19 @@ def test_a_slip_in_the_first_step_is_carried_forward_in_every_kind(tmp_path, kin
     bad[0, 0] += 1
     values = recompute(p, {first.name: bad})
     answers = table(values, steps=[s.name for s in p.steps if s.name in values])
-    answers.update({s.name: [list(row) for row in s.exact] for s in p.steps  # labels: their text
-                    if any(isinstance(x, str) for row in s.exact for x in row)})
+    answers.update(
+        {
+            s.name: [list(row) for row in s.exact]
+            for s in p.steps  # labels: their text
+            if any(isinstance(x, str) for row in s.exact for x in row)
+        }
+    )
     report = check_answers(key, write_toml(tmp_path / "a.toml", answers))
     st_ = statuses(report)
     assert st_[first.name] == "incorrect", report.text()
     if first.value.size > 1:
         assert mistakes_of(report)[first.name] == "arithmetic-slip"
-    later = p.steps[p.steps.index(first) + 1:]
+    later = p.steps[p.steps.index(first) + 1 :]
     assert all(st_[s.name] in ("carried-forward", "correct", "by-person") for s in later), report.text()
     assert report.problems[0].carried_forward and report.marks == report.out_of - 1
 
@@ -602,9 +660,12 @@ def test_a_wrong_number_still_fails_beside_a_written_step(tmp_path):
 
 def test_an_exam_question_is_a_written_step_marked_by_a_person(tmp_path, runner, cli):
     spec = tmp_path / "exam.toml"
-    spec.write_text('[[sections]]\nkind = "layer-norm"\npoints = 4\n'
-                    'question = "Why divide by $d$, not $d - 1$?"\n'
-                    "answer = '''Layer norm uses the population variance.'''\n", encoding="utf-8")
+    spec.write_text(
+        '[[sections]]\nkind = "layer-norm"\npoints = 4\n'
+        'question = "Why divide by $d$, not $d - 1$?"\n'
+        "answer = '''Layer norm uses the population variance.'''\n",
+        encoding="utf-8",
+    )
     res = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "json", "-o", str(tmp_path / "out")])
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "out" / "worksheet.json").read_text(encoding="utf-8"))

@@ -21,8 +21,14 @@ def key(kind="attention", seed=1, **settings):
 
 
 def all_cells(raw, text=lambda e, v: e if len(e) <= 200 else repr(v)):
-    return {s["name"]: {(i + 1, j + 1): text(e, v) for i, (er, vr) in enumerate(zip(s["exact"], s["value"]))
-                        for j, (e, v) in enumerate(zip(er, vr))} for s in raw["steps"]}
+    return {
+        s["name"]: {
+            (i + 1, j + 1): text(e, v)
+            for i, (er, vr) in enumerate(zip(s["exact"], s["value"]))
+            for j, (e, v) in enumerate(zip(er, vr))
+        }
+        for s in raw["steps"]
+    }
 
 
 @pytest.mark.parametrize("kind", kinds.names())
@@ -57,9 +63,13 @@ def test_a_finished_step_agrees_with_check_for_each_named_mistake_it_shows():
         if candidate.shape != kp.steps[k].shape or np.allclose(candidate, kp.steps[k].value):
             continue
         rows = [[repr(float(x)) for x in row] for row in candidate]
-        step = next(s for s in mark_cells(raw, {"weights": {(i + 1, j + 1): x for i, r in enumerate(rows)
-                                                           for j, x in enumerate(r)}}).steps
-                    if s.name == "weights")
+        step = next(
+            s
+            for s in mark_cells(
+                raw, {"weights": {(i + 1, j + 1): x for i, r in enumerate(rows) for j, x in enumerate(r)}}
+            ).steps
+            if s.name == "weights"
+        )
         marked = worksheet.check(p, {"weights": rows})["weights"]
         assert (step.status, step.mistake) == (marked.status, marked.mistake), code
         tried += 1
@@ -76,8 +86,12 @@ def test_named_mistakes_the_problem_can_show():
 
 def test_bad_cells_are_input_errors_and_unreadable_entries_wrong():
     _, raw = key()
-    for cells in ({"nope": {(1, 1): "1"}}, {"weights": {(0, 1): "1"}}, {"weights": {(1, 9): "1"}},
-                  {"weights": {(1, 1): "1" * 300}}):
+    for cells in (
+        {"nope": {(1, 1): "1"}},
+        {"weights": {(0, 1): "1"}},
+        {"weights": {(1, 9): "1"}},
+        {"weights": {(1, 1): "1" * 300}},
+    ):
         with pytest.raises(InputError):
             mark_cells(raw, cells)
     v = mark_cells(raw, {"weights": {(1, 1): "2 +"}}).verdicts[0]

@@ -63,8 +63,9 @@ def test_the_midterms_sections_supply_200_different_variants():
 
 
 def test_the_shipped_midterm_builds_40_variants(tmp_path, runner, cli):
-    r = runner.invoke(cli, ["build", "--spec", str(MIDTERM), "--variants", "40", "--format", "json",
-                            "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli, ["build", "--spec", str(MIDTERM), "--variants", "40", "--format", "json", "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads((tmp_path / "midterm.json").read_text(encoding="utf-8"))
     assert [v["id"] for v in data["variants"]] == [f"v{k:02d}" for k in range(1, 41)]
@@ -72,10 +73,13 @@ def test_the_shipped_midterm_builds_40_variants(tmp_path, runner, cli):
 
 def test_asking_for_more_variants_than_a_kind_supplies_names_section_kind_and_count(tmp_path, runner, cli):
     spec = tmp_path / "few.toml"
-    spec.write_text('[[sections]]\nkind = "attention"\n\n[[sections]]\nkind = "self-attention-basic"\n'
-                    "seq_len = 1\nd_model = 2\n", encoding="utf-8")
-    r = runner.invoke(cli, ["build", "--spec", str(spec), "--variants", "40", "--format", "json",
-                            "-o", str(tmp_path / "out")])
+    spec.write_text(
+        '[[sections]]\nkind = "attention"\n\n[[sections]]\nkind = "self-attention-basic"\nseq_len = 1\nd_model = 2\n',
+        encoding="utf-8",
+    )
+    r = runner.invoke(
+        cli, ["build", "--spec", str(spec), "--variants", "40", "--format", "json", "-o", str(tmp_path / "out")]
+    )
     line = one_line_error(r)
     m = re.search(r"sections\[2\] \(self-attention-basic\) can supply only (\d+) different variants", line)
     assert m and 0 < int(m.group(1)) < 40 and "not 40" in line, line
@@ -91,8 +95,16 @@ def test_one_variant_is_rebuilt_byte_for_byte_from_its_id_or_its_seed(tmp_path, 
     r = runner.invoke(cli, [*args, "--variant", "v07", "-o", str(tmp_path / "one")])
     assert r.exit_code == 0, r.output
     one = sorted(p.name for p in (tmp_path / "one").iterdir())
-    assert one == sorted(["midterm-v07.md", "midterm-v07-key.md", "midterm-v07.tex", "midterm-v07-key.tex",
-                          "midterm-v07.json", "midterm-v07-moodle.xml"])
+    assert one == sorted(
+        [
+            "midterm-v07.md",
+            "midterm-v07-key.md",
+            "midterm-v07.tex",
+            "midterm-v07-key.tex",
+            "midterm-v07.json",
+            "midterm-v07-moodle.xml",
+        ]
+    )
     for name in one:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "all" / name).read_bytes(), name
     # the seed printed on variant 9's sheet rebuilds variant 9
@@ -109,8 +121,10 @@ def test_a_redrawn_variant_is_rebuilt_as_the_build_redrew_it(tmp_path, runner, c
     assert runner.invoke(cli, [*args, "--split", "-o", str(tmp_path / "all")]).exit_code == 0
     from worksheet.build.variants import variant_seed as vs
 
-    seeds = {json.loads((tmp_path / "all" / f"worksheet-v{k:02d}.json").read_text())["variants"][0]["seed"]: k
-             for k in range(1, 61)}
+    seeds = {
+        json.loads((tmp_path / "all" / f"worksheet-v{k:02d}.json").read_text())["variants"][0]["seed"]: k
+        for k in range(1, 61)
+    }
     redrawn = [k for s, k in seeds.items() if s != vs(1, k)]
     assert redrawn  # the case this test is about
     k = redrawn[-1]
@@ -120,13 +134,16 @@ def test_a_redrawn_variant_is_rebuilt_as_the_build_redrew_it(tmp_path, runner, c
     assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "all" / name).read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["attention", "--variant", "v01"], "--variant needs --variants N"),
-    (["attention", "--variants", "5", "--variant", "v06"], "there are 5 variants (v01 … v05)"),
-    (["attention", "--variants", "5", "--variant", "x7"], "give a variant id"),
-    (["attention", "--variants", "5", "--variant", "123456"], "none of the 5 variants"),
-    (["attention", "--variants", "5", "--variant", "v01", "--format", "md", "-o", "-"], "give a folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["attention", "--variant", "v01"], "--variant needs --variants N"),
+        (["attention", "--variants", "5", "--variant", "v06"], "there are 5 variants (v01 … v05)"),
+        (["attention", "--variants", "5", "--variant", "x7"], "give a variant id"),
+        (["attention", "--variants", "5", "--variant", "123456"], "none of the 5 variants"),
+        (["attention", "--variants", "5", "--variant", "v01", "--format", "md", "-o", "-"], "give a folder"),
+    ],
+)
 def test_bad_variant_choices_are_one_line_errors(tmp_path, runner, cli, args, message, monkeypatch):
     monkeypatch.chdir(tmp_path)
     line = one_line_error(runner.invoke(cli, ["build", *args]))

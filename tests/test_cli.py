@@ -31,11 +31,13 @@ def test_list_examples(runner, cli):
 
 
 def test_help_and_list_do_not_import_sympy_numpy_or_jinja():
-    code = ("import sys; from worksheet.cli import main\n"
-            "for args in (['--help'], ['list']):\n"
-            "    try: main(args)\n"
-            "    except SystemExit: pass\n"
-            "print([m for m in ('sympy', 'numpy', 'jinja2') if m in sys.modules])")
+    code = (
+        "import sys; from worksheet.cli import main\n"
+        "for args in (['--help'], ['list']):\n"
+        "    try: main(args)\n"
+        "    except SystemExit: pass\n"
+        "print([m for m in ('sympy', 'numpy', 'jinja2') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
@@ -61,8 +63,23 @@ def test_build_is_reproducible_whatever_the_hash_seed(tmp_path):
     for hs in ("0", "123"):
         d = tmp_path / hs
         env = {**os.environ, "PYTHONHASHSEED": hs}
-        subprocess.run([sys.executable, "-m", "worksheet.cli", "build", "attention", "attention:causal=true",
-                        "--seed", "7", "-o", str(d)], check=True, env=env, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "worksheet.cli",
+                "build",
+                "attention",
+                "attention:causal=true",
+                "--seed",
+                "7",
+                "-o",
+                str(d),
+            ],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
         outs.append({f: (d / f).read_bytes() for f in KEYS})
     assert outs[0] == outs[1]
 
@@ -75,8 +92,9 @@ def test_seed_changes_the_numbers(runner, cli, tmp_path):
 
 
 def test_build_several_problems_in_order(runner, cli, tmp_path):
-    r = runner.invoke(cli, ["build", "attention", "attention:seq-len=2,causal=true", "--format", "json",
-                            "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli, ["build", "attention", "attention:seq-len=2,causal=true", "--format", "json", "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     probs = json.loads((tmp_path / "worksheet.json").read_text())["problems"]
     assert [p["params"]["seq_len"] for p in probs] == [3, 2]
@@ -112,16 +130,19 @@ def test_output_folder_that_is_a_file(runner, cli, tmp_path):
     assert os.listdir(tmp_path) == ["f"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["build", "atention"], "did you mean 'attention'"),
-    (["build", "--format", "md,docx"], "unknown format 'docx'"),
-    (["build", "--d-k", "3"], "perfect square"),
-    (["build", "--seq-len", "0"], "--seq-len"),
-    (["build", "attention:bogus=1"], "no setting 'bogus'"),
-    (["build", "--bogus"], "No such option"),
-    (["solve", "attention"], "needs KIND --input FILE"),
-    (["solve", "--example", "thinking"], "did you mean 'thinking-machines'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["build", "atention"], "did you mean 'attention'"),
+        (["build", "--format", "md,docx"], "unknown format 'docx'"),
+        (["build", "--d-k", "3"], "perfect square"),
+        (["build", "--seq-len", "0"], "--seq-len"),
+        (["build", "attention:bogus=1"], "no setting 'bogus'"),
+        (["build", "--bogus"], "No such option"),
+        (["solve", "attention"], "needs KIND --input FILE"),
+        (["solve", "--example", "thinking"], "did you mean 'thinking-machines'"),
+    ],
+)
 def test_bad_usage_is_one_line_exit_2(runner, cli, args, message, tmp_path):
     r = runner.invoke(cli, args + ([] if args[0] != "build" or "-o" in args else ["-o", str(tmp_path)]))
     assert message in one_line_error(r)
@@ -141,8 +162,10 @@ def test_solve_json_input_reads_decimals_exactly(runner, cli, tmp_path):
 
 def test_solve_toml_input_with_projection_and_causal(runner, cli, tmp_path):
     f = tmp_path / "in.toml"
-    f.write_text('X = [[1, 0], [0, 1]]\nW_Q = [[1, 0], [0, 1]]\nW_K = [[1, 1], [0, 1]]\n'
-                 'W_V = [[2, 0], [0, 2]]\ncausal = true\ntokens = ["didn\'t", "cross"]\n')
+    f.write_text(
+        'X = [[1, 0], [0, 1]]\nW_Q = [[1, 0], [0, 1]]\nW_K = [[1, 1], [0, 1]]\n'
+        'W_V = [[2, 0], [0, 2]]\ncausal = true\ntokens = ["didn\'t", "cross"]\n'
+    )
     r = runner.invoke(cli, ["solve", "attention", "-i", str(f)])
     assert r.exit_code == 0, r.output
     assert "Causal mask" in r.output and "didn't" in r.output
@@ -156,24 +179,30 @@ def test_solve_to_file_refuses_to_overwrite(runner, cli, tmp_path):
     assert "already exists" in one_line_error(runner.invoke(cli, ["solve", "attention", "-i", str(f), "-o", str(out)]))
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"Q": [[1, "x"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not a number"),
-    ('{"Q": [[1, "nan"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2"),
-    ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not finite: 'Infinity'"),
-    ('{"Q": [[1, 1]], "K": [[1, 1]], "V": [[NaN]]}', "V, row 1, column 1: not finite: 'NaN'"),
-    ('{"Q": [[1, 1]], "K": [[-Infinity, 1]], "V": [[1]]}', "K, row 1, column 1: not finite: '-Infinity'"),
-    ('{"Q": [[1, 2], [3]], "K": [[1, 1]], "V": [[1]]}', "Q, row 2: ragged rows"),
-    ('{"Q": [[1, 2]], "K": [[1, 1, 1]], "V": [[1]]}', "Q is 1 x 2 and K is 1 x 3"),
-    ('{"X": [[1, 2]], "W_Q": [[1], [1]], "W_K": [[1], [1], [1]], "W_V": [[1], [1]]}', "X is 1 x 2 and W_K is 3 x 1"),
-    ('{"Q": [[1]], "K": [[1]]}', "missing matrix 'V'"),
-    ('{"Q": [[1]], "K": [[1]], "V": [[1]], "Qq": 1}', "unknown field; did you mean 'Q'"),
-    ('{"Q": [[1]], "K": [[1]], "V": [[1]], "causal": "yes"}', "causal: must be true or false"),
-    ('{"Q": [[1]], "K": [[1]], "V": [[1]], "tokens": ["a", "b"]}', "2 labels for 1 rows"),
-    ('{"Q": [[1]], "K": [[1]], "V": [[1]], "d_k": 4}', "d_k = 4 but the keys have 1 columns"),
-    ('{"Q": [[1]], "K": [[1]] "V": [[1]]}', "invalid JSON at line 1"),
-    ("[1, 2]", "one table of named matrices"),
-    ('{"Q": [["__import__(\'os\').system(\'touch PWNED\')"]], "K": [[1]], "V": [[1]]}', "Q, row 1, column 1"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"Q": [[1, "x"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not a number"),
+        ('{"Q": [[1, "nan"]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2"),
+        ('{"Q": [[1, Infinity]], "K": [[1, 1]], "V": [[1]]}', "Q, row 1, column 2: not finite: 'Infinity'"),
+        ('{"Q": [[1, 1]], "K": [[1, 1]], "V": [[NaN]]}', "V, row 1, column 1: not finite: 'NaN'"),
+        ('{"Q": [[1, 1]], "K": [[-Infinity, 1]], "V": [[1]]}', "K, row 1, column 1: not finite: '-Infinity'"),
+        ('{"Q": [[1, 2], [3]], "K": [[1, 1]], "V": [[1]]}', "Q, row 2: ragged rows"),
+        ('{"Q": [[1, 2]], "K": [[1, 1, 1]], "V": [[1]]}', "Q is 1 x 2 and K is 1 x 3"),
+        (
+            '{"X": [[1, 2]], "W_Q": [[1], [1]], "W_K": [[1], [1], [1]], "W_V": [[1], [1]]}',
+            "X is 1 x 2 and W_K is 3 x 1",
+        ),
+        ('{"Q": [[1]], "K": [[1]]}', "missing matrix 'V'"),
+        ('{"Q": [[1]], "K": [[1]], "V": [[1]], "Qq": 1}', "unknown field; did you mean 'Q'"),
+        ('{"Q": [[1]], "K": [[1]], "V": [[1]], "causal": "yes"}', "causal: must be true or false"),
+        ('{"Q": [[1]], "K": [[1]], "V": [[1]], "tokens": ["a", "b"]}', "2 labels for 1 rows"),
+        ('{"Q": [[1]], "K": [[1]], "V": [[1]], "d_k": 4}', "d_k = 4 but the keys have 1 columns"),
+        ('{"Q": [[1]], "K": [[1]] "V": [[1]]}', "invalid JSON at line 1"),
+        ("[1, 2]", "one table of named matrices"),
+        ('{"Q": [["__import__(\'os\').system(\'touch PWNED\')"]], "K": [[1]], "V": [[1]]}', "Q, row 1, column 1"),
+    ],
+)
 def test_bad_input_file_names_file_field_and_position(runner, cli, tmp_path, content, message):
     f = tmp_path / "bad.json"
     f.write_text(content)
@@ -236,8 +265,9 @@ def test_positions_that_are_not_numbers_name_the_field(runner, cli, tmp_path):
     assert "positions: must be a list of whole numbers" in line
 
 
-@pytest.mark.parametrize("points, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"),
-                                           ("1e308", "1e+308"), ("1000001", "1000001")])
+@pytest.mark.parametrize(
+    "points, shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("1e308", "1e+308"), ("1000001", "1000001")]
+)
 def test_spec_points_must_be_finite_and_bounded(runner, cli, tmp_path, points, shown):
     spec = tmp_path / "exam.toml"
     section = f'[[sections]]\nkind = "attention"\npoints = {points}\n'
@@ -272,8 +302,10 @@ def test_control_characters_in_a_file_name_are_escaped(runner, cli, tmp_path):
 
 def test_control_characters_in_answer_step_names_are_escaped(runner, cli, tmp_path):
     key = tmp_path / "k.json"
-    assert runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json",
-                               "-o", str(key)]).exit_code == 0
+    assert (
+        runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json", "-o", str(key)]).exit_code
+        == 0
+    )
     a = tmp_path / "a.json"
     a.write_text(json.dumps({"sco\nres\x1b[2J": [[1, 2]]}))
     r = runner.invoke(cli, ["check", str(key), str(a)])  # reported; the rest of the file is marked
@@ -285,8 +317,10 @@ def test_control_characters_in_answer_step_names_are_escaped(runner, cli, tmp_pa
 @pytest.mark.parametrize("constant", ["NaN", "Infinity"])
 def test_json_nan_in_an_answer_file_names_step_row_and_column(runner, cli, tmp_path, constant):
     key = tmp_path / "k.json"
-    assert runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json",
-                               "-o", str(key)]).exit_code == 0
+    assert (
+        runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "json", "-o", str(key)]).exit_code
+        == 0
+    )
     a = tmp_path / "a.json"
     a.write_text('{"scores": [[112, %s], [96, 88]]}' % constant)
     r = runner.invoke(cli, ["check", str(key), str(a)])  # the step is reported, the rest marked
@@ -301,30 +335,38 @@ def _run(code: str, *args, **kw) -> subprocess.CompletedProcess:
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_full_disk_on_stdout_is_one_line():
     with open("/dev/full", "w") as full:
-        r = subprocess.run([sys.executable, "-m", "worksheet.cli", "solve", "--example", "scaling"],
-                           stdout=full, stderr=subprocess.PIPE, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "worksheet.cli", "solve", "--example", "scaling"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     assert r.returncode == 2
     assert r.stderr.splitlines() == ["error: cannot write to standard output: No space left on device"]
 
 
 def test_a_closed_pipe_ends_quietly():
-    code = ("import sys, os\n"
-            "r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"  # stdout: a pipe nobody reads
-            "from worksheet.cli import main\n"
-            "main(['solve', '--example', 'thinking-machines'])\n")
+    code = (
+        "import sys, os\n"
+        "r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"  # stdout: a pipe nobody reads
+        "from worksheet.cli import main\n"
+        "main(['solve', '--example', 'thinking-machines'])\n"
+    )
     r = _run(code)
     assert r.returncode == 141 and r.stderr == ""
 
 
-INTERRUPT = ("import os, signal, sys\n"
-             "import importlib\n"
-             "b = importlib.import_module('worksheet.build')  # worksheet.build is the library's build()\n"
-             "def interrupted(*a, **k):\n"
-             "    os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of the work\n"
-             "    signal.pause() if hasattr(signal, 'pause') else None\n"
-             "b.{target} = interrupted\n"
-             "from worksheet.cli import main\n"
-             "main(sys.argv[1:])\n")
+INTERRUPT = (
+    "import os, signal, sys\n"
+    "import importlib\n"
+    "b = importlib.import_module('worksheet.build')  # worksheet.build is the library's build()\n"
+    "def interrupted(*a, **k):\n"
+    "    os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of the work\n"
+    "    signal.pause() if hasattr(signal, 'pause') else None\n"
+    "b.{target} = interrupted\n"
+    "from worksheet.cli import main\n"
+    "main(sys.argv[1:])\n"
+)
 
 
 def test_ctrl_c_exits_130_with_one_line(tmp_path):
@@ -337,15 +379,17 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path):
 def test_ctrl_c_while_workers_build_variants_exits_130_with_one_line(tmp_path):
     """The worker-pool path: a worker (which ignores Ctrl-C itself) sends it to
     the main process while the pool runs."""
-    code = ("import os, signal, sys\n"
-            "from worksheet.build import variants as b\n"
-            "chunk = b._chunk\n"
-            "def interrupting(job, ks):\n"
-            "    os.kill(os.getppid(), signal.SIGINT)\n"
-            "    return chunk(job, ks)\n"
-            "b._chunk = interrupting\n"
-            "from worksheet.cli import main\n"
-            "main(sys.argv[1:])\n")
+    code = (
+        "import os, signal, sys\n"
+        "from worksheet.build import variants as b\n"
+        "chunk = b._chunk\n"
+        "def interrupting(job, ks):\n"
+        "    os.kill(os.getppid(), signal.SIGINT)\n"
+        "    return chunk(job, ks)\n"
+        "b._chunk = interrupting\n"
+        "from worksheet.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
     r = _run(code, "build", "--variants", "12", "-j", "2", "-o", str(tmp_path / "out"), timeout=120)
     assert r.returncode == 130, r.stderr
     assert [line for line in r.stderr.splitlines() if line.strip()] == ["error: interrupted"]

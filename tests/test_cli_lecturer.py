@@ -20,13 +20,18 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ["build", "solve", "check", "list", "template", "examples", "practice"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["build", "attention", "--seq-len", "99"], "--seq-len"),
-    (["build", "attention:d-k=5"], "d_k"),
-    (["build", "attention", "--heads", "2"], "--heads does not apply to attention; it applies to "
-                                             "multi-head-attention, encoder-block, decoder-block"),
-    (["build", "layer-norm", "--causal"], "--causal does not apply to layer-norm; it applies to attention"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["build", "attention", "--seq-len", "99"], "--seq-len"),
+        (["build", "attention:d-k=5"], "d_k"),
+        (
+            ["build", "attention", "--heads", "2"],
+            "--heads does not apply to attention; it applies to multi-head-attention, encoder-block, decoder-block",
+        ),
+        (["build", "layer-norm", "--causal"], "--causal does not apply to layer-norm; it applies to attention"),
+    ],
+)
 def test_parameter_errors_come_before_output_exists(tmp_path, runner, cli, args, message):
     out = tmp_path / "out"
     out.mkdir()
@@ -38,8 +43,9 @@ def test_parameter_errors_come_before_output_exists(tmp_path, runner, cli, args,
 
 
 def test_an_option_applies_to_the_kinds_that_have_it(tmp_path, runner, cli):
-    r = runner.invoke(cli, ["build", "attention", "multi-head-attention", "--heads", "2", "--format", "json",
-                            "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli, ["build", "attention", "multi-head-attention", "--heads", "2", "--format", "json", "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     assert "--heads does not apply" not in r.output
 
@@ -94,8 +100,13 @@ def test_shell_completion_is_documented_and_works(runner, cli):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "_WORKSHEET_COMPLETE=bash_source worksheet" in readme
     assert "_WORKSHEET_COMPLETE=zsh_source worksheet" in readme
-    r = runner.invoke(cli, [], env={"_WORKSHEET_COMPLETE": "bash_complete", "COMP_WORDS": "worksheet bu",
-                                    "COMP_CWORD": "1"}, prog_name="worksheet", standalone_mode=False)
+    r = runner.invoke(
+        cli,
+        [],
+        env={"_WORKSHEET_COMPLETE": "bash_complete", "COMP_WORDS": "worksheet bu", "COMP_CWORD": "1"},
+        prog_name="worksheet",
+        standalone_mode=False,
+    )
     assert "build" in r.output
 
 
@@ -155,8 +166,10 @@ def test_examples_copies_the_specs_and_sample_answers(tmp_path, runner, cli):
     again = runner.invoke(cli, ["examples", str(tmp_path / "course")])
     assert "already exists" in one_line_error(again)
     assert runner.invoke(cli, ["examples", str(tmp_path / "course"), "--force"]).exit_code == 0
-    r = runner.invoke(cli, ["build", "--spec", str(tmp_path / "course" / "midterm.toml"), "--format", "json",
-                            "-o", str(tmp_path / "m")])
+    r = runner.invoke(
+        cli,
+        ["build", "--spec", str(tmp_path / "course" / "midterm.toml"), "--format", "json", "-o", str(tmp_path / "m")],
+    )
     assert r.exit_code == 0, r.output
 
 

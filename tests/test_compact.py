@@ -16,7 +16,7 @@ PAIR = ["self-attention-basic", "next-token"]
 
 def _displays(tex: str) -> list[str]:
     """The worked lines and matrices a key prints (its displayed maths), in order."""
-    body = tex[tex.index(r"\begin{document}"):]
+    body = tex[tex.index(r"\begin{document}") :]
     return re.findall(r"^\\\[ (.*) \\\]$", body, re.M)
 
 

@@ -16,8 +16,19 @@ from common import one_line_error
 from worksheet.policy import safetext
 from worksheet.policy.csv_cells import FORMULA_START, cell, csv_text, text_cell
 
-DANGEROUS = ["=1+2", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "=HYPERLINK(\"http://x\",\"y\")", "-2+3",
-             "=cmd|' /C calc'!A0", "+\"", "@"]
+DANGEROUS = [
+    "=1+2",
+    "+1",
+    "-1",
+    "@SUM(A1)",
+    "\t=1",
+    "\r=1",
+    "=HYPERLINK(\"http://x\",\"y\")",
+    "-2+3",
+    "=cmd|' /C calc'!A0",
+    "+\"",
+    "@",
+]
 BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
 
 
@@ -59,7 +70,7 @@ def test_no_text_cell_is_a_formula_and_each_reads_back_as_one_cell(text):
     assert not set(row[0]) & set(safetext.BIDI_CONTROLS)
 
 
-@given(st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False)))
+@given(st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False)))
 @example(-3)
 @example(-0.5)
 def test_numbers_we_write_stay_plain_numbers(x):
@@ -91,11 +102,15 @@ def write_key_and_answers(tmp_path, runner, cli, answers: dict[str, dict]):
 
 
 def test_class_summary_cells_from_students_cannot_become_formulas(tmp_path, runner, cli):
-    key, folder = write_key_and_answers(tmp_path, runner, cli, {
-        "=cmd.json": {"student": "=HYPERLINK(\"http://evil\",\"click\")", "variant": "@x",
-                      "softmax_raw": [[1, 0]]},
-        "+a.json": {"student": "-Bob", "softmax_raw": "not a matrix"},
-    })
+    key, folder = write_key_and_answers(
+        tmp_path,
+        runner,
+        cli,
+        {
+            "=cmd.json": {"student": "=HYPERLINK(\"http://evil\",\"click\")", "variant": "@x", "softmax_raw": [[1, 0]]},
+            "+a.json": {"student": "-Bob", "softmax_raw": "not a matrix"},
+        },
+    )
     r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
     assert r.exit_code == 1, r.output
     rows = read_cells((folder / "summary.csv").read_text(encoding="utf-8"))
@@ -113,8 +128,9 @@ def test_class_summary_cells_from_students_cannot_become_formulas(tmp_path, runn
 
 @pytest.mark.parametrize("char", BIDI)
 def test_bidi_controls_in_a_student_name_are_shown_as_escapes_never_raw(tmp_path, runner, cli, char):
-    key, folder = write_key_and_answers(tmp_path, runner, cli, {"a.json": {"student": f"Al{char}ice",
-                                                                          "softmax_raw": [[1, 0]]}})
+    key, folder = write_key_and_answers(
+        tmp_path, runner, cli, {"a.json": {"student": f"Al{char}ice", "softmax_raw": [[1, 0]]}}
+    )
     r = runner.invoke(cli, ["check", str(key), str(folder / "a.json")])
     assert r.exit_code in (0, 1) and char not in r.output and f"Al\\u{ord(char):04x}ice" in r.output
     r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
@@ -131,8 +147,10 @@ def test_bidi_control_in_an_answer_file_name_is_written_as_an_escape_in_the_summ
 
 
 @pytest.mark.parametrize("char", BIDI)
-@pytest.mark.parametrize("check", [safetext.check_line, safetext.check_paragraph, safetext.check_prose,
-                                   safetext.check_title, safetext.check_label])
+@pytest.mark.parametrize(
+    "check",
+    [safetext.check_line, safetext.check_paragraph, safetext.check_prose, safetext.check_title, safetext.check_label],
+)
 def test_every_user_text_check_refuses_bidi_controls_naming_the_field(check, char):
     with pytest.raises(safetext.TextError, match="bidirectional") as info:
         check(f"ab{char}c", field="course")

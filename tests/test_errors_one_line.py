@@ -25,16 +25,20 @@ from worksheet.policy.integer_text import digit_limit, digits, shown
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 # format -> (template file, the line after which a failing expression is put)
-PLACES = {"md": ("md/document.md.j2", "{% block doc scoped %}"),
-          "tex": ("tex/document.tex.j2", "((* block doc scoped *))"),
-          "pdf": ("tex/document.tex.j2", "((* block doc scoped *))"),
-          "html": ("html/document.html.j2", "{% block doc scoped %}"),
-          "moodle": ("moodle/question.html.j2", None),
-          "moodle-feedback": ("moodle/feedback.html.j2", None)}
-FAILURES = {"division": ("{{ 1/0 }}", "((( 1/0 )))", "ZeroDivisionError"),
-            "undefined": ("{{ no_such_name }}", "((( no_such_name )))", "'no_such_name' is undefined"),
-            "syntax": ("{% if %}", "((* if *))", "Expected an expression"),
-            "bad call": ("{{ range(1, 2, 3, 4) }}", "((( range(1, 2, 3, 4) )))", "TypeError")}
+PLACES = {
+    "md": ("md/document.md.j2", "{% block doc scoped %}"),
+    "tex": ("tex/document.tex.j2", "((* block doc scoped *))"),
+    "pdf": ("tex/document.tex.j2", "((* block doc scoped *))"),
+    "html": ("html/document.html.j2", "{% block doc scoped %}"),
+    "moodle": ("moodle/question.html.j2", None),
+    "moodle-feedback": ("moodle/feedback.html.j2", None),
+}
+FAILURES = {
+    "division": ("{{ 1/0 }}", "((( 1/0 )))", "ZeroDivisionError"),
+    "undefined": ("{{ no_such_name }}", "((( no_such_name )))", "'no_such_name' is undefined"),
+    "syntax": ("{% if %}", "((* if *))", "Expected an expression"),
+    "bad call": ("{{ range(1, 2, 3, 4) }}", "((( range(1, 2, 3, 4) )))", "TypeError"),
+}
 
 
 def broken_templates(tmp_path: Path, fmt: str, failure: str) -> tuple[Path, Path, int]:
@@ -68,8 +72,23 @@ def test_a_broken_template_in_any_format_is_one_line_naming_template_and_line(ru
 
 def test_a_broken_moodle_template_with_variants_on_two_processes_is_one_line(runner, cli, tmp_path):
     mine, path, line_no = broken_templates(tmp_path, "moodle-feedback", "division")
-    r = runner.invoke(cli, ["build", "softmax-scaling", "--variants", "30", "--jobs", "2", "--format", "moodle",
-                            "--templates", str(mine), "-o", str(tmp_path / "out")])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "softmax-scaling",
+            "--variants",
+            "30",
+            "--jobs",
+            "2",
+            "--format",
+            "moodle",
+            "--templates",
+            str(mine),
+            "-o",
+            str(tmp_path / "out"),
+        ],
+    )
     line = one_line_error(r)
     assert path.name in line and f"line {line_no}" in line and not (tmp_path / "out").exists()
 
@@ -86,12 +105,15 @@ def limit_message(line: str, field: str) -> None:
 
 
 @needs_limit
-@pytest.mark.parametrize("suffix, body, field", [
-    (".json", '{"X": [[1, BIG], [0, 1]]}', "X"),
-    (".toml", "X = [[1, BIG], [0, 1]]\n", "X"),
-    (".json", '{"X": [[1, 0], [0, 1]], "causal": BIG}', "causal"),
-    (".toml", 'X = [[1, 0], [0, 1]]\ntokens = ["a", "b"]\nd_k = BIG\n', "d_k"),
-])
+@pytest.mark.parametrize(
+    "suffix, body, field",
+    [
+        (".json", '{"X": [[1, BIG], [0, 1]]}', "X"),
+        (".toml", "X = [[1, BIG], [0, 1]]\n", "X"),
+        (".json", '{"X": [[1, 0], [0, 1]], "causal": BIG}', "causal"),
+        (".toml", 'X = [[1, 0], [0, 1]]\ntokens = ["a", "b"]\nd_k = BIG\n', "d_k"),
+    ],
+)
 def test_a_too_long_number_in_an_input_file_names_the_field_and_the_limit(runner, cli, tmp_path, suffix, body, field):
     path = tmp_path / f"in{suffix}"
     path.write_text(body.replace("BIG", BIG), encoding="utf-8")
@@ -117,8 +139,9 @@ def test_a_too_long_number_in_an_answer_file_and_a_key_names_the_field(runner, c
     assert runner.invoke(cli, ["build", "softmax-scaling", "--format", "json", "-o", str(out)]).exit_code == 0
     answers = tmp_path / "a.toml"
     answers.write_text(f"softmax_raw = [[{BIG}, 0]]\n", encoding="utf-8")
-    limit_message(one_line_error(runner.invoke(cli, ["check", str(out / "worksheet.json"), str(answers)])),
-                  "softmax_raw")
+    limit_message(
+        one_line_error(runner.invoke(cli, ["check", str(out / "worksheet.json"), str(answers)])), "softmax_raw"
+    )
     key = tmp_path / "bad.json"
     key.write_text('{"problems": [{"kind": "softmax-scaling", "seed": ' + BIG + "}]}", encoding="utf-8")
     limit_message(one_line_error(runner.invoke(cli, ["check", str(key), str(answers)])), "seed")
@@ -139,7 +162,7 @@ def test_a_too_long_number_in_a_problem_setting_is_shown_short(runner, cli, tmp_
 
 
 def test_digits_and_shown_never_convert_a_long_integer():
-    n = 10 ** 20000
+    n = 10**20000
     assert digits(n) == 20001 and digits(-n + 1) == 20000 and digits(0) == 1 and digits(9) == 1
     assert shown(n) == "a whole number of 20001 digits"
     assert shown([n]) == "a list holding a number too long to print"
@@ -180,9 +203,26 @@ def test_ctrl_c_during_a_parallel_build_stops_every_worker_writes_nothing_and_ex
     out, ready, go = tmp_path / "out", tmp_path / "ready", tmp_path / "go"
     ready.mkdir()
     code = GATED.format(ready=str(ready), go=str(go))
-    proc = subprocess.Popen([sys.executable, "-c", code, "build", "attention", "--variants", "2000", "--jobs", "2",
-                             "--format", "md,json", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "build",
+            "attention",
+            "--variants",
+            "2000",
+            "--jobs",
+            "2",
+            "--format",
+            "md,json",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         for _ in range(15000):  # poll until both workers are inside a chunk (counted waits, no clock)
             if proc.poll() is not None or len(list(ready.iterdir())) >= 2:

@@ -7,8 +7,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sin, sqrt, tanh,
-                             to_float, to_latex, to_str, to_sympy)
+from worksheet.exact import NEG_INF, add, cos, exp, mul, power, sin, sqrt, tanh, to_float, to_latex, to_str, to_sympy
 from worksheet.steps.softmax_steps import softmax_row
 
 small = st.fractions(min_value=-5, max_value=5, max_denominator=6)
@@ -59,8 +58,11 @@ def test_thinking_machines_softmax_is_exact():
     assert sympy.simplify(to_sympy(w[0]) + to_sympy(w[1]) - 1) == 0
 
 
-@given(st.lists(st.one_of(small, st.just(NEG_INF)), min_size=1, max_size=5).filter(
-    lambda r: any(x is not NEG_INF for x in r)))
+@given(
+    st.lists(st.one_of(small, st.just(NEG_INF)), min_size=1, max_size=5).filter(
+        lambda r: any(x is not NEG_INF for x in r)
+    )
+)
 def test_softmax_rows_sum_to_one_and_masked_weights_are_zero(row):
     w = softmax_row(row)
     assert sum(map(to_float, w)) == pytest.approx(1, abs=1e-12)
@@ -100,6 +102,7 @@ def test_integer_roots_of_huge_numbers_are_exact():
 
 
 # -- the softmax fast paths build the same trees as the general add/mul
+
 
 def _generic_softmax_matmul(S, V):
     out = []
@@ -141,8 +144,12 @@ def test_softmax_matmul_builds_the_trees_of_add_and_mul(SV):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([F(0), F(1), F(-1), F(3, 2)]),
-                          st.sampled_from([F(0), F(-1), F(-1, 2), F(-2)])), max_size=6))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([F(0), F(1), F(-1), F(3, 2)]), st.sampled_from([F(0), F(-1), F(-1, 2), F(-2)])),
+        max_size=6,
+    )
+)
 def test_exp_combination_is_the_sum_add_and_mul_give(pairs):
     from worksheet.exact import key
     from worksheet.steps.softmax_steps import exp_combination
@@ -152,6 +159,7 @@ def test_exp_combination_is_the_sum_add_and_mul_give(pairs):
 
 
 # -- issue 10 §3: floats of exact values never overflow
+
 
 def test_floats_of_huge_and_tiny_values_are_honest_not_errors():
     import math
@@ -174,12 +182,15 @@ def test_softmax_of_scores_far_apart_has_honest_weights():
     assert [to_float(x) for x in w] == [0.0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize("kind, inputs", [
-    ("self-attention-basic", {"X": [[20, 20], [1, 0]]}),
-    ("softmax-scaling", {"scores": [[710, 0]]}),
-    ("next-token", {"h": [[30, 30]], "W_vocab": [[12, 0, -1], [12, 0, 1]]}),
-    ("attention", {"Q": [["1e5", 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 2], [3, 4]]}),
-])
+@pytest.mark.parametrize(
+    "kind, inputs",
+    [
+        ("self-attention-basic", {"X": [[20, 20], [1, 0]]}),
+        ("softmax-scaling", {"scores": [[710, 0]]}),
+        ("next-token", {"h": [[30, 30]], "W_vocab": [[12, 0, -1], [12, 0, 1]]}),
+        ("attention", {"Q": [["1e5", 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 2], [3, 4]]}),
+    ],
+)
 def test_solve_with_scores_more_than_709_apart_works(tmp_path, kind, inputs):
     import json
 
@@ -200,6 +211,7 @@ def test_solve_with_scores_more_than_709_apart_works(tmp_path, kind, inputs):
 
 
 # -- issue 10 §4: the fuzz findings
+
 
 def test_minus_infinity_times_a_number():
     assert mul(2, NEG_INF) is NEG_INF and mul(sqrt(2), NEG_INF) is NEG_INF
@@ -278,6 +290,7 @@ def test_signs_are_decided_exactly_not_from_floats():
 
 
 # -- issue 9 §3: an entry that is an integer prints as that integer
+
 
 def test_ratio_of_proportional_sums_is_the_rational():
     top = add(-2, mul(-4, exp(-1)))

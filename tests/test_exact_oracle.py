@@ -15,8 +15,22 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from worksheet.exact import (NEG_INF, add, cos, exp, mul, power, sign, sin, sqrt, tanh, to_float,
-                             to_latex, to_str, to_sympy)
+from worksheet.exact import (
+    NEG_INF,
+    add,
+    cos,
+    exp,
+    mul,
+    power,
+    sign,
+    sin,
+    sqrt,
+    tanh,
+    to_float,
+    to_latex,
+    to_str,
+    to_sympy,
+)
 
 small = st.fractions(min_value=-4, max_value=4, max_denominator=4)
 EXPONENTS = [F(-2), F(-1), F(2), F(3), F(1, 2), F(-1, 2), F(1, 3), F(2, 3), F(-1, 3), F(3, 2)]
@@ -107,6 +121,7 @@ def test_sign_is_exact(pair):
 
 # -- the normal form does not depend on the order of the arguments
 
+
 def _same(a, b):
     assert a == b and hash(a) == hash(b)
     assert to_str(a) == to_str(b) and to_latex(a) == to_latex(b)
@@ -136,6 +151,7 @@ def test_a_sum_of_exponentials_over_itself_in_another_order_is_one(pairs, rnd):
 
 
 # -- -oo, where it is meaningful, against sympy's limits
+
 
 @settings(max_examples=40, deadline=None)
 @given(trees(depth=2))

@@ -19,8 +19,15 @@ from worksheet.policy.errors import InputError, ParamError, WorksheetError
 
 ROOT = Path(__file__).resolve().parent.parent
 FACE = {"problem", "solve", "check", "kinds", "build"}
-ERRORS = {"WorksheetError", "InputError", "ParamError", "UnknownKindError", "ShapeError", "GenerationError",
-          "OutputError"}
+ERRORS = {
+    "WorksheetError",
+    "InputError",
+    "ParamError",
+    "UnknownKindError",
+    "ShapeError",
+    "GenerationError",
+    "OutputError",
+}
 
 
 def test_dir_shows_the_face_and_the_errors_not_internal_modules():
@@ -68,13 +75,16 @@ def test_solve_takes_a_file_a_dict_or_an_example_like_the_cli(tmp_path):
     assert "masked" in [s.name for s in causal.steps]
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: worksheet.solve("attention"), "solve needs a kind and its inputs"),
-    (lambda: worksheet.solve("attention", 42), "a file path or a dict"),
-    (lambda: worksheet.solve("attention", {"Q": [[1]]}, example="thinking-machines"), "not both"),
-    (lambda: worksheet.solve("attention", "no-such-file.toml"), "no-such-file.toml"),
-    (lambda: worksheet.solve(example="nope"), "unknown example"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: worksheet.solve("attention"), "solve needs a kind and its inputs"),
+        (lambda: worksheet.solve("attention", 42), "a file path or a dict"),
+        (lambda: worksheet.solve("attention", {"Q": [[1]]}, example="thinking-machines"), "not both"),
+        (lambda: worksheet.solve("attention", "no-such-file.toml"), "no-such-file.toml"),
+        (lambda: worksheet.solve(example="nope"), "unknown example"),
+    ],
+)
 def test_solve_bad_inputs_raise_worksheet_errors(call, message):
     with pytest.raises(WorksheetError, match=message):
         call()

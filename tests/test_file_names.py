@@ -13,9 +13,41 @@ from common import one_line_error
 from worksheet.policy.errors import WorksheetError
 from worksheet.policy.safetext import TextError, check_file_name, file_name_problem
 
-BAD = ["a/b", "../x", "..", ".", "a\\b", "/etc/x", "x\x00y", "x\ny", "a\x1bb", "a\u202eb", "a<b", "a>b", "a:b",
-       'a"b', "a|b", "a?b", "a*b", "name.", "name ", " name", "CON", "con", "Prn", "aux.tex", "NUL", "COM1", "com9",
-       "LPT1", "lpt9.md", "COM\u00b9", "x" * 101, ".hidden", "a..b"]
+BAD = [
+    "a/b",
+    "../x",
+    "..",
+    ".",
+    "a\\b",
+    "/etc/x",
+    "x\x00y",
+    "x\ny",
+    "a\x1bb",
+    "a\u202eb",
+    "a<b",
+    "a>b",
+    "a:b",
+    'a"b',
+    "a|b",
+    "a?b",
+    "a*b",
+    "name.",
+    "name ",
+    " name",
+    "CON",
+    "con",
+    "Prn",
+    "aux.tex",
+    "NUL",
+    "COM1",
+    "com9",
+    "LPT1",
+    "lpt9.md",
+    "COM\u00b9",
+    "x" * 101,
+    ".hidden",
+    "a..b",
+]
 GOOD = ["worksheet", "midterm-2024", "Quiz 3", "exam_v2", "Übung", "con1", "console", "a.b", "COM10", "LPT0"]
 
 
@@ -37,8 +69,9 @@ def test_a_plain_portable_name_is_accepted(name):
 @pytest.mark.parametrize("name", ["a/b", "..", "CON", "a:b"])
 def test_an_unsafe_name_in_a_spec_is_refused_with_its_line(runner, cli, tmp_path, name):
     spec = tmp_path / "exam.toml"
-    spec.write_text(f'title = "Quiz"\nname = {name!r}\n[[sections]]\nkind = "attention"\n'.replace("'", '"'),
-                    encoding="utf-8")
+    spec.write_text(
+        f'title = "Quiz"\nname = {name!r}\n[[sections]]\nkind = "attention"\n'.replace("'", '"'), encoding="utf-8"
+    )
     r = runner.invoke(cli, ["build", "--spec", str(spec), "-o", str(tmp_path / "o")])
     line = one_line_error(r)
     assert "name" in line and "line 2" in line and not (tmp_path / "o").exists()
@@ -57,8 +90,22 @@ def test_the_library_refuses_an_unsafe_name_too(tmp_path, name):
 
 
 def test_an_unsafe_name_with_variants_and_split_writes_nothing(runner, cli, tmp_path):
-    r = runner.invoke(cli, ["build", "softmax-scaling", "--variants", "2", "--split", "--name", "../esc",
-                            "--format", "md", "-o", str(tmp_path / "o")])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "softmax-scaling",
+            "--variants",
+            "2",
+            "--split",
+            "--name",
+            "../esc",
+            "--format",
+            "md",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+    )
     one_line_error(r)
     assert list(tmp_path.iterdir()) == []
 

@@ -29,14 +29,33 @@ def files() -> dict[str, str]:
 
 
 def test_every_format_and_role_is_there(files):
-    assert sorted(files) == sorted(["every-kind.md", "every-kind-key.md", "every-kind.tex", "every-kind-key.tex",
-                                    "every-kind.html", "every-kind-key.html", "every-kind.json",
-                                    "every-kind-moodle.xml"])
+    assert sorted(files) == sorted(
+        [
+            "every-kind.md",
+            "every-kind-key.md",
+            "every-kind.tex",
+            "every-kind-key.tex",
+            "every-kind.html",
+            "every-kind-key.html",
+            "every-kind.json",
+            "every-kind-moodle.xml",
+        ]
+    )
     assert [p["kind"] for p in __import__("json").loads(files["every-kind.json"])["problems"]] == kinds.names()
 
 
-@pytest.mark.parametrize("name", ["every-kind.md", "every-kind-key.md", "every-kind.tex", "every-kind-key.tex",
-                                  "every-kind.html", "every-kind-key.html", "every-kind.json",
-                                  "every-kind-moodle.xml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "every-kind.md",
+        "every-kind-key.md",
+        "every-kind.tex",
+        "every-kind-key.tex",
+        "every-kind.html",
+        "every-kind-key.html",
+        "every-kind.json",
+        "every-kind-moodle.xml",
+    ],
+)
 def test_file_equals_its_golden_copy(files, name):
     golden_util.check(GOLDEN / name, files[name])

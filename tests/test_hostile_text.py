@@ -38,24 +38,71 @@ from worksheet.policy.safetext import TextError, check_label
 
 # labels: what check_label accepts (printable, at most 40 characters, no $)
 LABELS = [
-    "<mtr>", "</math>", "<mphantom>", "<script>alert(1)</script>", "<b>b</b>", "]]>", "&amp;", "&lt;i&gt;",
-    "{#1}", "{1:NUMERICAL:=1}", "{:SA:~}", "}", "{", "~", "#x", "=x", "%100%", "\\", "a\\}b",
-    "\\(x\\)", "\\[y\\]", "\\begin{x}", "[tex]x[/tex]", "@@x@@",
-    "\\input{/etc/passwd}", "\\href{javascript:alert(1)}{x}", "%c", "a_b^c", "^^41", "`c`", "*b*", "|p|",
-    "=1+2", "@SUM(A1)", "-2+3", "+1", "\"q\"", "'s'", "x&y", "1\\input{x}",
+    "<mtr>",
+    "</math>",
+    "<mphantom>",
+    "<script>alert(1)</script>",
+    "<b>b</b>",
+    "]]>",
+    "&amp;",
+    "&lt;i&gt;",
+    "{#1}",
+    "{1:NUMERICAL:=1}",
+    "{:SA:~}",
+    "}",
+    "{",
+    "~",
+    "#x",
+    "=x",
+    "%100%",
+    "\\",
+    "a\\}b",
+    "\\(x\\)",
+    "\\[y\\]",
+    "\\begin{x}",
+    "[tex]x[/tex]",
+    "@@x@@",
+    "\\input{/etc/passwd}",
+    "\\href{javascript:alert(1)}{x}",
+    "%c",
+    "a_b^c",
+    "^^41",
+    "`c`",
+    "*b*",
+    "|p|",
+    "=1+2",
+    "@SUM(A1)",
+    "-2+3",
+    "+1",
+    "\"q\"",
+    "'s'",
+    "x&y",
+    "1\\input{x}",
 ]
 BENIGN = "qqzz"  # in the same places as a hostile string, and nowhere else
 
 
 def hostile_doc(s: str) -> Document:
     """``s`` in every user-text field a document has."""
-    return build_document([
-        ProblemSpec("attention", {"tokens": [s, "b", "c"], "seq_len": 3}, 2,
-                    prompt=f"Prompt {s} end", question=f"Question {s} end", answer=f"Answer {s} end"),
-        ProblemSpec("next-token", {"vocab": ["a", s, "c", "d"]}),
-        ProblemSpec("cross-attention", {"source_tokens": [s, "y"], "tokens": ["p", s], "dec_len": 2, "enc_len": 2}),
-    ], seed=3, title=f"Title {s} end", course=f"Course {s} end", date=f"Date {s} end",
-        instructions=f"Instructions {s} end")
+    return build_document(
+        [
+            ProblemSpec(
+                "attention",
+                {"tokens": [s, "b", "c"], "seq_len": 3},
+                2,
+                prompt=f"Prompt {s} end",
+                question=f"Question {s} end",
+                answer=f"Answer {s} end",
+            ),
+            ProblemSpec("next-token", {"vocab": ["a", s, "c", "d"]}),
+            ProblemSpec("cross-attention", {"source_tokens": [s, "y"], "tokens": ["p", s], "dec_len": 2, "enc_len": 2}),
+        ],
+        seed=3,
+        title=f"Title {s} end",
+        course=f"Course {s} end",
+        date=f"Date {s} end",
+        instructions=f"Instructions {s} end",
+    )
 
 
 def fields_of(s: str) -> list[str]:
@@ -80,7 +127,7 @@ def md_read(text: str) -> str:
     unescaped as CommonMark does, the ``$maths$`` as TeX (MathJax gets it raw)."""
     out, pos = [], 0
     for m in _MD_MATHS.finditer(text):
-        out.append(md_shown(text[pos:m.start()]))
+        out.append(md_shown(text[pos : m.start()]))
         out.append(tex_shown(m.group()))
         pos = m.end()
     out.append(md_shown(text[pos:]))
@@ -96,8 +143,15 @@ def moodle_read(question_html: str) -> str:
     return _MOODLE_MATHS.sub(lambda m: tex_shown(m.group()), text)
 
 
-_TEX = [(r"\textbackslash{}", "\\"), (r"\textasciitilde{}", "~"), (r"\textasciicircum{}", "^"),
-        (r"\textless{}", "<"), (r"\textgreater{}", ">"), (r"\^{}", "^"), (r"\~{}", "~")]
+_TEX = [
+    (r"\textbackslash{}", "\\"),
+    (r"\textasciitilde{}", "~"),
+    (r"\textasciicircum{}", "^"),
+    (r"\textless{}", "<"),
+    (r"\textgreater{}", ">"),
+    (r"\^{}", "^"),
+    (r"\~{}", "~"),
+]
 
 
 def tex_shown(text: str) -> str:
@@ -131,8 +185,11 @@ def no_live_tex(text: str) -> None:
 
 
 # ---------------------------------------------------------------- one label, every format
-@pytest.mark.parametrize("s, fmt", [(s, f) for f in ("md", "tex", "json", "moodle") for s in LABELS]
-                         + [(s, f) for f in ("html", "notebook") for s in LABELS])
+@pytest.mark.parametrize(
+    "s, fmt",
+    [(s, f) for f in ("md", "tex", "json", "moodle") for s in LABELS]
+    + [(s, f) for f in ("html", "notebook") for s in LABELS],
+)
 def test_hostile_text_in_every_field_is_shown_literally_in_every_format(s, fmt):
     check_label(s, field="tokens")  # a label a user can give
     doc, base = hostile_doc(s), hostile_doc(BENIGN)
@@ -176,8 +233,10 @@ def test_hostile_text_in_every_field_is_shown_literally_in_every_format(s, fmt):
         if fmt == "html":
             out, ref = get("html").render(doc, key=True), get("html").render(base, key=True)
         else:
-            out, ref = doc._repr_html_() + doc.problems[0]._repr_html_(), \
-                base._repr_html_() + base.problems[0]._repr_html_()
+            out, ref = (
+                doc._repr_html_() + doc.problems[0]._repr_html_(),
+                base._repr_html_() + base.problems[0]._repr_html_(),
+            )
         tags, shown = html_shown(out)
         ref_tags, ref_shown = html_shown(ref)
         assert tags <= ref_tags, tags - ref_tags  # no element from user text
@@ -198,10 +257,27 @@ def test_a_hostile_name_and_spec_fields_through_the_command_line(runner, cli, tm
         f'title = {json.dumps("Quiz " + s)}\ncourse = {json.dumps("C " + s)}\n'
         f'instructions = {json.dumps("Do " + s)}\n'
         f'[[sections]]\nkind = "softmax-scaling"\nprompt = {json.dumps("P " + s)}\n'
-        f'question = {json.dumps("Q " + s)}\nanswer = {json.dumps("A " + s)}\n', encoding="utf-8")
+        f'question = {json.dumps("Q " + s)}\nanswer = {json.dumps("A " + s)}\n',
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
-    r = runner.invoke(cli, ["build", "--spec", str(spec), "--name", name, "--variants", "2", "--split",
-                            "--format", "md,tex,json,moodle,html", "-o", str(out)])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(spec),
+            "--name",
+            name,
+            "--variants",
+            "2",
+            "--split",
+            "--format",
+            "md,tex,json,moodle,html",
+            "-o",
+            str(out),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert {p.parent for p in out.rglob("*")} == {out}  # nothing outside --out, no sub-folder
     rows = list(csv.reader(io.StringIO((out / f"{name}-variants.csv").read_text(encoding="utf-8"))))
@@ -287,5 +363,3 @@ def test_markdown_and_latex_text_escapes_read_back_as_the_same_text(s):
     md = MarkdownRenderer().text(s)
     assert md_shown(md) == s and "<" not in md
     assert tex_shown(tex_escape(s)) == s
-
-

@@ -39,10 +39,22 @@ def chromium() -> str:
 
 def run_chromium(page: Path, *args: str) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as profile:
-        cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-               "--no-first-run", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-               *args, page.resolve().as_uri()]
+        cmd = [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+            page.resolve().as_uri(),
+        ]
         return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120)
 
 
@@ -54,8 +66,8 @@ def png_gray(path: Path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, header = 8, b"", None
     while pos < len(data):
-        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, ctype = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if ctype == b"IHDR":
             header = struct.unpack(">IIBBBBB", chunk)
         elif ctype == b"IDAT":
@@ -98,8 +110,7 @@ def png_gray(path: Path):
 def pages(tmp_path_factory):
     """Sheet and key of one document holding every kind."""
     folder = tmp_path_factory.mktemp("html")
-    doc = build_document(kinds.names(), seed=1, title="All kinds <script>alert(1)</script>",
-                         course="CS & AI")
+    doc = build_document(kinds.names(), seed=1, title="All kinds <script>alert(1)</script>", course="CS & AI")
     files = render_document(doc, ["html"])
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
@@ -166,8 +177,7 @@ def test_loads_in_chromium_without_console_errors(pages, name):
 @pytest.mark.parametrize("name", ["worksheet.html", "worksheet-key.html"])
 def test_screenshot_is_not_blank(pages, tmp_path, name):
     shot = tmp_path / "shot.png"
-    proc = run_chromium(pages / name, f"--screenshot={shot}", "--window-size=800,1000",
-                        "--hide-scrollbars")
+    proc = run_chromium(pages / name, f"--screenshot={shot}", "--window-size=800,1000", "--hide-scrollbars")
     assert shot.exists(), proc.stderr[-2000:]
     gray = png_gray(shot)
     assert gray.shape == (1000, 800)

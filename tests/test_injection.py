@@ -48,8 +48,7 @@ def write_spec(tmp_path: Path, body: str) -> Path:
 
 def test_vocab_label_with_dollar_maths_is_refused_on_the_command_line(runner, cli, tmp_path):
     out = tmp_path / "out"
-    res = runner.invoke(cli, ["build", rf"next-token:vocab={PASSWD} b c <eos>", "--format", "pdf,tex",
-                              "-o", str(out)])
+    res = runner.invoke(cli, ["build", rf"next-token:vocab={PASSWD} b c <eos>", "--format", "pdf,tex", "-o", str(out)])
     line = one_line_error(res)
     assert "vocab" in line and "$" in line
     assert not out.exists() or not any(out.iterdir())
@@ -71,10 +70,23 @@ def test_token_label_with_dollar_maths_is_refused_in_a_spec_section(runner, cli,
     assert str(spec) in line and "sections[1].tokens" in line and "line 5" in line
 
 
-@pytest.mark.parametrize("kind", ["attention", "self-attention-basic", "softmax-scaling", "cross-attention",
-                                  "multi-head-attention", "layer-norm", "feed-forward", "encoder-block",
-                                  "alignment", "positional-encoding", ("cross-attention", "source_tokens"),
-                                  ("next-token", "vocab")])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "attention",
+        "self-attention-basic",
+        "softmax-scaling",
+        "cross-attention",
+        "multi-head-attention",
+        "layer-norm",
+        "feed-forward",
+        "encoder-block",
+        "alignment",
+        "positional-encoding",
+        ("cross-attention", "source_tokens"),
+        ("next-token", "vocab"),
+    ],
+)
 def test_every_kind_with_labels_refuses_a_label_that_opens_maths(kind):
     from worksheet import kinds
 
@@ -88,10 +100,18 @@ def test_label_that_opens_maths_is_refused_by_the_library_too():
         next_token.Params(vocab=(PASSWD, "b"))
 
 
-@pytest.mark.parametrize("label, why", [
-    ("", "empty"), ("x" * 41, "longer than 40"), ("a\nb", "control character"), ("a\tb", "control character"),
-    ("\x1b[31mred", "control character"), ("a\u202eb", "control character"), ("$x$", "may not contain \\$"),
-])
+@pytest.mark.parametrize(
+    "label, why",
+    [
+        ("", "empty"),
+        ("x" * 41, "longer than 40"),
+        ("a\nb", "control character"),
+        ("a\tb", "control character"),
+        ("\x1b[31mred", "control character"),
+        ("a\u202eb", "control character"),
+        ("$x$", "may not contain \\$"),
+    ],
+)
 def test_labels_are_printable_bounded_and_without_dollar(label, why):
     with pytest.raises(safetext.TextError, match=why) as info:
         check_label(label, field="tokens")
@@ -124,8 +144,9 @@ def test_a_label_that_looks_like_a_command_is_printed_as_text(fmt):
 
 def test_pdf_of_a_label_that_looks_like_input_shows_it_and_not_the_file(runner, cli, tmp_path):
     require_latex()
-    res = runner.invoke(cli, ["build", r"next-token:vocab=a \input{/etc/passwd} c", "--format", "pdf",
-                              "-o", str(tmp_path)])
+    res = runner.invoke(
+        cli, ["build", r"next-token:vocab=a \input{/etc/passwd} c", "--format", "pdf", "-o", str(tmp_path)]
+    )
     assert res.exit_code == 0, res.output
     text = pdf_text(tmp_path / "worksheet-key.pdf")
     assert "input{/etc/passwd}" in text.replace(" ", "")
@@ -173,8 +194,9 @@ def test_title_with_a_command_off_the_list_is_refused(runner, cli, tmp_path):
 
 
 def test_title_text_is_escaped_and_its_maths_allowed(runner, cli, tmp_path):
-    res = runner.invoke(cli, ["build", "--title", r"Why $\sqrt{d_k}$? <script> & 50%", "--format", "tex,md,html",
-                              "-o", str(tmp_path)])
+    res = runner.invoke(
+        cli, ["build", "--title", r"Why $\sqrt{d_k}$? <script> & 50%", "--format", "tex,md,html", "-o", str(tmp_path)]
+    )
     assert res.exit_code == 0, res.output
     tex = (tmp_path / "worksheet.tex").read_text()
     assert r"50\%" in tex and r"\input{" not in tex
@@ -187,9 +209,16 @@ def test_title_of_two_lines_is_refused(runner, cli, tmp_path):
     assert "--title" in one_line_error(res)
 
 
-@pytest.mark.parametrize("key, value", [("title", '"a\\u001b[2Jb"'), ("course", '"""a\nb"""'),
-                                        ("date", '"2026\\u0000"'), ("instructions", '"a\\u0007b"'),
-                                        ("title", '"' + "x" * 201 + '"')])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("title", '"a\\u001b[2Jb"'),
+        ("course", '"""a\nb"""'),
+        ("date", '"2026\\u0000"'),
+        ("instructions", '"a\\u0007b"'),
+        ("title", '"' + "x" * 201 + '"'),
+    ],
+)
 def test_spec_text_fields_are_checked_and_named(runner, cli, tmp_path, key, value):
     path = tmp_path / "exam.toml"
     path.write_text(f'{key} = {value}\n[[sections]]\nkind = "attention"\n', encoding="utf-8")
@@ -202,8 +231,20 @@ def test_spec_text_fields_are_checked_and_named(runner, cli, tmp_path, key, valu
 # ---------------------------------------------------------------- prompts: allowed maths only
 
 
-@pytest.mark.parametrize("prompt", [PASSWD, HREF, r"$\text{\input{/etc/passwd}}$", r"$x^^5cinput{/etc/passwd}$",
-                                    r"$x % comment$", "$<script>$", r"$\def\x{1}$", "$a", r"$\csname input\endcsname$"])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        PASSWD,
+        HREF,
+        r"$\text{\input{/etc/passwd}}$",
+        r"$x^^5cinput{/etc/passwd}$",
+        r"$x % comment$",
+        "$<script>$",
+        r"$\def\x{1}$",
+        "$a",
+        r"$\csname input\endcsname$",
+    ],
+)
 def test_spec_prompt_with_maths_off_the_list_is_refused(runner, cli, tmp_path, prompt):
     spec = write_spec(tmp_path, f"[[sections]]\nkind = \"attention\"\nprompt = '{prompt}'\n")
     res = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "pdf,html", "-o", str(tmp_path / "out")])
@@ -244,8 +285,11 @@ def pdf_text_of(pdf: bytes, folder: Path) -> str:
 @pytest.mark.parametrize("fmt", ["tex", "md", "html"])
 def test_prose_prints_off_list_maths_as_text(fmt):
     out = str(get(fmt).prose(r"see $\input{/etc/passwd}$ and $x^2$"))
-    shown = {"tex": r"\$\textbackslash{}input\{/etc/passwd\}\$", "md": r"\$\\input\{/etc/passwd\}\$",
-             "html": r"$\input{/etc/passwd}$ and <math"}[fmt]
+    shown = {
+        "tex": r"\$\textbackslash{}input\{/etc/passwd\}\$",
+        "md": r"\$\\input\{/etc/passwd\}\$",
+        "html": r"$\input{/etc/passwd}$ and <math",
+    }[fmt]
     assert shown in out
     assert ("$x^2$" in out) if fmt != "html" else (out.count("<math") == 1 and "<msup>" in out)
 
@@ -274,18 +318,45 @@ def test_mathml_shows_escaped_label_text_as_the_label():
 # ---------------------------------------------------------------- the allow-list itself
 
 
-@pytest.mark.parametrize("latex", [r"\frac{1}{2}", r"\sqrt{d_k}", r"Q K^\top", r"x_{i} \cdot y^{2}",
-                                   r"\alpha + \Omega", r"\text{softmax}(x)", r"\left( a \right)", r"\mathrm{vocab}",
-                                   r"j > i", r"\{ 1, 2 \}", r"e^{-\infty} = 0"])
+@pytest.mark.parametrize(
+    "latex",
+    [
+        r"\frac{1}{2}",
+        r"\sqrt{d_k}",
+        r"Q K^\top",
+        r"x_{i} \cdot y^{2}",
+        r"\alpha + \Omega",
+        r"\text{softmax}(x)",
+        r"\left( a \right)",
+        r"\mathrm{vocab}",
+        r"j > i",
+        r"\{ 1, 2 \}",
+        r"e^{-\infty} = 0",
+    ],
+)
 def test_allowed_maths_passes(latex):
     assert math_problem(latex) is None
 
 
-@pytest.mark.parametrize("latex, why", [
-    (r"\input{/etc/passwd}", r"\\input"), (r"\href{j:a}{x}", r"\\href"), (r"\text{\include{x}}", r"\\include"),
-    (r"x^^5c", r"\^\^"), ("a % b", "'%'"), ("a & b", "'&'"), ("a < b", "'<'"), ("#1", "'#'"), ("{x", "without its }"),
-    ("x}", "without its {"), ("x\\", "end with"), (r"\\", r"\\\\"), (r"\catcode", "catcode"), ("a\u200bb", "'"),
-])
+@pytest.mark.parametrize(
+    "latex, why",
+    [
+        (r"\input{/etc/passwd}", r"\\input"),
+        (r"\href{j:a}{x}", r"\\href"),
+        (r"\text{\include{x}}", r"\\include"),
+        (r"x^^5c", r"\^\^"),
+        ("a % b", "'%'"),
+        ("a & b", "'&'"),
+        ("a < b", "'<'"),
+        ("#1", "'#'"),
+        ("{x", "without its }"),
+        ("x}", "without its {"),
+        ("x\\", "end with"),
+        (r"\\", r"\\\\"),
+        (r"\catcode", "catcode"),
+        ("a\u200bb", "'"),
+    ],
+)
 def test_maths_off_the_list_is_named(latex, why):
     assert re.search(why, math_problem(latex))
 
@@ -304,9 +375,15 @@ def test_every_built_in_prose_formula_is_on_the_list():
     for name in kinds.KINDS:
         for numbers in ("hand", "calculator"):
             for p in build_document([name], seed=2, options={"numbers": numbers}).problems:
-                texts += [p.title, p.intro, *(p.notes or ()), *(a.title for a in p.aids),
-                          *(s.note for s in p.steps if s.note), *(s.title for s in p.steps),
-                          *(s.written for s in p.steps if s.written)]
+                texts += [
+                    p.title,
+                    p.intro,
+                    *(p.notes or ()),
+                    *(a.title for a in p.aids),
+                    *(s.note for s in p.steps if s.note),
+                    *(s.title for s in p.steps),
+                    *(s.written for s in p.steps if s.written),
+                ]
     bad = [(f, math_problem(f)) for t in texts for f in t.split("$")[1::2] if math_problem(f)]
     assert bad == []
 
@@ -323,7 +400,7 @@ def test_tex_escaped_text_has_no_live_specials(s):
     from worksheet.steps.scaled_dot_product import latex_text
     from worksheet.solution.number_format import text_escape
 
-    for out in (tex_escape(s), text_escape(s), latex_text(s)[len(r"\text{"):-1]):
+    for out in (tex_escape(s), text_escape(s), latex_text(s)[len(r"\text{") : -1]):
         rest = _TEX_ESCAPES.sub("", out)
         assert not set(rest) & set("\\{}$&%#_^~"), (s, out)
 
@@ -351,8 +428,26 @@ def test_html_label_cells_never_hold_markup(s):
     out = mathml(exact_latex(s)) + mathml(latex_text(s))
     assert len(FALLBACKS) == before, s
     tags = re.findall(r"<(/?[a-zA-Z][\w:-]*)", out)
-    assert set(tags) <= {"math", "/math", "mrow", "/mrow", "mtext", "/mtext", "mi", "/mi", "mo", "/mo", "mn", "/mn",
-                         "mspace", "/mspace", "msup", "/msup", "msub", "/msub"}
+    assert set(tags) <= {
+        "math",
+        "/math",
+        "mrow",
+        "/mrow",
+        "mtext",
+        "/mtext",
+        "mi",
+        "/mi",
+        "mo",
+        "/mo",
+        "mn",
+        "/mn",
+        "mspace",
+        "/mspace",
+        "msup",
+        "/msup",
+        "msub",
+        "/msub",
+    }
     assert "href=" not in out and "style=" not in out
 
 
@@ -376,8 +471,10 @@ def test_latex_cannot_read_an_absolute_path_with_openin(tmp_path):
     require_latex()
     from worksheet.render.pdf import compile_tex
 
-    source = ("\\documentclass{article}\\begin{document}\\newread\\f\\openin\\f=/etc/passwd "
-              "\\ifeof\\f closed\\else\\read\\f to\\x open: \\x\\fi\\end{document}\n")
+    source = (
+        "\\documentclass{article}\\begin{document}\\newread\\f\\openin\\f=/etc/passwd "
+        "\\ifeof\\f closed\\else\\read\\f to\\x open: \\x\\fi\\end{document}\n"
+    )
     text = pdf_text_of(compile_tex(source, "read.tex").pdf, tmp_path)
     assert "closed" in text and not passwd_leaked(text)
 
@@ -387,8 +484,11 @@ def test_latex_cannot_write_an_absolute_path(tmp_path):
     from worksheet.render.pdf import compile_tex
 
     target = tmp_path / "written.txt"
-    source = ("\\documentclass{article}\\begin{document}\\newwrite\\f\\immediate\\openout\\f=" + str(target)
-              + " \\immediate\\write\\f{x}\\immediate\\closeout\\f x\\end{document}\n")
+    source = (
+        "\\documentclass{article}\\begin{document}\\newwrite\\f\\immediate\\openout\\f="
+        + str(target)
+        + " \\immediate\\write\\f{x}\\immediate\\closeout\\f x\\end{document}\n"
+    )
     try:
         compile_tex(source, "write.tex")
     except WorksheetError:

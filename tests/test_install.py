@@ -25,24 +25,34 @@ def test_wheel_install_builds_a_worksheet(tmp_path):
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
     # numpy, sympy, jinja2 and click come from the environment running the tests
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     outer = [p for p in sys.path if p.endswith("site-packages")]
     Path(site, "outer-env.pth").write_text("\n".join(outer) + "\n")
-    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(src)],
-                       capture_output=True, text=True)
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(src)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "run"
     out.mkdir()
-    r = subprocess.run([str(env_dir / "bin" / "worksheet"), "build", "--format", "md,tex"],
-                       cwd=out, capture_output=True, text=True)
+    r = subprocess.run(
+        [str(env_dir / "bin" / "worksheet"), "build", "--format", "md,tex"], cwd=out, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert (out / "output" / "worksheet-key.md").read_text().startswith("# Scaled dot-product attention")
-    r = subprocess.run([str(py), "-c", "import worksheet.render.base as b; print(b.default_templates())"],
-                       cwd=out, capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [str(py), "-c", "import worksheet.render.base as b; print(b.default_templates())"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "site-packages" in r.stdout
     # the examples ship inside the package: 'worksheet examples' copies them out
-    r = subprocess.run([str(env_dir / "bin" / "worksheet"), "examples", "course"], cwd=out, capture_output=True,
-                       text=True)
+    r = subprocess.run(
+        [str(env_dir / "bin" / "worksheet"), "examples", "course"], cwd=out, capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert (out / "course" / "midterm.toml").is_file() and (out / "course" / "answers.toml").is_file()

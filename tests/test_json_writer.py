@@ -8,10 +8,12 @@ from hypothesis import strategies as st
 
 from worksheet.render.json import Raw, dumps, variant_text, variants_text
 
-leaves = (st.none() | st.booleans() | st.integers() | st.text()
-          | st.floats(allow_nan=False, allow_infinity=False))
-values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
-                      | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=40)
+leaves = st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False, allow_infinity=False)
+values = st.recursive(
+    leaves,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=40,
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -32,9 +34,11 @@ def test_variants_encoded_apart_then_joined_are_the_whole():
     from worksheet.render.json import problem
 
     docs = build_variants(["attention", "layer-norm"], 2, seed=3)
-    whole = {"title": docs[0].title, "numbers": docs[0].numbers,
-             "variants": [{"id": d.variant, "seed": d.seed, "problems": [problem(p) for p in d.problems]}
-                          for d in docs]}
+    whole = {
+        "title": docs[0].title,
+        "numbers": docs[0].numbers,
+        "variants": [{"id": d.variant, "seed": d.seed, "problems": [problem(p) for p in d.problems]} for d in docs],
+    }
     joined = variants_text(docs[0], [variant_text(d) for d in docs])
     assert joined == json.dumps(whole, indent=1, ensure_ascii=False) + "\n"
     assert isinstance(variant_text(docs[0]), Raw)

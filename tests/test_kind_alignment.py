@@ -73,8 +73,13 @@ def test_exact_matches_numpy_for_random_shapes_and_every_score(problem):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(SCORES), st.integers(1, 5), st.sampled_from([1, 2, 3, 4]),
-       st.sampled_from(["hand", "calculator"]))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(SCORES),
+    st.integers(1, 5),
+    st.sampled_from([1, 2, 3, 4]),
+    st.sampled_from(["hand", "calculator"]),
+)
 def test_generated_problems_verify_for_random_sizes_and_seeds(seed, score, n, d, numbers):
     if score == "scaled-dot" and numbers == "hand":
         d = 4 if d > 1 else 1  # a perfect square
@@ -123,20 +128,25 @@ def test_hand_mode_additive_keeps_tanh_exact_with_small_arguments_and_tables(see
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
     assert p.inputs["W_a"].shape == (2 * d, d_a) and p.inputs["v_a"].shape == (1, d_a)
     assert all(x in (-1, 1) for x in p.inputs["v_a"].exact[0])
-    args = [a for h in p.inputs["H"].exact
-            for a in np.concatenate([p.inputs["s"].value[0], [float(x) for x in h]]) @ p.inputs["W_a"].value]
+    args = [
+        a
+        for h in p.inputs["H"].exact
+        for a in np.concatenate([p.inputs["s"].value[0], [float(x) for x in h]]) @ p.inputs["W_a"].value
+    ]
     assert max(abs(a) for a in args) <= 2
     titles = [a.title for a in p.aids]
     if any(a != 0 for a in args):
         assert any("tanh" in t for t in titles)
     assert any("e^x" in t for t in titles)
-    assert "tanh" in to_str(p.step("scores").exact[0][0]) or p.step("scores").exact[0][0] == 0 \
+    assert (
+        "tanh" in to_str(p.step("scores").exact[0][0])
+        or p.step("scores").exact[0][0] == 0
         or all(a == 0 for a in args[:d_a])
+    )
 
 
 def test_additive_tanh_is_exact_and_like_terms_cancel():
-    mats = {"s": ((1, 2),), "H": ((-1, 2), (0, 0), (1, 0)),
-            "W_a": ((0, -1), (1, 0), (0, 1), (0, 0)), "v_a": ((1, -1),)}
+    mats = {"s": ((1, 2),), "H": ((-1, 2), (0, 0), (1, 0)), "W_a": ((0, -1), (1, 0), (0, 1), (0, 0)), "v_a": ((1, -1),)}
     p = solve_inputs(KIND, mats, {"score": "additive"})
     e = p.step("scores").exact[0]
     assert [to_str(x) for x in e] == ["2*tanh(2)", "tanh(1) + tanh(2)", "tanh(2)"]
@@ -159,8 +169,7 @@ def test_reference_scores_by_hand():
     assert [str(x) for x in scaled.step("scores").exact[0]] == ["8*sqrt(3)/3", "2*sqrt(3)"]
     cos = solve_inputs(KIND, {"s": s, "H": H}, {"score": "cosine"})
     assert [str(x) for x in cos.step("scores").exact[0]] == ["8/9", "2/3"]
-    general = solve_inputs(KIND, {"s": s, "H": H, "W_a": ((1, 0, 0), (0, 0, 1), (0, 1, 0))},
-                           {"score": "general"})
+    general = solve_inputs(KIND, {"s": s, "H": H, "W_a": ((1, 0, 0), (0, 0, 1), (0, 1, 0))}, {"score": "general"})
     assert [str(x) for x in general.step("scores").exact[0]] == ["8", "6"]  # u = s W_a = (1, 2, 2)
     assert any("u = s \\, W_a" in w for w in general.step("scores").work)
     cos_irr = solve_inputs(KIND, {"s": ((1, 1),), "H": ((1, 0),)}, {"score": "cosine"})
@@ -174,20 +183,36 @@ def test_context_is_weights_times_h():
     assert "1/(1 + exp(-1))" == to_str(p.step("weights").exact[0][0])
 
 
-@pytest.mark.parametrize("mats, score, error, message", [
-    ({"s": ((1, 2),), "H": ((1, 2, 3),)}, "dot", ShapeError, "s is 1 x 2 and H is 1 x 3"),
-    ({"s": ((1, 2), (3, 4)), "H": ((1, 2),)}, "dot", ShapeError, "s is 2 x 2 but must be 1 x any"),
-    ({"s": ((1, 2),), "H": ((1, 2),)}, "general", InputError, "missing matrix 'W_a'"),
-    ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1,), (1,))}, "general", ShapeError, "W_a is 2 x 1 but must be 2 x 2"),
-    ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1,),) * 3, "v_a": ((1,),)}, "additive", ShapeError,
-     "W_a is 3 x 1 but must be 4 x any"),
-    ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 4, "v_a": ((1,),)}, "additive", ShapeError,
-     "W_a is 4 x 2 and v_a is 1 x 1"),
-    ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 4}, "additive", InputError, "missing matrix 'v_a'"),
-    ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 2}, "dot", InputError, "does not use W_a"),
-    ({"s": ((1, 2),), "H": ((1, 2), (0, 0))}, "cosine", InputError, "H, row 2: a zero vector"),
-    ({"H": ((1, 2),)}, "dot", InputError, "missing matrix 's'"),
-])
+@pytest.mark.parametrize(
+    "mats, score, error, message",
+    [
+        ({"s": ((1, 2),), "H": ((1, 2, 3),)}, "dot", ShapeError, "s is 1 x 2 and H is 1 x 3"),
+        ({"s": ((1, 2), (3, 4)), "H": ((1, 2),)}, "dot", ShapeError, "s is 2 x 2 but must be 1 x any"),
+        ({"s": ((1, 2),), "H": ((1, 2),)}, "general", InputError, "missing matrix 'W_a'"),
+        (
+            {"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1,), (1,))},
+            "general",
+            ShapeError,
+            "W_a is 2 x 1 but must be 2 x 2",
+        ),
+        (
+            {"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1,),) * 3, "v_a": ((1,),)},
+            "additive",
+            ShapeError,
+            "W_a is 3 x 1 but must be 4 x any",
+        ),
+        (
+            {"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 4, "v_a": ((1,),)},
+            "additive",
+            ShapeError,
+            "W_a is 4 x 2 and v_a is 1 x 1",
+        ),
+        ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 4}, "additive", InputError, "missing matrix 'v_a'"),
+        ({"s": ((1, 2),), "H": ((1, 2),), "W_a": ((1, 1),) * 2}, "dot", InputError, "does not use W_a"),
+        ({"s": ((1, 2),), "H": ((1, 2), (0, 0))}, "cosine", InputError, "H, row 2: a zero vector"),
+        ({"H": ((1, 2),)}, "dot", InputError, "missing matrix 's'"),
+    ],
+)
 def test_shape_and_missing_matrix_errors(mats, score, error, message):
     with pytest.raises(error, match=message):
         solve_inputs(KIND, mats, {"score": score})
@@ -219,20 +244,29 @@ def test_per_problem_score_setting_in_a_spec():
 
 
 def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
-    table = {"s": [1, "0.5"], "H": [[1, 0], [0, 1], ["-1/2", 1]], "W_a": [[1, 0], [0, 1], [1, 1], [0, -1]],
-             "v_a": [[1, -1]], "score": "additive", "tokens": ["Je", "suis", "étudiant"]}
+    table = {
+        "s": [1, "0.5"],
+        "H": [[1, 0], [0, 1], ["-1/2", 1]],
+        "W_a": [[1, 0], [0, 1], [1, 1], [0, -1]],
+        "v_a": [[1, -1]],
+        "score": "additive",
+        "tokens": ["Je", "suis", "étudiant"],
+    }
     p = solve_everywhere(runner, cli, KIND, table, tmp_path)
     assert p.params["score"] == "additive" and p.params["d_a"] == 2
     assert str(p.inputs["s"].exact[0][1]) == "1/2"
 
 
-@pytest.mark.parametrize("table, message", [
-    ({"s": [1, 2], "H": [[1, 2, 3]]}, "s is 1 x 2 and H is 1 x 3"),
-    ({"s": [1, 2], "H": [[1, 2]], "score": "general"}, "missing matrix 'W_a'"),
-    ({"s": [1, 2], "H": [[1, 2]], "score": "luong"}, "score must be one of"),
-    ({"s": [1, 2], "H": [[1, 2]], "W_a": [[1]]}, "the dot score does not use W_a"),
-    ({"s": [1, 2], "H": [[1, 2]], "tokens": ["a", "b"]}, "tokens: 2 labels for 1 rows of H"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"s": [1, 2], "H": [[1, 2, 3]]}, "s is 1 x 2 and H is 1 x 3"),
+        ({"s": [1, 2], "H": [[1, 2]], "score": "general"}, "missing matrix 'W_a'"),
+        ({"s": [1, 2], "H": [[1, 2]], "score": "luong"}, "score must be one of"),
+        ({"s": [1, 2], "H": [[1, 2]], "W_a": [[1]]}, "the dot score does not use W_a"),
+        ({"s": [1, 2], "H": [[1, 2]], "tokens": ["a", "b"]}, "tokens: 2 labels for 1 rows of H"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
@@ -243,10 +277,16 @@ def test_an_unknown_setting_in_a_spec_is_one_line_exit_2(runner, cli, tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith("error: alignment has no setting 'scor'")
 
 
-@pytest.mark.parametrize("args", [[KIND], ["alignment:score=additive", "--seq-len", "4"],
-                                  ["alignment:score=cosine", "--seq-len", "2", "--d-model", "3"],
-                                  ["alignment:score=scaled-dot", "--d-model", "9"],
-                                  ["alignment:score=general", "--numbers", "calculator"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KIND],
+        ["alignment:score=additive", "--seq-len", "4"],
+        ["alignment:score=cosine", "--seq-len", "2", "--d-model", "3"],
+        ["alignment:score=scaled-dot", "--d-model", "9"],
+        ["alignment:score=general", "--numbers", "calculator"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, args, tmp_path)
     p = data["problems"][0]
@@ -255,8 +295,10 @@ def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args
     assert p["params"]["score"] == want
 
 
-@pytest.mark.parametrize("case, spec", [("default", "alignment"), ("additive", "alignment:score=additive"),
-                                        ("cosine", "alignment:score=cosine")])
+@pytest.mark.parametrize(
+    "case, spec",
+    [("default", "alignment"), ("additive", "alignment:score=additive"), ("cosine", "alignment:score=cosine")],
+)
 def test_golden_files(case, spec):
     check_golden(KIND, [spec], case=case)
 

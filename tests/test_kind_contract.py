@@ -33,8 +33,7 @@ def _generated(name: str, numbers: str):
 
 
 def _same(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(np.array_equal(np.asarray(a[k]), np.asarray(b[k]), equal_nan=True)
-                                        for k in a)
+    return a.keys() == b.keys() and all(np.array_equal(np.asarray(a[k]), np.asarray(b[k]), equal_nan=True) for k in a)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -46,8 +46,14 @@ def test_exact_matches_numpy_for_random_shapes_with_m_and_n_different(mats):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 4), st.integers(1, 5),
-       st.sampled_from([1, 4, 9]), st.sampled_from(["hand", "calculator"]))
+@given(
+    st.integers(0, 10**6),
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.integers(1, 5),
+    st.sampled_from([1, 4, 9]),
+    st.sampled_from(["hand", "calculator"]),
+)
 def test_generated_problems_verify_for_random_sizes_and_seeds(seed, m, n, d, d_k, numbers):
     params = kind.Params(dec_len=m, enc_len=n, d_model=d, d_k=d_k, numbers=numbers)
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)  # add_step verifies
@@ -99,8 +105,13 @@ def test_rows_of_weights_sum_to_exactly_one():
 
 
 def test_the_divisor_is_sqrt_d_k_not_sqrt_d_model():
-    mats = {"X_dec": ((1, 0, 2),), "H_enc": ((1, 1, 0), (0, 1, 1)),
-            "W_Q": ((1,), (0,), (1,)), "W_K": ((1,), (1,), (0,)), "W_V": ((1, 0), (0, 1), (1, 1))}
+    mats = {
+        "X_dec": ((1, 0, 2),),
+        "H_enc": ((1, 1, 0), (0, 1, 1)),
+        "W_Q": ((1,), (0,), (1,)),
+        "W_K": ((1,), (1,), (0,)),
+        "W_V": ((1, 0), (0, 1), (1, 1)),
+    }
     p = solve_inputs(KIND, mats)
     assert [str(x) for x in p.step("scores").exact[0]] == ["6", "3"]
     assert [str(x) for x in p.step("scaled").exact[0]] == ["6", "3"]  # d_k = 1, d_model = 3
@@ -114,18 +125,26 @@ def test_generation_gives_up_after_bounded_retries_with_a_clear_error(monkeypatc
 
 # ---------------------------------------------------------------- shapes, files and CLI
 
-GOOD = {"X_dec": [[1, 0], [0, 1]], "H_enc": [[1, 1], ["0.5", 0], [0, "-1/2"]],
-        "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 1], [0, 1]], "W_V": [[2], [1]]}
+GOOD = {
+    "X_dec": [[1, 0], [0, 1]],
+    "H_enc": [[1, 1], ["0.5", 0], [0, "-1/2"]],
+    "W_Q": [[1, 0], [0, 1]],
+    "W_K": [[1, 1], [0, 1]],
+    "W_V": [[2], [1]],
+}
 
 
-@pytest.mark.parametrize("change, error, message", [
-    ({"H_enc": ((1, 2, 3),)}, ShapeError, "X_dec is 2 x 2 and H_enc is 1 x 3"),
-    ({"W_Q": ((1,), (2,), (3,))}, ShapeError, "X_dec is 2 x 2 and W_Q is 3 x 1"),
-    ({"W_K": ((1,), (2,))}, ShapeError, "W_Q is 2 x 2 and W_K is 2 x 1"),
-    ({"W_V": ((1,),)}, ShapeError, "H_enc is 3 x 2 and W_V is 1 x 1"),
-    ({"W_V": None}, InputError, "missing matrix 'W_V'"),
-    ({"H_enc": None}, InputError, "missing matrix 'H_enc'"),
-])
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        ({"H_enc": ((1, 2, 3),)}, ShapeError, "X_dec is 2 x 2 and H_enc is 1 x 3"),
+        ({"W_Q": ((1,), (2,), (3,))}, ShapeError, "X_dec is 2 x 2 and W_Q is 3 x 1"),
+        ({"W_K": ((1,), (2,))}, ShapeError, "W_Q is 2 x 2 and W_K is 2 x 1"),
+        ({"W_V": ((1,),)}, ShapeError, "H_enc is 3 x 2 and W_V is 1 x 1"),
+        ({"W_V": None}, InputError, "missing matrix 'W_V'"),
+        ({"H_enc": None}, InputError, "missing matrix 'H_enc'"),
+    ],
+)
 def test_shape_and_missing_matrix_errors_name_both_matrices(change, error, message):
     from worksheet.solution.problem import matrix
     from worksheet.parse import exact_from_json
@@ -146,19 +165,28 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     assert p.params["dec_len"] == 2 and p.params["enc_len"] == 3
 
 
-@pytest.mark.parametrize("table, message", [
-    ({**GOOD, "H_enc": [[1, 2, 3]]}, "X_dec is 2 x 2 and H_enc is 1 x 3"),
-    ({k: v for k, v in GOOD.items() if k != "W_K"}, "missing matrix 'W_K'"),
-    ({**GOOD, "source_tokens": ["a"]}, "source_tokens: 1 labels for 3 rows of H_enc"),
-    ({**GOOD, "d_k": 3}, "d_k = 3 but W_K has 2 columns"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({**GOOD, "H_enc": [[1, 2, 3]]}, "X_dec is 2 x 2 and H_enc is 1 x 3"),
+        ({k: v for k, v in GOOD.items() if k != "W_K"}, "missing matrix 'W_K'"),
+        ({**GOOD, "source_tokens": ["a"]}, "source_tokens: 1 labels for 3 rows of H_enc"),
+        ({**GOOD, "d_k": 3}, "d_k = 3 but W_K has 2 columns"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
-@pytest.mark.parametrize("args", [[], ["cross-attention:dec-len=4,enc-len=2", "--d-model", "3"],
-                                  ["cross-attention:dec-len=1,enc-len=5", "--d-k", "9", "--seed", "2"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["cross-attention:dec-len=4,enc-len=2", "--d-model", "3"],
+        ["cross-attention:dec-len=1,enc-len=5", "--d-k", "9", "--seed", "2"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, args if args and ":" in args[0] else [KIND, *args], tmp_path)
     p = data["problems"][0]

@@ -69,7 +69,7 @@ def check_chain(p, mats, params):
     names = check_step_names(p, ["self.", "norm1.", "cross.", "norm2.", "ffn.", "norm3."], "norm3.")
     places = p.steps[-1].places
     for s in p.steps:
-        assert all(isinstance(x, NegInf) or (x * 10 ** places).denominator == 1 for row in s.exact for x in row), s.name
+        assert all(isinstance(x, NegInf) or (x * 10**places).denominator == 1 for row in s.exact for x in row), s.name
     first = next((k for k, s in enumerate(p.steps) if s.rounded), len(p.steps))
     # once rounded, every later step is carried rounded, but a head's steps (each head is a
     # branch that starts afresh) and the cross keys and values (from H_enc, given)
@@ -85,19 +85,22 @@ def check_chain(p, mats, params):
 
 @settings(max_examples=15, deadline=None)
 @example(473, "hand", (1, 4, 1, 1))  # one token on each side: every weight is 1
-@given(st.integers(0, 10**6), st.sampled_from(["hand", "calculator"]),
-       st.sampled_from([(1, 4, 2, 3), (2, 4, 3, 2), (1, 4, 1, 1), (2, 8, 2, 3)]))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["hand", "calculator"]),
+    st.sampled_from([(1, 4, 2, 3), (2, 4, 3, 2), (1, 4, 1, 1), (2, 8, 2, 3)]),
+)
 def test_generated_problems_agree_with_pytorch_decoder_layer(seed, numbers, sizes):
     heads, d, m, n = sizes
     if numbers == "hand":  # PyTorch needs H d_k = d_model, hand mode a square d_k: one head of 4
         heads, d = 1, 4
-    m_, p, params = generated(seed, numbers=numbers, heads=heads, d_model=d, d_k=d // heads, seq_len=m,
-                              src_len=n)
+    m_, p, params = generated(seed, numbers=numbers, heads=heads, d_model=d, d_k=d // heads, seq_len=m, src_len=n)
     check_chain(p, m_, params)
 
 
-mats = lambda r, c: st.lists(st.lists(st.fractions(-2, 2, max_denominator=10), min_size=c, max_size=c),
-                             min_size=r, max_size=r).map(lambda rows: tuple(tuple(F(x) for x in r) for r in rows))
+mats = lambda r, c: st.lists(
+    st.lists(st.fractions(-2, 2, max_denominator=10), min_size=c, max_size=c), min_size=r, max_size=r
+).map(lambda rows: tuple(tuple(F(x) for x in r) for r in rows))
 
 
 @st.composite
@@ -150,8 +153,9 @@ def test_self_attention_is_causal_and_cross_attention_reads_the_encoder():
     W = p.step("self.weights_1").exact
     assert W[0][1] == W[0][2] == W[1][2] == 0 and W[0][0] == 1
     assert p.step("cross.weights_1").shape == (3, 2) and p.step("cross.scores_1").cols == ("Thinking", "Machines")
-    assert p.step("cross.K_1").exact == tuple(tuple(sum((a * w[j] for a, w in zip(r, m["W_K_c"])), F(0))
-                                                    for j in range(4)) for r in m["H_enc"])
+    assert p.step("cross.K_1").exact == tuple(
+        tuple(sum((a * w[j] for a, w in zip(r, m["W_K_c"])), F(0)) for j in range(4)) for r in m["H_enc"]
+    )
     assert p.inputs["X"].rows == ("<s>", "I", "am")
 
 
@@ -161,16 +165,19 @@ def test_carried_steps_follow_from_the_carried_values():
     mm = lambda A, B: tuple(tuple(sum((a * b[j] for a, b in zip(r, B)), F(0)) for j in range(len(B[0]))) for r in A)
     assert e["cross.Q_1"] == round_matrix(mm(e["norm1.output"], m["W_Q_c"]))
     assert e["cross.head_1"] == round_matrix(mm(e["cross.weights_1"], e["cross.V_1"]))
-    assert e["ffn.hidden_pre"] == round_matrix(tuple(tuple(x + b for x, b in zip(r, m["b_1"][0]))
-                                                     for r in mm(e["norm2.output"], m["W_1"])))
+    assert e["ffn.hidden_pre"] == round_matrix(
+        tuple(tuple(x + b for x, b in zip(r, m["b_1"][0])) for r in mm(e["norm2.output"], m["W_1"]))
+    )
 
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 def test_check_marks_carried_values_and_names_a_mistake_carried_forward(tmp_path, numbers):
     key, doc = make_key(tmp_path, [KIND], seed=3, options={"numbers": numbers})
     p = doc.problems[0]
-    carried = {s.name: [[f"{float(x):.4f}" if not isinstance(x, NegInf) else "-inf" for x in row]
-                        for row in s.exact] for s in p.steps}
+    carried = {
+        s.name: [[f"{float(x):.4f}" if not isinstance(x, NegInf) else "-inf" for x in row] for row in s.exact]
+        for s in p.steps
+    }
     report = check_answers(key, write_toml(tmp_path / "carried.toml", carried))
     assert set(statuses(report).values()) == {"correct"}, report.text()
     # the sample variance in Add & Norm 2, and everything after it consistently
@@ -181,9 +188,10 @@ def test_check_marks_carried_values_and_names_a_mistake_carried_forward(tmp_path
     st_ = statuses(report)
     assert st_["norm2.variance"] == "incorrect", report.text()
     assert {s.name: s.mistake for s in report.problems[0].steps if s.status == "incorrect"} == {
-        "norm2.variance": "sample-variance"}, report.text()
+        "norm2.variance": "sample-variance"
+    }, report.text()
     names = [s.name for s in p.steps]
-    assert all(st_[n] in ("carried-forward", "correct") for n in names[names.index("norm2.variance") + 1:])
+    assert all(st_[n] in ("carried-forward", "correct") for n in names[names.index("norm2.variance") + 1 :])
 
 
 def test_block_steps_use_their_parts_mistake_rules():
@@ -192,20 +200,32 @@ def test_block_steps_use_their_parts_mistake_rules():
     assert rules(KIND, "output") == []
 
 
-TABLE = {"X": [[1, 0, "0.5", -1], [0, 1, 1, 0]], "H_enc": [[1, 1, 0, 0], [0, -1, 1, 1], [1, 0, 0, 1]],
-         **{w: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, -1]]
-            for w in ("W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c", "W_1", "W_2")},
-         **{f"gamma_{k}": [[1, 1, 1, 1]] for k in (1, 2, 3)}, **{f"beta_{k}": [[0, 0, 0, 0]] for k in (1, 2, 3)},
-         "b_1": [[0, "-0.5", 0, 0]], "b_2": [[0, 0, 0, 0]], "heads": 2, "eps": "1/100"}
+TABLE = {
+    "X": [[1, 0, "0.5", -1], [0, 1, 1, 0]],
+    "H_enc": [[1, 1, 0, 0], [0, -1, 1, 1], [1, 0, 0, 1]],
+    **{
+        w: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, -1]]
+        for w in ("W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c", "W_1", "W_2")
+    },
+    **{f"gamma_{k}": [[1, 1, 1, 1]] for k in (1, 2, 3)},
+    **{f"beta_{k}": [[0, 0, 0, 0]] for k in (1, 2, 3)},
+    "b_1": [[0, "-0.5", 0, 0]],
+    "b_2": [[0, 0, 0, 0]],
+    "heads": 2,
+    "eps": "1/100",
+}
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"H_enc": [[1, 1, 0], [0, 1, 1]]}, "H_enc is 2 x 3"),
-    ({"W_O_c": [[1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 0, 0]]}, "W_O_c is 4 x 3"),
-    ({"gamma_3": [[1, 1]]}, "gamma_3 is 1 x 2"),
-    ({"W_K_c": [[1], [0], [1], [0]]}, "W_K_c is 4 x 1"),
-    ({"beta_2": None}, "missing matrix 'beta_2'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"H_enc": [[1, 1, 0], [0, 1, 1]]}, "H_enc is 2 x 3"),
+        ({"W_O_c": [[1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 0, 0]]}, "W_O_c is 4 x 3"),
+        ({"gamma_3": [[1, 1]]}, "gamma_3 is 1 x 2"),
+        ({"W_K_c": [[1], [0], [1], [0]]}, "W_K_c is 4 x 1"),
+        ({"beta_2": None}, "missing matrix 'beta_2'"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")

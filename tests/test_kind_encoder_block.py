@@ -56,35 +56,38 @@ generated = generator(kind)
 
 def check_chain(p, m, params):
     """Step names, the rounding rule, and values of the unrounded chain."""
-    names = check_step_names(p, (["pe."] if params.positional else []) + ["attn.", "norm1.", "ffn.", "norm2."],
-                             "norm2.")
+    names = check_step_names(
+        p, (["pe."] if params.positional else []) + ["attn.", "norm1.", "ffn.", "norm2."], "norm2."
+    )
     assert "norm1.mean" in names and "attn.Q_1" in names
     rounded = [s.rounded for s in p.steps]
     first = rounded.index(True) if True in rounded else len(rounded)
     places = p.steps[-1].places  # carried along the chain (more than 4 only when 4 drift)
     for s in p.steps:  # exact or carried, every entry is a decimal with at most `places` places
-        assert all(isinstance(x, F) and (x * 10 ** places).denominator == 1 for row in s.exact for x in row), s.name
+        assert all(isinstance(x, F) and (x * 10**places).denominator == 1 for row in s.exact for x in row), s.name
     # the heads are branches: a later head's Q, K, V, scores start afresh from X; from the
     # concatenation on, every step depends on a rounded value and is carried rounded
     later = names.index("attn.concat") if first < names.index("attn.concat") else first
     assert all(rounded[later:]), "once rounded, every later step is rounded"
     for s in p.steps[first:later]:
         assert s.rounded or (s.name.startswith("attn.") and s.name.rsplit("_", 1)[-1].isdigit()), s.name
-    want = numpy_encoder({k: floats(v) for k, v in m.items()}, params.heads, float(params.epsilon),
-                         params.positional)
+    want = numpy_encoder({k: floats(v) for k, v in m.items()}, params.heads, float(params.epsilon), params.positional)
     for name, value in want.items():
         np.testing.assert_allclose(p.step(name).value, value, rtol=1e-9, atol=1e-12, err_msg=name)
         np.testing.assert_allclose(floats(p.step(name).exact), value, rtol=5e-3, atol=5e-3, err_msg=name)
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["hand", "calculator"]), st.booleans(),
-       st.sampled_from([(2, 4, 2, 4), (1, 4, 2, 2), (2, 2, 3, 3), (3, 6, 2, 4)]))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["hand", "calculator"]),
+    st.booleans(),
+    st.sampled_from([(2, 4, 2, 4), (1, 4, 2, 2), (2, 2, 3, 3), (3, 6, 2, 4)]),
+)
 def test_chain_matches_an_independent_numpy_encoder(seed, numbers, positional, sizes):
     heads, d, n, d_ff = sizes
     positional = positional and numbers == "calculator"  # hand mode refuses it (tested below)
-    m, p, params = generated(seed, numbers=numbers, positional=positional, heads=heads, d_model=d,
-                             seq_len=n, d_ff=d_ff)
+    m, p, params = generated(seed, numbers=numbers, positional=positional, heads=heads, d_model=d, seq_len=n, d_ff=d_ff)
     check_chain(p, m, params)
 
 
@@ -120,8 +123,7 @@ def test_the_e_x_table_has_every_value_each_head_needs(seq_len):
 
 def test_steps_come_from_the_other_kinds_solve():
     m, p, params = generated(3)
-    alone = multi_head_attention.solve({k: m[k] for k in multi_head_attention.INPUTS},
-                                       multi_head_attention.Params())
+    alone = multi_head_attention.solve({k: m[k] for k in multi_head_attention.INPUTS}, multi_head_attention.Params())
     for s in alone.steps:
         t = p.step("attn." + s.name)
         if not t.rounded:
@@ -132,14 +134,18 @@ def test_steps_come_from_the_other_kinds_solve():
 def test_rounded_steps_carry_their_4_decimal_predecessors():
     m, p, params = generated(5, numbers="calculator")
     X1 = p.step("norm1.output").exact
-    pre = round_matrix(tuple(tuple(sum((a * w[j] for a, w in zip(row, m["W_1"])), F(0)) + m["b_1"][0][j]
-                                   for j in range(4)) for row in X1))
+    pre = round_matrix(
+        tuple(
+            tuple(sum((a * w[j] for a, w in zip(row, m["W_1"])), F(0)) + m["b_1"][0][j] for j in range(4)) for row in X1
+        )
+    )
     assert p.step("ffn.hidden_pre").exact == pre and p.step("ffn.hidden_pre").rounded
     assert p.step("ffn.hidden").exact == tuple(tuple(max(x, F(0)) for x in r) for r in pre)
     normalized = p.step("norm2.normalized").exact
     gamma, beta = m["gamma_2"][0], m["beta_2"][0]
-    assert p.step("output").exact == round_matrix(tuple(tuple(g * x + b for x, g, b in zip(r, gamma, beta))
-                                                        for r in normalized))
+    assert p.step("output").exact == round_matrix(
+        tuple(tuple(g * x + b for x, g, b in zip(r, gamma, beta)) for r in normalized)
+    )
 
 
 @pytest.mark.parametrize("seed", range(1, 6))
@@ -154,7 +160,9 @@ def test_a_student_who_rounds_as_told_writes_exactly_the_key(seed, numbers):
     for h in range(1, params.heads + 1):
         assert e[f"attn.head_{h}"] == rnd(mm(e[f"attn.weights_{h}"], e[f"attn.V_{h}"]))
     assert e["attn.output"] == rnd(mm(e["attn.concat"], m["W_O"]))
-    assert e["norm1.residual"] == rnd(tuple(tuple(x + a for x, a in zip(r, s)) for r, s in zip(m["X"], e["attn.output"])))
+    assert e["norm1.residual"] == rnd(
+        tuple(tuple(x + a for x, a in zip(r, s)) for r, s in zip(m["X"], e["attn.output"]))
+    )
     for part, R in (("norm1.", e["norm1.residual"]), ("norm2.", e["norm2.residual"])):
         d = len(R[0])
         mean = e[part + "mean"]
@@ -162,8 +170,9 @@ def test_a_student_who_rounds_as_told_writes_exactly_the_key(seed, numbers):
         var = e[part + "variance"]
         assert var == rnd(tuple((sum(((x - mu[0]) ** 2 for x in r), F(0)) / d,) for r, mu in zip(R, mean)))
         sd = [round_matrix(((F(float(v[0] + params.epsilon) ** 0.5),),))[0][0] for v in var]
-        assert e[part + "normalized"] == rnd(tuple(tuple((x - mu[0]) / s for x in r)
-                                                   for r, mu, s in zip(R, mean, sd))), part
+        assert e[part + "normalized"] == rnd(
+            tuple(tuple((x - mu[0]) / s for x in r) for r, mu, s in zip(R, mean, sd))
+        ), part
     for s in p.steps:
         if s.rounded:
             assert all(len(str(x).split("/")[-1]) <= 5 for row in s.exact for x in row)
@@ -187,9 +196,21 @@ def test_positional_adds_pe_steps_first():
 def test_more_decimals_when_4_drift_too_far():
     eye = lambda s=F(1): tuple(tuple(s if i == j else F(0) for j in range(4)) for i in range(4))
     row = lambda v: ((F(v),) * 4,)
-    m = {"X": ((0, 0, 0, F(1, 1000)), (0, F(2, 1000), 0, 0)), "W_Q": eye(), "W_K": eye(),
-         "W_V": eye(F(1, 1000)), "W_O": eye(), "gamma_1": row(1), "beta_1": row(0), "W_1": eye(),
-         "b_1": row(0), "W_2": eye(), "b_2": row(0), "gamma_2": row(1), "beta_2": row(0)}
+    m = {
+        "X": ((0, 0, 0, F(1, 1000)), (0, F(2, 1000), 0, 0)),
+        "W_Q": eye(),
+        "W_K": eye(),
+        "W_V": eye(F(1, 1000)),
+        "W_O": eye(),
+        "gamma_1": row(1),
+        "beta_1": row(0),
+        "W_1": eye(),
+        "b_1": row(0),
+        "W_2": eye(),
+        "b_2": row(0),
+        "gamma_2": row(1),
+        "beta_2": row(0),
+    }
     m["X"] = tuple(tuple(F(x) for x in r) for r in m["X"])
     params = kind.Params(numbers="calculator", eps=F(0))
     p = kind.solve(m, params)
@@ -197,14 +218,24 @@ def test_more_decimals_when_4_drift_too_far():
     check_chain(p, m, params)
 
 
-TABLE = {"X": [[1, 0, "0.5", -1], [0, 1, 1, 0]],
-         "W_Q": [[1, 0], [0, 1], [1, 1], [0, 0]], "W_K": [[0, 1], [1, 0], [1, 0], [0, 1]],
-         "W_V": [[1, 0], [0, 1], [0, 0], [1, 1]], "W_O": [[1, 0, 0, 1], [0, 1, 1, 0]],
-         "gamma_1": [[1, 1, 1, 1]], "beta_1": [[0, 0, 0, 0]],
-         "W_1": [[1, -1], [0, 1], [1, 0], [-1, 0]], "b_1": [[0, "-0.5"]],
-         "W_2": [[1, 0, 0, 1], [0, 1, 1, 0]], "b_2": [[0, 0, 0, 0]],
-         "gamma_2": [[2, 1, 1, 1]], "beta_2": [[0, 1, 0, 0]],
-         "heads": 2, "eps": "1/100", "tokens": ["étudiant", "didn't"]}
+TABLE = {
+    "X": [[1, 0, "0.5", -1], [0, 1, 1, 0]],
+    "W_Q": [[1, 0], [0, 1], [1, 1], [0, 0]],
+    "W_K": [[0, 1], [1, 0], [1, 0], [0, 1]],
+    "W_V": [[1, 0], [0, 1], [0, 0], [1, 1]],
+    "W_O": [[1, 0, 0, 1], [0, 1, 1, 0]],
+    "gamma_1": [[1, 1, 1, 1]],
+    "beta_1": [[0, 0, 0, 0]],
+    "W_1": [[1, -1], [0, 1], [1, 0], [-1, 0]],
+    "b_1": [[0, "-0.5"]],
+    "W_2": [[1, 0, 0, 1], [0, 1, 1, 0]],
+    "b_2": [[0, 0, 0, 0]],
+    "gamma_2": [[2, 1, 1, 1]],
+    "beta_2": [[0, 1, 0, 0]],
+    "heads": 2,
+    "eps": "1/100",
+    "tokens": ["étudiant", "didn't"],
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -221,14 +252,17 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert '"rounded": true' in r.output
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_O": [[1, 0, 0], [0, 1, 1]]}, "W_O is 2 x 3"),
-    ({"gamma_2": [[1, 1]]}, "gamma_2 is 1 x 2"),
-    ({"W_1": [[1, -1], [0, 1]]}, "W_1 is 2 x 2"),
-    ({"W_2": [[1, 0], [0, 1]]}, "W_2 is 2 x 2"),
-    ({"W_K": [[1], [0], [1], [0]]}, "W_K is 4 x 1"),
-    ({"beta_1": None}, "missing matrix 'beta_1'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_O": [[1, 0, 0], [0, 1, 1]]}, "W_O is 2 x 3"),
+        ({"gamma_2": [[1, 1]]}, "gamma_2 is 1 x 2"),
+        ({"W_1": [[1, -1], [0, 1]]}, "W_1 is 2 x 2"),
+        ({"W_2": [[1, 0], [0, 1]]}, "W_2 is 2 x 2"),
+        ({"W_K": [[1], [0], [1], [0]]}, "W_K is 4 x 1"),
+        ({"beta_1": None}, "missing matrix 'beta_1'"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
@@ -242,8 +276,14 @@ def test_errors_name_the_matrices():
         kind.solve({**m, "beta_2": ((F(0),) * 3,)}, kind.Params())
 
 
-@pytest.mark.parametrize("args", [[], ["encoder-block:positional=true,seq-len=3", "--numbers", "calculator"],
-                                  ["--numbers", "calculator", "--heads", "1", "--d-model", "3", "--seed", "6"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["encoder-block:positional=true,seq-len=3", "--numbers", "calculator"],
+        ["--numbers", "calculator", "--heads", "1", "--d-model", "3", "--seed", "6"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     kind_arg, rest = (args[0], args[1:]) if args and not args[0].startswith("-") else (KIND, args)
     data = build_and_compile(runner, cli, [kind_arg, *rest], tmp_path)

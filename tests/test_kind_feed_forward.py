@@ -42,8 +42,13 @@ def test_exact_matches_numpy_for_random_user_numbers(m):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["hand", "calculator"]), st.integers(1, 4),
-       st.integers(1, 6), st.integers(1, 6))
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["hand", "calculator"]),
+    st.integers(1, 4),
+    st.integers(1, 6),
+    st.integers(1, 6),
+)
 def test_exact_matches_numpy_for_generated_problems(seed, numbers, n, d, d_ff):
     params = kind.Params(numbers=numbers, seq_len=n, d_model=d, d_ff=d_ff)
     m = kind.generate(np.random.default_rng(seed), params)
@@ -67,16 +72,27 @@ def test_hand_mode_has_a_negative_pre_activation_and_integers(seed, n, d, d_ff):
 
 
 def test_relu_acts_after_the_bias_and_not_after_the_second_layer():
-    m = {"X": ((F(1), F(0)),), "W_1": ((F(1), F(-1)), (F(0), F(0))), "b_1": ((F(-2), F(3)),),
-         "W_2": ((F(1),), (F(-1),)), "b_2": ((F(-5),),)}
+    m = {
+        "X": ((F(1), F(0)),),
+        "W_1": ((F(1), F(-1)), (F(0), F(0))),
+        "b_1": ((F(-2), F(3)),),
+        "W_2": ((F(1),), (F(-1),)),
+        "b_2": ((F(-5),),),
+    }
     p = kind.solve(m, kind.Params())
     assert p.step("hidden_pre").exact == ((-1, 2),)  # 1 - 2 = -1, -1 + 3 = 2
     assert p.step("hidden").exact == ((0, 2),)
     assert p.step("output").exact == ((-7,),)  # negative: no ReLU after W_2
 
 
-TABLE = {"X": [[1, "0.5"], [-1, 2]], "W_1": [[1, -1, 0], [0, 1, "1/2"]], "b_1": [[0, "-0.5", 1]],
-         "W_2": [[1, 0], [0, 1], [1, 1]], "b_2": [1, -1], "tokens": ["étudiant", "didn't"]}
+TABLE = {
+    "X": [[1, "0.5"], [-1, 2]],
+    "W_1": [[1, -1, 0], [0, 1, "1/2"]],
+    "b_1": [[0, "-0.5", 1]],
+    "W_2": [[1, 0], [0, 1], [1, 1]],
+    "b_2": [1, -1],
+    "tokens": ["étudiant", "didn't"],
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -90,13 +106,16 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert '"name": "hidden_pre"' in r.output
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_1": [[1, 2, 3]]}, "X is 2 x 2 and W_1 is 1 x 3"),
-    ({"b_1": [[1, 2]]}, "b_1 is 1 x 2"),
-    ({"W_2": [[1, 0], [0, 1]]}, "W_2 needs 3 rows"),
-    ({"b_2": [[1], [2]]}, "b_2 is 2 x 1"),
-    ({"b_1": None}, "missing matrix 'b_1'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_1": [[1, 2, 3]]}, "X is 2 x 2 and W_1 is 1 x 3"),
+        ({"b_1": [[1, 2]]}, "b_1 is 1 x 2"),
+        ({"W_2": [[1, 0], [0, 1]]}, "W_2 needs 3 rows"),
+        ({"b_2": [[1], [2]]}, "b_2 is 2 x 1"),
+        ({"b_1": None}, "missing matrix 'b_1'"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
@@ -110,8 +129,9 @@ def test_errors_name_the_matrices():
         kind.solve({**m, "W_2": m["W_2"][:3]}, kind.Params())
 
 
-@pytest.mark.parametrize("args", [[], ["--seq-len", "3", "--d-model", "2"],
-                                  ["--numbers", "calculator", "--d-model", "3", "--seed", "8"]])
+@pytest.mark.parametrize(
+    "args", [[], ["--seq-len", "3", "--d-model", "2"], ["--numbers", "calculator", "--d-model", "3", "--seed", "8"]]
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     assert [s["name"] for s in data["problems"][0]["steps"]] == ["hidden_pre", "hidden", "output"]

@@ -30,8 +30,16 @@ def _problem(of, seed, **opts):
 
 
 def test_every_kind_with_named_mistakes_can_be_used():
-    assert {"attention", "self-attention-basic", "softmax-scaling", "multi-head-attention",
-            "positional-encoding", "layer-norm", "feed-forward", "cross-attention"} <= set(KINDS)
+    assert {
+        "attention",
+        "self-attention-basic",
+        "softmax-scaling",
+        "multi-head-attention",
+        "positional-encoding",
+        "layer-norm",
+        "feed-forward",
+        "cross-attention",
+    } <= set(KINDS)
     assert "encoder-block" not in KINDS and "find-the-mistake" not in KINDS
 
 
@@ -45,12 +53,15 @@ def test_exactly_one_mistake_and_everything_after_follows_from_it(of, seed):
     at = names.index(first)
     for name in names[:at]:  # the steps before the mistake are right
         np.testing.assert_allclose(_shown(p, name), right.step(name).value, atol=5e-5)
-    assert not np.allclose(_shown(p, first), right.step(first).value, atol=5e-4) \
-        if _shown(p, first).shape == right.step(first).value.shape else True
+    assert (
+        not np.allclose(_shown(p, first), right.step(first).value, atol=5e-4)
+        if _shown(p, first).shape == right.step(first).value.shape
+        else True
+    )
     # every later shown step is the kind's own computation from the shown steps before it
-    given = {n: _shown(p, n) for n in names[:at + 1]}
+    given = {n: _shown(p, n) for n in names[: at + 1]}
     floats = {k: q.value for k, q in right.inputs.items()}
-    for name in names[at + 1:]:
+    for name in names[at + 1 :]:
         if code != mistakes.SLIP and any(c == code for c, _, _ in mistakes.rules(of, name)):
             given[name] = _shown(p, name)  # the same mistake, made again in this step
             continue
@@ -81,16 +92,30 @@ def test_the_shown_solution_is_on_the_sheet_and_the_corrections_are_not():
     assert "(`step`)" in sheet and "(`mistake`)" in sheet
 
 
-@pytest.mark.parametrize("code", ["no-scaling", "scaled-by-sqrt-d_model", "softmax-over-columns",
-                                  "mask-zero-instead-of-inf", "weights-times-X", "arithmetic-slip"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "no-scaling",
+        "scaled-by-sqrt-d_model",
+        "softmax-over-columns",
+        "mask-zero-instead-of-inf",
+        "weights-times-X",
+        "arithmetic-slip",
+    ],
+)
 def test_a_named_mistake_is_planted_where_asked(code):
     p = _problem("attention", 5, causal="true", d_model=2, mistake=code)
     assert p.record["mistake"] == code and p.params["mistake"] == code
 
 
-@pytest.mark.parametrize("of, code", [("layer-norm", "sample-variance"),
-                                      ("positional-encoding", "pe-sin-cos-swapped"),
-                                      ("cross-attention", "cross-sources-swapped")])
+@pytest.mark.parametrize(
+    "of, code",
+    [
+        ("layer-norm", "sample-variance"),
+        ("positional-encoding", "pe-sin-cos-swapped"),
+        ("cross-attention", "cross-sources-swapped"),
+    ],
+)
 def test_the_catalogue_of_the_issue_can_be_planted(of, code):
     p = _problem(of, 2, mistake=code)
     assert p.record["mistake"] == code
@@ -115,8 +140,9 @@ def test_the_same_seed_plants_the_same_mistake():
 
 
 def test_json_records_mistake_and_step(tmp_path):
-    r = CliRunner().invoke(main, ["build", "find-the-mistake:of=layer-norm", "--seed", "2",
-                                  "--format", "json", "-o", str(tmp_path)])
+    r = CliRunner().invoke(
+        main, ["build", "find-the-mistake:of=layer-norm", "--seed", "2", "--format", "json", "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
     assert prob["kind"] == "find-the-mistake"
@@ -131,8 +157,10 @@ def _answers_from(prob, use_shown: bool) -> str:
         if "written" in s:
             continue
         if use_shown and f"shown.{s['name']}" in prob["inputs"]:  # as printed: 4 decimals
-            rows = [["-inf" if v is None else f"{v:.4f}" for v in row]
-                    for row in prob["inputs"][f"shown.{s['name']}"]["value"]]
+            rows = [
+                ["-inf" if v is None else f"{v:.4f}" for v in row]
+                for row in prob["inputs"][f"shown.{s['name']}"]["value"]
+            ]
         else:
             rows = s["exact"]
         lines.append(f"{json.dumps(s['name'])} = {json.dumps(rows)}")
@@ -147,8 +175,9 @@ def _check_own_answers(tmp_path, spec: str, seed: int, use_shown: bool):
     assert r.exit_code == 0, r.output
     prob = json.loads((tmp_path / "worksheet.json").read_text())["problems"][0]
     (tmp_path / "a.toml").write_text(_answers_from(prob, use_shown=use_shown), encoding="utf-8")
-    return prob, runner.invoke(main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"),
-                                      "--format", "json"])
+    return prob, runner.invoke(
+        main, ["check", str(tmp_path / "worksheet.json"), str(tmp_path / "a.toml"), "--format", "json"]
+    )
 
 
 @pytest.mark.parametrize("of", ["attention", "layer-norm", "feed-forward"])
@@ -172,11 +201,13 @@ def test_check_names_the_planted_mistake_in_a_copied_flawed_solution(tmp_path, s
 
 def test_unknown_mistake_and_unusable_kind_are_one_line_errors(tmp_path):
     runner = CliRunner()
-    for spec, words in [("find-the-mistake:mistake=typo", "mistake 'typo'"),
-                        ("find-the-mistake:of=encoder-block", "cannot use of=encoder-block"),
-                        ("find-the-mistake:of=next-token", "no named mistakes"),
-                        ("find-the-mistake:of=atention", "did you mean 'attention'"),
-                        ("find-the-mistake:of=layer-norm,mistake=no-scaling", "not one for layer-norm")]:
+    for spec, words in [
+        ("find-the-mistake:mistake=typo", "mistake 'typo'"),
+        ("find-the-mistake:of=encoder-block", "cannot use of=encoder-block"),
+        ("find-the-mistake:of=next-token", "no named mistakes"),
+        ("find-the-mistake:of=atention", "did you mean 'attention'"),
+        ("find-the-mistake:of=layer-norm,mistake=no-scaling", "not one for layer-norm"),
+    ]:
         r = runner.invoke(main, ["build", spec, "-o", str(tmp_path / "o")])
         assert r.exit_code == 2
         assert words in one_line_error(r)

@@ -10,10 +10,20 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kinds_util import solve_error, write_input
-from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            errors_name_the_matrices, float_inputs,
-                            one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
-                            statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
+from recurrent_util import (
+    agrees_with_real_torch,
+    cell_inputs,
+    cli_builds_and_compiles,
+    cli_specs,
+    diagnosed,
+    errors_name_the_matrices,
+    float_inputs,
+    one_step_agrees_with_pytorch,
+    several_steps_follow_pytorch,
+    sigmoid,
+    statuses_with_one_wrong_step,
+    table_values_are_sigma_and_tanh,
+)
 from worksheet.build import build_document, render_document, solve_file
 from worksheet.policy.errors import ParamError
 from worksheet.kinds import gru_cell as kind
@@ -43,8 +53,13 @@ def test_several_steps_follow_pytorch_step_after_step(seed, T):
 def test_reset_gate_multiplies_h_W_hn_plus_b_hn_and_z_keeps_the_old_state():
     # x = 0, h0 = 1, W = 0 except W_hn = 1, b_hn = 1: z = r = 1/2, n = tanh(0 + 1/2 (1 + 1)) = tanh(1)
     one, zero = ((F(1),),), ((F(0),),)
-    m = {"x": zero, "h0": one, "W_hn": one, "b_hn": one,
-         **{n: zero for n in ("W_z", "W_r", "W_n", "W_hz", "W_hr", "b_z", "b_r", "b_n")}}
+    m = {
+        "x": zero,
+        "h0": one,
+        "W_hn": one,
+        "b_hn": one,
+        **{n: zero for n in ("W_z", "W_r", "W_n", "W_hz", "W_hr", "b_z", "b_r", "b_n")},
+    }
     p = kind.solve(m, calc())
     assert p.step("r").exact == ((F(1, 2),),) and p.step("z").exact == ((F(1, 2),),)
     assert p.step("n").exact == ((rec.tanh(F(1)),),)
@@ -92,10 +107,14 @@ def test_hand_mode_allows_three_time_steps_at_most():
         kind.Params(steps=5)
 
 
-TABLE = {"x": [[1, "0.5"]], "h0": [[0, 1]], "b_hn": [[1, 0]],
-         **{f"W_{g}": [[1, 0], [0, -1]] for g in "zrn"},
-         **{f"W_h{g}": [[0, 1], [1, 0]] for g in "zrn"},
-         **{f"b_{g}": [[0, "1/2"]] for g in "zrn"}}
+TABLE = {
+    "x": [[1, "0.5"]],
+    "h0": [[0, 1]],
+    "b_hn": [[1, 0]],
+    **{f"W_{g}": [[1, 0], [0, -1]] for g in "zrn"},
+    **{f"W_h{g}": [[0, 1], [1, 0]] for g in "zrn"},
+    **{f"b_{g}": [[0, "1/2"]] for g in "zrn"},
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -108,14 +127,17 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert '"name": "n"' in r.output
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_hn": [[1, 2, 3]]}, "W_hn is 1 x 3 but must be 2 x 2"),
-    ({"W_z": [[1, 2]]}, "W_z is 1 x 2 but must be 2 x 2"),
-    ({"b_hn": [[1, 2, 3]]}, "b_hn is 1 x 3 but must be 1 x 2"),
-    ({"b_hn": None}, "missing matrix 'b_hn'"),
-    ({"h0": [[1, 2], [3, 4]]}, "h0 is 2 x 2 but must be 1 x any"),
-    ({"X": [[1, 2]]}, "give x (one time step) or X"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_hn": [[1, 2, 3]]}, "W_hn is 1 x 3 but must be 2 x 2"),
+        ({"W_z": [[1, 2]]}, "W_z is 1 x 2 but must be 2 x 2"),
+        ({"b_hn": [[1, 2, 3]]}, "b_hn is 1 x 3 but must be 1 x 2"),
+        ({"b_hn": None}, "missing matrix 'b_hn'"),
+        ({"h0": [[1, 2], [3, 4]]}, "h0 is 2 x 2 but must be 1 x any"),
+        ({"X": [[1, 2]]}, "give x (one time step) or X"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
@@ -151,22 +173,35 @@ def _x(v):
     return v["x"] if "x" in v else v["X"][:1]
 
 
-@pytest.mark.parametrize("code, wrong", [
-    ("tanh-for-sigmoid", lambda v: ("z", np.tanh(_x(v) @ v["W_z"] + v["h0"] @ v["W_hz"] + v["b_z"]))),
-    ("reset-outside", lambda v: ("n", np.tanh(_x(v) @ v["W_n"] + v["b_n"] + (v["r"] * v["h0"]) @ v["W_hn"]
-                                              + v["b_hn"]))),
-    ("gru-cho-update", lambda v: ("h", v["z"] * v["n"] + (1 - v["z"]) * v["h0"])),
-    ("tanh-for-sigmoid", lambda v: ("n", sigmoid(_x(v) @ v["W_n"] + v["b_n"] + v["r"] * (v["h0"] @ v["W_hn"]
-                                                                                      + v["b_hn"])))),
-], ids=["tanh-on-z", "reset-outside", "gru-cho-update", "sigma-on-n"])
+@pytest.mark.parametrize(
+    "code, wrong",
+    [
+        ("tanh-for-sigmoid", lambda v: ("z", np.tanh(_x(v) @ v["W_z"] + v["h0"] @ v["W_hz"] + v["b_z"]))),
+        (
+            "reset-outside",
+            lambda v: ("n", np.tanh(_x(v) @ v["W_n"] + v["b_n"] + (v["r"] * v["h0"]) @ v["W_hn"] + v["b_hn"])),
+        ),
+        ("gru-cho-update", lambda v: ("h", v["z"] * v["n"] + (1 - v["z"]) * v["h0"])),
+        (
+            "tanh-for-sigmoid",
+            lambda v: ("n", sigmoid(_x(v) @ v["W_n"] + v["b_n"] + v["r"] * (v["h0"] @ v["W_hn"] + v["b_hn"]))),
+        ),
+    ],
+    ids=["tanh-on-z", "reset-outside", "gru-cho-update", "sigma-on-n"],
+)
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 def test_named_mistake_is_diagnosed(tmp_path, code, wrong, numbers):
     diagnosed(tmp_path, KIND, {"numbers": numbers}, wrong, code)
 
 
 def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):
-    diagnosed(tmp_path, f"{KIND}:steps=2", {},
-              lambda v: ("h_2", v["z_2"] * v["n_2"] + (1 - v["z_2"]) * v["h_1"]), "gru-cho-update")
+    diagnosed(
+        tmp_path,
+        f"{KIND}:steps=2",
+        {},
+        lambda v: ("h_2", v["z_2"] * v["n_2"] + (1 - v["z_2"]) * v["h_1"]),
+        "gru-cho-update",
+    )
 
 
 def test_agrees_with_real_torch_grucell():

@@ -107,8 +107,14 @@ def test_constant_row_with_eps_0_is_a_clear_input_error():
         kind.Params(eps=F(-1))
 
 
-TABLE = {"X": [[1, "0.5", -1, 2], [0, 2, 2, 0]], "S": [[1, "1.5", -1, 0], [0, 0, -1, 1]],
-         "gamma": [[1, 2, 1, "1/2"]], "beta": [[0, 0, 1, 0]], "eps": 0, "tokens": ["étudiant", "didn't"]}
+TABLE = {
+    "X": [[1, "0.5", -1, 2], [0, 2, 2, 0]],
+    "S": [[1, "1.5", -1, 0], [0, 0, -1, 1]],
+    "gamma": [[1, 2, 1, "1/2"]],
+    "beta": [[0, 0, 1, 0]],
+    "eps": 0,
+    "tokens": ["étudiant", "didn't"],
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -125,21 +131,25 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert solve_file(KIND, write_input(tmp_path / f"noeps{suffix}", no_eps)).params["eps"] == "1/100000"
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"S": [[1, 2]]}, "X is 2 x 4 and S is 1 x 2"),
-    ({"gamma": [[1, 2, 3]]}, "gamma is 1 x 3"),
-    ({"beta": [[1], [2], [3], [4]]}, "beta is 4 x 1"),
-    ({"X": None}, "missing matrix 'X'"),
-    ({"gamma": None}, "missing matrix 'gamma'"),
-    ({"X": [[1, 1, 1, 1], [0, 1, 2, 3]], "S": None}, "token 1 is the same"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"S": [[1, 2]]}, "X is 2 x 4 and S is 1 x 2"),
+        ({"gamma": [[1, 2, 3]]}, "gamma is 1 x 3"),
+        ({"beta": [[1], [2], [3], [4]]}, "beta is 4 x 1"),
+        ({"X": None}, "missing matrix 'X'"),
+        ({"gamma": None}, "missing matrix 'gamma'"),
+        ({"X": [[1, 1, 1, 1], [0, 1, 2, 3]], "S": None}, "token 1 is the same"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
 
 
-@pytest.mark.parametrize("args", [[], ["--seq-len", "3", "--d-model", "6"],
-                                  ["--numbers", "calculator", "--d-model", "5", "--seed", "4"]])
+@pytest.mark.parametrize(
+    "args", [[], ["--seq-len", "3", "--d-model", "6"], ["--numbers", "calculator", "--d-model", "5", "--seed", "4"]]
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]

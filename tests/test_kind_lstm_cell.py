@@ -11,10 +11,20 @@ from hypothesis import given, settings, strategies as st
 
 from check_util import make_key, statuses, table, write_toml, recompute
 from kinds_util import solve_error, write_input
-from recurrent_util import (agrees_with_real_torch, cell_inputs, cli_builds_and_compiles, cli_specs, diagnosed,
-                            errors_name_the_matrices, float_inputs,
-                            one_step_agrees_with_pytorch, several_steps_follow_pytorch, sigmoid,
-                            statuses_with_one_wrong_step, table_values_are_sigma_and_tanh)
+from recurrent_util import (
+    agrees_with_real_torch,
+    cell_inputs,
+    cli_builds_and_compiles,
+    cli_specs,
+    diagnosed,
+    errors_name_the_matrices,
+    float_inputs,
+    one_step_agrees_with_pytorch,
+    several_steps_follow_pytorch,
+    sigmoid,
+    statuses_with_one_wrong_step,
+    table_values_are_sigma_and_tanh,
+)
 from worksheet.build import build_document, solve_file
 from worksheet.check import check_answers
 from worksheet.policy.errors import ParamError
@@ -90,9 +100,14 @@ def test_hand_mode_allows_three_time_steps_at_most():
         kind.Params(d_h=5)
 
 
-@pytest.mark.parametrize("spec, message", [(f"{KIND}:steps=4", "at most 3 time steps"),
-                                           (f"{KIND}:d_h=6", "at most 4 hidden units"),
-                                           (f"{KIND}:steps=0", "steps must be between 1 and 12")])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (f"{KIND}:steps=4", "at most 3 time steps"),
+        (f"{KIND}:d_h=6", "at most 4 hidden units"),
+        (f"{KIND}:steps=0", "steps must be between 1 and 12"),
+    ],
+)
 def test_cli_rejects_hand_sizes_beyond_pencil_with_one_line(runner, cli, tmp_path, spec, message):
     from common import one_line_error
 
@@ -101,10 +116,14 @@ def test_cli_rejects_hand_sizes_beyond_pencil_with_one_line(runner, cli, tmp_pat
     assert not any(tmp_path.iterdir())
 
 
-TABLE = {"x": [[1, "0.5"]], "h0": [[0, 1]], "c0": [["0.5", -1]],
-         **{f"W_{g}": [[1, 0], [0, -1]] for g in "figo"},
-         **{f"W_h{g}": [[0, 1], [1, 0]] for g in "figo"},
-         **{f"b_{g}": [[0, "1/2"]] for g in "figo"}}
+TABLE = {
+    "x": [[1, "0.5"]],
+    "h0": [[0, 1]],
+    "c0": [["0.5", -1]],
+    **{f"W_{g}": [[1, 0], [0, -1]] for g in "figo"},
+    **{f"W_h{g}": [[0, 1], [1, 0]] for g in "figo"},
+    **{f"b_{g}": [[0, "1/2"]] for g in "figo"},
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -124,16 +143,19 @@ def test_several_time_steps_from_a_file_name_the_steps_by_time(tmp_path):
     assert p.params["steps"] == 3 and p.inputs["X"].rows == ("t=1", "t=2", "t=3")
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_hf": [[1, 2, 3]]}, "W_hf is 1 x 3 but must be 2 x 2"),
-    ({"W_i": [[1, 2]]}, "W_i is 1 x 2 but must be 2 x 2"),
-    ({"b_o": [[1, 2, 3]]}, "b_o is 1 x 3 but must be 1 x 2"),
-    ({"c0": None}, "missing matrix 'c0'"),
-    ({"x": None}, "missing matrix 'x'"),
-    ({"X": [[1, 2]]}, "give x (one time step) or X"),
-    ({"x": [[1, 2], [3, 4]]}, "x has 2 rows"),
-    ({"steps": 3, "x": None, "X": [[1, 2], [3, 4]]}, "X has 2 rows but steps = 3"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_hf": [[1, 2, 3]]}, "W_hf is 1 x 3 but must be 2 x 2"),
+        ({"W_i": [[1, 2]]}, "W_i is 1 x 2 but must be 2 x 2"),
+        ({"b_o": [[1, 2, 3]]}, "b_o is 1 x 3 but must be 1 x 2"),
+        ({"c0": None}, "missing matrix 'c0'"),
+        ({"x": None}, "missing matrix 'x'"),
+        ({"X": [[1, 2]]}, "give x (one time step) or X"),
+        ({"x": [[1, 2], [3, 4]]}, "x has 2 rows"),
+        ({"steps": 3, "x": None, "X": [[1, 2], [3, 4]]}, "X has 2 rows but steps = 3"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
@@ -167,8 +189,9 @@ def test_hand_rounded_answers_are_right(tmp_path):
     """A student who carries c and h with 4 decimals, as the sheet says, gets every mark."""
     key, doc = make_key(tmp_path, [f"{KIND}:steps=2"], seed=4)
     p = doc.problems[0]
-    answers = {s.name: [[f"{float(x):.{s.places if s.rounded else 4}f}" for x in row] for row in s.exact]
-               for s in p.steps}
+    answers = {
+        s.name: [[f"{float(x):.{s.places if s.rounded else 4}f}" for x in row] for row in s.exact] for s in p.steps
+    }
     report = check_answers(key, write_toml(tmp_path / "a.toml", answers))
     assert set(statuses(report).values()) == {"correct"}, report.text()
 
@@ -178,12 +201,16 @@ def _pre(v, g):
     return x @ v[f"W_{g}"] + v["h0"] @ v[f"W_h{g}"] + v[f"b_{g}"]
 
 
-@pytest.mark.parametrize("code, wrong", [
-    ("tanh-for-sigmoid", lambda v: ("i", np.tanh(_pre(v, "i")))),
-    ("tanh-for-sigmoid", lambda v: ("g", sigmoid(_pre(v, "g")))),
-    ("c-without-forget", lambda v: ("c", v["i"] * v["g"])),
-    ("h-from-c-without-tanh", lambda v: ("h", v["o"] * v["c"])),
-], ids=["sigma-on-i", "sigma-on-g", "c-without-forget", "h-without-tanh"])
+@pytest.mark.parametrize(
+    "code, wrong",
+    [
+        ("tanh-for-sigmoid", lambda v: ("i", np.tanh(_pre(v, "i")))),
+        ("tanh-for-sigmoid", lambda v: ("g", sigmoid(_pre(v, "g")))),
+        ("c-without-forget", lambda v: ("c", v["i"] * v["g"])),
+        ("h-from-c-without-tanh", lambda v: ("h", v["o"] * v["c"])),
+    ],
+    ids=["sigma-on-i", "sigma-on-g", "c-without-forget", "h-without-tanh"],
+)
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 def test_named_mistake_is_diagnosed(tmp_path, code, wrong, numbers):
     diagnosed(tmp_path, KIND, {"numbers": numbers}, wrong, code)
@@ -199,7 +226,8 @@ def test_a_forgotten_forget_term_is_named_from_h_alone(tmp_path):
             break
     report = check_answers(key, write_toml(tmp_path / "a.toml", table({"h": values["h"]})))
     assert {s.name: s.mistake for s in report.problems[0].steps if s.status == "incorrect"} == {
-        "h": "c-without-forget"}, report.text()
+        "h": "c-without-forget"
+    }, report.text()
 
 
 def test_named_mistake_at_a_later_time_step_is_diagnosed(tmp_path):

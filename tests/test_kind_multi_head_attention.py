@@ -33,8 +33,16 @@ def numpy_mha(X, WQ, WK, WV, WO, H, causal):
     concat = heads.transpose(1, 0, 2).reshape(n, H * d_v)
     out = {"concat": concat, "output": concat @ WO}
     for h in range(H):
-        out.update({f"Q_{h + 1}": Q[h], f"K_{h + 1}": K[h], f"V_{h + 1}": V[h],
-                    f"scores_{h + 1}": Q[h] @ K[h].T, f"weights_{h + 1}": W[h], f"head_{h + 1}": heads[h]})
+        out.update(
+            {
+                f"Q_{h + 1}": Q[h],
+                f"K_{h + 1}": K[h],
+                f"V_{h + 1}": V[h],
+                f"scores_{h + 1}": Q[h] @ K[h].T,
+                f"weights_{h + 1}": W[h],
+                f"head_{h + 1}": heads[h],
+            }
+        )
     return out
 
 
@@ -49,8 +57,13 @@ def mha_inputs(draw):
     H, n, d = draw(st.integers(1, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
     d_k, d_v = draw(st.integers(1, 2)), draw(st.integers(1, 2))
     mat = lambda r, c: tuple(tuple(draw(entries) for _ in range(c)) for _ in range(r))
-    return H, {"X": mat(n, d), "W_Q": mat(d, H * d_k), "W_K": mat(d, H * d_k), "W_V": mat(d, H * d_v),
-               "W_O": mat(H * d_v, draw(st.integers(1, 3)))}
+    return H, {
+        "X": mat(n, d),
+        "W_Q": mat(d, H * d_k),
+        "W_K": mat(d, H * d_k),
+        "W_V": mat(d, H * d_v),
+        "W_O": mat(H * d_v, draw(st.integers(1, 3))),
+    }
 
 
 @settings(max_examples=25, deadline=None)
@@ -62,9 +75,13 @@ def test_exact_matches_numpy_for_random_user_numbers(hm, causal):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["hand", "calculator"]),
-       st.sampled_from([(1, None), (1, 4), (2, None), (2, 1), (2, 4), (3, None), (3, 1)]),
-       st.integers(1, 4), st.booleans())
+@given(
+    st.integers(0, 10**6),
+    st.sampled_from(["hand", "calculator"]),
+    st.sampled_from([(1, None), (1, 4), (2, None), (2, 1), (2, 4), (3, None), (3, 1)]),
+    st.integers(1, 4),
+    st.booleans(),
+)
 def test_exact_matches_numpy_for_generated_problems(seed, numbers, sizes, n, causal):
     H, d_k = sizes
     params = kind.Params(numbers=numbers, heads=H, seq_len=n, d_k=d_k, causal=causal)
@@ -139,8 +156,15 @@ def test_output_is_a_sum_of_one_ratio_per_head():
             assert is_rational(x) or str(x).count("exp") <= 4 * 2 * 2
 
 
-TABLE = {"X": [[1, "0.5"], [0, -1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 1], [0, 1]],
-         "W_V": [[1, 0], [0, 2]], "W_O": [[1, 0], [0, "1/2"]], "heads": 2, "tokens": ["étudiant", "didn't"]}
+TABLE = {
+    "X": [[1, "0.5"], [0, -1]],
+    "W_Q": [[1, 0], [0, 1]],
+    "W_K": [[1, 1], [0, 1]],
+    "W_V": [[1, 0], [0, 2]],
+    "W_O": [[1, 0], [0, "1/2"]],
+    "heads": 2,
+    "tokens": ["étudiant", "didn't"],
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -156,13 +180,16 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert r.exit_code == 0 and "`masked_1`" in r.output
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"W_O": [[1, 0], [0, 1], [1, 1]]}, "W_O is 3 x 2"),
-    ({"W_K": [[1], [0]]}, "W_K is 2 x 1"),
-    ({"W_Q": [[1, 0, 1], [0, 1, 1]], "W_K": [[1, 0, 1], [0, 1, 1]]}, "do not split into heads = 2"),
-    ({"X": [[1, 0, 1]]}, "X is 1 x 3 and W_Q is 2 x 2"),
-    ({"W_V": None}, "missing matrix 'W_V'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"W_O": [[1, 0], [0, 1], [1, 1]]}, "W_O is 3 x 2"),
+        ({"W_K": [[1], [0]]}, "W_K is 2 x 1"),
+        ({"W_Q": [[1, 0, 1], [0, 1, 1]], "W_K": [[1, 0, 1], [0, 1, 1]]}, "do not split into heads = 2"),
+        ({"X": [[1, 0, 1]]}, "X is 1 x 3 and W_Q is 2 x 2"),
+        ({"W_V": None}, "missing matrix 'W_V'"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, change, message, suffix):
     assert message in solve_error(runner, cli, KIND, {**TABLE, **change}, tmp_path / f"bad{suffix}")
@@ -177,8 +204,14 @@ def test_errors_name_the_matrices():
         kind.solve(kind.generate(np.random.default_rng(1), kind.Params()), kind.Params(numbers="calculator", d_k=2))
 
 
-@pytest.mark.parametrize("args", [[], ["--heads", "3", "--d-k", "1", "--seq-len", "2", "--causal"],
-                                  ["--numbers", "calculator", "--d-model", "4", "--seq-len", "2", "--seed", "5"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--heads", "3", "--d-k", "1", "--seq-len", "2", "--causal"],
+        ["--numbers", "calculator", "--d-model", "4", "--seq-len", "2", "--seed", "5"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]
@@ -199,7 +232,7 @@ def test_default_heads_are_visibly_different(numbers):
         p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)
         mats = [(f"{x}_{h}", p.step(f"{x}_{h}").value) for h in (1, 2) for x in "QKV"] + [("X", p["X"].value)]
         for a, (na, A) in enumerate(mats):
-            for nb, B in mats[a + 1:]:
+            for nb, B in mats[a + 1 :]:
                 assert A.shape != B.shape or not np.array_equal(A, B), (seed, na, nb)
         for h in (1, 2):
             assert not np.array_equal(p.step(f"scaled_{h}").value, p.step(f"scores_{h}").value), seed

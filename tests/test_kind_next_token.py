@@ -49,14 +49,22 @@ def test_exact_matches_numpy_and_the_prediction_is_the_first_largest(problem):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 5), st.integers(1, 7), st.sampled_from(["1", "1/2", "2", "0.8"]),
-       st.sampled_from(["hand", "calculator"]))
+@given(
+    st.integers(0, 10**6),
+    st.integers(1, 5),
+    st.integers(1, 7),
+    st.sampled_from(["1", "1/2", "2", "0.8"]),
+    st.sampled_from(["hand", "calculator"]),
+)
 def test_generated_problems_verify_for_random_sizes_and_seeds(seed, d, v, T, numbers):
     vocab = tuple(f"w{k}" for k in range(v))
     params = kind.Params.from_options({"d_model": d, "vocab": list(vocab), "temperature": T, "numbers": numbers})
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)  # add_step verifies
-    assert [s.name for s in p.steps] == (["logits", "probabilities", "prediction"] if T == "1" else
-                                         ["logits", "scaled_logits", "probabilities", "prediction"])
+    assert [s.name for s in p.steps] == (
+        ["logits", "probabilities", "prediction"]
+        if T == "1"
+        else ["logits", "scaled_logits", "probabilities", "prediction"]
+    )
     assert p.inputs["W_vocab"].shape == (d, v) and p.step("probabilities").shape == (1, v)
     assert abs(p.step("probabilities").value.sum() - 1) < 1e-12
 
@@ -134,13 +142,16 @@ def test_generation_gives_up_after_bounded_retries_with_a_clear_error(monkeypatc
         kind.generate(np.random.default_rng(0), kind.Params())
 
 
-@pytest.mark.parametrize("mats, options, error, message", [
-    ({"h": ((1, 2),), "W_vocab": ((1, 2),)}, {}, ShapeError, "h is 1 x 2 and W_vocab is 1 x 2"),
-    ({"h": ((1,), (2,)), "W_vocab": ((1, 2),)}, {}, ShapeError, "h is 2 x 1 but must be 1 x any"),
-    ({"h": ((1,),)}, {}, InputError, "missing matrix 'W_vocab'"),
-    ({"W_vocab": ((1,),)}, {}, InputError, "missing matrix 'h'"),
-    ({"h": ((1,),), "W_vocab": ((1, 2),)}, {"vocab": ["a", "b", "c"]}, InputError, "3 labels for the 2 columns"),
-])
+@pytest.mark.parametrize(
+    "mats, options, error, message",
+    [
+        ({"h": ((1, 2),), "W_vocab": ((1, 2),)}, {}, ShapeError, "h is 1 x 2 and W_vocab is 1 x 2"),
+        ({"h": ((1,), (2,)), "W_vocab": ((1, 2),)}, {}, ShapeError, "h is 2 x 1 but must be 1 x any"),
+        ({"h": ((1,),)}, {}, InputError, "missing matrix 'W_vocab'"),
+        ({"W_vocab": ((1,),)}, {}, InputError, "missing matrix 'h'"),
+        ({"h": ((1,),), "W_vocab": ((1, 2),)}, {"vocab": ["a", "b", "c"]}, InputError, "3 labels for the 2 columns"),
+    ],
+)
 def test_shape_and_missing_matrix_errors(mats, options, error, message):
     with pytest.raises(error, match=message):
         solve_inputs(KIND, mats, options)
@@ -150,8 +161,12 @@ def test_shape_and_missing_matrix_errors(mats, options, error, message):
 
 
 def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
-    table = {"h": [1, "0.5", -1], "W_vocab": [[1, 0, 0], [0, 2, 0], ["1/2", 0, 1]],
-             "vocab": ["didn't", "étudiant", "<eos>"], "temperature": "0.5"}
+    table = {
+        "h": [1, "0.5", -1],
+        "W_vocab": [[1, 0, 0], [0, 2, 0], ["1/2", 0, 1]],
+        "vocab": ["didn't", "étudiant", "<eos>"],
+        "temperature": "0.5",
+    }
     p = solve_everywhere(runner, cli, KIND, table, tmp_path)
     assert p.params["temperature"] == "1/2" and p.params["vocab"] == ["didn't", "étudiant", "<eos>"]
     assert [str(x) for x in p.step("logits").exact[0]] == ["1/2", "1", "-1"]
@@ -161,20 +176,29 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     assert "étudiant" in r.output and "didn't" in r.output
 
 
-@pytest.mark.parametrize("table, message", [
-    ({"h": [1, 2], "W_vocab": [[1, 2]]}, "h is 1 x 2 and W_vocab is 1 x 2"),
-    ({"h": [1, 2]}, "missing matrix 'W_vocab'"),
-    ({"h": [1], "W_vocab": [[1, 2]], "temperature": "-1"}, "temperature must be greater than 0"),
-    ({"h": [1], "W_vocab": [[1, 2]], "temperature": "hot"}, "temperature"),
-    ({"h": [1], "W_vocab": [[1, 2]], "vocab": ["a"]}, "vocab: 1 labels for the 2 columns of W_vocab"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"h": [1, 2], "W_vocab": [[1, 2]]}, "h is 1 x 2 and W_vocab is 1 x 2"),
+        ({"h": [1, 2]}, "missing matrix 'W_vocab'"),
+        ({"h": [1], "W_vocab": [[1, 2]], "temperature": "-1"}, "temperature must be greater than 0"),
+        ({"h": [1], "W_vocab": [[1, 2]], "temperature": "hot"}, "temperature"),
+        ({"h": [1], "W_vocab": [[1, 2]], "vocab": ["a"]}, "vocab: 1 labels for the 2 columns of W_vocab"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
-@pytest.mark.parametrize("args", [[KIND], [KIND, "--d-model", "2", "--seed", "5"],
-                                  ["next-token:vocab=I am a student <eos>,temperature=0.5", "--d-model", "4"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KIND],
+        [KIND, "--d-model", "2", "--seed", "5"],
+        ["next-token:vocab=I am a student <eos>,temperature=0.5", "--d-model", "4"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, args, tmp_path)
     p = data["problems"][0]
@@ -191,7 +215,9 @@ def test_labels_with_accents_and_apostrophes_render_in_every_format():
         assert "l'étudiant" in text and "didn't" in text and "Über" in text
 
 
-@pytest.mark.parametrize("case, spec", [("default", KIND), ("temperature", "next-token:temperature=0.5,vocab=a b c d e")])
+@pytest.mark.parametrize(
+    "case, spec", [("default", KIND), ("temperature", "next-token:temperature=0.5,vocab=a b c d e")]
+)
 def test_golden_files(case, spec):
     check_golden(KIND, [spec], case=case)
 
@@ -210,8 +236,11 @@ def test_temperature_one_has_no_scaled_logits_step():
 
 
 def test_carried_forward_marking_recomputes_from_the_scaled_logits():
-    ref = kind.reference({"h": np.array([[1.0, 2.0]]), "W_vocab": np.array([[1.0, 0, -1], [0, 1, 1]])},
-                         kind.Params(temperature=F(2)), given={"scaled_logits": np.array([[0.0, 3.0, 0.0]])})
+    ref = kind.reference(
+        {"h": np.array([[1.0, 2.0]]), "W_vocab": np.array([[1.0, 0, -1], [0, 1, 1]])},
+        kind.Params(temperature=F(2)),
+        given={"scaled_logits": np.array([[0.0, 3.0, 0.0]])},
+    )
     assert ref["logits"].tolist() == [[1.0, 2.0, 1.0]]
     assert ref["probabilities"].argmax() == 1 and ref["prediction"][0, 0] == 1
     assert ref["probabilities"][0, 1] == pytest.approx(np.exp(3) / (np.exp(3) + 2))

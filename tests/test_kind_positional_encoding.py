@@ -34,9 +34,13 @@ def test_reference_numbers_d_model_5():
     p = kind.solve({}, kind.Params(d_model=5, positions=(0, 1)))
     PE = p.step("PE").exact
     assert [to_str(x) for x in PE[0]] == ["0", "1", "0", "1", "0"]
-    want = [sympy.sin(1), sympy.cos(1), sympy.sin(1 / sympy.Integer(10000) ** sympy.Rational(2, 5)),
-            sympy.cos(1 / sympy.Integer(10000) ** sympy.Rational(2, 5)),
-            sympy.sin(1 / sympy.Integer(10000) ** sympy.Rational(4, 5))]
+    want = [
+        sympy.sin(1),
+        sympy.cos(1),
+        sympy.sin(1 / sympy.Integer(10000) ** sympy.Rational(2, 5)),
+        sympy.cos(1 / sympy.Integer(10000) ** sympy.Rational(2, 5)),
+        sympy.sin(1 / sympy.Integer(10000) ** sympy.Rational(4, 5)),
+    ]
     for got, w in zip(PE[1], want):
         assert sympy.simplify(to_sympy(got) - w) == 0
         assert sympy.sympify(to_str(got)).equals(w)  # the JSON string reads back the same
@@ -46,8 +50,12 @@ def test_reference_numbers_d_model_5():
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 60), min_size=1, max_size=4), st.integers(1, 9),
-       st.sampled_from([10000, 100, 2]), st.booleans())
+@given(
+    st.lists(st.integers(0, 60), min_size=1, max_size=4),
+    st.integers(1, 9),
+    st.sampled_from([10000, 100, 2]),
+    st.booleans(),
+)
 def test_exact_matches_numpy_for_random_sizes(positions, d, base, with_x):
     X = tuple(tuple(F(r - c, 2) for c in range(d)) for r in range(len(positions))) if with_x else None
     p = kind.solve({"X": X} if with_x else {}, kind.Params(d_model=d, positions=tuple(positions), base=base))
@@ -85,8 +93,11 @@ def test_calculator_mode_gives_one_decimal_embeddings():
     assert not p.aids
 
 
-TABLE = {"X": [["0.2", "-0.8", "-0.6", "0.9", "0.1"], ["-0.9", "0.3", "0.4", "0.6", "-0.1"]],
-         "positions": [0, 1], "tokens": ["The", "Large"]}
+TABLE = {
+    "X": [["0.2", "-0.8", "-0.6", "0.9", "0.1"], ["-0.9", "0.3", "0.4", "0.6", "-0.1"]],
+    "positions": [0, 1],
+    "tokens": ["The", "Large"],
+}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
@@ -100,12 +111,15 @@ def test_solve_from_file_with_library_and_cli(runner, cli, tmp_path, suffix):
     assert '"X_plus_PE"' in r.output and "sin(10**(2/5)/100)" in r.output
 
 
-@pytest.mark.parametrize("table, message", [
-    ({**TABLE, "d_model": 4}, "X is 2 x 5 but d_model = 4"),
-    ({**TABLE, "positions": [0, 1, 2]}, "3 positions are given"),
-    ({**TABLE, "Y": [[1]]}, "unknown field"),
-    ({**TABLE, "X": [[1, 2], [3]]}, "ragged rows"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({**TABLE, "d_model": 4}, "X is 2 x 5 but d_model = 4"),
+        ({**TABLE, "positions": [0, 1, 2]}, "3 positions are given"),
+        ({**TABLE, "Y": [[1]]}, "unknown field"),
+        ({**TABLE, "X": [[1, 2], [3]]}, "ragged rows"),
+    ],
+)
 @pytest.mark.parametrize("suffix", [".json", ".toml"])
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message, suffix):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / f"bad{suffix}")
@@ -122,8 +136,14 @@ def test_bad_parameters():
         kind.solve({"Q": ((F(1),),)}, kind.Params())
 
 
-@pytest.mark.parametrize("args", [[], ["--seq-len", "4", "--d-model", "5"],
-                                  ["--numbers", "calculator", "--d-model", "6", "--seq-len", "2", "--seed", "9"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--seq-len", "4", "--d-model", "5"],
+        ["--numbers", "calculator", "--d-model", "6", "--seq-len", "2", "--seed", "9"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]

@@ -8,7 +8,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from kinds_util import (build_and_compile, check_golden, floats, solve_error, solve_everywhere)
+from kinds_util import build_and_compile, check_golden, floats, solve_error, solve_everywhere
 from worksheet.build import solve_inputs
 from worksheet.policy.errors import GenerationError, InputError
 from worksheet.exact import NegInf, to_sympy
@@ -39,14 +39,17 @@ def test_exact_matches_numpy_for_random_shapes(X, causal):
     p = solve_inputs(KIND, {"X": X}, {"causal": causal})
     S, W, Y = numpy_self_attention(floats(X), causal)
     live = np.isfinite(S)
-    np.testing.assert_allclose(floats(p.step("masked" if causal else "scores").exact)[live], S[live], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        floats(p.step("masked" if causal else "scores").exact)[live], S[live], rtol=1e-12, atol=1e-12
+    )
     np.testing.assert_allclose(floats(p.step("weights").exact), W, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(floats(p.step("output").exact), Y, rtol=1e-9, atol=1e-9)
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 5), st.integers(1, 5), st.booleans(),
-       st.sampled_from(["hand", "calculator"]))
+@given(
+    st.integers(0, 10**6), st.integers(1, 5), st.integers(1, 5), st.booleans(), st.sampled_from(["hand", "calculator"])
+)
 def test_generated_problems_verify_for_random_sizes_and_seeds(seed, n, d, causal, numbers):
     params = kind.Params(seq_len=n, d_model=d, causal=causal, numbers=numbers)
     p = kind.solve(kind.generate(np.random.default_rng(seed), params), params)  # add_step verifies
@@ -117,8 +120,11 @@ def test_output_rows_are_weighted_sums_of_the_embeddings():
 
 def test_generation_gives_up_after_bounded_retries_with_a_clear_error(monkeypatch):
     monkeypatch.setattr(kind.blocks, "pleasant_logits", lambda *a, **k: False)
-    with pytest.raises(GenerationError, match=r"self-attention-basic: no hand-friendly numbers found "
-                                              r"in \d+ tries .*--numbers calculator"):
+    with pytest.raises(
+        GenerationError,
+        match=r"self-attention-basic: no hand-friendly numbers found "
+        r"in \d+ tries .*--numbers calculator",
+    ):
         kind.generate(np.random.default_rng(0), kind.Params())
 
 
@@ -140,12 +146,15 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     assert str(p.step("scores").exact[1][1]) == "9/4"
 
 
-@pytest.mark.parametrize("table, message", [
-    ({"Y": [[1]]}, "unknown field"),
-    ({"tokens": ["a"]}, "missing matrix 'X'"),
-    ({"X": [[1, 2]], "tokens": ["a", "b"]}, "2 labels for 1 rows of X"),
-    ({"X": [[1, 2], [3]]}, "ragged rows"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"Y": [[1]]}, "unknown field"),
+        ({"tokens": ["a"]}, "missing matrix 'X'"),
+        ({"X": [[1, 2]], "tokens": ["a", "b"]}, "2 labels for 1 rows of X"),
+        ({"X": [[1, 2], [3]]}, "ragged rows"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
@@ -156,8 +165,9 @@ def test_missing_matrix_is_an_input_error_naming_it():
         solve_inputs(KIND, {})
 
 
-@pytest.mark.parametrize("args", [[], ["--seq-len", "2", "--d-model", "2", "--causal"],
-                                  ["--seq-len", "5", "--d-model", "4", "--seed", "3"]])
+@pytest.mark.parametrize(
+    "args", [[], ["--seq-len", "2", "--d-model", "2", "--causal"], ["--seq-len", "5", "--d-model", "4", "--seed", "3"]]
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     p = data["problems"][0]

@@ -54,16 +54,26 @@ def test_the_scaling_example_solves_through_the_file_path():
     assert [round(v, 4) for v in p.step("softmax_sqrt_dk").value[0]] == [0.8808, 0.1192]
 
 
-@pytest.mark.parametrize("weights, reading", [
-    ([0.96, 0.04], "peaked"), ([0.8808, 0.1192], "right"), ([0.5622, 0.4378], "flat"),
-    ([0.4, 0.3, 0.3], "flat"), ([0.5, 0.3, 0.2], "right"), ([0.95, 0.05], "peaked")])
+@pytest.mark.parametrize(
+    "weights, reading",
+    [
+        ([0.96, 0.04], "peaked"),
+        ([0.8808, 0.1192], "right"),
+        ([0.5622, 0.4378], "flat"),
+        ([0.4, 0.3, 0.3], "flat"),
+        ([0.5, 0.3, 0.2], "right"),
+        ([0.95, 0.05], "peaked"),
+    ],
+)
 def test_classify_thresholds(weights, reading):
     assert kind.classify(np.array(weights)) == reading
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.fractions(min_value=-50, max_value=150, max_denominator=10), min_size=2, max_size=6),
-       st.integers(1, 300))
+@given(
+    st.lists(st.fractions(min_value=-50, max_value=150, max_denominator=10), min_size=2, max_size=6),
+    st.integers(1, 300),
+)
 def test_exact_matches_numpy_for_random_scores_and_any_d_k(scores, d_k):
     p = solve_inputs(KIND, {"scores": (tuple(scores),)}, {"d_k": d_k, "numbers": "calculator"})
     s = np.array([float(x) for x in scores])
@@ -137,20 +147,30 @@ def test_solve_from_json_and_toml_files(runner, cli, tmp_path):
     assert p.inputs["scores"].cols == ("Machines", "étudiant", "didn't")
 
 
-@pytest.mark.parametrize("table, message", [
-    ({"scores": [[1, 2], [3, 4]]}, "scores is 2 x 2 but must be 1 x n"),
-    ({"d_k": 64}, "missing matrix 'scores'"),
-    ({"scores": [1, 2], "d_k": "many"}, "d_k: must be a whole number"),
-    ({"scores": [1, 2], "tokens": ["a"]}, "1 labels for 2 scores"),
-    ({"scores": [1, 2], "d_k": 0}, "--d-k must be between 1 and 4096"),
-])
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"scores": [[1, 2], [3, 4]]}, "scores is 2 x 2 but must be 1 x n"),
+        ({"d_k": 64}, "missing matrix 'scores'"),
+        ({"scores": [1, 2], "d_k": "many"}, "d_k: must be a whole number"),
+        ({"scores": [1, 2], "tokens": ["a"]}, "1 labels for 2 scores"),
+        ({"scores": [1, 2], "d_k": 0}, "--d-k must be between 1 and 4096"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(runner, cli, tmp_path, table, message):
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.json")
     assert message in solve_error(runner, cli, KIND, table, tmp_path / "bad.toml")
 
 
-@pytest.mark.parametrize("args", [[], ["--d-k", "16", "--seq-len", "3"], ["--d-k", "25", "--seq-len", "5", "--seed", "4"],
-                                  ["--numbers", "calculator", "--d-k", "10", "--seq-len", "4"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--d-k", "16", "--seq-len", "3"],
+        ["--d-k", "25", "--seq-len", "5", "--seed", "4"],
+        ["--numbers", "calculator", "--d-k", "10", "--seq-len", "4"],
+    ],
+)
 def test_cli_builds_md_tex_json_and_the_tex_compiles(runner, cli, tmp_path, args):
     data = build_and_compile(runner, cli, [KIND, *args], tmp_path)
     steps = data["problems"][0]["steps"]

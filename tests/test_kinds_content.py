@@ -54,9 +54,18 @@ def _denominator(s: str) -> str | None:
     return m.group(1) if m else None
 
 
-@pytest.mark.parametrize("kind, options", [("attention", {}), ("attention", {"causal": True}),
-                                           ("self-attention-basic", {}), ("cross-attention", {}),
-                                           ("alignment", {}), ("next-token", {}), ("softmax-scaling", {})])
+@pytest.mark.parametrize(
+    "kind, options",
+    [
+        ("attention", {}),
+        ("attention", {"causal": True}),
+        ("self-attention-basic", {}),
+        ("cross-attention", {}),
+        ("alignment", {}),
+        ("next-token", {}),
+        ("softmax-scaling", {}),
+    ],
+)
 def test_every_exponent_of_a_weight_is_at_most_0_and_in_the_printed_table(kind, options):
     softmax = {"next-token": "probabilities", "softmax-scaling": "softmax_sqrt_dk"}.get(kind, "weights")
     for seed in HAND_SEEDS:
@@ -117,8 +126,9 @@ def test_the_calculator_sheet_of_the_issue_gives_nothing_away():
     assert "1749" not in sheet and "Values of" not in sheet and "\\approx" not in sheet
 
 
-@pytest.mark.parametrize("kind", ["attention", "self-attention-basic", "softmax-scaling", "next-token",
-                                  "positional-encoding", "alignment"])
+@pytest.mark.parametrize(
+    "kind", ["attention", "self-attention-basic", "softmax-scaling", "next-token", "positional-encoding", "alignment"]
+)
 def test_hand_mode_keeps_its_tables(kind):
     assert problem(kind, 1).aids
 
@@ -132,8 +142,11 @@ def test_the_mask_of_self_attention_basic_masks_s_not_s_prime():
 
 
 def test_layer_norm_prints_the_sublayer_output_as_f_not_the_scores_symbol():
-    p = problem("layer-norm", 1, residual=True) if "residual" in kinds.get("layer-norm").Params.field_names() \
+    p = (
+        problem("layer-norm", 1, residual=True)
+        if "residual" in kinds.get("layer-norm").Params.field_names()
         else solve_inputs("layer-norm", {"X": ((1, 2),), "S": ((1, 0),), "gamma": ((1, 1),), "beta": ((0, 0),)})
+    )
     assert p.inputs["S"].symbol == "F" and p.step("residual").formula == "R = X + F"
     assert "f_{11}" in p.step("residual").work[0] and "$F$" in p.intro and "$S$" not in p.intro
     assert p.step("output").symbol == "Y"

@@ -22,8 +22,15 @@ def test_labels_with_accents_and_apostrophes_compile(tmp_path):
     from worksheet.solution.document import Document
     from worksheet.render import get
 
-    p = solve_table("attention", {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]],
-                                  "V": [[1], [2], [3]], "tokens": ["étudiant", "didn't", "a_b & 50%"]})
+    p = solve_table(
+        "attention",
+        {
+            "Q": [[1, 0], [0, 1], [1, 1]],
+            "K": [[1, 0], [0, 1], [1, 1]],
+            "V": [[1], [2], [3]],
+            "tokens": ["étudiant", "didn't", "a_b & 50%"],
+        },
+    )
     f = tmp_path / "labels.tex"
     f.write_text(get("tex").render(Document("Épreuve", [p]), key=True), encoding="utf-8")
     compile_tex(f)

@@ -21,9 +21,32 @@ from worksheet.exact.mathml import MINUS, entry, matrix, number, text, to_mathml
 from worksheet.render import get
 from worksheet.render import html as h
 
-MATHML_TAGS = {"math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "msqrt", "mroot", "mfrac", "msub", "msup",
-               "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
-               "menclose", "ms"}
+MATHML_TAGS = {
+    "math",
+    "mrow",
+    "mi",
+    "mn",
+    "mo",
+    "mtext",
+    "mspace",
+    "msqrt",
+    "mroot",
+    "mfrac",
+    "msub",
+    "msup",
+    "msubsup",
+    "munder",
+    "mover",
+    "munderover",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mstyle",
+    "mpadded",
+    "mphantom",
+    "menclose",
+    "ms",
+}
 
 
 def element(markup: str) -> ET.Element:
@@ -38,9 +61,22 @@ def shown_text(markup: str) -> str:
 
 # ---------------------------------------------------------------- the printer
 
-VALUES = [Fraction(3), Fraction(-3), Fraction(1, 3), Fraction(-2, 5), sqrt(3), 2 * sqrt(3), exp(-2), exp(1),
-          1 / (1 + exp(-2)), (Fraction(1, 2) + exp(-1)) / (1 + exp(-1)), -sqrt(2) / 3,
-          2 * power(10, Fraction(2, 5)), tanh(Fraction(1, 2)), exp(Fraction(-1749, 20000)) / (1 + exp(-1))]
+VALUES = [
+    Fraction(3),
+    Fraction(-3),
+    Fraction(1, 3),
+    Fraction(-2, 5),
+    sqrt(3),
+    2 * sqrt(3),
+    exp(-2),
+    exp(1),
+    1 / (1 + exp(-2)),
+    (Fraction(1, 2) + exp(-1)) / (1 + exp(-1)),
+    -sqrt(2) / 3,
+    2 * power(10, Fraction(2, 5)),
+    tanh(Fraction(1, 2)),
+    exp(Fraction(-1749, 20000)) / (1 + exp(-1)),
+]
 
 
 @pytest.mark.parametrize("x", VALUES, ids=str)
@@ -108,6 +144,7 @@ def test_the_html_key_prints_matrices_from_the_exact_values():
 
 # ---------------------------------------------------------------- the cached converter
 
+
 def every_formula() -> set[str]:
     """Every formula, worked line, symbol and prose formula that the kinds
     make (both number modes, two seeds) and the conventions state."""
@@ -120,8 +157,14 @@ def every_formula() -> set[str]:
                         texts.update([s.formula, *s.work, s.symbol])
                     texts.update(q.symbol for q in p.inputs.values())
                     texts.update(f"{arg} \\approx {val}" for a in p.aids for arg, val in a.entries)
-                    for t in [p.title, p.intro, *p.notes, *(s.title for s in p.steps), *(s.note for s in p.steps),
-                              *(s.written for s in p.steps)]:
+                    for t in [
+                        p.title,
+                        p.intro,
+                        *p.notes,
+                        *(s.title for s in p.steps),
+                        *(s.note for s in p.steps),
+                        *(s.written for s in p.steps),
+                    ]:
                         texts.update(t.split("$")[1::2])
     for t in CONVENTION_TEXT.values():
         texts.update(t.split("$")[1::2])
@@ -139,12 +182,20 @@ def test_pieces_convert_to_what_the_whole_converts_to():
         assert h.convert_inner(skeleton) == h._latex2mathml(skeleton), latex
 
 
-@pytest.mark.parametrize("latex", [
-    r"s_{12} = 1 \cdot 0 + 2 \cdot (-1) = -2", r"\frac{1}{4}\left((0 - (-2))^2 + (1 - 2)^2\right)",
-    r"\alpha_{12} = \frac{e^{-\frac{1}{2}}}{1 + e^{-\frac{1}{2}} + e^{-3}} \approx 0.3706",
-    r"\left( a \right) \left(\frac{1}{2}\right)", r"x^{2} y_{i}", r"\sqrt{d_k} = 2", r"-1.5 + 0.25",
-    r"z = \begin{bmatrix} \frac{1}{2} & -3 \\ 0.5 & x_{1} \end{bmatrix}", r"((-0.25) - 1)^2 + (0.5 - 1)^2",
-])
+@pytest.mark.parametrize(
+    "latex",
+    [
+        r"s_{12} = 1 \cdot 0 + 2 \cdot (-1) = -2",
+        r"\frac{1}{4}\left((0 - (-2))^2 + (1 - 2)^2\right)",
+        r"\alpha_{12} = \frac{e^{-\frac{1}{2}}}{1 + e^{-\frac{1}{2}} + e^{-3}} \approx 0.3706",
+        r"\left( a \right) \left(\frac{1}{2}\right)",
+        r"x^{2} y_{i}",
+        r"\sqrt{d_k} = 2",
+        r"-1.5 + 0.25",
+        r"z = \begin{bmatrix} \frac{1}{2} & -3 \\ 0.5 & x_{1} \end{bmatrix}",
+        r"((-0.25) - 1)^2 + (0.5 - 1)^2",
+    ],
+)
 def test_pieces_of_typical_lines_match_the_whole(latex):
     assert h.convert_inner(latex) == h._latex2mathml(latex)
 
@@ -164,8 +215,24 @@ def test_maths_is_mathml_for_every_kind_with_no_fallback():
 
 # ---------------------------------------------------------------- user text is text
 
-HOSTILE = ["<mtr>", "</math>", "<mphantom>", "a & b", "&lt;", '"quoted"', "'single'", "]]>", "\\(", "\\[x\\]",
-           "<script>alert(1)</script>", "}{", "\\text{x}", "%c", "a_b^c", "<mtext>x</mtext>"]
+HOSTILE = [
+    "<mtr>",
+    "</math>",
+    "<mphantom>",
+    "a & b",
+    "&lt;",
+    '"quoted"',
+    "'single'",
+    "]]>",
+    "\\(",
+    "\\[x\\]",
+    "<script>alert(1)</script>",
+    "}{",
+    "\\text{x}",
+    "%c",
+    "a_b^c",
+    "<mtext>x</mtext>",
+]
 
 
 def _label_ok(s: str) -> bool:
@@ -228,8 +295,10 @@ def _tags(page: str) -> list[str]:
 
 
 def _pages(label: str) -> list[str]:
-    docs = [build_document(["next-token"], seed=1, options={"vocab": ["a", label, "c"]}),
-            build_document(["attention"], seed=1, options={"tokens": ["x", label, "z"]})]
+    docs = [
+        build_document(["next-token"], seed=1, options={"vocab": ["a", label, "c"]}),
+        build_document(["attention"], seed=1, options={"tokens": ["x", label, "z"]}),
+    ]
     return [get("html").render(doc, key=key) for doc in docs for key in (True, False)]
 
 

@@ -36,9 +36,21 @@ REFUSED = {
     "${x$": "{ without its }",
     "$x}$": "} without its {",
 }
-ACCEPTED = [r"\frac{a}{b}", r"\frac12", r"\frac{\sqrt{d_k}}{2}", r"\sqrt[3]{x}", r"\left( \frac{a}{b} \right)",
-            r"\left. x \right|", r"\left\{ x \right\}", r"\left\langle q, k \right\rangle", r"e^{x_i}_j",
-            r"\hat{}", r"\text{softmax}(x)_i", r"\left( \left[ x \right] \right)", r"x^{2}"]
+ACCEPTED = [
+    r"\frac{a}{b}",
+    r"\frac12",
+    r"\frac{\sqrt{d_k}}{2}",
+    r"\sqrt[3]{x}",
+    r"\left( \frac{a}{b} \right)",
+    r"\left. x \right|",
+    r"\left\{ x \right\}",
+    r"\left\langle q, k \right\rangle",
+    r"e^{x_i}_j",
+    r"\hat{}",
+    r"\text{softmax}(x)_i",
+    r"\left( \left[ x \right] \right)",
+    r"x^{2}",
+]
 
 
 @pytest.mark.parametrize("text", list(REFUSED))
@@ -74,8 +86,12 @@ def test_a_title_option_with_broken_maths_is_refused(runner, cli, tmp_path, titl
     assert "--title" in one_line_error(r)
 
 
-@given(st.lists(st.sampled_from(["\\frac", "\\left(", "\\right)", "\\sqrt", "{", "}", "^", "_", "x", " ", "[", "]",
-                                  "1"]), max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["\\frac", "\\left(", "\\right)", "\\sqrt", "{", "}", "^", "_", "x", " ", "[", "]", "1"]),
+        max_size=12,
+    ).map("".join)
+)
 @example(r"\frac{x}")
 @example(r"\left(\right)")
 @example(r"{\left(}\right)")
@@ -109,8 +125,10 @@ def test_accepted_tricky_maths_compiles_with_latex():
     from worksheet.render.pdf import compile_tex
 
     body = "\n\n".join(f"${f}$" for f in ACCEPTED)
-    compile_tex("\\documentclass{article}\\usepackage{amsmath,amssymb}\\begin{document}\n"
-                + body + "\n\\end{document}\n", "maths.tex")  # raises on any LaTeX error
+    compile_tex(
+        "\\documentclass{article}\\usepackage{amsmath,amssymb}\\begin{document}\n" + body + "\n\\end{document}\n",
+        "maths.tex",
+    )  # raises on any LaTeX error
 
 
 def test_the_allow_list_names_its_argument_commands():

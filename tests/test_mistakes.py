@@ -12,8 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from check_util import (inputs_of, key_values, make_key, mistakes_of, recompute, statuses, table,
-                        write_toml)
+from check_util import inputs_of, key_values, make_key, mistakes_of, recompute, statuses, table, write_toml
 from worksheet import kinds
 from worksheet.kinds import mistakes
 from worksheet.check import check_answers, recomputer
@@ -21,11 +20,26 @@ from worksheet.policy.errors import WorksheetError
 from worksheet.build import build_document
 from worksheet.kinds import chain, encoder_block
 
-REQUIRED = ["no-scaling", "scaled-by-d_k", "scaled-by-sqrt-d_model", "scores-transposed",
-            "softmax-over-columns", "mask-wrong-triangle", "mask-zero-instead-of-inf",
-            "mask-after-softmax", "weights-times-X", "sample-variance", "normalized-across-tokens",
-            "missing-residual", "pe-sin-cos-swapped", "pe-index-not-halved", "concat-wrong-axis",
-            "missing-W_O", "relu-after-second-layer", "arithmetic-slip"]
+REQUIRED = [
+    "no-scaling",
+    "scaled-by-d_k",
+    "scaled-by-sqrt-d_model",
+    "scores-transposed",
+    "softmax-over-columns",
+    "mask-wrong-triangle",
+    "mask-zero-instead-of-inf",
+    "mask-after-softmax",
+    "weights-times-X",
+    "sample-variance",
+    "normalized-across-tokens",
+    "missing-residual",
+    "pe-sin-cos-swapped",
+    "pe-index-not-halved",
+    "concat-wrong-axis",
+    "missing-W_O",
+    "relu-after-second-layer",
+    "arithmetic-slip",
+]
 
 
 def test_catalogue_has_every_code_with_one_plain_sentence():
@@ -49,7 +63,9 @@ def test_head_steps_use_the_rules_of_their_base_name():
     assert {c for c, _, _ in enc} == {c for c, _, _ in mistakes.rules("multi-head-attention", "scaled_1")}
     assert all(ctx["prefix"] == "attn." and ctx["suffix"] == "_1" for _, _, ctx in enc)
     assert {c for c, _, _ in mistakes.rules("encoder-block", "norm2.variance")} == {
-        "sample-variance", "normalized-across-tokens"}
+        "sample-variance",
+        "normalized-across-tokens",
+    }
 
 
 def test_values_look_up_a_part_of_the_encoder_block():
@@ -59,18 +75,19 @@ def test_values_look_up_a_part_of_the_encoder_block():
     assert mistakes.Values(data, suffix="_1", prefix="attn.")["scores"] == 3
 
 
-
 # ---------------------------------------------------------------- where the rules live
 def test_a_kinds_rules_are_registered_when_they_are_asked_for():
     """Importing the catalogue imports no kind; asking for a kind's rules imports its module."""
-    code = ("import sys\n"
-            "from worksheet.kinds import mistakes\n"
-            "kinds = [m for m in sys.modules if m.startswith('worksheet.kinds.')]\n"
-            "assert sorted(kinds) == ['worksheet.kinds.mistakes', 'worksheet.kinds.registry'], kinds  # no kind module yet\n"
-            "assert {c for c, _, _ in mistakes.rules('layer-norm', 'variance')} == "
-            "{'sample-variance', 'normalized-across-tokens'}\n"
-            "assert 'worksheet.kinds.layer_norm' in sys.modules\n"
-            "assert 'concat-wrong-axis' in mistakes.codes_for('encoder-block')\n")
+    code = (
+        "import sys\n"
+        "from worksheet.kinds import mistakes\n"
+        "kinds = [m for m in sys.modules if m.startswith('worksheet.kinds.')]\n"
+        "assert sorted(kinds) == ['worksheet.kinds.mistakes', 'worksheet.kinds.registry'], kinds  # no kind module yet\n"
+        "assert {c for c, _, _ in mistakes.rules('layer-norm', 'variance')} == "
+        "{'sample-variance', 'normalized-across-tokens'}\n"
+        "assert 'worksheet.kinds.layer_norm' in sys.modules\n"
+        "assert 'concat-wrong-axis' in mistakes.codes_for('encoder-block')\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -152,26 +169,32 @@ def _slip(v, p):
 SCENARIOS = {
     "no-scaling": ("attention", {}, lambda v, p: ("scaled", v["scores"])),
     "scaled-by-d_k": ("attention", {}, lambda v, p: ("scaled", v["scores"] / v["K"].shape[1])),
-    "scaled-by-sqrt-d_model": ("attention", {"d_model": 3},
-                               lambda v, p: ("scaled", v["scores"] / np.sqrt(3))),
+    "scaled-by-sqrt-d_model": ("attention", {"d_model": 3}, lambda v, p: ("scaled", v["scores"] / np.sqrt(3))),
     "scores-transposed": ("attention", {}, lambda v, p: ("scores", v["scores"].T)),
     "softmax-over-columns": ("attention", {}, lambda v, p: ("weights", softmax(v["scaled"], axis=0))),
-    "mask-wrong-triangle": ("attention", {"causal": True},
-                            lambda v, p: ("masked", put(v["scaled"], below(v["scaled"]), -np.inf))),
-    "mask-zero-instead-of-inf": ("attention", {"causal": True},
-                                 lambda v, p: ("masked", put(v["scaled"], above(v["scaled"]), 0.0))),
-    "mask-after-softmax": ("attention", {"causal": True},
-                           lambda v, p: ("weights", put(softmax(v["scaled"]), above(v["scaled"]), 0.0))),
+    "mask-wrong-triangle": (
+        "attention",
+        {"causal": True},
+        lambda v, p: ("masked", put(v["scaled"], below(v["scaled"]), -np.inf)),
+    ),
+    "mask-zero-instead-of-inf": (
+        "attention",
+        {"causal": True},
+        lambda v, p: ("masked", put(v["scaled"], above(v["scaled"]), 0.0)),
+    ),
+    "mask-after-softmax": (
+        "attention",
+        {"causal": True},
+        lambda v, p: ("weights", put(softmax(v["scaled"]), above(v["scaled"]), 0.0)),
+    ),
     "weights-times-X": ("attention", {}, lambda v, p: ("output", v["weights"] @ v["X"])),
     "arithmetic-slip": ("attention", {}, _slip),
     "sample-variance": ("layer-norm", {}, lambda v, p: ("variance", sample_variance(residual(v), v["mean"]))),
-    "normalized-across-tokens": ("layer-norm", {"seq_len": 3},
-                                 lambda v, p: ("normalized", across_tokens(residual(v)))),
+    "normalized-across-tokens": ("layer-norm", {"seq_len": 3}, lambda v, p: ("normalized", across_tokens(residual(v)))),
     "missing-residual": ("layer-norm", {}, lambda v, p: ("residual", v["S"])),
     "pe-sin-cos-swapped": ("positional-encoding", {}, lambda v, p: ("PE", pe(v, p, swapped=True))),
     "pe-index-not-halved": ("positional-encoding", {}, lambda v, p: ("PE", pe(v, p, halved=False))),
-    "concat-wrong-axis": ("multi-head-attention", {},
-                          lambda v, p: ("concat", np.vstack([v["head_1"], v["head_2"]]))),
+    "concat-wrong-axis": ("multi-head-attention", {}, lambda v, p: ("concat", np.vstack([v["head_1"], v["head_2"]]))),
     "missing-W_O": ("multi-head-attention", {}, lambda v, p: ("output", v["concat"])),
     "relu-after-second-layer": ("feed-forward", {}, lambda v, p: ("hidden", v["hidden_pre"])),
 }
@@ -199,32 +222,42 @@ def pe(v, p, *, swapped=False, halved=True):
     even, odd = (np.cos, np.sin) if swapped else (np.sin, np.cos)
     return np.where(j % 2 == 0, even(angle), odd(angle))
 
+
 # the same mistakes in the other kinds that share the attention steps
 MORE = [
-    ("softmax-over-columns", "self-attention-basic", {},
-     lambda v, p: ("weights", softmax(v["scores"], axis=0))),
-    ("mask-zero-instead-of-inf", "self-attention-basic", {"causal": True},
-     lambda v, p: ("masked", put(v["scores"], above(v["scores"]), 0.0))),
+    ("softmax-over-columns", "self-attention-basic", {}, lambda v, p: ("weights", softmax(v["scores"], axis=0))),
+    (
+        "mask-zero-instead-of-inf",
+        "self-attention-basic",
+        {"causal": True},
+        lambda v, p: ("masked", put(v["scores"], above(v["scores"]), 0.0)),
+    ),
     ("no-scaling", "cross-attention", {}, lambda v, p: ("scaled", v["scores"])),
     ("weights-times-X", "cross-attention", {}, lambda v, p: ("output", v["weights"] @ v["H_enc"])),
-    ("no-scaling", "multi-head-attention", {"heads": 2, "d_k": 4},
-     lambda v, p: ("scaled_2", v["scores_2"])),
-    ("normalized-across-tokens", "layer-norm", {},
-     lambda v, p: ("mean", residual(v).mean(axis=0, keepdims=True))),
-    ("relu-after-second-layer", "feed-forward", {},
-     lambda v, p: ("output", np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0))),
-    ("sample-variance", "encoder-block", {},
-     lambda v, p: ("norm1.variance", sample_variance(v["norm1.residual"], v["norm1.mean"]))),
-    ("weights-times-X", "multi-head-attention", {},
-     lambda v, p: ("head_1", v["weights_1"] @ v["X"])),
-    ("no-scaling", "softmax-scaling", {},
-     lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"]))),
-    ("scaled-by-d_k", "softmax-scaling", {},
-     lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"] / p.params["d_k"]))),
-    ("no-scaling", "alignment", {"__spec": "alignment:score=scaled-dot"},
-     lambda v, p: ("scores", v["s"] @ v["H"].T)),
-    ("scaled-by-d_k", "alignment", {"__spec": "alignment:score=scaled-dot"},
-     lambda v, p: ("scores", v["s"] @ v["H"].T / v["s"].shape[1])),
+    ("no-scaling", "multi-head-attention", {"heads": 2, "d_k": 4}, lambda v, p: ("scaled_2", v["scores_2"])),
+    ("normalized-across-tokens", "layer-norm", {}, lambda v, p: ("mean", residual(v).mean(axis=0, keepdims=True))),
+    (
+        "relu-after-second-layer",
+        "feed-forward",
+        {},
+        lambda v, p: ("output", np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0)),
+    ),
+    (
+        "sample-variance",
+        "encoder-block",
+        {},
+        lambda v, p: ("norm1.variance", sample_variance(v["norm1.residual"], v["norm1.mean"])),
+    ),
+    ("weights-times-X", "multi-head-attention", {}, lambda v, p: ("head_1", v["weights_1"] @ v["X"])),
+    ("no-scaling", "softmax-scaling", {}, lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"]))),
+    ("scaled-by-d_k", "softmax-scaling", {}, lambda v, p: ("softmax_sqrt_dk", softmax(v["scores"] / p.params["d_k"]))),
+    ("no-scaling", "alignment", {"__spec": "alignment:score=scaled-dot"}, lambda v, p: ("scores", v["s"] @ v["H"].T)),
+    (
+        "scaled-by-d_k",
+        "alignment",
+        {"__spec": "alignment:score=scaled-dot"},
+        lambda v, p: ("scores", v["s"] @ v["H"].T / v["s"].shape[1]),
+    ),
 ]
 
 
@@ -266,7 +299,7 @@ def _answer_with(tmp_path, p, origin, bad, *, only=None):
     values = run({origin: bad}) if run is not None else None
     if values is None:  # no carried-forward support (or a shape it cannot go on from)
         values = {**key_values(p), origin: bad}
-        names = names[:names.index(origin) + 1]
+        names = names[: names.index(origin) + 1]
     values[origin] = bad
     steps = table(values, steps=only or names)
     return write_toml(tmp_path / "answers.toml", steps), names
@@ -282,7 +315,7 @@ def _check_diagnosis(tmp_path, code, kind, options, wrong):
     k = names.index(origin)
     assert all(st[n] == "correct" for n in names[:k]), report.text()
     if report.problems[0].carried_forward:
-        later = names[k + 1:]  # the steps answered after the mistake
+        later = names[k + 1 :]  # the steps answered after the mistake
         # a later step is carried forward, or already right (e.g. masked entries)
         assert all(st[n] in ("carried-forward", "correct") for n in later), report.text()
         assert any(st[n] == "carried-forward" for n in later) or not later or report.ok is False
@@ -303,17 +336,20 @@ def test_every_required_code_has_a_scenario():
     assert set(REQUIRED) <= set(SCENARIOS)
 
 
-@pytest.mark.parametrize("code, origin, wrong_step", [
-    ("no-scaling", "scaled", "weights"),
-    ("scaled-by-d_k", "scaled", "output"),
-    ("mask-zero-instead-of-inf", "masked", "weights"),
-    ("scores-transposed", "scores", "output"),
-    ("sample-variance", "variance", "output"),
-    ("missing-residual", "residual", "normalized"),
-    ("pe-sin-cos-swapped", "PE", "X_plus_PE"),
-    ("pe-index-not-halved", "PE", "X_plus_PE"),
-    ("missing-W_O", "output", "output"),
-])
+@pytest.mark.parametrize(
+    "code, origin, wrong_step",
+    [
+        ("no-scaling", "scaled", "weights"),
+        ("scaled-by-d_k", "scaled", "output"),
+        ("mask-zero-instead-of-inf", "masked", "weights"),
+        ("scores-transposed", "scores", "output"),
+        ("sample-variance", "variance", "output"),
+        ("missing-residual", "residual", "normalized"),
+        ("pe-sin-cos-swapped", "PE", "X_plus_PE"),
+        ("pe-index-not-halved", "PE", "X_plus_PE"),
+        ("missing-W_O", "output", "output"),
+    ],
+)
 def test_a_mistake_is_followed_into_later_steps(tmp_path, code, origin, wrong_step):
     """A student who wrote only a later step is still told which mistake it was."""
     kind, options, wrong = SCENARIOS[code]
@@ -363,5 +399,5 @@ def test_encoder_block_mistake_is_carried_forward_to_the_end(tmp_path):
     report = check_answers(key, write_toml(tmp_path / "a.toml", table(values)))
     assert mistakes_of(report) == {"norm1.variance": "sample-variance"}, report.text()
     names = [s.name for s in p.steps]
-    later = names[names.index("norm1.variance") + 1:]
+    later = names[names.index("norm1.variance") + 1 :]
     assert all(statuses(report)[n] in ("carried-forward", "correct") for n in later), report.text()

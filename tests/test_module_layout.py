@@ -1,5 +1,6 @@
 """The exact layer and the step builders are split one job per module; the
 names the kinds use stay where they look for them."""
+
 import ast
 from pathlib import Path
 
@@ -17,8 +18,7 @@ def test_every_blocks_name_a_kind_uses_is_exported_by_blocks():
     used = set()
     for path in KINDS.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and node.value.id == "blocks":
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "blocks":
                 used.add(node.attr)
     assert used, "the kinds reach the blocks as blocks.<name>"
     assert used <= set(blocks.__all__)
@@ -39,7 +39,12 @@ def test_an_expression_reaches_its_constructors_float_and_text_through_the_modul
 
     ops = nodes.OPERATIONS
     assert (ops.add, ops.mul, ops.power, ops.to_float, ops.to_str) == (
-        tree.add, tree.mul, tree.power, numeric.to_float, printing.to_str)
+        tree.add,
+        tree.mul,
+        tree.power,
+        numeric.to_float,
+        printing.to_str,
+    )
     x = exact.exp(-1)
     assert str(1 - x) == "1 - exp(-1)" and float(x / 2) == float(x) / 2
 

@@ -33,15 +33,15 @@ from worksheet.render import cloze, moodle
 GOLDEN = Path(__file__).parent / "golden" / "moodle"
 UPDATE = os.environ.get("WORKSHEET_UPDATE_GOLDEN") == "1"
 EXAMPLES = Path(__file__).parent.parent / "examples"
-HOSTILE = ["a}b", "#x", "~", "/", '"q"', "back\\", "<script>alert(1)</script>", "]]>", "{1:SHORTANSWER:=x}",
-           "&amp;"]
+HOSTILE = ["a}b", "#x", "~", "/", '"q"', "back\\", "<script>alert(1)</script>", "]]>", "{1:SHORTANSWER:=x}", "&amp;"]
 
 
 def read_both(text: str) -> list[mu.Field]:
     """The fields of a question text; the documented grammar and Moodle's importer agree on them."""
     documented, moodles = mu.fields(text), mu.moodle_fields(text)
-    assert [(f.weight, f.type, f.alternatives) for f in documented] == \
-        [(f.weight, f.type, f.alternatives) for f in moodles]
+    assert [(f.weight, f.type, f.alternatives) for f in documented] == [
+        (f.weight, f.type, f.alternatives) for f in moodles
+    ]
     return documented
 
 
@@ -68,9 +68,11 @@ def build(tmp_path, runner, cli, *args) -> tuple[list[mu.Question], dict]:
     """Build ``args`` as moodle and json into ``tmp_path``: the questions and the JSON key."""
     r = runner.invoke(cli, ["build", *args, "--format", "moodle,json", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
-    name = next(p.name[:-len("-moodle.xml")] for p in tmp_path.glob("*-moodle.xml"))
-    return (mu.questions((tmp_path / f"{name}-moodle.xml").read_text(encoding="utf-8")),
-            json.loads(key_path(tmp_path).read_text(encoding="utf-8")))
+    name = next(p.name[: -len("-moodle.xml")] for p in tmp_path.glob("*-moodle.xml"))
+    return (
+        mu.questions((tmp_path / f"{name}-moodle.xml").read_text(encoding="utf-8")),
+        json.loads(key_path(tmp_path).read_text(encoding="utf-8")),
+    )
 
 
 def key_path(folder: Path) -> Path:
@@ -86,8 +88,20 @@ def variants_of(key: dict) -> list[tuple[str, list[dict]]]:
 
 # ---------------------------------------------------------------- the file
 def test_midterm_with_30_variants_is_one_file_of_cloze_questions_one_category_per_problem(tmp_path, runner, cli):
-    r = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / "midterm.toml"), "--variants", "30",
-                            "--format", "moodle", "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(EXAMPLES / "midterm.toml"),
+            "--variants",
+            "30",
+            "--format",
+            "moodle",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert sorted(os.listdir(tmp_path)) == ["midterm-moodle.xml", "midterm-variants.csv"]
     qs = mu.questions((tmp_path / "midterm-moodle.xml").read_text(encoding="utf-8"))
@@ -114,9 +128,15 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                 shown = [html_text(a.answer) for a in f.alternatives]
                 assert [k for k, a in enumerate(f.alternatives) if a.fraction == 1.0] == [int(v)], where
                 # the choices: next-token's vocabulary, or find-the-mistake's steps and mistake codes
-                choices = p["params"]["vocab"] if "vocab" in p["params"] else (
-                    [n[len("shown."):] for n in p["inputs"] if n.startswith("shown.")] if s["name"] == "step"
-                    else p.get("offered", codes_for(p["params"]["of"])))
+                choices = (
+                    p["params"]["vocab"]
+                    if "vocab" in p["params"]
+                    else (
+                        [n[len("shown.") :] for n in p["inputs"] if n.startswith("shown.")]
+                        if s["name"] == "step"
+                        else p.get("offered", codes_for(p["params"]["of"]))
+                    )
+                )
                 assert shown[int(v)] == x == choices[int(v)], where
                 assert shown == choices, where
             else:
@@ -125,7 +145,9 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                 assert a.value == v, where
                 assert a.tolerance == float(decimal_tolerance(4, abs(v))), where
                 for b in f.right[1:]:  # the rounding chain's value (hand mode), where it differs
-                    assert 0 < abs(b.value - v) < 0.001 and b.tolerance == float(decimal_tolerance(4, abs(b.value))), where
+                    assert 0 < abs(b.value - v) < 0.001 and b.tolerance == float(decimal_tolerance(4, abs(b.value))), (
+                        where
+                    )
 
 
 def html_text(fragment: str) -> str:
@@ -151,15 +173,17 @@ def _round_trip(tmp_path, runner, cli, qs, key):
         answers = {"variant": vid} if vid else {}
         for number, p in enumerate(problems, 1):
             q = next(qs)
-            steps = {s["name"]: [["-oo" if v is None else None for v in row] for row in s["value"]]
-                     for s in p["steps"] if "written" not in s}
+            steps = {
+                s["name"]: [["-oo" if v is None else None for v in row] for row in s["value"]]
+                for s in p["steps"]
+                if "written" not in s
+            }
             for s in p["steps"]:  # steps the question does not ask (on the key only): as on paper
                 if s.get("on_sheet") is False:
                     steps[s["name"]] = s["exact"]
             for f, (s, i, j, x, v) in zip(read_both(q.text), asked_cells(p), strict=True):
                 right = f.right[-1]  # rounded steps: the carried value (the sheet's), else the only one
-                steps[s["name"]][i][j] = (html_text(right.answer) if f.type == "MULTICHOICE"
-                                          else f"{right.value:.4f}")
+                steps[s["name"]][i][j] = html_text(right.answer) if f.type == "MULTICHOICE" else f"{right.value:.4f}"
             answers[str(number)] = steps
         path = tmp_path / "answers" / f"{vid or 'one'}.json"
         path.parent.mkdir(exist_ok=True)
@@ -171,8 +195,9 @@ def _round_trip(tmp_path, runner, cli, qs, key):
 def test_an_answer_just_outside_moodles_tolerance_is_wrong_for_check_too(tmp_path, runner, cli):
     qs, key = build(tmp_path, runner, cli, "attention")
     p = key["problems"][0]
-    f, (s, i, j, x, v) = next((f, c) for f, c in zip(read_both(qs[0].text), asked_cells(p))
-                              if c[0]["name"] == "weights" and 0 < c[4] < 1)
+    f, (s, i, j, x, v) = next(
+        (f, c) for f, c in zip(read_both(qs[0].text), asked_cells(p)) if c[0]["name"] == "weights" and 0 < c[4] < 1
+    )
     outside = v + 1.01 * f.right[0].tolerance
     assert abs(outside - v) > f.right[0].tolerance  # Moodle marks it wrong
     answers = {"weights": [[f"{x:.4f}" if x is not None else "-oo" for x in row] for row in s["value"]]}
@@ -189,7 +214,7 @@ def test_masked_entries_are_given_in_the_table_not_asked(tmp_path, runner, cli):
     masked = next(s for s in key["problems"][0]["steps"] if s["name"] == "masked")
     assert sum(v is None for row in masked["value"] for v in row) == 3
     text = qs[0].text
-    grid = text[text.index(r"\(M_{ij} ="):].split("</table>")[0]  # the masked step's grid
+    grid = text[text.index(r"\(M_{ij} =") :].split("</table>")[0]  # the masked step's grid
     assert grid.count(r"\(-\infty\)") == 3 and len(mu.fields(grid)) == 6
 
 
@@ -217,8 +242,11 @@ def test_field_weights_are_whole_numbers_in_proportion_to_equal_shares():
 def test_a_written_step_is_left_to_a_person_and_its_model_answer_is_the_feedback():
     doc = build_document(["softmax-scaling"], seed=1)
     p = doc.problems[0]
-    p.add_written("choice", title="Which of the three would you use, and why?",
-                  answer="Divide by $\\sqrt{d_k}$: the softmax stays soft.")
+    p.add_written(
+        "choice",
+        title="Which of the three would you use, and why?",
+        answer="Divide by $\\sqrt{d_k}$: the softmax stays soft.",
+    )
     q = mu.questions(moodle.MoodleRenderer().render(doc))[0]
     assert "Which of the three would you use, and why?" in q.text
     assert "not marked here: your lecturer marks it by hand" in q.text
@@ -267,8 +295,23 @@ def test_dash_o_writes_the_xml_to_stdout(runner, cli):
 
 
 def test_split_writes_one_bank_per_variant_into_the_same_categories(tmp_path, runner, cli):
-    r = runner.invoke(cli, ["build", "attention", "softmax-scaling", "--variants", "2", "--split", "--name", "quiz",
-                            "--format", "moodle", "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "attention",
+            "softmax-scaling",
+            "--variants",
+            "2",
+            "--split",
+            "--name",
+            "quiz",
+            "--format",
+            "moodle",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert sorted(os.listdir(tmp_path)) == ["quiz-v01-moodle.xml", "quiz-v02-moodle.xml", "quiz-variants.csv"]
     for v in ("v01", "v02"):
@@ -295,9 +338,10 @@ def test_golden_moodle_bank():
 def hostile_problem() -> Document:
     from worksheet.build import solve_table
 
-    p = solve_table("next-token", {"h": [[1, 2]], "W_vocab": [[1, 0, 0, 0, 0, 0, 0, 0, 0, 2],
-                                                              [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]],
-                                   "vocab": HOSTILE})
+    p = solve_table(
+        "next-token",
+        {"h": [[1, 2]], "W_vocab": [[1, 0, 0, 0, 0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 0, 0, 0, 0, 1]], "vocab": HOSTILE},
+    )
     return Document("Title </text>]]> & {1:NM:=1}", [p], seed=None)
 
 
@@ -320,8 +364,9 @@ def test_hostile_labels_survive_xml_and_cloze_and_are_shown_as_text():
 
 
 def test_hostile_prompt_text_is_text_and_starts_no_field():
-    doc = build_document([ProblemSpec("attention", {}, 3, 'Mind {1:SHORTANSWER:=x} and <script>x</script> ]]> "/~#\\')],
-                         seed=1)
+    doc = build_document(
+        [ProblemSpec("attention", {}, 3, 'Mind {1:SHORTANSWER:=x} and <script>x</script> ]]> "/~#\\')], seed=1
+    )
     q = mu.questions(moodle.MoodleRenderer().render(doc))[0]
     tags, text = mu.html_tags_and_text(q.text)
     assert 'Mind {1:SHORTANSWER:=x} and <script>x</script> ]]> "/~#\\' in text
@@ -346,8 +391,10 @@ def test_cloze_escape_reads_back_the_same_text_in_both_readers(label):
     for read in (mu.fields, mu.moodle_fields):
         (f,) = read(field)
         expected = cloze._XML_INVALID.sub("\ufffd", label)
-        assert [mu.visible(html_text(a.answer)) for a in f.alternatives] == [mu.visible(expected),
-                                                                           mu.visible(expected) + "x"]
+        assert [mu.visible(html_text(a.answer)) for a in f.alternatives] == [
+            mu.visible(expected),
+            mu.visible(expected) + "x",
+        ]
         assert f.alternatives[0].fraction == 1.0
 
 
@@ -382,8 +429,7 @@ def test_a_templates_folder_restyles_the_questions_and_one_without_moodle_is_ref
     mine = tmp_path / "mine"
     shutil.copytree(root, mine)
     q = mine / "moodle" / "question.html.j2"
-    q.write_text(q.read_text(encoding="utf-8").replace("Type every entry", "Please type every entry"),
-                 encoding="utf-8")
+    q.write_text(q.read_text(encoding="utf-8").replace("Type every entry", "Please type every entry"), encoding="utf-8")
     r = runner.invoke(cli, ["build", "--format", "moodle", "--templates", str(mine), "-o", "-"])
     assert r.exit_code == 0, r.output
     assert "Please type every entry" in mu.questions(r.stdout)[0].text

@@ -28,8 +28,9 @@ def _weights_by_step(q: mu.Question, problem: dict) -> dict[str, int]:
 
 
 def test_a_large_multi_head_calculator_build_stays_within_what_moodle_stores():
-    p = build_document(["multi-head-attention"], seed=1,
-                       options={"numbers": "calculator", "heads": 8, "seq_len": 12, "d_model": 16}).problems[0]
+    p = build_document(
+        ["multi-head-attention"], seed=1, options={"numbers": "calculator", "heads": 8, "seq_len": 12, "d_model": 16}
+    ).problems[0]
     cells = {s.name: moodle.asked_cells(s) for s in p.printed_steps(False) if moodle.asked_cells(s)}
     # the rule before: round(20 max(n) / n) per field, far beyond Moodle's 99,999.9999999
     before = sum(max(1, round(Fraction(20 * max(cells.values()), n))) * n for n in cells.values())
@@ -53,8 +54,9 @@ def test_every_question_mark_of_every_kind_stays_below_moodles_limit():
 
 def test_weights_follow_the_specs_step_points(tmp_path, runner, cli):
     spec = tmp_path / "exam.toml"
-    spec.write_text('[[sections]]\nkind = "feed-forward"\npoints = 10\nstep_points = { output = 5 }\n',
-                    encoding="utf-8")
+    spec.write_text(
+        '[[sections]]\nkind = "feed-forward"\npoints = 10\nstep_points = { output = 5 }\n', encoding="utf-8"
+    )
     r = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "moodle,json", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     (q,) = mu.questions((tmp_path / "worksheet-moodle.xml").read_text(encoding="utf-8"))
@@ -67,8 +69,7 @@ def test_weights_follow_the_specs_step_points(tmp_path, runner, cli):
 
 
 def test_each_question_states_only_its_own_conventions(tmp_path, runner, cli):
-    r = runner.invoke(cli, ["build", "attention", "layer-norm", "--causal", "--format", "moodle", "-o",
-                            str(tmp_path)])
+    r = runner.invoke(cli, ["build", "attention", "layer-norm", "--causal", "--format", "moodle", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     att, ln = mu.questions((tmp_path / "worksheet-moodle.xml").read_text(encoding="utf-8"))
 
@@ -85,8 +86,20 @@ def test_the_readme_describes_the_categories_the_export_writes(tmp_path, runner,
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     m = re.search(r"categories `(\$course\$/midterm/Problem 1)` … `Problem (\d+)`", readme)
     assert m, "the README names the midterm's categories"
-    r = runner.invoke(cli, ["build", "--spec", str(ROOT / "examples" / "midterm.toml"), "--variants", "2",
-                            "--format", "moodle", "-o", str(tmp_path)])
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(ROOT / "examples" / "midterm.toml"),
+            "--variants",
+            "2",
+            "--format",
+            "moodle",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     text = (tmp_path / "midterm-moodle.xml").read_text(encoding="utf-8")
     cats = list(dict.fromkeys(re.findall(r"<text>(\$course\$/[^<]*)</text>", text)))
@@ -96,7 +109,7 @@ def test_the_readme_describes_the_categories_the_export_writes(tmp_path, runner,
 
 def test_the_readme_says_cloze_fields_cannot_carry_error_forward_and_offers_check():
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
-    section = readme[readme.index("**Online quizzes: Moodle.**"):]
+    section = readme[readme.index("**Online quizzes: Moodle.**") :]
     assert "error carried forward" in section and "worksheet check" in section
     assert "independent" in section
 
@@ -105,8 +118,11 @@ def test_a_question_in_words_only_is_an_essay_question(tmp_path, runner, cli):
     import xml.etree.ElementTree as ET
 
     spec = tmp_path / "exam.toml"
-    spec.write_text('[[sections]]\npoints = 4\nquestion = "Why scale?"\nanswer = "So the softmax stays soft."\n'
-                    '\n[[sections]]\nkind = "feed-forward"\npoints = 6\n', encoding="utf-8")
+    spec.write_text(
+        '[[sections]]\npoints = 4\nquestion = "Why scale?"\nanswer = "So the softmax stays soft."\n'
+        '\n[[sections]]\nkind = "feed-forward"\npoints = 6\n',
+        encoding="utf-8",
+    )
     r = runner.invoke(cli, ["build", "--spec", str(spec), "--format", "moodle", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     root = ET.fromstring((tmp_path / "worksheet-moodle.xml").read_text(encoding="utf-8"))

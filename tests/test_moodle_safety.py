@@ -21,11 +21,46 @@ from worksheet.build import ProblemSpec, build_document
 from worksheet.solution.document import Document
 from worksheet.render import cloze, moodle
 
-CLOZE = ["{#1}", "{#2}{#1}", "{1:NUMERICAL:=1}", "{1:NM:=1:0.1}", "{:SA:x}", "{:SHORTANSWER:=a~=b}",
-         "{2:MULTICHOICE:=a~b}", "{1:REGEXP:=x}", "}", "{", "}}{{", "~", "#", "=", "%100%", "\\", "\\}", "\\#",
-         "&#123;1:SA:x}", "{1:SA:x", "a}b{c", "{1:sa:x}", "{10:MCV:a~=b#fb}"]
-TEX = ["\\(x^2\\)", "\\[x\\]", "\\)", "\\(", "\\[", "\\]", "\\begin{align}x\\end{align}", "[tex]x[/tex]",
-       "[TEX]x[/TEX]", "@@x@@", "<tex>x</tex>", "\\\\(x\\\\)", "a\\(b"]
+CLOZE = [
+    "{#1}",
+    "{#2}{#1}",
+    "{1:NUMERICAL:=1}",
+    "{1:NM:=1:0.1}",
+    "{:SA:x}",
+    "{:SHORTANSWER:=a~=b}",
+    "{2:MULTICHOICE:=a~b}",
+    "{1:REGEXP:=x}",
+    "}",
+    "{",
+    "}}{{",
+    "~",
+    "#",
+    "=",
+    "%100%",
+    "\\",
+    "\\}",
+    "\\#",
+    "&#123;1:SA:x}",
+    "{1:SA:x",
+    "a}b{c",
+    "{1:sa:x}",
+    "{10:MCV:a~=b#fb}",
+]
+TEX = [
+    "\\(x^2\\)",
+    "\\[x\\]",
+    "\\)",
+    "\\(",
+    "\\[",
+    "\\]",
+    "\\begin{align}x\\end{align}",
+    "[tex]x[/tex]",
+    "[TEX]x[/TEX]",
+    "@@x@@",
+    "<tex>x</tex>",
+    "\\\\(x\\\\)",
+    "a\\(b",
+]
 DOLLARS = ["$$x$$", "$$", "$", "a$b", "$ $"]  # no formula: refused in labels and spec prompts, text here
 HOSTILE = CLOZE + TEX
 
@@ -47,30 +82,51 @@ def assert_only_our_fields(doc: Document, questions: list[mu.Question]) -> None:
     for q, n in zip(questions, asked(doc), strict=True):
         documented, moodles = mu.fields(q.text), mu.moodle_fields(q.text)
         assert len(documented) == len(moodles) == n
-        assert [(f.weight, f.type, f.alternatives) for f in documented] == \
-            [(f.weight, f.type, f.alternatives) for f in moodles]
+        assert [(f.weight, f.type, f.alternatives) for f in documented] == [
+            (f.weight, f.type, f.alternatives) for f in moodles
+        ]
         assert mu.PLACE.findall(q.text) == []  # no place of a field before import
         assert mu.places(q.text) == list(range(1, n + 1))  # after import: each field's place once
         assert mu.fields(q.feedback) == [] and mu.PLACE.findall(q.feedback) == []
 
 
 def delimiters(questions: list[mu.Question]) -> list:
-    return [(mu.mathjax_delimiters(q.text), mu.mathjax_delimiters(q.feedback), mu.filter_delimiters(q.text),
-             mu.filter_delimiters(q.feedback), mu.filter_delimiters(q.name)) for q in questions]
+    return [
+        (
+            mu.mathjax_delimiters(q.text),
+            mu.mathjax_delimiters(q.feedback),
+            mu.filter_delimiters(q.text),
+            mu.filter_delimiters(q.feedback),
+            mu.filter_delimiters(q.name),
+        )
+        for q in questions
+    ]
 
 
 def labelled_doc(label: str) -> Document:
     """``label`` as a token, a vocabulary word (a drop-down choice) and a source token."""
-    return build_document([ProblemSpec("attention", {"tokens": [label, "b", "c"], "seq_len": 3}),
-                           ProblemSpec("next-token", {"vocab": ["a", label, "c", "d"]}),
-                           ProblemSpec("cross-attention", {"source_tokens": [label, "y"], "tokens": ["p", label],
-                                                           "dec_len": 2, "enc_len": 2})], seed=3)
+    return build_document(
+        [
+            ProblemSpec("attention", {"tokens": [label, "b", "c"], "seq_len": 3}),
+            ProblemSpec("next-token", {"vocab": ["a", label, "c", "d"]}),
+            ProblemSpec(
+                "cross-attention", {"source_tokens": [label, "y"], "tokens": ["p", label], "dec_len": 2, "enc_len": 2}
+            ),
+        ],
+        seed=3,
+    )
 
 
 def prose_doc(text: str) -> Document:
     """``text`` as a prompt, a written question and its model answer."""
-    return build_document([ProblemSpec("attention", {}, 2, prompt=f"Mind {text} here", question=f"Why {text}?",
-                                       answer=f"Because {text}.")], seed=3)
+    return build_document(
+        [
+            ProblemSpec(
+                "attention", {}, 2, prompt=f"Mind {text} here", question=f"Why {text}?", answer=f"Because {text}."
+            )
+        ],
+        seed=3,
+    )
 
 
 # ---------------------------------------------------------------- labels
@@ -89,8 +145,13 @@ def test_a_label_with_cloze_or_tex_syntax_adds_no_field_and_no_maths(label):
         assert {t for t, _ in tags} <= {"p", "strong", "em", "h4", "table", "tr", "td", "th", "span"}
 
 
-@given(st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="$\u2060"),
-               min_size=1, max_size=12).filter(lambda s: s.strip() == s and s.isprintable()))
+@given(
+    st.text(
+        st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="$\u2060"),
+        min_size=1,
+        max_size=12,
+    ).filter(lambda s: s.strip() == s and s.isprintable())
+)
 @example("{#1}")
 @example("{1:NUMERICAL:=1}")
 @example("{:SA:~}")
@@ -178,5 +239,7 @@ def test_plain_text_has_no_delimiter_and_is_the_same_text_to_a_reader(text):
 
 
 def test_no_field_guards_every_field_start_and_place_in_a_formula():
-    assert moodle.no_field(r"\text{\{1:SA:x\}} {#1} {:,2} {10:REGEXP:y}") == \
-        r"\text{\&#123;1:SA:x\}} &#123;#1} {:,2} &#123;10:REGEXP:y}"
+    assert (
+        moodle.no_field(r"\text{\{1:SA:x\}} {#1} {:,2} {10:REGEXP:y}")
+        == r"\text{\&#123;1:SA:x\}} &#123;#1} {:,2} &#123;10:REGEXP:y}"
+    )

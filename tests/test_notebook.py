@@ -19,6 +19,7 @@ from worksheet.render import get
 def test_the_readme_notebook_example_runs():
     # the README's five lines, with what Jupyter does for the bare `p` line
     import worksheet
+
     p = worksheet.problem("attention", seed=3, causal=True)
     p._repr_html_(), p._repr_markdown_()
     w, W = p.arrays()["weights"], p.to_sympy()["weights"]
@@ -42,8 +43,11 @@ def test_problem_rejects_an_unknown_setting():
 
 
 def test_solve_reads_numbers_exactly_and_never_evaluates_text():
-    p = worksheet.solve("attention", {"Q": [[1, 0], [0, 1]], "K": np.eye(2, dtype=int),
-                                      "V": [[0.2, "3/4"], [Fraction(1, 3), -1]]}, causal=True)
+    p = worksheet.solve(
+        "attention",
+        {"Q": [[1, 0], [0, 1]], "K": np.eye(2, dtype=int), "V": [[0.2, "3/4"], [Fraction(1, 3), -1]]},
+        causal=True,
+    )
     assert p["V"].exact == ((Fraction(1, 5), Fraction(3, 4)), (Fraction(1, 3), Fraction(-1)))
     assert p["weights"].to_sympy()[0, :].tolist()[0] == [1, 0]
     with pytest.raises(InputError, match="V, row 1, column 1"):
@@ -132,14 +136,16 @@ def test_a_document_shows_every_problem():
 
 
 def test_import_and_api_do_not_import_sympy_until_to_sympy():
-    code = ("import sys, worksheet\n"
-            "print(sorted(m for m in ('sympy', 'numpy', 'jinja2') if m in sys.modules))\n"
-            "p = worksheet.problem('attention', seed=3, causal=True)\n"
-            "q = worksheet.solve('attention', {'Q': [[1, 0]], 'K': [[1, 0]], 'V': [[2, 3]]})\n"
-            "p._repr_html_(); p._repr_markdown_(); p.arrays(); worksheet.check(p, {'weights': p.arrays()['weights']})\n"
-            "print('sympy' in sys.modules)\n"
-            "p.to_sympy()\n"
-            "print('sympy' in sys.modules)\n")
+    code = (
+        "import sys, worksheet\n"
+        "print(sorted(m for m in ('sympy', 'numpy', 'jinja2') if m in sys.modules))\n"
+        "p = worksheet.problem('attention', seed=3, causal=True)\n"
+        "q = worksheet.solve('attention', {'Q': [[1, 0]], 'K': [[1, 0]], 'V': [[2, 3]]})\n"
+        "p._repr_html_(); p._repr_markdown_(); p.arrays(); worksheet.check(p, {'weights': p.arrays()['weights']})\n"
+        "print('sympy' in sys.modules)\n"
+        "p.to_sympy()\n"
+        "print('sympy' in sys.modules)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:3] == ["[]", "False", "True"]
 

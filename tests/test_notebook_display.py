@@ -70,8 +70,22 @@ def check_fragment(html: str) -> str:
     rid = attrs["id"]
     assert [a["id"] for _, a in tags if "id" in a] == [rid]  # the one id, nothing else that could clash
     names = {t for t, _ in tags}
-    assert not names & {"h1", "h2", "h3", "h4", "h5", "h6", "html", "head", "body", "script", "link", "img",
-                        "details", "iframe"}
+    assert not names & {
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "html",
+        "head",
+        "body",
+        "script",
+        "link",
+        "img",
+        "details",
+        "iframe",
+    }
     style = re.findall(r"<style>(.*?)</style>", html, flags=re.S)
     assert len(style) == 1 and top_level_selectors(style[0]) == [f"#{rid}"]  # every rule scoped to this display
     body = re.sub(r"<style>.*?</style>", "", html, flags=re.S)
@@ -152,6 +166,7 @@ def test_a_hostile_token_label_is_text_in_the_display(label):
 
 # ---------------------------------------------------------------- a real kernel
 
+
 def test_a_jupyter_kernel_displays_a_problem_as_the_fragment(tmp_path):
     """Run a notebook in a real IPython kernel (nbclient) and read back the
     text/html it displayed: the fragment, as the notebook front end gets it."""
@@ -160,12 +175,17 @@ def test_a_jupyter_kernel_displays_a_problem_as_the_fragment(tmp_path):
     pytest.importorskip("ipykernel")
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import worksheet\np = worksheet.problem('attention')\np"),
-                nbformat.v4.new_code_cell("from IPython.display import display\n"
-                                          "display(worksheet.problem('attention', seed=2, tokens=['<mtr>', 'a', "
-                                          "'\\\\(y\\\\)']))")]
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    nb.cells = [
+        nbformat.v4.new_code_cell("import worksheet\np = worksheet.problem('attention')\np"),
+        nbformat.v4.new_code_cell(
+            "from IPython.display import display\n"
+            "display(worksheet.problem('attention', seed=2, tokens=['<mtr>', 'a', "
+            "'\\\\(y\\\\)']))"
+        ),
+    ]
+    client = nbclient.NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
     first = nb.cells[0].outputs[0]
     assert first["output_type"] == "execute_result"

@@ -27,9 +27,16 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 # issue 9, point 8: student sheets at default sizes, hand mode
 PAGE_TARGETS = {
-    "softmax-scaling": 1, "self-attention-basic": 1, "positional-encoding": 1, "layer-norm": 1,
-    "feed-forward": 1, "next-token": 1, "alignment": 1,
-    "attention": 2, "cross-attention": 2, "multi-head-attention": 3,
+    "softmax-scaling": 1,
+    "self-attention-basic": 1,
+    "positional-encoding": 1,
+    "layer-norm": 1,
+    "feed-forward": 1,
+    "next-token": 1,
+    "alignment": 1,
+    "attention": 2,
+    "cross-attention": 2,
+    "multi-head-attention": 3,
 }
 MIDTERM_PAGES = 8  # per student
 
@@ -42,6 +49,7 @@ def compile_to(tmp_path: Path, source: str, name: str) -> tuple[Path, pdfmod.Com
 
 
 # -- point 8: paper -----------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", sorted(PAGE_TARGETS))
 def test_student_sheet_at_default_size_fits_its_page_target(tmp_path, kind):
@@ -59,8 +67,9 @@ def test_student_sheet_at_default_size_fits_its_page_target(tmp_path, kind):
 
 def test_midterm_is_at_most_eight_pages_per_student(runner, cli, tmp_path):
     require_latex()
-    res = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / "midterm.toml"), "--format", "pdf",
-                              "-o", str(tmp_path)])
+    res = runner.invoke(
+        cli, ["build", "--spec", str(EXAMPLES / "midterm.toml"), "--format", "pdf", "-o", str(tmp_path)]
+    )
     assert res.exit_code == 0, res.output
     with open(tmp_path / "midterm-variants.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -110,9 +119,15 @@ def test_no_sheet_page_ends_with_a_step_heading(tmp_path):
             assert not heading.match(lines[-1]), (n, lines[-1])
 
 
-@pytest.mark.parametrize("kinds_, options", [
-    (["encoder-block"], {}), (["multi-head-attention"], {"d_k": 4}), (["attention", "cross-attention"], {}),
-], ids=["encoder-block", "mha-d_k-4", "attention+cross"])
+@pytest.mark.parametrize(
+    "kinds_, options",
+    [
+        (["encoder-block"], {}),
+        (["multi-head-attention"], {"d_k": 4}),
+        (["attention", "cross-attention"], {}),
+    ],
+    ids=["encoder-block", "mha-d_k-4", "attention+cross"],
+)
 def test_no_sheet_page_holds_a_lone_grid(tmp_path, kinds_, options):
     """Every page of a sheet holds a problem's heading or at least two
     steps (a step's "(name)" follows its title), seeds 1-3."""
@@ -121,12 +136,13 @@ def test_no_sheet_page_holds_a_lone_grid(tmp_path, kinds_, options):
     path, result = compile_to(tmp_path, get("tex").render_many(docs, key=False), "lone")
     pages = pdf_text(path).split("\f")
     names = {s.name for d in docs for p in d.problems for s in p.steps}
-    for n, page in enumerate(pages[:page_count(path)], 1):
+    for n, page in enumerate(pages[: page_count(path)], 1):
         steps = sum(page.count(f"({name})") for name in names)
         assert "Problem" in page or steps >= 2, (n, steps)
 
 
 # -- point 1: every size compiles ---------------------------------------------
+
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 @pytest.mark.parametrize("key", [False, True], ids=["sheet", "key"])
@@ -140,8 +156,9 @@ def test_every_kind_compiles_in_both_number_modes_for_seeds_1_to_5(numbers, key)
     assert all(w <= 10 for w in result.overfull), result.overfull
 
 
-@pytest.mark.parametrize("args", [["attention", "--d-k", "16"], ["feed-forward", "--d-model", "11"]],
-                         ids=["d_k-16", "d_model-11"])
+@pytest.mark.parametrize(
+    "args", [["attention", "--d-k", "16"], ["feed-forward", "--d-model", "11"]], ids=["d_k-16", "d_model-11"]
+)
 def test_matrices_wider_than_ten_columns_compile(runner, cli, tmp_path, args):
     """amsmath's bmatrix stops at 10 columns ("Extra alignment tab")."""
     require_latex()
@@ -153,14 +170,16 @@ def test_matrices_wider_than_ten_columns_compile(runner, cli, tmp_path, args):
 
 def test_thinking_machines_prints_its_2_by_64_matrices_in_column_blocks(runner, cli, tmp_path):
     require_latex()
-    res = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "tex",
-                              "-o", str(tmp_path / "tm.tex")])
+    res = runner.invoke(
+        cli, ["solve", "--example", "thinking-machines", "--format", "tex", "-o", str(tmp_path / "tm.tex")]
+    )
     assert res.exit_code == 0, res.output
     tex = (tmp_path / "tm.tex").read_text()
     # Q and K: 64 columns in 8 blocks, each headed by its column numbers
     assert tex.count(r"\scriptstyle 57 &") == 2
-    res = runner.invoke(cli, ["solve", "--example", "thinking-machines", "--format", "pdf",
-                              "-o", str(tmp_path / "tm.pdf")])
+    res = runner.invoke(
+        cli, ["solve", "--example", "thinking-machines", "--format", "pdf", "-o", str(tmp_path / "tm.pdf")]
+    )
     assert res.exit_code == 0, res.output
     assert page_count(tmp_path / "tm.pdf") <= 3
 
@@ -228,6 +247,7 @@ def test_written_step_gets_ruled_lines_on_the_md_sheet_and_the_answer_on_the_key
 
 # -- point 6: maths in titles, prompts and instructions --------------------
 
+
 def test_titles_intros_and_instructions_typeset_their_maths():
     doc = written_document()
     doc.instructions = "Scale by $\\sqrt{d_k}$."
@@ -248,6 +268,7 @@ def test_no_conventions_heading_when_none_apply():
 
 
 # -- point 9: typography -----------------------------------------------------
+
 
 def test_answer_key_never_leaves_key_alone_on_a_line(tmp_path):
     require_latex()
@@ -309,8 +330,8 @@ def test_html_print_css_shows_long_formulas_whole():
     long = str(html.display(" + ".join(f"x_{{{i}}}" for i in range(40))))
     assert long.startswith('<div class="display long')
     css = html.render(written_document(), key=True)
-    media = css[css.index("@media print"):]
-    media = media[:media.index("\n}\n")]
+    media = css[css.index("@media print") :]
+    media = media[: media.index("\n}\n")]
     assert re.search(r"\.display[^{]*\{[^}]*overflow: visible", media)
     assert ".display.long" in media
 

@@ -15,11 +15,30 @@ from hypothesis import strategies as st
 import worksheet.parse as parse_module
 from worksheet.steps.softmax_steps import ratio_of_exp_sums, softmax_row
 from worksheet.exact import (
-    NEG_INF, Add, Expr, Func, Mul, NegInf, Pow, add, cos, exp, mul, power,
-    sin, sqrt, tanh, to_sympy, to_str,
+    NEG_INF,
+    Add,
+    Expr,
+    Func,
+    Mul,
+    NegInf,
+    Pow,
+    add,
+    cos,
+    exp,
+    mul,
+    power,
+    sin,
+    sqrt,
+    tanh,
+    to_sympy,
+    to_str,
 )
 from worksheet.parse import (
-    ParseError, exact_from_json, format_decimal_places, parse_exact, parse_number,
+    ParseError,
+    exact_from_json,
+    format_decimal_places,
+    parse_exact,
+    parse_number,
 )
 
 F = Fraction
@@ -75,36 +94,78 @@ def node_types(x) -> set[type]:
 
 
 # ---------------------------------------------------------------- parse_number
-@pytest.mark.parametrize("text, value", [
-    ("0", F(0)), ("-3", F(-3)), ("+4", F(4)), ("007", F(7)), ("-0", F(0)),
-    ("0.2", F(1, 5)), ("-.5", F(-1, 2)), ("1.", F(1)), (".25", F(1, 4)),
-    ("0.1", F(1, 10)), ("3.14159", F(314159, 100000)),
-    ("2.5e-3", F(1, 400)), ("1E2", F(100)), ("1e+2", F(100)), ("2.e3", F(2000)),
-    ("-1.5E-1", F(-3, 20)), ("1e1000", F(10**1000)), ("1e-1000", F(1, 10**1000)),
-    ("3/4", F(3, 4)), ("-3/4", F(-3, 4)), ("+3/4", F(3, 4)), ("3 / 4", F(3, 4)),
-    ("6/8", F(3, 4)), ("0/5", F(0)), ("  0.88\n", F(22, 25)), ("\t-2 /\t3 ", F(-2, 3)),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("0", F(0)),
+        ("-3", F(-3)),
+        ("+4", F(4)),
+        ("007", F(7)),
+        ("-0", F(0)),
+        ("0.2", F(1, 5)),
+        ("-.5", F(-1, 2)),
+        ("1.", F(1)),
+        (".25", F(1, 4)),
+        ("0.1", F(1, 10)),
+        ("3.14159", F(314159, 100000)),
+        ("2.5e-3", F(1, 400)),
+        ("1E2", F(100)),
+        ("1e+2", F(100)),
+        ("2.e3", F(2000)),
+        ("-1.5E-1", F(-3, 20)),
+        ("1e1000", F(10**1000)),
+        ("1e-1000", F(1, 10**1000)),
+        ("3/4", F(3, 4)),
+        ("-3/4", F(-3, 4)),
+        ("+3/4", F(3, 4)),
+        ("3 / 4", F(3, 4)),
+        ("6/8", F(3, 4)),
+        ("0/5", F(0)),
+        ("  0.88\n", F(22, 25)),
+        ("\t-2 /\t3 ", F(-2, 3)),
+    ],
+)
 def test_parse_number_good(text, value):
     got = parse_number(text)
     assert type(got) is Fraction and got == value
 
 
-@pytest.mark.parametrize("text, message", [
-    ("nan", "not finite: 'nan'"), ("inf", "not finite: 'inf'"),
-    ("-inf", "not finite: '-inf'"), ("Infinity", "not finite: 'Infinity'"),
-    ("1/0", "division by zero: '1/0'"), ("-3 / 0", "division by zero: '-3 / 0'"),
-    ("0x10", "not a number: '0x10'"), ("1_000", "not a number: '1_000'"),
-    ("", "empty text"), ("   ", "empty text"),
-    ("3/4/5", "not a number: '3/4/5'"), ("abc", "not a number: 'abc'"),
-    ("1e", "not a number: '1e'"), ("e2", "not a number: 'e2'"), (".", "not a number: '.'"),
-    ("+", "not a number: '+'"), ("--1", "not a number: '--1'"), ("3/-4", "not a number: '3/-4'"),
-    ("1.5/2", "not a number: '1.5/2'"), ("1e2/3", "not a number: '1e2/3'"),
-    ("1 000", "not a number: '1 000'"), ("1,5", "not a number: '1,5'"),
-    ("٣", "not a number: '٣'"), ("²", "not a number: '²'"), ("１", "not a number: '１'"),
-    ("sqrt(2)", "not a number: 'sqrt(2)'"), ("2*3", "not a number: '2*3'"),
-    ("1e1001", "exponent too large"), ("1e-99999", "exponent too large"),
-    ("1" * 101, "number too long"), (" " * 101, "number too long"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("nan", "not finite: 'nan'"),
+        ("inf", "not finite: 'inf'"),
+        ("-inf", "not finite: '-inf'"),
+        ("Infinity", "not finite: 'Infinity'"),
+        ("1/0", "division by zero: '1/0'"),
+        ("-3 / 0", "division by zero: '-3 / 0'"),
+        ("0x10", "not a number: '0x10'"),
+        ("1_000", "not a number: '1_000'"),
+        ("", "empty text"),
+        ("   ", "empty text"),
+        ("3/4/5", "not a number: '3/4/5'"),
+        ("abc", "not a number: 'abc'"),
+        ("1e", "not a number: '1e'"),
+        ("e2", "not a number: 'e2'"),
+        (".", "not a number: '.'"),
+        ("+", "not a number: '+'"),
+        ("--1", "not a number: '--1'"),
+        ("3/-4", "not a number: '3/-4'"),
+        ("1.5/2", "not a number: '1.5/2'"),
+        ("1e2/3", "not a number: '1e2/3'"),
+        ("1 000", "not a number: '1 000'"),
+        ("1,5", "not a number: '1,5'"),
+        ("٣", "not a number: '٣'"),
+        ("²", "not a number: '²'"),
+        ("１", "not a number: '１'"),
+        ("sqrt(2)", "not a number: 'sqrt(2)'"),
+        ("2*3", "not a number: '2*3'"),
+        ("1e1001", "exponent too large"),
+        ("1e-99999", "exponent too large"),
+        ("1" * 101, "number too long"),
+        (" " * 101, "number too long"),
+    ],
+)
 def test_parse_number_bad(text, message):
     with pytest.raises(ValueError) as info:
         parse_number(text)
@@ -136,7 +197,7 @@ def test_parse_number_no_catastrophic_backtracking():
 @st.composite
 def written_rationals(draw) -> tuple[str, Fraction]:
     """A rational and one way a user could type it."""
-    num = draw(st.integers(-10**12, 10**12))
+    num = draw(st.integers(-(10**12), 10**12))
     style = draw(st.sampled_from(["fraction", "decimal", "scientific", "float"]))
     if style == "fraction":
         den = draw(st.integers(1, 10**12))
@@ -169,28 +230,63 @@ def test_parse_number_round_trip(case):
 # ---------------------------------------------------------------- exact_from_json
 def test_exact_from_json():
     assert exact_from_json(3) == F(3) and type(exact_from_json(3)) is Fraction
-    assert exact_from_json(-10**6) == F(-10**6)
+    assert exact_from_json(-(10**6)) == F(-(10**6))
     assert exact_from_json("0.2") == F(1, 5)
     assert exact_from_json("0.000000000001") == F(1, 10**12)
     assert exact_from_json(" -3/4 ") == F(-3, 4)
-    for bad, message in [(True, "not a number: true"), (False, "not a number: false"),
-                         (0.1, "not exact"), (None, "not a number: NoneType"),
-                         ([1], "not a number: list"), (F(1, 2), "not a number: Fraction"),
-                         (10**100, "number too long"), ("nan", "not finite"), ("1/0", "division by zero"),
-                         (10**99, "out of range"), ("1e308", "out of range"), ("1e999", "out of range"),
-                         ("-1000001", "out of range"), ("1e-1000", "decimal places"),
-                         ("1e-13", "decimal places"), ("1/3000000000000", "decimal places")]:
+    for bad, message in [
+        (True, "not a number: true"),
+        (False, "not a number: false"),
+        (0.1, "not exact"),
+        (None, "not a number: NoneType"),
+        ([1], "not a number: list"),
+        (F(1, 2), "not a number: Fraction"),
+        (10**100, "number too long"),
+        ("nan", "not finite"),
+        ("1/0", "division by zero"),
+        (10**99, "out of range"),
+        ("1e308", "out of range"),
+        ("1e999", "out of range"),
+        ("-1000001", "out of range"),
+        ("1e-1000", "decimal places"),
+        ("1e-13", "decimal places"),
+        ("1/3000000000000", "decimal places"),
+    ]:
         with pytest.raises(ValueError, match=message):
             exact_from_json(bad)
 
 
 # ---------------------------------------------------------------- format_decimal_places
-@pytest.mark.parametrize("text, places", [
-    ("0.88", 2), ("3", 0), ("-3", 0), ("+0.5", 1), ("-0.50", 2), ("1.", 0), (".125", 3),
-    (" 2.0 ", 1), ("2.5e-3", 4), ("1.5e1", 0), ("1e2", -2), ("0.000", 3), (7, 0),
-    ("3/4", None), ("1/2", None), ("e", None), ("sqrt(2)", None), ("1+2", None), ("", None),
-    ("abc", None), ("1e1001", None), ("1" * 101, None), (True, None), (0.5, None), (None, None),
-])
+@pytest.mark.parametrize(
+    "text, places",
+    [
+        ("0.88", 2),
+        ("3", 0),
+        ("-3", 0),
+        ("+0.5", 1),
+        ("-0.50", 2),
+        ("1.", 0),
+        (".125", 3),
+        (" 2.0 ", 1),
+        ("2.5e-3", 4),
+        ("1.5e1", 0),
+        ("1e2", -2),
+        ("0.000", 3),
+        (7, 0),
+        ("3/4", None),
+        ("1/2", None),
+        ("e", None),
+        ("sqrt(2)", None),
+        ("1+2", None),
+        ("", None),
+        ("abc", None),
+        ("1e1001", None),
+        ("1" * 101, None),
+        (True, None),
+        (0.5, None),
+        (None, None),
+    ],
+)
 def test_format_decimal_places(text, places):
     assert format_decimal_places(text) == places
 
@@ -198,26 +294,70 @@ def test_format_decimal_places(text, places):
 # ---------------------------------------------------------------- parse_exact: good
 E1 = exp(1)
 GOOD = [
-    ("e^2", exp(2)), ("E**2", exp(2)), ("exp(-1)", exp(-1)), ("sqrt(2)", sqrt(2)),
-    ("1/(1+e^-2)", power(add(1, exp(-2)), -1)), ("1/(1 + exp(-2))", power(add(1, exp(-2)), -1)),
-    ("e^{1/2}", exp(F(1, 2))), ("e^(1/2)", exp(F(1, 2))), ("-e^2", mul(-1, exp(2))),
-    ("2^-1", F(1, 2)), ("2**-1", F(1, 2)), ("2**3", F(8)), ("2^3^2", F(512)), ("2^-3^2", F(1, 512)),
-    ("(-2)^2", F(4)), ("-2^2", F(-4)), ("3/4", F(3, 4)), ("-3/4", F(-3, 4)), ("0.5*sqrt(8)", sqrt(2)),
-    ("((1+2)*(3-(4/(5))))", F(33, 5)), ("e", E1), ("E", E1), ("e^-3", exp(-3)),
-    ("2*e^-3", mul(2, exp(-3))), ("2e-3", F(1, 500)), ("2E3", F(2000)), ("e^{-2}", exp(-2)),
-    ("e^1.5", exp(F(3, 2))), ("e^sqrt(2)", exp(sqrt(2))), ("exp(2)^(1/2)", E1), ("exp(1)^e", exp(E1)),
-    ("5*sqrt(3)/3", mul(F(5, 3), sqrt(3))), ("sin(1/10000**(2/5))", sin(power(10000, F(-2, 5)))),
+    ("e^2", exp(2)),
+    ("E**2", exp(2)),
+    ("exp(-1)", exp(-1)),
+    ("sqrt(2)", sqrt(2)),
+    ("1/(1+e^-2)", power(add(1, exp(-2)), -1)),
+    ("1/(1 + exp(-2))", power(add(1, exp(-2)), -1)),
+    ("e^{1/2}", exp(F(1, 2))),
+    ("e^(1/2)", exp(F(1, 2))),
+    ("-e^2", mul(-1, exp(2))),
+    ("2^-1", F(1, 2)),
+    ("2**-1", F(1, 2)),
+    ("2**3", F(8)),
+    ("2^3^2", F(512)),
+    ("2^-3^2", F(1, 512)),
+    ("(-2)^2", F(4)),
+    ("-2^2", F(-4)),
+    ("3/4", F(3, 4)),
+    ("-3/4", F(-3, 4)),
+    ("0.5*sqrt(8)", sqrt(2)),
+    ("((1+2)*(3-(4/(5))))", F(33, 5)),
+    ("e", E1),
+    ("E", E1),
+    ("e^-3", exp(-3)),
+    ("2*e^-3", mul(2, exp(-3))),
+    ("2e-3", F(1, 500)),
+    ("2E3", F(2000)),
+    ("e^{-2}", exp(-2)),
+    ("e^1.5", exp(F(3, 2))),
+    ("e^sqrt(2)", exp(sqrt(2))),
+    ("exp(2)^(1/2)", E1),
+    ("exp(1)^e", exp(E1)),
+    ("5*sqrt(3)/3", mul(F(5, 3), sqrt(3))),
+    ("sin(1/10000**(2/5))", sin(power(10000, F(-2, 5)))),
     ("-3*tanh(1/2)/4 + tanh(2)", add(mul(F(-3, 4), tanh(F(1, 2))), tanh(2))),
-    ("cos(0)", F(1)), ("sin(0)", F(0)), ("cos(1)^2 + sin(1)^2", add(power(cos(1), 2), power(sin(1), 2))),
-    ("2^(1/3)", power(2, F(1, 3))), ("(1 + sqrt(2))**(3/2)", power(add(1, sqrt(2)), F(3, 2))),
-    ("sqrt(1/4)", F(1, 2)), ("sqrt(0)", F(0)), ("0^0", F(1)), ("--1", F(1)), ("+-+2", F(-2)),
-    ("-(1-e)", add(-1, E1)), ("sqrt(e-1)", sqrt(add(E1, -1))), ("1 − 2", F(-1)),
-    (r"\sqrt{2}", sqrt(2)), (r"\frac{1}{2}", F(1, 2)), (r"\frac{1}{1 + e^{-2}}", power(add(1, exp(-2)), -1)),
-    (r"\exp(2)", exp(2)), (r"\sin\left(1\right)", sin(1)), (r"2 \cdot 3", F(6)), (r"2\times 3", F(6)),
-    (r"\left(1+e\right)^{2}", power(add(1, E1), 2)), (r"\dfrac{\sqrt{3}}{3}", mul(F(1, 3), sqrt(3))),
-    ("  1 /\n( 2 )\t", F(1, 2)), ("1.", F(1)), (".5", F(1, 2)), ("1e1000 * 1e-1000", F(1)),
-    ("2^1000", F(2**1000)), ("2^(999/1000)", power(2, F(999, 1000))),
-    ("(" * 50 + "1" + ")" * 50, F(1)), ("{" * 50 + "1" + "}" * 50, F(1)),
+    ("cos(0)", F(1)),
+    ("sin(0)", F(0)),
+    ("cos(1)^2 + sin(1)^2", add(power(cos(1), 2), power(sin(1), 2))),
+    ("2^(1/3)", power(2, F(1, 3))),
+    ("(1 + sqrt(2))**(3/2)", power(add(1, sqrt(2)), F(3, 2))),
+    ("sqrt(1/4)", F(1, 2)),
+    ("sqrt(0)", F(0)),
+    ("0^0", F(1)),
+    ("--1", F(1)),
+    ("+-+2", F(-2)),
+    ("-(1-e)", add(-1, E1)),
+    ("sqrt(e-1)", sqrt(add(E1, -1))),
+    ("1 − 2", F(-1)),
+    (r"\sqrt{2}", sqrt(2)),
+    (r"\frac{1}{2}", F(1, 2)),
+    (r"\frac{1}{1 + e^{-2}}", power(add(1, exp(-2)), -1)),
+    (r"\exp(2)", exp(2)),
+    (r"\sin\left(1\right)", sin(1)),
+    (r"2 \cdot 3", F(6)),
+    (r"2\times 3", F(6)),
+    (r"\left(1+e\right)^{2}", power(add(1, E1), 2)),
+    (r"\dfrac{\sqrt{3}}{3}", mul(F(1, 3), sqrt(3))),
+    ("  1 /\n( 2 )\t", F(1, 2)),
+    ("1.", F(1)),
+    (".5", F(1, 2)),
+    ("1e1000 * 1e-1000", F(1)),
+    ("2^1000", F(2**1000)),
+    ("2^(999/1000)", power(2, F(999, 1000))),
+    ("(" * 50 + "1" + ")" * 50, F(1)),
+    ("{" * 50 + "1" + "}" * 50, F(1)),
 ]
 
 
@@ -240,9 +380,21 @@ def test_parse_exact_examples():
     assert parse_exact("2^-1") == F(1, 2) and type(parse_exact("2**3")) is Fraction
 
 
-@pytest.mark.parametrize("text", [
-    "-oo", " - oo ", "-inf", "-Infinity", "-INF", "-∞", "−∞", "−oo", r"-\infty", "\u2212 infinity",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-oo",
+        " - oo ",
+        "-inf",
+        "-Infinity",
+        "-INF",
+        "-∞",
+        "−∞",
+        "−oo",
+        r"-\infty",
+        "\u2212 infinity",
+    ],
+)
 def test_parse_exact_neg_inf(text):
     assert parse_exact(text) is NEG_INF
 
@@ -343,7 +495,8 @@ def test_nothing_is_executed(tmp_path, monkeypatch):
         "sqrt(2); import os; os.system('touch PWNED')",
         "Symbol('x').__class__.__base__.__subclasses__()",
         "exec(\"open('PWNED','w')\")",
-        "eval('1')", "1 if open('PWNED', 'w') else 0",
+        "eval('1')",
+        "1 if open('PWNED', 'w') else 0",
     ]
     for text in attacks:
         with pytest.raises(ValueError):
@@ -355,39 +508,63 @@ def test_nothing_is_executed(tmp_path, monkeypatch):
 def test_module_uses_no_evaluator():
     """Every module of the worksheet.parse package, read as source."""
     modules = sorted(Path(parse_module.__file__).parent.glob("*.py"))
-    assert {m.name for m in modules} >= {"__init__.py", "numbers.py", "tokens.py", "guards.py",
-                                          "parser.py"}
-    tree = ast.Module(body=[n for m in modules
-                            for n in ast.parse(m.read_text(encoding="utf-8")).body],
-                      type_ignores=[])
+    assert {m.name for m in modules} >= {"__init__.py", "numbers.py", "tokens.py", "guards.py", "parser.py"}
+    tree = ast.Module(body=[n for m in modules for n in ast.parse(m.read_text(encoding="utf-8")).body], type_ignores=[])
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             imported |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            imported.add(node.module.split(".")[0] if node.level == 0
-                         else "." * node.level + (node.module or ""))
+            imported.add(node.module.split(".")[0] if node.level == 0 else "." * node.level + (node.module or ""))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             assert node.func.id not in {"eval", "exec", "compile", "__import__"}
             if node.func.id in {"getattr", "hasattr"}:  # only a fixed attribute name, never one from text
                 assert isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
         elif isinstance(node, ast.Attribute):
             assert node.attr not in {"sympify", "parse_expr", "literal_eval"}
-    assert imported <= {"__future__", "math", "re", "fractions", "typing", "..exact", "..policy.limits",
-                        ".numbers", ".tokens", ".guards", ".parser",
-                        # input_tables: JSON and TOML files, read as data
-                        "difflib", "json", "tomllib", "pathlib", "..policy.errors", "..policy.files",
-                        "mpmath",  # numbers: the 50-digit context decimal_tolerance counts in
-                        # arguments: library callers' Python values (numpy arrays, Decimals) read as data
-                        "decimal", "numbers", "numpy", ".", "..exact.nodes", "..solution.problem",
-                        "..policy.integer_text",
-                        "..policy.pencil"}  # numbers: the tolerance every sheet prints
+    assert imported <= {
+        "__future__",
+        "math",
+        "re",
+        "fractions",
+        "typing",
+        "..exact",
+        "..policy.limits",
+        ".numbers",
+        ".tokens",
+        ".guards",
+        ".parser",
+        # input_tables: JSON and TOML files, read as data
+        "difflib",
+        "json",
+        "tomllib",
+        "pathlib",
+        "..policy.errors",
+        "..policy.files",
+        "mpmath",  # numbers: the 50-digit context decimal_tolerance counts in
+        # arguments: library callers' Python values (numpy arrays, Decimals) read as data
+        "decimal",
+        "numbers",
+        "numpy",
+        ".",
+        "..exact.nodes",
+        "..solution.problem",
+        "..policy.integer_text",
+        "..policy.pencil",
+    }  # numbers: the tolerance every sheet prints
 
 
 def test_deep_nesting_is_a_value_error_not_recursion_error():
-    for text in ["(" * 10_000 + "1" + ")" * 10_000, "(" * 999 + "1" + ")" * 999,
-                 "-" * 1999 + "1", "1" + "^1" * 999, "sqrt(" * 300 + "2" + ")" * 300,
-                 "{" * 1000 + "}" * 1000, "e^" * 999 + "e", "((" * 500]:
+    for text in [
+        "(" * 10_000 + "1" + ")" * 10_000,
+        "(" * 999 + "1" + ")" * 999,
+        "-" * 1999 + "1",
+        "1" + "^1" * 999,
+        "sqrt(" * 300 + "2" + ")" * 300,
+        "{" * 1000 + "}" * 1000,
+        "e^" * 999 + "e",
+        "((" * 500,
+    ]:
         try:
             parse_exact(text)
         except ValueError:
@@ -404,8 +581,13 @@ def nest(template: str, levels: int, seed: str = "2") -> str:
 
 def test_deep_values_still_print(capsys):
     """Whatever parses can be printed and converted back (no recursion limit)."""
-    for text in [nest("1/(1+e^(-{}))", 15), nest("sqrt(1+sqrt(2)*{})", 25), nest("sin({})", 50),
-                 nest("exp(sin(1+{}))", 24), nest("(1+1/(e+{}))", 24)]:
+    for text in [
+        nest("1/(1+e^(-{}))", 15),
+        nest("sqrt(1+sqrt(2)*{})", 25),
+        nest("sin({})", 50),
+        nest("exp(sin(1+{}))", 24),
+        nest("(1+1/(e+{}))", 24),
+    ]:
         x = parse_exact(text)
         assert to_str(x)
         assert same_value(parse_exact(to_str(x)), x)
@@ -441,11 +623,15 @@ ADVERSARIAL = [
     "*".join(["e"] * 1000),
     "+".join(["1"] * 1000),
     "+".join(["sqrt(2)"] * 250),
-    "2" + "^1" * 999, "e" + "^e" * 49,
-    nest("sqrt({}+1)", 49), nest("({})^(1/2)", 49, "3"),
+    "2" + "^1" * 999,
+    "e" + "^e" * 49,
+    nest("sqrt({}+1)", 49),
+    nest("({})^(1/2)", 49, "3"),
     "(" * 50 + "+".join(["e^(1/2)*sqrt(3)"] * 120) + ")" * 50,
     "1/(" + "+".join(f"exp({i}/7)" for i in range(150)) + ")",
-    "9" * 100 + "^1000", "1e1000^1000", "(1e1000)^(1/2)",
+    "9" * 100 + "^1000",
+    "1e1000^1000",
+    "(1e1000)^(1/2)",
     "+".join(f"{10**39 + k}^(1/3)*{10**39 + k}^(1/6)" for k in range(1, 80, 2)),
 ]
 
@@ -479,7 +665,10 @@ def _extend(children):
         st.tuples(children, children).map(lambda t: mul(*t)),
         st.tuples(children, children).map(lambda t: mul(t[0], _power(t[1], -1))),
         st.tuples(children, st.sampled_from(EXPONENTS)).map(lambda t: _power(*t)),
-        children.map(exp), children.map(sin), children.map(cos), children.map(tanh),
+        children.map(exp),
+        children.map(sin),
+        children.map(cos),
+        children.map(tanh),
         children.map(lambda x: _power(x, F(1, 2))),
     )
 
@@ -515,9 +704,14 @@ def test_round_trip_to_str_sympy(x):
     assert sympy_equal(y, x), to_str(x)
 
 
-@pytest.mark.parametrize("row", [
-    [F(1), F(2), F(3)], [F(0), NEG_INF, F(1, 2)], [sqrt(2), F(-1), mul(F(1, 2), sqrt(3))],
-])
+@pytest.mark.parametrize(
+    "row",
+    [
+        [F(1), F(2), F(3)],
+        [F(0), NEG_INF, F(1, 2)],
+        [sqrt(2), F(-1), mul(F(1, 2), sqrt(3))],
+    ],
+)
 def test_round_trip_softmax(row):
     for w in softmax_row(row):
         assert same_value(parse_exact(to_str(w)), w)

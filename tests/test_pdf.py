@@ -49,8 +49,7 @@ def test_every_kind_at_default_size_fits_the_page(key):
 
 def test_wide_calculator_sizes_still_fit_the_page():
     require_latex()
-    doc = build_document(["attention"], seed=2,
-                         options={"numbers": "calculator", "seq_len": 8, "d_model": 8, "d_k": 8})
+    doc = build_document(["attention"], seed=2, options={"numbers": "calculator", "seq_len": 8, "d_model": 8, "d_k": 8})
     for key in (False, True):
         result = pdfmod.compile_tex(get("tex").render(doc, key=key), "wide.tex")
         assert all(w <= 10 for w in result.overfull), result.overfull
@@ -70,8 +69,7 @@ def test_header_names_title_course_date_and_variant(tmp_path):
     require_latex()
     from worksheet.build import build_variants, write_documents
 
-    docs = build_variants(["attention"], 2, seed=4, title="Midterm", course="CS 480",
-                          date="2026-03-04")
+    docs = build_variants(["attention"], 2, seed=4, title="Midterm", course="CS 480", date="2026-03-04")
     write_documents(docs, ["pdf"], tmp_path)
     text = pdf_text(tmp_path / "worksheet.pdf")
     for word in ("Midterm", "CS 480", "2026-03-04", "Variant v01", "Variant v02", "Name:"):
@@ -117,8 +115,9 @@ def test_pdflatex_alone_is_enough(monkeypatch):
 def test_latex_runs_without_shell_escape(tmp_path):
     require_latex()
     marker = tmp_path / "pwned"
-    source = ("\\documentclass{article}\\begin{document}\\immediate\\write18{touch " + str(marker)
-              + "}x\\end{document}\n")
+    source = (
+        "\\documentclass{article}\\begin{document}\\immediate\\write18{touch " + str(marker) + "}x\\end{document}\n"
+    )
     pdfmod.compile_tex(source, "escape.tex")
     assert not marker.exists()
 
@@ -129,7 +128,9 @@ def test_first_error_names_the_line():
 
 
 def test_pages_of_variants_are_read_from_the_marks_latex_writes():
-    aux = "\\variantpage{1}{first}{1}\n\\variantpage{1}{last}{3}\n\\variantpage{2}{first}{4}\n\\variantpage{2}{last}{6}\n"
+    aux = (
+        "\\variantpage{1}{first}{1}\n\\variantpage{1}{last}{3}\n\\variantpage{2}{first}{4}\n\\variantpage{2}{last}{6}\n"
+    )
     assert pdfmod.read_pages(aux) == {1: (1, 3), 2: (4, 6)}
 
 

@@ -32,8 +32,9 @@ def test_same_command_and_seed_give_byte_identical_pdfs(runner, cli, tmp_path, m
 def test_variants_pdf_is_byte_identical_too(runner, cli, tmp_path, monkeypatch):
     require_latex()
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-    assert build_pdf(runner, cli, tmp_path / "a", "--variants", "2") == \
-        build_pdf(runner, cli, tmp_path / "b", "--variants", "2")
+    assert build_pdf(runner, cli, tmp_path / "a", "--variants", "2") == build_pdf(
+        runner, cli, tmp_path / "b", "--variants", "2"
+    )
 
 
 def test_pdf_dates_are_fixed_not_the_time_of_the_build(monkeypatch):

@@ -36,10 +36,19 @@ from worksheet.check.recompute import recomputer
 from worksheet.policy.pencil import HAND_LINE, round_places
 
 SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_SEEDS", "20")))
-KINDS = kinds.names() + ["alignment:score=location", "alignment:score=additive", "alignment:score=cosine",
-                          "alignment:score=general", "attention:causal=true", "lstm-cell:steps=3",
-                          "gru-cell:steps=3", "find-the-mistake:of=lstm-cell", "find-the-mistake:of=gru-cell",
-                          "find-the-mistake:of=multi-head-attention", "next-token:temperature=1/2"]
+KINDS = kinds.names() + [
+    "alignment:score=location",
+    "alignment:score=additive",
+    "alignment:score=cosine",
+    "alignment:score=general",
+    "attention:causal=true",
+    "lstm-cell:steps=3",
+    "gru-cell:steps=3",
+    "find-the-mistake:of=lstm-cell",
+    "find-the-mistake:of=gru-cell",
+    "find-the-mistake:of=multi-head-attention",
+    "next-token:temperature=1/2",
+]
 
 
 # ---------------------------------------------------------------- the student
@@ -123,8 +132,11 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
         m.setattr(recurrent, "SIGMA", sigma)
         from worksheet.kinds import lstm_cell
 
-        m.setattr(lstm_cell, "GATES", tuple((g, sigma if act.latex == r"\sigma" else act, title)
-                                           for g, act, title in lstm_cell.GATES))
+        m.setattr(
+            lstm_cell,
+            "GATES",
+            tuple((g, sigma if act.latex == r"\sigma" else act, title) for g, act, title in lstm_cell.GATES),
+        )
         run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
         answers, given = {}, {}
         for ks in key_problem.steps:
@@ -214,8 +226,7 @@ def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
         # the words and given matrices before the first answer grid, without the tables
         # (a table's values are meant to be read: a gate is the sigma the table gives)
         text = "\n".join(line for line in sheet.split("### 1.")[0].splitlines() if "you may need" not in line)
-        given = {f"{float(x):.4f}" for q in p.inputs.values() for row in q.exact for x in row
-                 if not isinstance(x, str)}
+        given = {f"{float(x):.4f}" for q in p.inputs.values() for row in q.exact for x in row if not isinstance(x, str)}
         for s in p.printed_steps(key=False):
             if s.is_written:
                 continue
@@ -296,8 +307,7 @@ def test_tables_of_computed_arguments_hide_them_among_distractors(kind):
                     for x in xs:
                         if x.denominator == 1:
                             continue
-                        assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), \
-                            (spec, seed, func, x)
+                        assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), (spec, seed, func, x)
 
 
 def test_calculator_sheets_lead_with_decimals_and_say_nothing_of_doing_it_by_hand():

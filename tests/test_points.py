@@ -43,8 +43,9 @@ def quiz(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("quiz")
     (d / "quiz.toml").write_text(SPEC, encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--spec", str(d / "quiz.toml"), "--format", "json", "-o", str(d / "out"),
-                                  "--name", "quiz"])
+    r = CliRunner().invoke(
+        main, ["build", "--spec", str(d / "quiz.toml"), "--format", "json", "-o", str(d / "out"), "--name", "quiz"]
+    )
     assert r.exit_code == 0, r.output
     key = d / "out" / "quiz.json"
     return key, json.loads(key.read_text(encoding="utf-8"))
@@ -66,8 +67,13 @@ def test_split_points_keeps_own_points_and_shares_the_rest_by_weight():
 
 
 def test_points_text_is_rounded_from_the_exact_value():
-    assert [points_text(x) for x in (5, Fraction(5, 2), Fraction(5, 3), Fraction(1, 8), Fraction(3, 8))] == \
-        ["5", "2.5", "1.67", "0.12", "0.38"]
+    assert [points_text(x) for x in (5, Fraction(5, 2), Fraction(5, 3), Fraction(1, 8), Fraction(3, 8))] == [
+        "5",
+        "2.5",
+        "1.67",
+        "0.12",
+        "0.38",
+    ]
 
 
 def test_the_key_records_the_specs_own_points_and_weights(quiz):
@@ -124,8 +130,11 @@ def test_class_csv_has_points_per_problem_and_total_with_maximum_in_header(quiz,
     assert "bob.json    6.75/13 (3 points to mark by hand)" in r.output, r.output
     rows = list(csv.DictReader(io.StringIO((folder / "summary.csv").read_text(encoding="utf-8"))))
     header = list(rows[0])
-    assert header[4:7] == ["1 Position-wise feed-forward network (of 6)", "2 Scaled dot-product attention (of 10)",
-                           "total (of 16)"]
+    assert header[4:7] == [
+        "1 Position-wise feed-forward network (of 6)",
+        "2 Scaled dot-product attention (of 10)",
+        "total (of 16)",
+    ]
     alice, bob = rows
     assert alice["1 Position-wise feed-forward network (of 6)"] == "3" and alice["total (of 16)"] == "13"
     assert bob["2 Scaled dot-product attention (of 10)"] == "3.75" and bob["total (of 16)"] == "6.75"
@@ -142,8 +151,9 @@ def test_a_truncated_decimal_is_called_truncated_not_a_slip(tmp_path):
     w = p.step("weights").value
     # an entry whose 2-place truncation differs from its rounding, written truncated (that is
     # off by more than the 0.001 every sheet allows; a 3-place one would be within it)
-    i, j = next((i, j) for i in range(w.shape[0]) for j in range(w.shape[1])
-                if round(w[i, j], 2) != int(w[i, j] * 100) / 100)
+    i, j = next(
+        (i, j) for i in range(w.shape[0]) for j in range(w.shape[1]) if round(w[i, j], 2) != int(w[i, j] * 100) / 100
+    )
     answers["weights"][i][j] = f"{int(w[i, j] * 100) / 100:.2f}"
     report = check_answers(key, write_toml(tmp_path / "a.toml", answers))
     step = next(s for s in report.problems[0].steps if s.name == "weights")

@@ -45,8 +45,9 @@ def entry(x: float) -> str:
 
 
 def check(client, cells, kind="attention", seed=SEED, **settings):
-    r = client.post("/check", json={"kind": kind, "seed": seed, "numbers": "hand", "settings": settings,
-                                    "cells": cells})
+    r = client.post(
+        "/check", json={"kind": kind, "seed": seed, "numbers": "hand", "settings": settings, "cells": cells}
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -109,8 +110,11 @@ def test_page_has_no_inline_script_and_a_csp_that_forbids_it(client):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
     for tag in re.findall(r"<script[^>]*>", r.text):
         assert 'src="/static/practice.js"' in tag
-    assert "<style" not in r.text and " style=" not in r.text and "http://" not in r.text.replace(
-        'xmlns="http://www.w3.org/1998/Math/MathML"', "")
+    assert (
+        "<style" not in r.text
+        and " style=" not in r.text
+        and "http://" not in r.text.replace('xmlns="http://www.w3.org/1998/Math/MathML"', "")
+    )
     js = client.get("/static/practice.js")
     assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
     assert "content-security-policy" in js.headers
@@ -150,8 +154,11 @@ def test_a_finished_step_gets_the_verdict_of_worksheet_check(client):
     data = check(client, {"scaled": unscaled})
     step = next(s for s in data["steps"] if s["name"] == "scaled")
     marks = worksheet.check(p, {"scaled": unscaled})
-    assert (step["status"], step["mistake"]) == (marks["scaled"].status, marks["scaled"].mistake) \
+    assert (
+        (step["status"], step["mistake"])
+        == (marks["scaled"].status, marks["scaled"].mistake)
         == ("incorrect", "no-scaling")
+    )
     assert "no-scaling" in step["text"]
     right = [[entry(x) for x in row] for row in p.step("scaled").value]
     done = next(s for s in check(client, {"scaled": right})["steps"] if s["name"] == "scaled")
@@ -191,9 +198,16 @@ def test_check_takes_cells_as_a_list_in_the_shape_of_the_verdicts(client):
 
 
 def test_check_refuses_a_cell_outside_the_matrix_and_unknown_steps(client):
-    for cells in ({"weights": {"9,1": "1"}}, {"nope": {"1,1": "1"}}, {"weights": {"a,b": "1"}},
-                  {"weights": {"1,1": True}}, "weights", {"weights": {"1,1": "1" * 5000}},
-                  [{"step": "weights", "row": "1", "col": 1, "value": "1"}], [1, 2]):
+    for cells in (
+        {"weights": {"9,1": "1"}},
+        {"nope": {"1,1": "1"}},
+        {"weights": {"a,b": "1"}},
+        {"weights": {"1,1": True}},
+        "weights",
+        {"weights": {"1,1": "1" * 5000}},
+        [{"step": "weights", "row": "1", "col": 1, "value": "1"}],
+        [1, 2],
+    ):
         r = client.post("/check", json={"kind": "attention", "seed": SEED, "cells": cells})
         assert r.status_code == 400 and r.json()["error"], cells
 
@@ -202,9 +216,14 @@ def test_no_js_form_post_marks_every_cell_in_the_page(client):
     p = problem()
     w = p.step("weights").value
     scores = p.step("scores").value
-    r = client.post(f"/p/attention?seed={SEED}", data={
-        "cell-weights-1-1": entry(w[0, 0]), "cell-scaled-1-1": str(int(scores[0, 0])) if scores[0, 0] else "",
-        "action": "check"})
+    r = client.post(
+        f"/p/attention?seed={SEED}",
+        data={
+            "cell-weights-1-1": entry(w[0, 0]),
+            "cell-scaled-1-1": str(int(scores[0, 0])) if scores[0, 0] else "",
+            "action": "check",
+        },
+    )
     assert r.status_code == 200
     assert re.search(r'data-verdict-for="cell-weights-1-1" data-verdict="right"', r.text)
     assert f'value="{entry(w[0, 0])}"' in r.text
@@ -242,8 +261,9 @@ def test_own_numbers_give_a_practice_page_and_verdicts(client):
     assert 'aria-label="scores, row Je, column suis"' in r.text
     own = worksheet.solve("attention", {"Q": [[1, 0], [0, 1]], "K": [[1, 2], [0, 1]], "V": [[1, 0], [0, 1]]})
     scores = own.step("scores").value
-    data = client.post("/check", json={"kind": "attention", "table": OWN,
-                                       "cells": {"scores": {"1,2": str(int(scores[0, 1]))}}}).json()
+    data = client.post(
+        "/check", json={"kind": "attention", "table": OWN, "cells": {"scores": {"1,2": str(int(scores[0, 1]))}}}
+    ).json()
     assert data["verdicts"][0]["verdict"] == "right"
 
 
@@ -253,8 +273,9 @@ def test_own_numbers_worked_solution(client):
 
 
 def test_own_numbers_errors_are_one_escaped_line_and_the_text_is_kept(client):
-    r = client.post("/own", data={"kind": "attention", "table": "Q = [[1, '<q>hostile']]\nK=[[1]]\nV=[[1]]",
-                                  "go": "practise"})
+    r = client.post(
+        "/own", data={"kind": "attention", "table": "Q = [[1, '<q>hostile']]\nK=[[1]]\nV=[[1]]", "go": "practise"}
+    )
     assert r.status_code == 400
     assert "your numbers" in r.text and "<q>" not in r.text and "&lt;q&gt;hostile" in r.text
     r = client.post("/own", data={"kind": "attention", "table": "Q = [[1,", "go": "practise"})
@@ -269,10 +290,14 @@ def test_own_numbers_keep_the_cli_size_limits(client):
 
 # ---------------------------------------------------------------- bad requests and safety
 def test_bad_problem_requests_give_a_message_not_a_traceback(client):
-    for url, words in [("/p/nope?seed=1", "unknown kind"), ("/p/attention?seed=-1", "seed"),
-                       ("/p/attention?seed=x", "seed"), ("/p/attention?seed=1&colour=red", "has no setting"),
-                       ("/p/attention?seed=1&numbers=abacus", "hand or calculator"),
-                       ("/p/attention?seed=1&seq-len=99", "seq-len")]:
+    for url, words in [
+        ("/p/nope?seed=1", "unknown kind"),
+        ("/p/attention?seed=-1", "seed"),
+        ("/p/attention?seed=x", "seed"),
+        ("/p/attention?seed=1&colour=red", "has no setting"),
+        ("/p/attention?seed=1&numbers=abacus", "hand or calculator"),
+        ("/p/attention?seed=1&seq-len=99", "seq-len"),
+    ]:
         r = client.get(url)
         assert r.status_code in (400, 404), url
         assert words in r.text, url
@@ -298,8 +323,14 @@ def test_request_bodies_are_limited(client):
 
 
 def test_no_request_path_reaches_the_file_system(client):
-    for url in ("/static/../../pyproject.toml", "/static/..%2F..%2Fpyproject.toml", "/static/practice.py",
-                "/static/%2e%2e/app.py", "/p/..%2F..%2Fetc?seed=1", "/templates/practice/base.html.j2"):
+    for url in (
+        "/static/../../pyproject.toml",
+        "/static/..%2F..%2Fpyproject.toml",
+        "/static/practice.py",
+        "/static/%2e%2e/app.py",
+        "/p/..%2F..%2Fetc?seed=1",
+        "/templates/practice/base.html.j2",
+    ):
         r = client.get(url)
         assert r.status_code == 404, url
         assert "[project]" not in r.text and "import" not in r.text
@@ -315,8 +346,11 @@ def test_a_hostile_label_is_escaped(client):
 # ---------------------------------------------------------------- scope and mistakes
 def test_spec_scope_serves_only_the_specs_kinds_and_settings(tmp_path):
     spec = tmp_path / "midterm.toml"
-    spec.write_text('title = "Midterm <revision>"\nnumbers = "hand"\n[[sections]]\nkind = "attention"\n'
-                    'causal = true\n[[sections]]\nkind = "layer-norm"\n', encoding="utf-8")
+    spec.write_text(
+        'title = "Midterm <revision>"\nnumbers = "hand"\n[[sections]]\nkind = "attention"\n'
+        'causal = true\n[[sections]]\nkind = "layer-norm"\n',
+        encoding="utf-8",
+    )
     with TestClient(create_app(Scope.from_spec(spec))) as c:
         home = c.get("/").text
         assert "Midterm &lt;revision&gt;" in home
@@ -333,9 +367,11 @@ def test_spec_scope_serves_only_the_specs_kinds_and_settings(tmp_path):
 
 def test_spec_sections_keep_their_prompt_and_written_question(tmp_path):
     spec = tmp_path / "revision.toml"
-    spec.write_text('[[sections]]\nkind = "softmax-scaling"\nprompt = "Think of <large> scores."\n'
-                    'question = "Why scale?"\nanswer = "Large scores make the softmax one-hot."\n',
-                    encoding="utf-8")
+    spec.write_text(
+        '[[sections]]\nkind = "softmax-scaling"\nprompt = "Think of <large> scores."\n'
+        'question = "Why scale?"\nanswer = "Large scores make the softmax one-hot."\n',
+        encoding="utf-8",
+    )
     with TestClient(create_app(Scope.from_spec(spec))) as c:
         page = c.get("/p/softmax-scaling?seed=2&numbers=hand").text
         assert "Think of &lt;large&gt; scores." in page and "Why scale?" in page
@@ -405,10 +441,12 @@ def test_practice_command_refuses_a_port_in_use(runner, cli):
 
 
 def test_worksheet_help_imports_no_web_stack():
-    code = ("import sys; from click.testing import CliRunner; from worksheet.cli import main; "
-            "CliRunner().invoke(main, ['--help']); CliRunner().invoke(main, ['practice', '--help']); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('starlette', 'uvicorn', 'sympy', 'numpy', 'httpx', 'jinja2')))")
+    code = (
+        "import sys; from click.testing import CliRunner; from worksheet.cli import main; "
+        "CliRunner().invoke(main, ['--help']); CliRunner().invoke(main, ['practice', '--help']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('starlette', 'uvicorn', 'sympy', 'numpy', 'httpx', 'jinja2')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out.replace("'", '"')) == []
 
@@ -420,9 +458,13 @@ def test_the_command_serves_the_app_until_stopped():
     import signal
     import urllib.request
 
-    proc = subprocess.Popen([sys.executable, "-c", "from worksheet.cli import main; main()", "practice",
-                             "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from worksheet.cli import main; main()", "practice", "--no-browser", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line).group()

@@ -106,7 +106,8 @@ def test_reveal_shows_the_worked_line_of_one_step_then_the_key(base, browser):
     browser.click('button[data-reveal-step="weights"]')
     browser.wait_for_selector("#solution-weights h4")
     assert "To 4 decimals" in browser.inner_text("#solution-weights") or browser.query_selector(
-        "#solution-weights math")
+        "#solution-weights math"
+    )
     assert browser.inner_text("#solution-output").strip() == ""
     browser.click('button[data-reveal-step="*"]')
     browser.wait_for_selector("#solution-output h4")
@@ -115,8 +116,9 @@ def test_reveal_shows_the_worked_line_of_one_step_then_the_key(base, browser):
 def test_own_numbers_practise_and_worked_solution(base, browser):
     browser.goto(f"{base}/own")
     browser.select_option("#own-kind", "attention")
-    browser.fill("#own-table", 'Q = [[1, 0], [0, 1]]\nK = [[1, 2], [0, 1]]\nV = [[1, 0], [0, 1]]\n'
-                               'tokens = ["Je", "suis"]\n')
+    browser.fill(
+        "#own-table", 'Q = [[1, 0], [0, 1]]\nK = [[1, 2], [0, 1]]\nV = [[1, 0], [0, 1]]\ntokens = ["Je", "suis"]\n'
+    )
     browser.click('button[value="practise"]')
     browser.wait_for_selector("#cell-scores-1-2")
     assert browser.get_attribute("#cell-scores-1-2", "aria-label") == "scores, row Je, column suis"

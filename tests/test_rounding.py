@@ -39,12 +39,17 @@ def _random_values(seed: int, n: int) -> list:
     out = []
     for _ in range(n):
         a, b, c = exp(q()), exp(q()), exp(q())
-        out += [mul(a, power(add(1, b, c), -1)),  # a softmax entry
-                add(mul(q(), a), mul(q(), b), q()),  # a weighted sum, with cancellation
-                tanh(q(-60, 60, 13)), sin(q(-10**4, 10**4, 999)), cos(q(-10**4, 10**4, 999)),
-                power(rnd.randint(2, 10**6), F(rnd.randint(1, 6), 7)),  # a root of an integer
-                sqrt(add(1, a)), mul(sqrt(rnd.randint(2, 99)), tanh(q(-9, 9, 7))),
-                power(add(2, b), -3)]
+        out += [
+            mul(a, power(add(1, b, c), -1)),  # a softmax entry
+            add(mul(q(), a), mul(q(), b), q()),  # a weighted sum, with cancellation
+            tanh(q(-60, 60, 13)),
+            sin(q(-(10**4), 10**4, 999)),
+            cos(q(-(10**4), 10**4, 999)),
+            power(rnd.randint(2, 10**6), F(rnd.randint(1, 6), 7)),  # a root of an integer
+            sqrt(add(1, a)),
+            mul(sqrt(rnd.randint(2, 99)), tanh(q(-9, 9, 7))),
+            power(add(2, b), -3),
+        ]
     return [x for x in out if isinstance(x, Expr)]
 
 
@@ -60,7 +65,7 @@ def test_nearest_is_the_correctly_rounded_double():
 @pytest.mark.parametrize("places", [0, 2, 4, 6, 12, 20])
 def test_round_scaled_is_the_exact_value_rounded_half_away_from_zero(places):
     for x in VALUES:
-        scaled = _exact_fraction(x, 80 + places) * 10 ** places
+        scaled = _exact_fraction(x, 80 + places) * 10**places
         k = math.floor(abs(scaled) + F(1, 2))
         assert round_scaled(x, places) == (k if scaled > 0 else -k), (x, places)
 

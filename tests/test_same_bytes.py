@@ -33,9 +33,27 @@ def _build(out: Path, numbers: str, *, nudged: bool, hash_seed: str, log: Path |
     if nudged:
         env["PYTHONPATH"] = os.pathsep.join([str(NUDGE), str(SOURCE)])
         env["WS_NUDGE_LOG"] = str(log)
-    r = subprocess.run([sys.executable, "-m", "worksheet.cli", "build", *kinds.names(), "--seed", SEED,
-                        "--numbers", numbers, "--format", FORMATS, "--out", str(out)],
-                       env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "worksheet.cli",
+            "build",
+            *kinds.names(),
+            "--seed",
+            SEED,
+            "--numbers",
+            numbers,
+            "--format",
+            FORMATS,
+            "--out",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
@@ -62,9 +80,11 @@ def test_the_hash_seed_changes_no_byte(tmp_path):
 def test_the_nudge_is_what_it_says():
     """The sitecustomize moves math's and numpy's results one double up (and
     leaves exact results alone), in a fresh process."""
-    code = ("import math, numpy as np; "
-            "print(math.exp(1) == math.nextafter(2.718281828459045, 3), math.exp(0) == 1.0, "
-            "bool(np.tanh(np.array([0.5]))[0] == math.nextafter(0.46211715726000974, 1)))")
+    code = (
+        "import math, numpy as np; "
+        "print(math.exp(1) == math.nextafter(2.718281828459045, 3), math.exp(0) == 1.0, "
+        "bool(np.tanh(np.array([0.5]))[0] == math.nextafter(0.46211715726000974, 1)))"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(NUDGE), str(SOURCE)])}
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert r.stdout.split() == ["True", "True", "True"], r.stderr

@@ -43,10 +43,17 @@ def write(tmp_path, text, name="exam.toml"):
 
 def test_spec_fields_and_sections_are_read():
     spec = parse_spec(SPEC)
-    assert (spec.title, spec.course, spec.date, spec.paper, spec.seed) == \
-           ("Quiz 3", "CS 480", "2026-03-04", "letter", 5)
-    assert [(s.kind, s.points, s.prompt) for s in spec.sections] == \
-           [("attention", 6, "Show every step."), ("attention", 4.5, "")]
+    assert (spec.title, spec.course, spec.date, spec.paper, spec.seed) == (
+        "Quiz 3",
+        "CS 480",
+        "2026-03-04",
+        "letter",
+        5,
+    )
+    assert [(s.kind, s.points, s.prompt) for s in spec.sections] == [
+        ("attention", 6, "Show every step."),
+        ("attention", 4.5, ""),
+    ]
     assert spec.sections[0].params == {"seq_len": 2}
     assert spec.sections[1].params == {"causal": True}
 
@@ -70,8 +77,24 @@ def test_points_and_prompts_appear_on_the_sheet_and_in_the_json_key(runner, cli,
 def test_cli_options_override_the_spec(runner, cli, tmp_path):
     path = write(tmp_path, "variants = 5\n" + SPEC)
     out = tmp_path / "out"
-    res = runner.invoke(cli, ["build", "--spec", str(path), "--seed", "9", "--variants", "2",
-                              "--paper", "a4", "--format", "json,tex", "-o", str(out)])
+    res = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(path),
+            "--seed",
+            "9",
+            "--variants",
+            "2",
+            "--paper",
+            "a4",
+            "--format",
+            "json,tex",
+            "-o",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     data = json.loads((out / "worksheet.json").read_text())
     assert len(data["variants"]) == 2
@@ -79,25 +102,35 @@ def test_cli_options_override_the_spec(runner, cli, tmp_path):
     assert "a4paper" in (out / "worksheet.tex").read_text()
 
 
-@pytest.mark.parametrize("text, needle", [
-    ('titel = "x"\n[[sections]]\nkind = "attention"\n', "titel: unknown key"),
-    ('title = "x"\n[[sections]]\nkind = "attention"\nseqlen = 3\n', "sections[1].seqlen: unknown key"),
-    ('[[sections]]\nkind = "attention"\n[[sections]]\nkind = "attention"\npoints = "ten"\n',
-     "sections[2].points: must be a number of points"),
-    ('variants = "ten"\n[[sections]]\nkind = "attention"\n', "variants: must be a whole number"),
-    ('paper = "a3"\n[[sections]]\nkind = "attention"\n', "paper: must be one of a4, letter"),
-    ('[[sections]]\nkind = "attention"\nseq_len = "three"\n', "sections[1].seq_len: must be a whole number"),
-    ('[[sections]]\nkind = "atention"\n', "did you mean 'attention'"),
-    ('[[sections]]\npoints = 3\n', "sections[1].kind: is missing"),
-    ('title = "x"\n', "sections: is missing"),
-    ('[[sections]]\nkind = "attention"\nd_k = 3\n', "not a perfect square"),
-    ('[[sections]]\nkind = "attention"\nquestion = "Why?"\n', "sections[1].question: a question needs its model answer"),
-    ('[[sections]]\nkind = "attention"\nanswer = "Because."\n', "sections[1].answer: an answer needs its question"),
-    ('[[sections]]\nkind = "attention"\nquestion = 3\nanswer = "x"\n', "sections[1].question: must be text"),
-    ('[[sections]]\nkind = "attention"\nquestion = "Why?"\nanswer = "x"\nlines = 0\n',
-     "sections[1].lines: must be a whole number of lines from 1 to 30"),
-    ('[[sections]]\nkind = "attention"\nlines = 4\n', "sections[1].lines: lines are for a written answer"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ('titel = "x"\n[[sections]]\nkind = "attention"\n', "titel: unknown key"),
+        ('title = "x"\n[[sections]]\nkind = "attention"\nseqlen = 3\n', "sections[1].seqlen: unknown key"),
+        (
+            '[[sections]]\nkind = "attention"\n[[sections]]\nkind = "attention"\npoints = "ten"\n',
+            "sections[2].points: must be a number of points",
+        ),
+        ('variants = "ten"\n[[sections]]\nkind = "attention"\n', "variants: must be a whole number"),
+        ('paper = "a3"\n[[sections]]\nkind = "attention"\n', "paper: must be one of a4, letter"),
+        ('[[sections]]\nkind = "attention"\nseq_len = "three"\n', "sections[1].seq_len: must be a whole number"),
+        ('[[sections]]\nkind = "atention"\n', "did you mean 'attention'"),
+        ('[[sections]]\npoints = 3\n', "sections[1].kind: is missing"),
+        ('title = "x"\n', "sections: is missing"),
+        ('[[sections]]\nkind = "attention"\nd_k = 3\n', "not a perfect square"),
+        (
+            '[[sections]]\nkind = "attention"\nquestion = "Why?"\n',
+            "sections[1].question: a question needs its model answer",
+        ),
+        ('[[sections]]\nkind = "attention"\nanswer = "Because."\n', "sections[1].answer: an answer needs its question"),
+        ('[[sections]]\nkind = "attention"\nquestion = 3\nanswer = "x"\n', "sections[1].question: must be text"),
+        (
+            '[[sections]]\nkind = "attention"\nquestion = "Why?"\nanswer = "x"\nlines = 0\n',
+            "sections[1].lines: must be a whole number of lines from 1 to 30",
+        ),
+        ('[[sections]]\nkind = "attention"\nlines = 4\n', "sections[1].lines: lines are for a written answer"),
+    ],
+)
 def test_bad_specs_name_the_key(tmp_path, text, needle):
     path = write(tmp_path, text)
     with pytest.raises(SpecError) as err:
@@ -144,8 +177,20 @@ def test_the_shipped_exams_and_study_sheets_are_all_tested():
 
 @pytest.mark.parametrize("example", SPEC_EXAMPLES)
 def test_examples_build_in_every_text_format(runner, cli, tmp_path, example):
-    res = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / example), "--format", "md,tex,json,html",
-                              "--variants", "2", "-o", str(tmp_path)])
+    res = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(EXAMPLES / example),
+            "--format",
+            "md,tex,json,html",
+            "--variants",
+            "2",
+            "-o",
+            str(tmp_path),
+        ],
+    )
     assert res.exit_code == 0, res.output
     stem = load_spec(EXAMPLES / example).name
     for suffix in (".md", "-key.md", ".tex", "-key.tex", ".json", ".html", "-key.html", "-variants.csv"):
@@ -169,8 +214,9 @@ def test_examples_build_as_pdf(runner, cli, tmp_path, example):
     from test_pdf import page_count, require_latex
 
     require_latex()
-    res = runner.invoke(cli, ["build", "--spec", str(EXAMPLES / example), "--format", "pdf",
-                              "--variants", "2", "-o", str(tmp_path)])
+    res = runner.invoke(
+        cli, ["build", "--spec", str(EXAMPLES / example), "--format", "pdf", "--variants", "2", "-o", str(tmp_path)]
+    )
     assert res.exit_code == 0, res.output
     stem = load_spec(EXAMPLES / example).name
     assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
@@ -252,15 +298,18 @@ def test_templates_folder_restyles_variants_built_on_two_processes(runner, cli, 
     doc = mine / "md" / "document.md.j2"
     doc.write_text(doc.read_text(encoding="utf-8").replace("Conventions", "Our conventions"), encoding="utf-8")
     out = tmp_path / "out"
-    res = runner.invoke(cli, ["build", "--templates", str(mine), "--format", "md", "--variants", "30",
-                              "--jobs", "2", "-o", str(out)])
+    res = runner.invoke(
+        cli, ["build", "--templates", str(mine), "--format", "md", "--variants", "30", "--jobs", "2", "-o", str(out)]
+    )
     assert res.exit_code == 0, res.output
     assert (out / "worksheet.md").read_text(encoding="utf-8").count("## Our conventions") == 30
 
 
 def test_a_section_question_becomes_a_written_step_with_its_model_answer():
-    spec = parse_spec('[[sections]]\nkind = "attention"\nquestion = "Why scale by $\\\\sqrt{d_k}$?"\n'
-                      "answer = \'\'\'So the softmax\nis not saturated.\'\'\'\nlines = 3\n")
+    spec = parse_spec(
+        '[[sections]]\nkind = "attention"\nquestion = "Why scale by $\\\\sqrt{d_k}$?"\n'
+        "answer = '''So the softmax\nis not saturated.'''\nlines = 3\n"
+    )
     assert spec.sections[0].answer == "So the softmax is not saturated."  # one paragraph
     doc = build_document(spec.problem_specs(), seed=1)
     step = doc.problems[0].steps[-1]

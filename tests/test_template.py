@@ -45,8 +45,9 @@ def exam(tmp_path_factory):
 
     d = tmp_path_factory.mktemp("exam")
     (d / "quiz.toml").write_text(EXAM, encoding="utf-8")
-    r = CliRunner().invoke(main, ["build", "--spec", str(d / "quiz.toml"), "--format", "json,md",
-                                  "-o", str(d), "--name", "quiz"])
+    r = CliRunner().invoke(
+        main, ["build", "--spec", str(d / "quiz.toml"), "--format", "json,md", "-o", str(d), "--name", "quiz"]
+    )
     assert r.exit_code == 0, r.output
     key = d / "quiz.json"
     return d, key, json.loads(key.read_text(encoding="utf-8"))
@@ -129,8 +130,12 @@ def test_a_key_without_variants_gives_one_file_without_a_variant_line(tmp_path, 
     # not overwritten without --force
     again = runner.invoke(cli, ["template", str(tmp_path / "hw.json"), "-o", str(tmp_path / "t"), "--format", "csv"])
     assert "already exists" in one_line_error(again)
-    assert runner.invoke(cli, ["template", str(tmp_path / "hw.json"), "-o", str(tmp_path / "t"), "--format",
-                               "csv", "--force"]).exit_code == 0
+    assert (
+        runner.invoke(
+            cli, ["template", str(tmp_path / "hw.json"), "-o", str(tmp_path / "t"), "--format", "csv", "--force"]
+        ).exit_code
+        == 0
+    )
 
 
 def test_template_bad_inputs_are_one_line_errors(tmp_path, runner, cli):
@@ -145,8 +150,9 @@ def test_template_bad_inputs_are_one_line_errors(tmp_path, runner, cli):
 def test_answer_file_errors_name_the_file_and_the_line(exam, tmp_path, runner, cli):
     _, key, data = exam
     a = tmp_path / "a.toml"
-    a.write_text('variant = "v01"\nstudent = "Ann"\n\n[2]\nscores = [[1, 2, 3], [1, "x", 3], [1, 2, 3]]\n',
-                 encoding="utf-8")
+    a.write_text(
+        'variant = "v01"\nstudent = "Ann"\n\n[2]\nscores = [[1, 2, 3], [1, "x", 3], [1, 2, 3]]\n', encoding="utf-8"
+    )
     r = runner.invoke(cli, ["check", str(key), str(a)])
     assert r.exit_code == 1 and "line 5, row 2, column 2: unknown name 'x'" in r.output, r.output
     bad = tmp_path / "b.toml"
@@ -192,8 +198,7 @@ def test_a_class_folder_reports_the_lines_it_could_not_read(exam, tmp_path, runn
     _, key, _ = exam
     folder = tmp_path / "class"
     folder.mkdir()
-    (folder / "ann.csv").write_text("problem,step,row,col,value\n,variant,,,v01\n2,scores,x,1,3\n",
-                                    encoding="utf-8")
+    (folder / "ann.csv").write_text("problem,step,row,col,value\n,variant,,,v01\n2,scores,x,1,3\n", encoding="utf-8")
     r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
     assert r.exit_code == 1 and "not read: line 3: the row must be a number" in r.output, r.output
     rows = list(csv_module.DictReader(io.StringIO((folder / "summary.csv").read_text(encoding="utf-8"))))

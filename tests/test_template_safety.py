@@ -66,8 +66,9 @@ def test_template_that_is_not_utf8_is_named(runner, cli, tmp_path):
 
 
 def test_included_template_that_is_not_utf8_names_the_include(runner, cli, tmp_path):
-    line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'part.md.j2' %}" + END,
-                                              "part.md.j2": b"\xff\xfe"})
+    line = build_fails(
+        runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'part.md.j2' %}" + END, "part.md.j2": b"\xff\xfe"}
+    )
     assert "sheet.md.j2, line 3" in line and "not UTF-8" in line
 
 
@@ -77,8 +78,12 @@ def test_parent_template_that_is_not_utf8_is_named(runner, cli, tmp_path):
 
 
 def test_templates_that_include_each_other_without_end(runner, cli, tmp_path):
-    line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'loop.md.j2' %}" + END,
-                                              "loop.md.j2": "x{% include 'loop.md.j2' %}"})
+    line = build_fails(
+        runner,
+        cli,
+        tmp_path,
+        {"sheet.md.j2": SHEET + "{% include 'loop.md.j2' %}" + END, "loop.md.j2": "x{% include 'loop.md.j2' %}"},
+    )
     assert "loop.md.j2, line 1" in line and "without end" in line
 
 
@@ -89,8 +94,9 @@ def test_macro_that_calls_itself_without_end(runner, cli, tmp_path):
 
 
 def test_syntax_error_in_an_included_template_is_named(runner, cli, tmp_path):
-    line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'part.md.j2' %}" + END,
-                                              "part.md.j2": "{% if %}"})
+    line = build_fails(
+        runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{% include 'part.md.j2' %}" + END, "part.md.j2": "{% if %}"}
+    )
     assert "part.md.j2" in line and "line 1" in line
 
 
@@ -101,16 +107,18 @@ def test_undefined_name_is_named_with_its_line(runner, cli, tmp_path):
 
 def test_a_failing_tex_template_is_named_too(runner, cli, tmp_path):
     mine = templates_with(tmp_path, {})
-    (mine / "tex" / "key.tex.j2").write_text('((* extends "document.tex.j2" *))\n((* block step *))\n'
-                                             "((( 1/0 )))\n((* endblock *))\n", encoding="utf-8")
+    (mine / "tex" / "key.tex.j2").write_text(
+        '((* extends "document.tex.j2" *))\n((* block step *))\n((( 1/0 )))\n((* endblock *))\n', encoding="utf-8"
+    )
     res = runner.invoke(cli, ["build", "--format", "tex", "--templates", str(mine), "-o", str(tmp_path / "out")])
     line = one_line_error(res)
     assert "key.tex.j2, line 3" in line
 
 
 def test_template_failure_with_variants_on_several_processes(runner, cli, tmp_path):
-    line = build_fails(runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{{ 1/0 }}" + END},
-                       "--variants", "3", "--jobs", "2")
+    line = build_fails(
+        runner, cli, tmp_path, {"sheet.md.j2": SHEET + "{{ 1/0 }}" + END}, "--variants", "3", "--jobs", "2"
+    )
     assert "sheet.md.j2, line 3" in line
 
 

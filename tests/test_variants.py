@@ -14,8 +14,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from worksheet import kinds
-from worksheet.build import (build_document, build_variants, render_documents, render_variants, variant_id,
-                            variant_seed)
+from worksheet.build import build_document, build_variants, render_documents, render_variants, variant_id, variant_seed
 from worksheet.policy.errors import UnknownKindError, WorksheetError
 
 
@@ -50,8 +49,9 @@ def test_variants_are_equally_hard_same_kinds_sizes_and_number_mode():
             assert p.kind == q.kind
             assert {k: v.shape for k, v in p.inputs.items()} == {k: v.shape for k, v in q.inputs.items()}
             assert [s.name for s in p.steps] == [s.name for s in q.steps]
-            assert {k: v for k, v in p.params.items() if k != "tokens"} == \
-                   {k: v for k, v in q.params.items() if k != "tokens"}
+            assert {k: v for k, v in p.params.items() if k != "tokens"} == {
+                k: v for k, v in q.params.items() if k != "tokens"
+            }
             # hand mode: integer given entries, integer scores
             assert all(x.denominator == 1 for row in p.inputs["X"].exact for x in row)
             assert p.step("scores").integral
@@ -88,8 +88,14 @@ def test_cli_writes_combined_files_csv_and_json(runner, cli, tmp_path):
     assert res.exit_code == 0, res.output
     assert res.stderr == ""  # no progress bar when stderr is not a terminal
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["worksheet-key.md", "worksheet-key.tex", "worksheet-variants.csv",
-                     "worksheet.json", "worksheet.md", "worksheet.tex"]
+    assert names == [
+        "worksheet-key.md",
+        "worksheet-key.tex",
+        "worksheet-variants.csv",
+        "worksheet.json",
+        "worksheet.md",
+        "worksheet.tex",
+    ]
     md = (tmp_path / "worksheet.md").read_text()
     for v in ("v01", "v02", "v03"):
         assert f"**Variant:** {v}" in md
@@ -106,13 +112,18 @@ def test_cli_writes_combined_files_csv_and_json(runner, cli, tmp_path):
 
 
 def test_cli_split_writes_one_set_of_files_per_variant(runner, cli, tmp_path):
-    res = runner.invoke(cli, ["build", "--variants", "2", "--split", "--format", "md,json",
-                              "-o", str(tmp_path)])
+    res = runner.invoke(cli, ["build", "--variants", "2", "--split", "--format", "md,json", "-o", str(tmp_path)])
     assert res.exit_code == 0, res.output
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["worksheet-v01-key.md", "worksheet-v01.json", "worksheet-v01.md",
-                     "worksheet-v02-key.md", "worksheet-v02.json", "worksheet-v02.md",
-                     "worksheet-variants.csv"]
+    assert names == [
+        "worksheet-v01-key.md",
+        "worksheet-v01.json",
+        "worksheet-v01.md",
+        "worksheet-v02-key.md",
+        "worksheet-v02.json",
+        "worksheet-v02.md",
+        "worksheet-variants.csv",
+    ]
     one = json.loads((tmp_path / "worksheet-v02.json").read_text())
     assert [v["id"] for v in one["variants"]] == ["v02"]
     assert "worksheet-v01.md" in (tmp_path / "worksheet-variants.csv").read_text()
@@ -172,10 +183,13 @@ def test_progress_bar_on_a_terminal_only(monkeypatch):
 FORMATS = ["md", "tex", "json", "html", "pdf"]
 
 
-@pytest.mark.parametrize("problems", [
-    ["attention", "layer-norm", "multi-head-attention:causal=true"],
-    ["softmax-scaling:seq-len=2"],  # few different numbers: many variants are drawn again
-])
+@pytest.mark.parametrize(
+    "problems",
+    [
+        ["attention", "layer-norm", "multi-head-attention:causal=true"],
+        ["softmax-scaling:seq-len=2"],  # few different numbers: many variants are drawn again
+    ],
+)
 def test_render_variants_on_two_processes_gives_the_files_of_one(problems):
     docs = build_variants(problems, 30, seed=3)
     expected = render_documents(docs, FORMATS, name="exam", compile_pdf=False)
@@ -206,8 +220,22 @@ def test_cli_jobs_do_not_change_a_byte(runner, cli, tmp_path):
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / jobs
-        r = runner.invoke(cli, ["build", "attention", "layer-norm", "--variants", "30", "--jobs", jobs,
-                                "--format", "md,tex,json,html", "-o", str(out)])
+        r = runner.invoke(
+            cli,
+            [
+                "build",
+                "attention",
+                "layer-norm",
+                "--variants",
+                "30",
+                "--jobs",
+                jobs,
+                "--format",
+                "md,tex,json,html",
+                "-o",
+                str(out),
+            ],
+        )
         assert r.exit_code == 0, r.output
         outs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outs[0] == outs[1] and len(outs[0]) == 8  # 4 formats, 7 files, and the CSV
@@ -237,9 +265,14 @@ def test_benchmark_script_runs(capsys):
 
 
 @settings(max_examples=200, deadline=None)
-@hyp_given(seed=st.integers(0, 2**32), n=st.integers(1, 12), m=st.integers(1, 16),
-           table=st.sampled_from([((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)), ((-1, 0, 1), (0.25, 0.45, 0.3)),
-                                  ((1, 2, 3), (1, 1, 2))]))
+@hyp_given(
+    seed=st.integers(0, 2**32),
+    n=st.integers(1, 12),
+    m=st.integers(1, 16),
+    table=st.sampled_from(
+        [((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)), ((-1, 0, 1), (0.25, 0.45, 0.3)), ((1, 2, 3), (1, 1, 2))]
+    ),
+)
 def test_int_matrix_draws_what_numpy_choice_draws(seed, n, m, table):
     """Seeds keep their numbers: the fast draw is numpy's choice, draw for draw."""
     import numpy as np

@@ -96,8 +96,12 @@ def _failing_latex(monkeypatch):
 
     def fail(sources, workers=None, progress=None):
         name = next(iter(sources))
-        raise pdf.LatexError(f"LaTeX failed on {name}: ! Undefined control sequence.", tex_name=name,
-                             log="the new log", source=sources[name])
+        raise pdf.LatexError(
+            f"LaTeX failed on {name}: ! Undefined control sequence.",
+            tex_name=name,
+            log="the new log",
+            source=sources[name],
+        )
 
     monkeypatch.setattr(pdf, "compile_all", fail)
 

@@ -40,17 +40,43 @@ import sys
 import types
 
 from . import kinds  # the registry (light: no kind is imported until asked for); kinds() lists them
-from .policy.errors import (ArgumentError, GenerationError, InputError, OutputError, ParamError, ShapeError,
-                            UnknownKindError, UnknownStepError, WorksheetError)
+from .policy.errors import (
+    ArgumentError,
+    GenerationError,
+    InputError,
+    OutputError,
+    ParamError,
+    ShapeError,
+    UnknownKindError,
+    UnknownStepError,
+    WorksheetError,
+)
 from .solution import notebook as _notebook
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "problem", "solve", "check", "kinds", "build",
-           "WorksheetError", "InputError", "ParamError", "UnknownKindError", "ShapeError", "GenerationError",
-           "OutputError", "ArgumentError", "UnknownStepError",
-           # what the CLI builds on (see worksheet.build)
-           "build_document", "solve_inputs", "solve_file", "write_document"]
+__all__ = [
+    "__version__",
+    "problem",
+    "solve",
+    "check",
+    "kinds",
+    "build",
+    "WorksheetError",
+    "InputError",
+    "ParamError",
+    "UnknownKindError",
+    "ShapeError",
+    "GenerationError",
+    "OutputError",
+    "ArgumentError",
+    "UnknownStepError",
+    # what the CLI builds on (see worksheet.build)
+    "build_document",
+    "solve_inputs",
+    "solve_file",
+    "write_document",
+]
 
 
 def problem(kind: str, seed: int = 1, **params):

@@ -75,8 +75,10 @@ def solve(kind: str | None = None, inputs: Any = None, *, example: str | None = 
         if not Path(inputs).is_file():
             from .policy.integer_text import shown
 
-            raise InputError(f"inputs: no file {shown(str(inputs))}; give an input file's path or a dict of "
-                             "matrices, e.g. {'X': [[1, 0], [0, 1]]}")
+            raise InputError(
+                f"inputs: no file {shown(str(inputs))}; give an input file's path or a dict of "
+                "matrices, e.g. {'X': [[1, 0], [0, 1]]}"
+            )
         return solve_file(kind, inputs, options)
     mapping_argument(inputs, "inputs", "a file path or a dict of name -> matrix, e.g. {'X': [[1, 0], [0, 1]]}")
     table = {k: matrix_argument(v, f"inputs[{k!r}]") for k, v in inputs.items()}
@@ -93,8 +95,14 @@ def kinds() -> list:
     return kind_infos()
 
 
-def build(*problems: str, spec: Any = None, seed: int | None = None, variants: int | None = None,
-          title: str | None = None, **options):
+def build(
+    *problems: str,
+    spec: Any = None,
+    seed: int | None = None,
+    variants: int | None = None,
+    title: str | None = None,
+    **options,
+):
     """What ``worksheet build`` makes, as documents: ``build("attention", "layer-norm",
     seed=7, causal=True)`` gives one :class:`~worksheet.solution.document.Document` (sheet and key
     are its renderings); ``build(spec="exam.toml", variants=30)`` gives one per variant.
@@ -104,8 +112,14 @@ def build(*problems: str, spec: Any = None, seed: int | None = None, variants: i
 
     for k, p in enumerate(problems, 1):
         kind_argument(p, f"problems[{k}]")
-    plan = resolve_build(spec, problems, seed=seed, options={k: option_value(v, k) for k, v in options.items()},
-                         title=title, variants=variants)
+    plan = resolve_build(
+        spec,
+        problems,
+        seed=seed,
+        options={k: option_value(v, k) for k, v in options.items()},
+        title=title,
+        variants=variants,
+    )
     check_problems(plan.problems, plan.options)
     if plan.variants:
         return build_variants(plan.problems, plan.variants, **plan.document_args())

@@ -49,8 +49,12 @@ def machine() -> dict[str, str]:
                 break
     except OSError:
         pass
-    return {"cores (nproc)": str(os.cpu_count()), "CPU": model,
-            "Python": platform.python_version(), "OS": platform.platform(terse=True)}
+    return {
+        "cores (nproc)": str(os.cpu_count()),
+        "CPU": model,
+        "Python": platform.python_version(),
+        "OS": platform.platform(terse=True),
+    }
 
 
 def _command() -> list[str]:
@@ -61,9 +65,11 @@ def _command() -> list[str]:
 def startup(repeat: int) -> dict[str, tuple[float, float]]:
     """(best, median) seconds of a fresh process, and of bare Python for scale."""
     out = {}
-    for label, cmd in (("python -c pass", [sys.executable, "-c", "pass"]),
-                       ("worksheet --help", _command() + ["--help"]),
-                       ("worksheet list", _command() + ["list"])):
+    for label, cmd in (
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("worksheet --help", _command() + ["--help"]),
+        ("worksheet list", _command() + ["list"]),
+    ):
         times = []
         for _ in range(repeat):
             t = time.perf_counter()
@@ -124,8 +130,12 @@ def md_vs_html(n: int) -> list[tuple[str, float, float, float]]:
             kinds.get(name)
         except UnknownKindError:
             continue
-        out = subprocess.run([sys.executable, "-m", "worksheet.bench", "--pair", name, "--pair-n", str(n)],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "worksheet.bench", "--pair", name, "--pair-n", str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rows.append((name, *json.loads(out.strip().splitlines()[-1])))
     return rows
 
@@ -156,8 +166,20 @@ def cli_md_vs_html(variants: int) -> dict[str, float]:
     out = {}
     for fmt in ("md", "html"):
         with tempfile.TemporaryDirectory() as folder:
-            cmd = _command() + ["build", "attention", "--variants", str(variants), "--seed", "2026",
-                                "--jobs", "1", "--format", fmt, "-o", folder]
+            cmd = _command() + [
+                "build",
+                "attention",
+                "--variants",
+                str(variants),
+                "--seed",
+                "2026",
+                "--jobs",
+                "1",
+                "--format",
+                fmt,
+                "-o",
+                folder,
+            ]
             t = time.perf_counter()
             subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
             out[fmt] = time.perf_counter() - t
@@ -178,8 +200,20 @@ def attention_end_to_end(n: int) -> dict[str, float]:
     out = {}
     for run, jobs in enumerate((1, _cores())):
         with tempfile.TemporaryDirectory() as folder:
-            cmd = _command() + ["build", "attention", "--variants", str(n), "--seed", str(2026 + run),
-                                "--jobs", str(jobs), "--format", "md,tex,json", "-o", folder]
+            cmd = _command() + [
+                "build",
+                "attention",
+                "--variants",
+                str(n),
+                "--seed",
+                str(2026 + run),
+                "--jobs",
+                str(jobs),
+                "--format",
+                "md,tex,json",
+                "-o",
+                folder,
+            ]
             t = time.perf_counter()
             subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
             out[f"--jobs {jobs}"] = _rate(n, time.perf_counter() - t)
@@ -193,8 +227,17 @@ def exam(variants: int, formats: list[str], jobs: int | None = None, seed: int =
 
     with tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
-        outlines, rendered = render_variants(EXAM, variants, formats, name="exam", seed=seed, jobs=jobs,
-                                             title="Benchmark exam", course="CS 480", date="Week 7")
+        outlines, rendered = render_variants(
+            EXAM,
+            variants,
+            formats,
+            name="exam",
+            seed=seed,
+            jobs=jobs,
+            title="Benchmark exam",
+            course="CS 480",
+            date="Week 7",
+        )
         write_rendered(outlines, rendered, formats, out, name="exam")
         return time.perf_counter() - t
 
@@ -202,8 +245,10 @@ def exam(variants: int, formats: list[str], jobs: int | None = None, seed: int =
 def html_table(n: int) -> None:
     """Print the Markdown/HTML side-by-side table (see md_vs_html)."""
     print(f"\n## Markdown and HTML end to end, side by side ({n} problems each per kind)\n")
-    print("(CPU ms per problem: generate + solve + render; the formats alternate problem by problem; "
-          f"target: HTML within {HTML_RATIO_TARGET}x of Markdown)\n")
+    print(
+        "(CPU ms per problem: generate + solve + render; the formats alternate problem by problem; "
+        f"target: HTML within {HTML_RATIO_TARGET}x of Markdown)\n"
+    )
     print("| kind | generate+solve ms | md ms | html ms | html / md |\n|---|---:|---:|---:|---:|")
     worst = 0.0
     for name, build, md, html in md_vs_html(n):
@@ -211,8 +256,10 @@ def html_table(n: int) -> None:
         print(f"| {name} | {build:.2f} | {md:.2f} | {html:.2f} | {html / md:.2f} |")
     print(f"\nWorst ratio: {worst:.2f} ({'met' if worst <= HTML_RATIO_TARGET else 'NOT met'})")
     cli = cli_md_vs_html(300)
-    print(f"\n`worksheet build attention --variants 300 --jobs 1` (wall, fresh process): "
-          f"md {cli['md']:.2f} s, html {cli['html']:.2f} s, html / md {cli['html'] / cli['md']:.2f}")
+    print(
+        f"\n`worksheet build attention --variants 300 --jobs 1` (wall, fresh process): "
+        f"md {cli['md']:.2f} s, html {cli['html']:.2f} s, html / md {cli['html'] / cli['md']:.2f}"
+    )
 
 
 def main(argv=None) -> None:
@@ -259,8 +306,9 @@ def main(argv=None) -> None:
 
     print(f"\n## Exam: {variants} variants x {len(EXAM)} problems ({', '.join(EXAM)})\n")
     print(f"- to md + tex + json, {_cores()} processes (the default): {exam(variants, ['md', 'tex', 'json']):.1f} s")
-    print(f"- to md + tex + json, 1 process (--jobs 1): "
-          f"{exam(variants, ['md', 'tex', 'json'], jobs=1, seed=2027):.1f} s")
+    print(
+        f"- to md + tex + json, 1 process (--jobs 1): {exam(variants, ['md', 'tex', 'json'], jobs=1, seed=2027):.1f} s"
+    )
     if not args.no_pdf:
         if shutil.which("pdflatex") is None:
             print("- to one combined PDF: skipped (no LaTeX installed)")

@@ -16,8 +16,20 @@ import click
 
 from .policy.errors import WorksheetError, printable
 
-__all__ = ["WorksheetGroup", "StdoutError", "long_number_message", "fail", "echo", "flush", "stdout_failed", "PROGRESS_FROM",
-           "with_latex", "with_progress", "examples_folder", "formats"]
+__all__ = [
+    "WorksheetGroup",
+    "StdoutError",
+    "long_number_message",
+    "fail",
+    "echo",
+    "flush",
+    "stdout_failed",
+    "PROGRESS_FROM",
+    "with_latex",
+    "with_progress",
+    "examples_folder",
+    "formats",
+]
 
 
 class StdoutError(Exception):
@@ -85,8 +97,7 @@ PROGRESS_FROM = 10  # variants from which a build shows a progress bar (on a ter
 def with_latex(pdfs: int, write, *args, **kw):
     """``write`` the files, with a progress bar over the PDFs LaTeX compiles when stderr is a terminal."""
     if pdfs and sys.stderr.isatty():
-        with click.progressbar(length=pdfs, label="compiling PDF with LaTeX", file=sys.stderr,
-                               show_pos=True) as bar:
+        with click.progressbar(length=pdfs, label="compiling PDF with LaTeX", file=sys.stderr, show_pos=True) as bar:
             return write(*args, progress=bar.update, **kw)
     return write(*args, **kw)
 

@@ -23,6 +23,7 @@ from ..policy.files import refuse_existing, write_all
 
 # ---------------------------------------------------------------- file names
 
+
 def variant_id(k: int, count: int) -> str:
     """The printed id of variant ``k`` (1-based) of ``count``: v01, v02, ... (v001 past 99).
 
@@ -50,6 +51,7 @@ def planned_files(name: str, formats: Iterable[str], variants: int = 0, split: b
 
 # ---------------------------------------------------------------- rendering
 
+
 @dataclass
 class Rendered:
     """Files to write (``{name: text or bytes}``) and, for variants, the CSV rows."""
@@ -63,8 +65,16 @@ def _is_variants(docs: Sequence[Document]) -> bool:
     return len(docs) > 1 or bool(docs and docs[0].variant)
 
 
-def render_parts(doc: Document, index: int, count: int, formats: Iterable[str], templates: Path | None,
-           roles=("sheet", "key"), variants: bool = True, bank: str = "worksheet") -> dict[tuple[str, bool], str]:
+def render_parts(
+    doc: Document,
+    index: int,
+    count: int,
+    formats: Iterable[str],
+    templates: Path | None,
+    roles=("sheet", "key"),
+    variants: bool = True,
+    bank: str = "worksheet",
+) -> dict[tuple[str, bool], str]:
     """Document ``index`` of ``count`` rendered for a combined file:
     ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
     or the whole JSON of a lone document).  See :func:`join_parts`."""
@@ -86,9 +96,16 @@ def render_parts(doc: Document, index: int, count: int, formats: Iterable[str], 
     return parts
 
 
-def join_parts(outlines: Sequence[Document], parts: Sequence[dict], formats: Iterable[str], *, name: str,
-          templates: Path | None, roles=("sheet", "key"), variants: bool = True
-          ) -> tuple[dict[str, str | bytes], dict[str, str]]:
+def join_parts(
+    outlines: Sequence[Document],
+    parts: Sequence[dict],
+    formats: Iterable[str],
+    *,
+    name: str,
+    templates: Path | None,
+    roles=("sheet", "key"),
+    variants: bool = True,
+) -> tuple[dict[str, str | bytes], dict[str, str]]:
     """The files of :func:`render_parts` of every document, in order: each format's
     head, the documents' parts, its foot.  Returns (files, LaTeX sources of PDFs)."""
     from ..render import json as rj
@@ -100,14 +117,16 @@ def join_parts(outlines: Sequence[Document], parts: Sequence[dict], formats: Ite
     def text(src: str, key: bool) -> str:
         if (src, key) not in joined:
             r = render.get(src, templates)
-            joined[src, key] = (r.head(outlines, key=key) + "".join(p[src, key] for p in parts)
-                                + r.foot(outlines, key=key))
+            joined[src, key] = (
+                r.head(outlines, key=key) + "".join(p[src, key] for p in parts) + r.foot(outlines, key=key)
+            )
         return joined[src, key]
 
     for fmt in formats:
         if fmt == "json":
-            files[f"{name}.json"] = (rj.variants_text(outlines[0], [p["json", True] for p in parts])
-                                     if variants else parts[0]["json", True])
+            files[f"{name}.json"] = (
+                rj.variants_text(outlines[0], [p["json", True] for p in parts]) if variants else parts[0]["json", True]
+            )
             continue
         for role, filename in output_names(name, fmt).items():
             if role not in roles:
@@ -120,9 +139,16 @@ def join_parts(outlines: Sequence[Document], parts: Sequence[dict], formats: Ite
     return files, sources
 
 
-def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: str = "worksheet",
-                     templates: Path | None = None, roles=("sheet", "key"),
-                     compile_pdf: bool = True, bank: str | None = None) -> Rendered:
+def render_documents(
+    docs: Sequence[Document],
+    formats: Iterable[str],
+    *,
+    name: str = "worksheet",
+    templates: Path | None = None,
+    roles=("sheet", "key"),
+    compile_pdf: bool = True,
+    bank: str | None = None,
+) -> Rendered:
     """Render one document, or the variants of an exam into one combined file
     per format and role (each variant starts on a new page in PDF).
 
@@ -137,16 +163,24 @@ def render_documents(docs: Sequence[Document], formats: Iterable[str], *, name: 
     docs = list(docs)
     formats = list(formats)
     variants = _is_variants(docs)
-    parts = [render_parts(d, i, len(docs), formats, templates, roles, variants, bank or name)
-             for i, d in enumerate(docs)]
+    parts = [
+        render_parts(d, i, len(docs), formats, templates, roles, variants, bank or name) for i, d in enumerate(docs)
+    ]
     outlines = [d.outline() for d in docs]
-    files, sources = join_parts(outlines, parts, formats, name=name, templates=templates, roles=roles,
-                           variants=variants)
+    files, sources = join_parts(
+        outlines, parts, formats, name=name, templates=templates, roles=roles, variants=variants
+    )
     return _compiled(files, sources, compile_pdf)
 
 
-def render_document(doc: Document, formats: Iterable[str], *, name: str = "worksheet",
-                    templates: Path | None = None, roles=("sheet", "key")) -> dict[str, str | bytes]:
+def render_document(
+    doc: Document,
+    formats: Iterable[str],
+    *,
+    name: str = "worksheet",
+    templates: Path | None = None,
+    roles=("sheet", "key"),
+) -> dict[str, str | bytes]:
     """``{file name: text}`` for every format and role asked for (bytes for PDF)."""
     return render_documents([doc], formats, name=name, templates=templates, roles=roles).files
 
@@ -165,9 +199,13 @@ def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
 
 # ---------------------------------------------------------------- writing
 
-def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int]] | None = None,
-                 key_pages: dict[int, tuple[int, int]] | None = None,
-                 files: Sequence[str] | None = None) -> str:
+
+def variants_csv(
+    docs: Sequence[Document],
+    sheet_pages: dict[int, tuple[int, int]] | None = None,
+    key_pages: dict[int, tuple[int, int]] | None = None,
+    files: Sequence[str] | None = None,
+) -> str:
     """``variant,seed,pages,key_pages`` (page ranges in the PDFs, empty without PDF);
     with ``files`` (--split) a last column names each variant's student file."""
     from ..policy.csv_cells import csv_text
@@ -180,14 +218,21 @@ def variants_csv(docs: Sequence[Document], sheet_pages: dict[int, tuple[int, int
 
     rows = [["variant", "seed", "pages", "key_pages"] + (["file"] if files else [])]
     for i, d in enumerate(docs, 1):
-        rows.append([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)]
-                    + ([files[i - 1]] if files else []))
+        rows.append([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)] + ([files[i - 1]] if files else []))
     return csv_text(rows)  # no cell a spreadsheet runs as a formula (worksheet.policy.csv_cells)
 
 
-def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: Path | str = "output", *,
-                    name: str = "worksheet", force: bool = False, templates: Path | None = None,
-                    split: bool = False, progress=None) -> list[Path]:
+def write_documents(
+    docs: Sequence[Document],
+    formats: Iterable[str],
+    out_dir: Path | str = "output",
+    *,
+    name: str = "worksheet",
+    force: bool = False,
+    templates: Path | None = None,
+    split: bool = False,
+    progress=None,
+) -> list[Path]:
     """Write one document, or variants (combined, or one set of files per
     variant with ``split``) plus ``NAME-variants.csv``; all or nothing.
 
@@ -201,23 +246,39 @@ def write_documents(docs: Sequence[Document], formats: Iterable[str], out_dir: P
     check_file_name(name, field="name")
     docs = list(docs)
     formats = list(formats)
-    groups = ([(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs)
-              else [(name, docs)])
-    rendered = [(n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False, bank=name))
-                for n, g in groups]
-    return write_rendered([d.outline() for d in docs], rendered, formats, out_dir, name=name,
-                          force=force, split=split, progress=progress)
+    groups = [(f"{name}-{d.variant}", [d]) for d in docs] if split and _is_variants(docs) else [(name, docs)]
+    rendered = [
+        (n, render_documents(g, formats, name=n, templates=templates, compile_pdf=False, bank=name)) for n, g in groups
+    ]
+    return write_rendered(
+        [d.outline() for d in docs], rendered, formats, out_dir, name=name, force=force, split=split, progress=progress
+    )
 
 
-def write_document(doc: Document, formats: Iterable[str], out_dir: Path | str = "output", *,
-                   name: str = "worksheet", force: bool = False,
-                   templates: Path | None = None) -> list[Path]:
+def write_document(
+    doc: Document,
+    formats: Iterable[str],
+    out_dir: Path | str = "output",
+    *,
+    name: str = "worksheet",
+    force: bool = False,
+    templates: Path | None = None,
+) -> list[Path]:
     return write_documents([doc], formats, out_dir, name=name, force=force, templates=templates)
 
 
-def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rendered]],
-                   formats: Iterable[str], out_dir: Path | str = "output", *, name: str = "worksheet",
-                   force: bool = False, split: bool = False, table: bool = True, progress=None) -> list[Path]:
+def write_rendered(
+    docs: Sequence[Document],
+    rendered: Sequence[tuple[str, Rendered]],
+    formats: Iterable[str],
+    out_dir: Path | str = "output",
+    *,
+    name: str = "worksheet",
+    force: bool = False,
+    split: bool = False,
+    table: bool = True,
+    progress=None,
+) -> list[Path]:
     """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
     every file, plus ``NAME-variants.csv`` for variants (unless ``table`` is
     False: one variant rebuilt on its own), as :func:`write_documents`;
@@ -248,15 +309,19 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
             keep = {f: t for f, t in files.items() if not f.endswith(".pdf")}
             keep.update(sources)
             written = write_all({out / f: t for f, t in keep.items()}, force=force)
-            raise LatexMissingError(f"{exc}; wrote the LaTeX instead: "
-                                    f"{', '.join(str(p) for p in written if p.suffix == '.tex')}") from None
+            raise LatexMissingError(
+                f"{exc}; wrote the LaTeX instead: {', '.join(str(p) for p in written if p.suffix == '.tex')}"
+            ) from None
         except LatexError as exc:
             # the log and the failing .tex are kept, but an existing file only with --force
             log, tex = out / (exc.tex_name[:-4] + ".log"), out / exc.tex_name
             diag = {p: t for p, t in ((log, exc.log), (tex, exc.source)) if force or not os.path.lexists(p)}
             write_all(diag, force=force)
-            kept = (f"; log kept in {log}" if log in diag
-                    else f"; {log} already exists, so the log was not written (use --force)")
+            kept = (
+                f"; log kept in {log}"
+                if log in diag
+                else f"; {log} already exists, so the log was not written (use --force)"
+            )
             raise LatexError(f"{exc}{kept}", tex_name=exc.tex_name, log=exc.log, source=exc.source) from None
         for tex_name, result in compiled.items():
             files[tex_name[:-4] + ".pdf"] = result.pdf
@@ -267,9 +332,11 @@ def write_rendered(docs: Sequence[Document], rendered: Sequence[tuple[str, Rende
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             files[f"{name}-variants.csv"] = variants_csv(
-                docs, {i: v for i, v in sheet.items() if v}, {i: v for i, v in key.items() if v},
-                files=[next(iter(output_names(n, student).values())) for n in groups])
+                docs,
+                {i: v for i, v in sheet.items() if v},
+                {i: v for i, v in key.items() if v},
+                files=[next(iter(output_names(n, student).values())) for n in groups],
+            )
         else:
-            files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"),
-                                                         pages.get(f"{name}-key.pdf"))
+            files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"), pages.get(f"{name}-key.pdf"))
     return write_all({out / f: t for f, t in files.items()}, force=force)

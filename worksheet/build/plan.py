@@ -35,10 +35,19 @@ class BuildPlan:
         return {"seed": self.seed, "options": self.options, "title": self.title, **self.doc_fields}
 
 
-def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, seed: int | None = None,
-                  options: dict | None = None, title: str | None = None, variants: int | None = None,
-                  name: str | None = None, paper: str | None = None, split: bool = False,
-                  compact: bool | None = None) -> BuildPlan:
+def resolve_build(
+    spec: "ExamSpec | Path | str | None" = None,
+    problems=(),
+    *,
+    seed: int | None = None,
+    options: dict | None = None,
+    title: str | None = None,
+    variants: int | None = None,
+    name: str | None = None,
+    paper: str | None = None,
+    split: bool = False,
+    compact: bool | None = None,
+) -> BuildPlan:
     """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
     its file) or ``problems`` (default: attention), and the options given.
 
@@ -75,5 +84,13 @@ def resolve_build(spec: "ExamSpec | Path | str | None" = None, problems=(), *, s
         raise ParamError("--split needs --variants N")
     if name:  # (an empty --name means the default)
         check_file_name(name, field="--name")  # every file stays inside the output folder
-    return BuildPlan(problems or DEFAULT_KINDS, 1 if seed is None else seed, options, title, variants,
-                     name or "worksheet", split, doc_fields)
+    return BuildPlan(
+        problems or DEFAULT_KINDS,
+        1 if seed is None else seed,
+        options,
+        title,
+        variants,
+        name or "worksheet",
+        split,
+        doc_fields,
+    )

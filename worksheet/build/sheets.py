@@ -22,8 +22,17 @@ from ..policy.errors import ArgumentError, InputError, ParamError, ShapeError, i
 from ..solution.problem import Problem
 from .spec import DEFAULT_KINDS, QUESTION, ProblemSpec
 
-__all__ = ["check_seed", "problem_rng", "make_problem", "build_document", "solve_inputs", "solve_file",
-           "solve_example", "solve_table", "check_problems"]
+__all__ = [
+    "check_seed",
+    "problem_rng",
+    "make_problem",
+    "build_document",
+    "solve_inputs",
+    "solve_file",
+    "solve_example",
+    "solve_table",
+    "check_problems",
+]
 
 
 def check_seed(seed) -> int:
@@ -44,8 +53,14 @@ def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
 
 def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, variant: int = 0) -> Problem:
     if spec.kind == QUESTION:  # only a question answered in words
-        problem = Problem(QUESTION, "Question", {"numbers": options.get("numbers") or "hand"}, seed=seed,
-                          intro=spec.prompt, points=spec.points)
+        problem = Problem(
+            QUESTION,
+            "Question",
+            {"numbers": options.get("numbers") or "hand"},
+            seed=seed,
+            intro=spec.prompt,
+            points=spec.points,
+        )
         problem.add_written("written", title=spec.question, answer=spec.answer, lines=spec.lines)
         if spec.step_points or spec.step_weights:
             _share_points(problem, spec)
@@ -54,8 +69,7 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
     merged = {**options, **spec.options}
     unknown = sorted(set(spec.options) - set(kind.Params.field_names()))
     if unknown:
-        raise ParamError(f"{spec.kind} has no setting '{unknown[0]}'; it has "
-                         f"{', '.join(kind.Params.field_names())}")
+        raise ParamError(f"{spec.kind} has no setting '{unknown[0]}'; it has {', '.join(kind.Params.field_names())}")
     params = kind.Params.from_options(merged)
     inputs = kind.generate(problem_rng(seed, index, variant), params)
     problem = kind.solve(inputs, params, seed=seed)
@@ -110,8 +124,7 @@ def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None =
         kind = kinds.get(s.kind)
         unknown = sorted(set(s.options) - set(kind.Params.field_names()))
         if unknown:
-            raise ParamError(f"{s.kind} has no setting '{unknown[0]}'; it has "
-                             f"{', '.join(kind.Params.field_names())}")
+            raise ParamError(f"{s.kind} has no setting '{unknown[0]}'; it has {', '.join(kind.Params.field_names())}")
         try:
             kind.Params.from_options({**options, **s.options})
         except (ParamError, InputError) as exc:
@@ -121,17 +134,26 @@ def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None =
         if name == "numbers" or not real:
             continue
         if not any(name in _fields_of(s) for s in real):
-            takes = [k for k in kinds.names() if name in kinds.get(k).Params.field_names()
-                     and not hasattr(kinds.get(k), "settings_of")]
+            takes = [
+                k
+                for k in kinds.names()
+                if name in kinds.get(k).Params.field_names() and not hasattr(kinds.get(k), "settings_of")
+            ]
             chosen = ", ".join(dict.fromkeys(s.kind for s in real))
-            raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to "
-                             f"{', '.join(takes)}")
+            raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to {', '.join(takes)}")
     return specs
 
 
-def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, seed: int = 1,
-                   options: dict | None = None, title: str | None = None,
-                   variant: int = 0, variant_id: str = "", **doc_fields) -> Document:
+def build_document(
+    problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS,
+    *,
+    seed: int = 1,
+    options: dict | None = None,
+    title: str | None = None,
+    variant: int = 0,
+    variant_id: str = "",
+    **doc_fields,
+) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
     specs = _problem_specs(problems)
     if options is not None:
@@ -144,15 +166,24 @@ def build_document(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, *, see
     probs = [make_problem(s, options, seed=seed, index=i, variant=variant) for i, s in enumerate(specs)]
     if title is None:
         title = probs[0].title if len(probs) == 1 else "Transformer attention worksheet"
-    return Document(title, probs, seed=seed, numbers=options.get("numbers") or "hand",
-                    variant=variant_id, conventions=kinds.conventions(probs), **doc_fields)
+    return Document(
+        title,
+        probs,
+        seed=seed,
+        numbers=options.get("numbers") or "hand",
+        variant=variant_id,
+        conventions=kinds.conventions(probs),
+        **doc_fields,
+    )
 
 
 def _problem_specs(problems) -> list[ProblemSpec]:
     """The problems of a sheet: each a kind text (``"attention:causal=true"``) or a ProblemSpec."""
     if isinstance(problems, (str, ProblemSpec)) or not isinstance(problems, (list, tuple)):
-        raise ArgumentError(f"problems must be a list of kinds, e.g. ['attention'], not "
-                            f"{'the text ' + repr(problems[:40]) if isinstance(problems, str) else type(problems).__name__}")
+        raise ArgumentError(
+            f"problems must be a list of kinds, e.g. ['attention'], not "
+            f"{'the text ' + repr(problems[:40]) if isinstance(problems, str) else type(problems).__name__}"
+        )
     for k, p in enumerate(problems, 1):
         if not isinstance(p, (str, ProblemSpec)):
             raise ArgumentError(f"problems item {k} must be a kind (text) or a ProblemSpec, not {type(p).__name__}")
@@ -196,8 +227,7 @@ def solve_example(name: str, options: dict | None = None) -> Problem:
     return solve_table(ex.kind, ex.table, options, label=f"example {name}")
 
 
-def solve_table(kind_name: str, table: dict, options: dict | None = None, *,
-                label: str | None = None) -> Problem:
+def solve_table(kind_name: str, table: dict, options: dict | None = None, *, label: str | None = None) -> Problem:
     """Solve one input table (matrices + parameters), as read from a file."""
     from ..parse.input_tables import split_table
 

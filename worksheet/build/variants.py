@@ -45,8 +45,9 @@ def variant_seed(seed: int, k: int, attempt: int = 0) -> int:
 
 def _given_key(problem: Problem) -> tuple:
     """The given matrices of a problem, hashable (rationals as integer pairs, which hash fast)."""
-    return tuple((name, tuple(tuple(_exact_key(x) for x in row) for row in q.exact))
-                 for name, q in problem.inputs.items())
+    return tuple(
+        (name, tuple(tuple(_exact_key(x) for x in row) for row in q.exact)) for name, q in problem.inputs.items()
+    )
 
 
 MAX_VARIANT_TRIES = 50
@@ -64,8 +65,9 @@ class VariantPlan:
     doc_fields: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, problems, count: int, *, seed: int = 1, options: dict | None = None,
-           title: str | None = None, **doc_fields) -> "VariantPlan":
+    def of(
+        cls, problems, count: int, *, seed: int = 1, options: dict | None = None, title: str | None = None, **doc_fields
+    ) -> "VariantPlan":
         if count < 1:
             raise ParamError(f"--variants must be at least 1, not {count}")
         check_seed(seed)
@@ -73,12 +75,19 @@ class VariantPlan:
         return cls(specs, count, seed, options, title, doc_fields)
 
     def build(self, k: int, attempt: int = 0) -> Document:
-        return build_document(self.specs, seed=variant_seed(self.seed, k, attempt), options=self.options,
-                              title=self.title, variant_id=variant_id(k, self.count), **self.doc_fields)
+        return build_document(
+            self.specs,
+            seed=variant_seed(self.seed, k, attempt),
+            options=self.options,
+            title=self.title,
+            variant_id=variant_id(k, self.count),
+            **self.doc_fields,
+        )
 
 
-def _all_different(plan: VariantPlan, first_tries: Iterable[T], retry: Callable[[int, int], T],
-                   keys: Callable[[T], tuple]) -> Iterator[T]:
+def _all_different(
+    plan: VariantPlan, first_tries: Iterable[T], retry: Callable[[int, int], T], keys: Callable[[T], tuple]
+) -> Iterator[T]:
     """The variants in order, each drawn again (the next ``attempt``) while it
     repeats the given matrices of an earlier one in some problem."""
     seen: list[set] = [set() for _ in plan.specs]
@@ -111,21 +120,32 @@ def too_few_variants(plan: VariantPlan, i: int, found: int) -> str:
         fields = []
     sizes = [f for f in SIZES if f in fields]
     mode = (dict(plan.options or {}) | spec.options).get("numbers", "hand")
-    hint = (f"keep hand mode with a larger size ({' or '.join(sizes[:2])}" if sizes else "keep hand mode") + \
-        (f"), ask for at most {found} variants or give another seed" if sizes else
-         f": ask for at most {found} variants or give another seed")
+    hint = (f"keep hand mode with a larger size ({' or '.join(sizes[:2])}" if sizes else "keep hand mode") + (
+        f"), ask for at most {found} variants or give another seed"
+        if sizes
+        else f": ask for at most {found} variants or give another seed"
+    )
     last = "; or use calculator numbers (numbers = \"calculator\", --numbers calculator)" if mode == "hand" else ""
-    return (f"{where} ({spec.kind}) can supply only {found} different variants with these settings "
-            f"in {mode} mode, not {plan.count}: {hint}{last}")
+    return (
+        f"{where} ({spec.kind}) can supply only {found} different variants with these settings "
+        f"in {mode} mode, not {plan.count}: {hint}{last}"
+    )
 
 
 def _given_keys(doc: Document) -> tuple:
     return tuple(_given_key(p) for p in doc.problems)
 
 
-def build_variants(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, count: int = 2, *,
-                   seed: int = 1, options: dict | None = None, title: str | None = None,
-                   progress=None, **doc_fields) -> list[Document]:
+def build_variants(
+    problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS,
+    count: int = 2,
+    *,
+    seed: int = 1,
+    options: dict | None = None,
+    title: str | None = None,
+    progress=None,
+    **doc_fields,
+) -> list[Document]:
     """``count`` versions of the same sheet, one per student.
 
     Variant k (1-based) is the sheet built with :func:`variant_seed` (seed, k):
@@ -146,6 +166,7 @@ def build_variants(problems: Sequence[str | ProblemSpec] = DEFAULT_KINDS, count:
 
 # ---------------------------------------------------------------- variants on every core
 
+
 @dataclass(frozen=True)
 class _Job:
     """Build and render variants (in a worker process, or in this one)."""
@@ -161,8 +182,14 @@ class _Job:
 
         doc = self.plan.build(k, attempt)
         if self.split:
-            own = render_documents([doc], self.formats, name=f"{self.name}-{doc.variant}",
-                                   templates=self.templates, compile_pdf=False, bank=self.name)
+            own = render_documents(
+                [doc],
+                self.formats,
+                name=f"{self.name}-{doc.variant}",
+                templates=self.templates,
+                compile_pdf=False,
+                bank=self.name,
+            )
             piece = _Piece(doc.outline(), _given_keys(doc), {}, own)
         else:
             parts = render_parts(doc, k - 1, self.plan.count, self.formats, self.templates, bank=self.name)
@@ -228,9 +255,10 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
 
     ks = list(range(2, count + 1))
     size = max(1, min(8, len(ks) // (4 * jobs)))  # small chunks: no worker waits long for the last
-    chunks = [ks[i:i + size] for i in range(0, len(ks), size)]
-    pool = ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"),
-                               initializer=_quiet_worker)
+    chunks = [ks[i : i + size] for i in range(0, len(ks), size)]
+    pool = ProcessPoolExecutor(
+        min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"), initializer=_quiet_worker
+    )
     try:
         for pieces in pool.map(partial(_chunk, job), chunks):
             yield from pieces
@@ -271,11 +299,21 @@ def _fewer_collections():
         gc.set_threshold(*old)
 
 
-def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: Iterable[str], *,
-                    name: str = "worksheet", templates: Path | None = None, split: bool = False,
-                    jobs: int | None = None, progress=None, seed: int = 1,
-                    options: dict | None = None, title: str | None = None, **doc_fields
-                    ) -> tuple[list[Document], list[tuple[str, Rendered]]]:
+def render_variants(
+    problems: Sequence[str | ProblemSpec],
+    count: int,
+    formats: Iterable[str],
+    *,
+    name: str = "worksheet",
+    templates: Path | None = None,
+    split: bool = False,
+    jobs: int | None = None,
+    progress=None,
+    seed: int = 1,
+    options: dict | None = None,
+    title: str | None = None,
+    **doc_fields,
+) -> tuple[list[Document], list[tuple[str, Rendered]]]:
     """Build ``count`` variants (as :func:`build_variants`) and render them,
     on ``jobs`` processes (default: :func:`default_jobs`).
 
@@ -305,6 +343,7 @@ def render_variants(problems: Sequence[str | ProblemSpec], count: int, formats: 
 
 # ---------------------------------------------------------------- one variant again
 
+
 def find_variant(ident: str, count: int, seed: int = 1) -> int:
     """The number k (1-based) of a variant of ``count`` named by its id (``v17``),
     by the seed printed on its sheet, or by its number (``17``)."""
@@ -328,14 +367,25 @@ def find_variant(ident: str, count: int, seed: int = 1) -> int:
 
 
 def _no_variant(ident, count, ids, seed):
-    raise ParamError(f"--variant {ident}: none of the {count} variants ({ids}) of seed {seed} has the "
-                     f"number or the sheet seed {ident}")
+    raise ParamError(
+        f"--variant {ident}: none of the {count} variants ({ids}) of seed {seed} has the "
+        f"number or the sheet seed {ident}"
+    )
 
 
-def render_variant(problems: Sequence[str | ProblemSpec], count: int, k: int, formats: Iterable[str], *,
-                   name: str = "worksheet", templates: Path | None = None, seed: int = 1,
-                   options: dict | None = None, title: str | None = None, **doc_fields
-                   ) -> tuple[list[Document], list[tuple[str, Rendered]]]:
+def render_variant(
+    problems: Sequence[str | ProblemSpec],
+    count: int,
+    k: int,
+    formats: Iterable[str],
+    *,
+    name: str = "worksheet",
+    templates: Path | None = None,
+    seed: int = 1,
+    options: dict | None = None,
+    title: str | None = None,
+    **doc_fields,
+) -> tuple[list[Document], list[tuple[str, Rendered]]]:
     """Variant ``k`` of ``count`` alone, rendered into its own files exactly as
     ``render_variants(..., split=True)`` renders it (byte for byte): the variants
     before it are built (not rendered) to know which draws they took, so a

@@ -60,8 +60,7 @@ def read_answers(path: Path | str, *, label: str | None = None) -> Answers:
         else:
             table = tomllib.loads(text, parse_float=str)
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-                         file=label) from None
+        raise InputError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=label) from None
     except tomllib.TOMLDecodeError as exc:
         last = len(text.splitlines()) or 1
         reason = str(exc).replace("(at end of document)", f"(at the end of the file, line {last})")
@@ -151,14 +150,19 @@ def _answers_from_table(table: dict, label: str) -> Answers:
     if numbered:
         other = [k for k in table if k not in numbered]
         if other:
-            raise InputError("mixes numbered problems with step names at the top level; put every "
-                             "step under its problem's number, e.g. [1]", file=label, field=_clip(other[0]))
+            raise InputError(
+                "mixes numbered problems with step names at the top level; put every "
+                "step under its problem's number, e.g. [1]",
+                file=label,
+                field=_clip(other[0]),
+            )
         if len(numbered) > MAX_PROBLEMS:
             raise InputError(f"more than {MAX_PROBLEMS} problems", file=label)
         for k in numbered:
             if not isinstance(table[k], dict):
-                raise InputError("a problem must be a table of steps (step name = matrix)",
-                                 file=label, field=f"problem {int(k)}")
+                raise InputError(
+                    "a problem must be a table of steps (step name = matrix)", file=label, field=f"problem {int(k)}"
+                )
             problems[int(k)] = _flatten(table[k], label, f"problem {int(k)}")
     else:
         problems[None] = _flatten(table, label, None)
@@ -215,9 +219,14 @@ def _read_csv(text: str, label: str) -> Answers:
             if header is None:
                 header = _csv_header(line, label)
                 continue
-            if len(line) > max(header.values()) + 1 and any(c.strip() for c in line[max(header.values()) + 1:]):
-                bad.append((lineno, f"{len(line)} fields, but the header names {len(header)}; "
-                                    f"a value with a comma must be in double quotes (\"1,5\"); {CSV_HINT}"))
+            if len(line) > max(header.values()) + 1 and any(c.strip() for c in line[max(header.values()) + 1 :]):
+                bad.append(
+                    (
+                        lineno,
+                        f"{len(line)} fields, but the header names {len(header)}; "
+                        f"a value with a comma must be in double quotes (\"1,5\"); {CSV_HINT}",
+                    )
+                )
                 continue
             get = {k: (line[i].strip() if i < len(line) else "") for k, i in header.items()}
             step = get["step"]
@@ -250,8 +259,7 @@ def _read_csv(text: str, label: str) -> Answers:
     if header is None:
         raise InputError(f"empty CSV: expected a header row problem,step,row,col,value; {CSV_HINT}", file=label)
     if None in cells and len(cells) > 1:
-        raise InputError("some lines give a problem number and some do not; give every line its problem",
-                         file=label)
+        raise InputError("some lines give a problem number and some do not; give every line its problem", file=label)
     problems: dict[int | None, dict] = {}
     broken: dict[tuple[int | None, str], str] = {}
     for number, steps in cells.items():
@@ -261,12 +269,12 @@ def _read_csv(text: str, label: str) -> Answers:
             n_cols = max(c for _, c in m)
             gap = next(((r, c) for r in range(1, n_rows + 1) for c in range(1, n_cols + 1) if (r, c) not in m), None)
             if gap is not None:
-                broken[(number, step)] = (f"row {gap[0]}, column {gap[1]}: no entry (every entry of the matrix "
-                                          "needs a line)")
+                broken[(number, step)] = (
+                    f"row {gap[0]}, column {gap[1]}: no entry (every entry of the matrix needs a line)"
+                )
                 problems[number][step] = None
                 continue
-            problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)]
-                                      for r in range(1, n_rows + 1)]
+            problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)] for r in range(1, n_rows + 1)]
     return Answers(label, problems, meta.get("variant"), meta.get("student"), bad, broken, first_line)
 
 
@@ -293,8 +301,11 @@ def _csv_header(line: list[str], label: str) -> dict[str, int]:
     need = ("step", "row", "col", "value")
     missing = [n for n in need if n not in names]
     if missing:
-        raise InputError("the first line must be a header naming the columns "
-                         f"problem,step,row,col,value (missing {', '.join(missing)}); {CSV_HINT}", file=label)
+        raise InputError(
+            "the first line must be a header naming the columns "
+            f"problem,step,row,col,value (missing {', '.join(missing)}); {CSV_HINT}",
+            file=label,
+        )
     return {n: names.index(n) for n in ("problem", *need) if n in names}
 
 
@@ -329,12 +340,12 @@ def _raw_matrix(value: Any, *, file: str, where: str) -> list[list[Any]]:
         if len(row) > MAX_SIZE:
             raise InputError(f"more than {MAX_SIZE} columns", file=file, field=where, row=i)
         if len(row) != width or not row:
-            raise InputError(f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}",
-                             file=file, field=where, row=i)
+            raise InputError(
+                f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}", file=file, field=where, row=i
+            )
         for j, x in enumerate(row, start=1):
             if isinstance(x, (list, dict)):
-                raise InputError("an entry must be a number, not a list or table", file=file,
-                                 field=where, row=i, col=j)
+                raise InputError("an entry must be a number, not a list or table", file=file, field=where, row=i, col=j)
     return rows
 
 

@@ -95,8 +95,12 @@ def read_problem(problem: dict) -> KeyProblem:
     return Key("answers", {"": [problem]}).problems()[0]
 
 
-def mark_cells(problem: dict | KeyProblem, cells: Mapping[str, Mapping[tuple[int, int], Any]], *,
-               tolerance: Tolerance | None = None) -> CellMarks:
+def mark_cells(
+    problem: dict | KeyProblem,
+    cells: Mapping[str, Mapping[tuple[int, int], Any]],
+    *,
+    tolerance: Tolerance | None = None,
+) -> CellMarks:
     """Verdicts for the ``cells`` given so far of one ``problem`` (its key's JSON
     object, or that read by :func:`read_problem`).
 
@@ -118,8 +122,9 @@ def mark_cells(problem: dict | KeyProblem, cells: Mapping[str, Mapping[tuple[int
             raise InputError("no such step to answer", field=_show(name))
         for (r, c), x in entries.items():
             if not (isinstance(r, int) and isinstance(c, int) and 1 <= r <= ks.shape[0] and 1 <= c <= ks.shape[1]):
-                raise InputError(f"no cell ({_show(r)}, {_show(c)}) in a {ks.shape[0]} x {ks.shape[1]} matrix",
-                                 field=name)
+                raise InputError(
+                    f"no cell ({_show(r)}, {_show(c)}) in a {ks.shape[0]} x {ks.shape[1]} matrix", field=name
+                )
             if isinstance(x, str) and not x.strip():
                 continue  # an emptied cell
             if isinstance(x, str) and len(x) > MAX_LABEL:
@@ -163,15 +168,23 @@ def mark_cells(problem: dict | KeyProblem, cells: Mapping[str, Mapping[tuple[int
                 elif res.status == "incorrect" and res.mistake and res.mistake != mistakes.SLIP:
                     v.verdict, v.mistake = "mistake", res.mistake
         out.verdicts.extend(verdicts[c] for c in sorted(verdicts))
-        out.steps.append(StepProgress(
-            ks.name, ks.title, ks.shape[0] * ks.shape[1], len(verdicts),
-            sum(v.verdict in ("right", "carried") for v in verdicts.values()),
-            res.status if res is not None else None, res.mistake if res is not None else None))
+        out.steps.append(
+            StepProgress(
+                ks.name,
+                ks.title,
+                ks.shape[0] * ks.shape[1],
+                len(verdicts),
+                sum(v.verdict in ("right", "carried") for v in verdicts.values()),
+                res.status if res is not None else None,
+                res.mistake if res is not None else None,
+            )
+        )
     return out
 
 
-def _mark_entered(kp, k: int, entered: dict[tuple[int, int], Given], verdicts: dict, own: _Own,
-                  key_vals: dict, tol: Tolerance) -> None:
+def _mark_entered(
+    kp, k: int, entered: dict[tuple[int, int], Given], verdicts: dict, own: _Own, key_vals: dict, tol: Tolerance
+) -> None:
     """The verdicts of step k's readable entries; then the step's entries (over
     the key's values where empty) become the student's own for later steps."""
     ks = kp.steps[k]
@@ -185,8 +198,9 @@ def _mark_entered(kp, k: int, entered: dict[tuple[int, int], Given], verdicts: d
     for (i, j), g in sorted(entered.items()):
         if close(g, ks.cells[i][j], tol):
             verdicts[(i, j)] = CellVerdict(name, i + 1, j + 1, "right")
-        elif any(close(g, expected_float(float(v[i, j])), tol, 0.0 if s is None else float(s[i, j]))
-                 for v, s in against):
+        elif any(
+            close(g, expected_float(float(v[i, j])), tol, 0.0 if s is None else float(s[i, j])) for v, s in against
+        ):
             verdicts[(i, j)] = CellVerdict(name, i + 1, j + 1, "carried")
         else:
             pending.append((i, j))
@@ -202,8 +216,9 @@ def _mark_entered(kp, k: int, entered: dict[tuple[int, int], Given], verdicts: d
         for code, candidate in mistake_candidates(kp, k, key_vals, own):
             if candidate.shape != ks.shape:
                 continue
-            explained = {(i, j) for i, j in pending
-                         if close(entered[(i, j)], expected_float(float(candidate[i, j])), tol)}
+            explained = {
+                (i, j) for i, j in pending if close(entered[(i, j)], expected_float(float(candidate[i, j])), tol)
+            }
             if len(explained) > len(best[1]):
                 best = (code, explained)
                 if len(explained) == len(pending):
@@ -230,7 +245,8 @@ def shown_mistakes(problem: dict) -> list[str]:
         for code, candidate in mistake_candidates(kp, k, key_vals, own):
             if code in found:
                 continue
-            if candidate.shape != ks.shape or not np.allclose(candidate, ks.value, rtol=1e-6, atol=1e-9,
-                                                               equal_nan=True):
+            if candidate.shape != ks.shape or not np.allclose(
+                candidate, ks.value, rtol=1e-6, atol=1e-9, equal_nan=True
+            ):
                 found.append(code)
     return found

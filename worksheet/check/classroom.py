@@ -63,36 +63,70 @@ class ClassReport:
 
         cols = self.columns()
         pointed = any(f.report.pointed for f in self.files if f.report is not None)
-        rows = [["file", "student", "variant", "status", *(h for _, h in cols),
-                 f"total (of {points_text(self.maximum())})", "to mark by hand", "lost", "mistakes", "error"]]
+        rows = [
+            [
+                "file",
+                "student",
+                "variant",
+                "status",
+                *(h for _, h in cols),
+                f"total (of {points_text(self.maximum())})",
+                "to mark by hand",
+                "lost",
+                "mistakes",
+                "error",
+            ]
+        ]
         for f in self.files:
             r = f.report
             if r is None:
                 rows.append([f.file, "", "", "error", *([""] * len(cols)), "", "", "", "", f.error or ""])
                 continue
             marks = {p.number: points_number(p.marks) for p in r.problems}
-            hand = "; ".join(f"problem {p.number}: {s.name} ({unit(s.by_hand, pointed)})"
-                             for p in r.problems for s in p.steps if s.status == "by-person")
+            hand = "; ".join(
+                f"problem {p.number}: {s.name} ({unit(s.by_hand, pointed)})"
+                for p in r.problems
+                for s in p.steps
+                if s.status == "by-person"
+            )
             lost = "; ".join(f"problem {p.number}: {', '.join(p.gaps())}" for p in r.problems if p.gaps())
             found = "; ".join(f"problem {p}: {s}: {c}" for p, s, c in r.mistakes())
             status = "correct" if r.ok else "marked"
-            rows.append([f.file, r.student or "", r.variant or "", status,
-                         *(marks.get(n, "") for n, _ in cols), points_number(r.marks), hand, lost, found,
-                         "; ".join(f"not read: {u}" for u in r.unread)])
+            rows.append(
+                [
+                    f.file,
+                    r.student or "",
+                    r.variant or "",
+                    status,
+                    *(marks.get(n, "") for n, _ in cols),
+                    points_number(r.marks),
+                    hand,
+                    lost,
+                    found,
+                    "; ".join(f"not read: {u}" for u in r.unread),
+                ]
+            )
         return csv_text(rows)
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "folder": self.folder, "summary": self.summary,
-                "files": [{"file": f.file, "error": f.error,
-                           "report": f.report.to_dict() if f.report else None} for f in self.files]}
+        return {
+            "key": self.key,
+            "folder": self.folder,
+            "summary": self.summary,
+            "files": [
+                {"file": f.file, "error": f.error, "report": f.report.to_dict() if f.report else None}
+                for f in self.files
+            ],
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
     def text(self) -> str:
         width = max((len(f.file) for f in self.files), default=4)
-        lines = [f"Marking {len(self.files)} answer file{'s' * (len(self.files) != 1)} in "
-                 f"{self.folder} against {self.key}"]
+        lines = [
+            f"Marking {len(self.files)} answer file{'s' * (len(self.files) != 1)} in {self.folder} against {self.key}"
+        ]
         for f in self.files:
             if f.report is None:
                 lines.append(f"  {f.file:<{width}}  error: {f.error}")
@@ -101,8 +135,10 @@ class ClassReport:
             bad = [f"{p.name()}: {', '.join(p.gaps())}" for p in r.problems if p.gaps()]
             hand = f" ({unit(r.by_hand, r.pointed)} to mark by hand)" if r.by_hand and r.pointed else ""
             bad += [f"not read: {u}" for u in r.unread]
-            lines.append(f"  {f.file:<{width}}  {points_text(r.marks)}/{points_text(r.out_of)}{hand}"
-                         + (f"  {'; '.join(bad)}" if bad else ""))
+            lines.append(
+                f"  {f.file:<{width}}  {points_text(r.marks)}/{points_text(r.out_of)}{hand}"
+                + (f"  {'; '.join(bad)}" if bad else "")
+            )
         if self.summary:
             lines.append(f"wrote {self.summary}")
         return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal
@@ -116,14 +152,26 @@ def answer_files(folder: Path | str, *, skip: Sequence[Path] = ()) -> list[Path]
     except OSError as exc:
         raise InputError(f"cannot read the folder ({exc.strerror or exc})", file=str(folder)) from None
     skipped = {p.resolve() for p in skip}
-    return [p for p in entries
-            if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in FOLDER_SUFFIXES
-            and p.resolve() not in skipped]
+    return [
+        p
+        for p in entries
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.suffix.lower() in FOLDER_SUFFIXES
+        and p.resolve() not in skipped
+    ]
 
 
-def check_folder(key: Path | str, folder: Path | str, *, summary: Path | str | None = None,
-                 force: bool = False, write: bool = True, rtol: float | None = None,
-                 atol: float | None = None) -> ClassReport:
+def check_folder(
+    key: Path | str,
+    folder: Path | str,
+    *,
+    summary: Path | str | None = None,
+    force: bool = False,
+    write: bool = True,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> ClassReport:
     """Mark every answer file in ``folder``; write the class summary CSV.
 
     ``summary`` defaults to ``folder/summary.csv`` (never read as an answer

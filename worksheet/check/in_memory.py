@@ -36,8 +36,9 @@ def check_problem(p, answers: Mapping[str, Any]) -> "Marks":
     raw = problem_json(p)
     raw["steps"] = [s for s in raw["steps"] if "written" not in s]  # left to a person
     key = Key(f"{p.kind} (seed {p.seed})" if p.seed is not None else p.kind, {"": [raw]})
-    table = {name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items()
-             if name not in p.inputs}  # the inputs are given, not marked (check(p, p.to_numpy()))
+    table = {
+        name: matrix_argument(m, f"answers[{name!r}]") for name, m in answers.items() if name not in p.inputs
+    }  # the inputs are given, not marked (check(p, p.to_numpy()))
     report = check_answers(key, answers_from_dict(table, label="answers"))
     if report.unread:
         raise InputError(report.unread[0], file="answers")

@@ -38,7 +38,9 @@ class KeyStep:
     weight: Any = None  # the spec's weight of the step in the split of the problem's points
     points: Any = None  # the spec's own points of the step
     budget: Budget | None = field(default=None, repr=False)  # its variant's, shared by its steps
-    aliases: dict = field(default_factory=dict)  # label -> other spellings (worksheet.solution.number_format.label_key), e.g. a symbol
+    aliases: dict = field(
+        default_factory=dict
+    )  # label -> other spellings (worksheet.solution.number_format.label_key), e.g. a symbol
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -49,11 +51,21 @@ class KeyStep:
         """The expected entries, parsed from the exact strings on first use."""
         if "_cells" not in self.__dict__:
             arr, exact = self.value, self.exact
-            cells = [[_key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
-                      for j in range(arr.shape[1])] for i in range(arr.shape[0])]
+            cells = [
+                [
+                    _key_cell(exact[i][j] if exact else None, float(arr[i, j]), self.rounded, self.budget)
+                    for j in range(arr.shape[1])
+                ]
+                for i in range(arr.shape[0])
+            ]
             if self.aliases:
-                cells = [[dataclasses.replace(e, aliases=self.aliases[e.label]) if e.label in self.aliases else e
-                          for e in row] for row in cells]
+                cells = [
+                    [
+                        dataclasses.replace(e, aliases=self.aliases[e.label]) if e.label in self.aliases else e
+                        for e in row
+                    ]
+                    for row in cells
+                ]
             self.__dict__["_cells"] = cells
         return self.__dict__["_cells"]
 
@@ -100,8 +112,7 @@ class Key:
             raws = self.variants[vid]
             _check_key_size(raws, self.path)
             budget = Budget(*KEY_WORK)
-            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, budget)
-                                 for i, raw in enumerate(raws)]
+            self._parsed[vid] = [_key_problem(raw, i + 1, self.path, vid, budget) for i, raw in enumerate(raws)]
         return self._parsed[vid]
 
     def variant_id(self, variant: str | None) -> str:
@@ -109,9 +120,12 @@ class Key:
         if variant is None:
             if len(ids) == 1:
                 return ids[0]
-            raise InputError(f"the key has {len(ids)} variants ({', '.join(map(_show, ids[:8]))}"
-                             f"{', ...' if len(ids) > 8 else ''}); say which with variant = \"...\" "
-                             "in the answers", field="variant")
+            raise InputError(
+                f"the key has {len(ids)} variants ({', '.join(map(_show, ids[:8]))}"
+                f"{', ...' if len(ids) > 8 else ''}); say which with variant = \"...\" "
+                "in the answers",
+                field="variant",
+            )
         if variant in self.variants:
             return variant
         if ids == [""]:
@@ -129,8 +143,9 @@ def read_key(path: Path | str) -> Key:
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not a JSON answer key (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                         file=label) from None
+        raise InputError(
+            f"not a JSON answer key (line {exc.lineno}, column {exc.colno}: {exc.msg})", file=label
+        ) from None
     except (ValueError, RecursionError) as exc:
         from ..policy.integer_text import is_digit_limit_error, long_number_error
 
@@ -152,8 +167,11 @@ def read_key(path: Path | str) -> Key:
     elif "steps" in data and "kind" in data:
         variants = {"": [data]}
     else:
-        raise InputError("not an answer key: expected \"problems\" (the JSON written by "
-                         "'worksheet build' or 'worksheet solve --format json')", file=label)
+        raise InputError(
+            "not an answer key: expected \"problems\" (the JSON written by "
+            "'worksheet build' or 'worksheet solve --format json')",
+            file=label,
+        )
     if any(not probs for probs in variants.values()):
         raise InputError("the key has no problems", file=label)
     return Key(label, variants)
@@ -165,14 +183,16 @@ def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
     value = q["value"]
     exact = q.get("exact")
     try:
-        arr = np.array([[-math.inf if x is None else float(x) for x in row] for row in value],
-                       dtype=np.float64)
+        arr = np.array([[-math.inf if x is None else float(x) for x in row] for row in value], dtype=np.float64)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond float64
         raise InputError(f"{where}: \"value\" is not a matrix of numbers", file=file) from None
     if arr.ndim != 2:
         raise InputError(f"{where}: \"value\" is not a matrix", file=file)
-    if not (isinstance(exact, list) and len(exact) == arr.shape[0]
-            and all(isinstance(r, list) and len(r) == arr.shape[1] for r in exact)):
+    if not (
+        isinstance(exact, list)
+        and len(exact) == arr.shape[0]
+        and all(isinstance(r, list) and len(r) == arr.shape[1] for r in exact)
+    ):
         exact = None
     return exact, arr
 
@@ -181,24 +201,27 @@ def _check_key_size(raws: list, file: str) -> None:
     """Steps per problem and entries of a variant within the limits, counted
     on the raw JSON before any of it is converted."""
     if len(raws) > MAX_KEY_PROBLEMS:
-        raise InputError(f"{len(raws)} problems in one variant, more than the limit of {MAX_KEY_PROBLEMS}",
-                         file=file)
+        raise InputError(f"{len(raws)} problems in one variant, more than the limit of {MAX_KEY_PROBLEMS}", file=file)
     entries = 0
     for number, raw in enumerate(raws, start=1):
         steps = raw.get("steps") if isinstance(raw, dict) else None
         if not isinstance(steps, list):
             continue  # _key_problem names it
         if len(steps) > MAX_KEY_STEPS:
-            raise InputError(f"problem {number} has {len(steps)} steps, more than the limit of "
-                             f"{MAX_KEY_STEPS}", file=file)
+            raise InputError(
+                f"problem {number} has {len(steps)} steps, more than the limit of {MAX_KEY_STEPS}", file=file
+            )
         for q in [*steps, *((raw.get("inputs") or {}).values() if isinstance(raw.get("inputs"), dict) else ())]:
             value = q.get("value") if isinstance(q, dict) else None
             if not isinstance(value, list):
                 continue
             if len(value) > MAX_SIZE or any(not isinstance(r, list) or len(r) > MAX_SIZE for r in value):
                 name = q.get("name", "an input")
-                raise InputError(f"problem {number}, step {_show(name)}: a \"value\" matrix larger than "
-                                 f"{MAX_SIZE} x {MAX_SIZE} (or not a matrix)", file=file)
+                raise InputError(
+                    f"problem {number}, step {_show(name)}: a \"value\" matrix larger than "
+                    f"{MAX_SIZE} x {MAX_SIZE} (or not a matrix)",
+                    file=file,
+                )
             entries += sum(len(r) for r in value)
             if entries > MAX_KEY_ENTRIES:
                 raise InputError(f"more than {MAX_KEY_ENTRIES} entries in one variant", file=file)
@@ -221,8 +244,7 @@ def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) 
                 alt = mp_value(parse_exact(text, budget))
             except ValueError:
                 alt = None
-        return dataclasses.replace(e, text=text if alt is not None else e.text, rounding=ROUNDED_KEY,
-                                   alt=alt)
+        return dataclasses.replace(e, text=text if alt is not None else e.text, rounding=ROUNDED_KEY, alt=alt)
     if not isinstance(text, str):
         return expected_float(x)
     try:
@@ -242,8 +264,7 @@ def _step_aliases(raw: dict) -> dict:
     symbols = raw.get("step_symbols")
     if not isinstance(symbols, dict):
         return {}
-    return {str(k): (str(v)[:MAX_LABEL],) for k, v in list(symbols.items())[:MAX_KEY_STEPS]
-            if isinstance(v, str)}
+    return {str(k): (str(v)[:MAX_LABEL],) for k, v in list(symbols.items())[:MAX_KEY_STEPS] if isinstance(v, str)}
 
 
 def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget | None = None) -> KeyProblem:
@@ -267,14 +288,32 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
         if share["weight"] == 0:
             raise InputError(f"{where}, step {s['name']}: \"weight\" must be above 0", file=file)
         if isinstance(s.get("written"), str) and s["written"]:  # words, no matrix: for a person
-            steps.append(KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"],
-                                 **share))
+            steps.append(
+                KeyStep(s["name"], str(s.get("title", "")), np.zeros((0, 0)), [], written=s["written"], **share)
+            )
             continue
         exact, arr = _key_matrix(s, f"{where}, step {s['name']}", file)
-        steps.append(KeyStep(s["name"], str(s.get("title", "")), arr, exact, bool(s.get("rounded")), budget=budget,
-                             aliases=_step_aliases(raw) if s["name"] == "step" else {}, **share))
-    kp = KeyProblem(number, raw["kind"], params, inputs, steps, _points(raw.get("points"), f"{where}, points", file),
-                    _kind_title(raw["kind"], raw.get("title")))
+        steps.append(
+            KeyStep(
+                s["name"],
+                str(s.get("title", "")),
+                arr,
+                exact,
+                bool(s.get("rounded")),
+                budget=budget,
+                aliases=_step_aliases(raw) if s["name"] == "step" else {},
+                **share,
+            )
+        )
+    kp = KeyProblem(
+        number,
+        raw["kind"],
+        params,
+        inputs,
+        steps,
+        _points(raw.get("points"), f"{where}, points", file),
+        _kind_title(raw["kind"], raw.get("title")),
+    )
     if kp.points is not None:
         try:
             kp.shares()

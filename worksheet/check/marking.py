@@ -22,8 +22,14 @@ from .tolerance import Expected, Given, Tolerance, close, decimal_text, expected
 WRONG_CELLS_SHOWN = 20  # wrong entries listed per step in the JSON report
 
 
-def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol: float | None = None,
-                  atol: float | None = None, tolerance: Tolerance | None = None) -> Report:
+def check_answers(
+    key: Path | str | Key,
+    answers: Path | str | Answers,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    tolerance: Tolerance | None = None,
+) -> Report:
     """Mark one answer file (or :class:`Answers` already read) against a key
     (a path or a :class:`Key` already read).
 
@@ -44,9 +50,18 @@ def check_answers(key: Path | str | Key, answers: Path | str | Answers, *, rtol:
     grids, broken, unread = _parse_answers(ans, problems)
     many = len(problems) > 1
     original = (lambda n: None) if None in ans.problems else (lambda n: n)
-    results = [_mark_problem(p, grids.get(p.number, {}), tol, ans.path, many, broken.get(p.number, {}),
-                             {s.name: _at(ans, original(p.number), s.name) for s in p.steps})
-               for p in problems]
+    results = [
+        _mark_problem(
+            p,
+            grids.get(p.number, {}),
+            tol,
+            ans.path,
+            many,
+            broken.get(p.number, {}),
+            {s.name: _at(ans, original(p.number), s.name) for s in p.steps},
+        )
+        for p in problems
+    ]
     return Report(key.path, ans.path, results, ans.student, ans.variant, unread)
 
 
@@ -66,8 +81,11 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]):
         if len(problems) > 1:
             if not ans.problems[None]:
                 return {}, {}, unread
-            raise InputError(f"the key has {len(problems)} problems: put each problem's steps under "
-                             "its number, e.g. [1] in TOML or {\"1\": {...}} in JSON", file=file)
+            raise InputError(
+                f"the key has {len(problems)} problems: put each problem's steps under "
+                "its number, e.g. [1] in TOML or {\"1\": {...}} in JSON",
+                file=file,
+            )
         by_number = {1: ans.problems[None]}
     else:
         by_number = ans.problems
@@ -78,8 +96,10 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]):
         original = None if None in ans.problems else number
         if not 1 <= number <= len(problems):
             first = next(iter(steps), "")
-            unread.append(f"{_at(ans, original, first)}problem {number}: the key has {len(problems)} "
-                          f"problem{'s' * (len(problems) > 1)}, so there is no problem {number}")
+            unread.append(
+                f"{_at(ans, original, first)}problem {number}: the key has {len(problems)} "
+                f"problem{'s' * (len(problems) > 1)}, so there is no problem {number}"
+            )
             continue
         kp = problems[number - 1]
         names = [s.name for s in kp.steps]
@@ -88,8 +108,7 @@ def _parse_answers(ans: Answers, problems: list[KeyProblem]):
             at = _at(ans, original, name)
             if name not in names:
                 close_ = difflib.get_close_matches(name, names, n=1)
-                hint = (f"; did you mean '{close_[0]}'?" if close_
-                        else f"; the steps are {', '.join(names)}")
+                hint = f"; did you mean '{close_[0]}'?" if close_ else f"; the steps are {', '.join(names)}"
                 unread.append(f"{at}{where}: unknown step{hint}")
                 continue
             if kp.step(name).written:  # a written answer: left to a person, not read
@@ -153,8 +172,9 @@ def _shape(grid: list[list[Given]]) -> tuple[int, int]:
     return (len(grid), len(grid[0]))
 
 
-def _wrong(grid: list[list[Given]], expected, tol: Tolerance,
-           slack: np.ndarray | None = None) -> list[tuple[int, int, Expected]] | None:
+def _wrong(
+    grid: list[list[Given]], expected, tol: Tolerance, slack: np.ndarray | None = None
+) -> list[tuple[int, int, Expected]] | None:
     """The wrong entries (0-based i, j, expected) against a KeyStep's cells or a float array
     (each entry allowed ``slack[i, j]`` more); None when the shapes differ."""
     if isinstance(expected, np.ndarray):
@@ -165,8 +185,12 @@ def _wrong(grid: list[list[Given]], expected, tol: Tolerance,
         cells = expected
         if (len(cells), len(cells[0])) != _shape(grid):
             return None
-    return [(i, j, cells[i][j]) for i, row in enumerate(grid) for j, g in enumerate(row)
-            if not close(g, cells[i][j], tol, 0.0 if slack is None else float(slack[i, j]))]
+    return [
+        (i, j, cells[i][j])
+        for i, row in enumerate(grid)
+        for j, g in enumerate(row)
+        if not close(g, cells[i][j], tol, 0.0 if slack is None else float(slack[i, j]))
+    ]
 
 
 def _cells(grid, wrong) -> list[Cell]:
@@ -200,9 +224,15 @@ def _unrounded(kp: KeyProblem, run) -> None:
         ks.__dict__["_unrounded"] = True
 
 
-def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tolerance,
-                  file: str, many: bool = False, broken: dict[str, str] | None = None,
-                  lines: dict[str, str] | None = None) -> ProblemResult:
+def _mark_problem(
+    kp: KeyProblem,
+    grids: dict[str, list[list[Given]]],
+    tol: Tolerance,
+    file: str,
+    many: bool = False,
+    broken: dict[str, str] | None = None,
+    lines: dict[str, str] | None = None,
+) -> ProblemResult:
     run = recomputer(kp.kind, kp.params, kp.inputs)
     _unrounded(kp, run)
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
@@ -251,8 +281,10 @@ def _mark_problem(kp: KeyProblem, grids: dict[str, list[list[Given]]], tol: Tole
         nearest = min((w for w in carried if w is not None), key=len, default=None)
         if wrong_key is None:  # a shape the key does not have
             if code is None and nearest is None:
-                res.unreadable = (f"{lines.get(ks.name, '')}a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
-                                  f"{ks.shape[0]} x {ks.shape[1]}")
+                res.unreadable = (
+                    f"{lines.get(ks.name, '')}a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
+                    f"{ks.shape[0]} x {ks.shape[1]}"
+                )
                 results.append(res)
                 continue
             res.given_shape = _shape(grid)
@@ -281,7 +313,7 @@ def _truncated(g: Given, e: Expected) -> bool:
         expected = Fraction(str(e.mp))
     except (ValueError, ZeroDivisionError):
         return False
-    scale = 10 ** g.places
+    scale = 10**g.places
     cut = Fraction(int(expected * scale), scale)  # int() cuts toward zero
     return given == cut and abs(expected - cut) * scale >= Fraction(1, 2)
 
@@ -362,8 +394,11 @@ def mistake_candidates(kp: KeyProblem, k: int, key_vals: dict, own: _Own):
                     continue
                 wrong = np.asarray(wrong, dtype=np.float64)
                 right = vals.get(origin)
-                if right is not None and right.shape == wrong.shape and np.allclose(
-                        right, wrong, rtol=1e-9, atol=1e-12, equal_nan=True):
+                if (
+                    right is not None
+                    and right.shape == wrong.shape
+                    and np.allclose(right, wrong, rtol=1e-9, atol=1e-12, equal_nan=True)
+                ):
                     continue  # the rule changes nothing here
                 if o == k:
                     candidate = wrong

@@ -26,7 +26,7 @@ def _show(s: object, limit: int = 30) -> str:
 def _shown_entry(s: str, limit: int = 40) -> str:
     """An entry as written, printable and short (for the report)."""
     s = "".join(c if c.isprintable() else "?" for c in s.strip())
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
 def _no_constant(name: str):

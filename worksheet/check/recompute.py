@@ -37,8 +37,10 @@ class _Own:
         """The overrides for recomputing step k: all earlier answers, then only the wrong ones."""
         earlier = self.order[:k]
         out = []
-        for g in ({s: self.answers[s] for s in earlier if s in self.answers},
-                  {s: self.answers[s] for s in earlier if s in self.wrong}):
+        for g in (
+            {s: self.answers[s] for s in earlier if s in self.answers},
+            {s: self.answers[s] for s in earlier if s in self.wrong},
+        ):
             if g and all(set(g) != set(h) for h in out):
                 out.append(g)
         return out
@@ -64,8 +66,13 @@ class _Own:
         base = self.recompute(given)
         if base is None or step not in base:
             return None
-        entries = [(n, i, j, float(u)) for n in given if n in self.rounding
-                   for (i, j), u in np.ndenumerate(self.rounding[n]) if u > 0]
+        entries = [
+            (n, i, j, float(u))
+            for n in given
+            if n in self.rounding
+            for (i, j), u in np.ndenumerate(self.rounding[n])
+            if u > 0
+        ]
         total = np.zeros_like(base[step])
         if not entries:
             return total

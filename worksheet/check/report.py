@@ -45,8 +45,13 @@ class Cell:
 
     def to_dict(self) -> dict:
         v = self.expected_value
-        return {"row": self.row, "col": self.col, "given": self.given, "expected": self.expected,
-                "expected_value": v if v is not None and math.isfinite(v) else None}
+        return {
+            "row": self.row,
+            "col": self.col,
+            "given": self.given,
+            "expected": self.expected,
+            "expected_value": v if v is not None and math.isfinite(v) else None,
+        }
 
 
 @dataclass
@@ -93,8 +98,10 @@ class StepResult:
         else:
             parts.append("incorrect.")
         if self.given_shape:
-            parts.append(f"Your matrix is {self.given_shape[0]} x {self.given_shape[1]}; "
-                         f"the key's is {self.expected_shape[0]} x {self.expected_shape[1]}.")
+            parts.append(
+                f"Your matrix is {self.given_shape[0]} x {self.given_shape[1]}; "
+                f"the key's is {self.expected_shape[0]} x {self.expected_shape[1]}."
+            )
         if self.cells:
             c = self.cells[0]
             whose = " (from your earlier answers)" if self.against == "own" else ""
@@ -102,10 +109,16 @@ class StepResult:
         return " ".join(parts)
 
     def to_dict(self) -> dict:
-        out = {"name": self.name, "status": self.status, "mistake": self.mistake,
-               "message": self.message,
-               "wrong_cells": [c.to_dict() for c in self.cells], "wrong_count": self.wrong_count,
-               "marks": points_number(self.marks), "out_of": points_number(self.out_of)}
+        out = {
+            "name": self.name,
+            "status": self.status,
+            "mistake": self.mistake,
+            "message": self.message,
+            "wrong_cells": [c.to_dict() for c in self.cells],
+            "wrong_count": self.wrong_count,
+            "marks": points_number(self.marks),
+            "out_of": points_number(self.out_of),
+        }
         if self.status == "by-person":
             out["to_mark_by_hand"] = points_number(self.by_hand)
         if self.status == "incorrect":
@@ -163,10 +176,15 @@ class ProblemResult:
         return out
 
     def to_dict(self) -> dict:
-        out = {"problem": self.number, "kind": self.kind, "title": self.title,
-               "carried_forward_available": self.carried_forward,
-               "steps": [s.to_dict() for s in self.steps],
-               "marks": points_number(self.marks), "out_of": points_number(self.out_of)}
+        out = {
+            "problem": self.number,
+            "kind": self.kind,
+            "title": self.title,
+            "carried_forward_available": self.carried_forward,
+            "steps": [s.to_dict() for s in self.steps],
+            "marks": points_number(self.marks),
+            "out_of": points_number(self.out_of),
+        }
         if self.by_hand:
             out["to_mark_by_hand"] = points_number(self.by_hand)
         return out
@@ -222,12 +240,19 @@ class Report:
         return out
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "answers": self.answers, "student": self.student,
-                "variant": self.variant or None,
-                "problems": [p.to_dict() for p in self.problems],
-                "marks": points_number(self.marks), "out_of": points_number(self.out_of),
-                "to_mark_by_hand": points_number(self.by_hand), "units": "points" if self.pointed else "marks",
-                "unread": list(self.unread), "practice_focus": self.focus()}
+        return {
+            "key": self.key,
+            "answers": self.answers,
+            "student": self.student,
+            "variant": self.variant or None,
+            "problems": [p.to_dict() for p in self.problems],
+            "marks": points_number(self.marks),
+            "out_of": points_number(self.out_of),
+            "to_mark_by_hand": points_number(self.by_hand),
+            "units": "points" if self.pointed else "marks",
+            "unread": list(self.unread),
+            "practice_focus": self.focus(),
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
@@ -240,8 +265,7 @@ class Report:
         for p in self.problems:
             lines.append(f"Problem {p.number}: {p.kind}" + (f" ({p.title})" if p.title and pointed else ""))
             if not p.carried_forward and any(s.status != "by-person" for s in p.steps):
-                lines.append("  (no carried-forward marks for this kind yet: steps are marked "
-                             "against the key only)")
+                lines.append("  (no carried-forward marks for this kind yet: steps are marked against the key only)")
             width = max(len(s.name) for s in p.steps)
             for s in p.steps:
                 message = s.message
@@ -251,8 +275,10 @@ class Report:
                     message = f"{message} [{points_text(s.marks)}/{points_text(s.out_of)}]"
                 lines.append(f"  {SYMBOLS[s.status]} {s.name:<{width}}  {message}")
             if many or pointed:
-                lines.append(f"  {'points' if pointed else 'marks'}: {points_text(p.marks)}/{points_text(p.out_of)}"
-                             + (f", {unit(p.by_hand, pointed)} to mark by hand" if p.by_hand and pointed else ""))
+                lines.append(
+                    f"  {'points' if pointed else 'marks'}: {points_text(p.marks)}/{points_text(p.out_of)}"
+                    + (f", {unit(p.by_hand, pointed)} to mark by hand" if p.by_hand and pointed else "")
+                )
         if self.unread:
             lines.append("Not marked (these lines could not be read; the rest of the file was marked):")
             lines += [f"  {u}" for u in self.unread]
@@ -260,7 +286,10 @@ class Report:
             lines.append(f"Practise: worksheet practice --focus {','.join(self.focus())}")
         total = f"Total: {points_text(self.marks)}/{points_text(self.out_of)}"
         if pointed:
-            total += " points" + (f", and {unit(self.by_hand, True)} to mark by hand (of {points_text(self.out_of + self.by_hand)})"
-                                  if self.by_hand else "")
+            total += " points" + (
+                f", and {unit(self.by_hand, True)} to mark by hand (of {points_text(self.out_of + self.by_hand)})"
+                if self.by_hand
+                else ""
+            )
         lines.append(total)
         return "\n".join(map(printable, lines)) + "\n"  # names from files cannot drive the terminal

@@ -35,8 +35,10 @@ from .key import Key, KeyProblem, read_key
 
 FORMATS = ("toml", "csv")
 
-_HOW = ("an integer, a decimal (4 places), a fraction such as 3/4, an exact form such as 1/(1+e^-2), "
-        "or -inf where a mask puts minus infinity")
+_HOW = (
+    "an integer, a decimal (4 places), a fraction such as 3/4, an exact form such as 1/(1+e^-2), "
+    "or -inf where a mask puts minus infinity"
+)
 
 
 def template_files(key: Path | str | Key, fmt: str = "toml", *, name: str | None = None) -> dict[str, str]:
@@ -102,10 +104,13 @@ def _toml_key(name: str) -> str:
 
 
 def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> str:
-    lines = [f"# Answers to {key_name}" + (f", variant {vid}" if vid else "") + ".",
-             f'# Replace every "" by your answer: {_HOW}.',
-             "# Leave a step blank if you did not do it. A matrix is a list of rows.",
-             f"# Marked with: worksheet check {key_name} THIS_FILE", ""]
+    lines = [
+        f"# Answers to {key_name}" + (f", variant {vid}" if vid else "") + ".",
+        f'# Replace every "" by your answer: {_HOW}.',
+        "# Leave a step blank if you did not do it. A matrix is a list of rows.",
+        f"# Marked with: worksheet check {key_name} THIS_FILE",
+        "",
+    ]
     if vid:
         lines.append(f"variant = {json.dumps(vid)}")
     lines += ['student = ""', ""]
@@ -120,10 +125,14 @@ def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> s
             else:
                 choices = _choices(k_raw, p, s.name)
                 if choices is not None:
-                    lines.append(f"# {s.name}: " + (f"one of {', '.join(choices)}" if choices
-                                                    else "a name, as the sheet lists them"))
+                    lines.append(
+                        f"# {s.name}: "
+                        + (f"one of {', '.join(choices)}" if choices else "a name, as the sheet lists them")
+                    )
                 rows, cols = s.shape
-                lines.append(f"{_toml_key(s.name)} = [" + ", ".join(["[" + ", ".join(['""'] * cols) + "]"] * rows) + "]")
+                lines.append(
+                    f"{_toml_key(s.name)} = [" + ", ".join(["[" + ", ".join(['""'] * cols) + "]"] * rows) + "]"
+                )
         if hidden:
             lines.append("# the corrected steps, from the wrong one on: add each as  name = [[...]]")
         lines.append("")
@@ -132,8 +141,11 @@ def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> s
 
 def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> str:
     buf = io.StringIO()
-    buf.write(f"# Answers to {key_name}" + (f", variant {vid}" if vid else "")
-              + ". Write each answer after the last comma of its line:\n")
+    buf.write(
+        f"# Answers to {key_name}"
+        + (f", variant {vid}" if vid else "")
+        + ". Write each answer after the last comma of its line:\n"
+    )
     buf.write(f"# {_HOW}. Keep the other columns as they are; leave a line blank if you did not do it.\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["problem", "step", "row", "col", "value"])
@@ -151,8 +163,11 @@ def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> st
             else:
                 choices = _choices(k_raw, p, s.name)
                 if choices is not None:
-                    buf.write(f"# {p.number} {s.name}: " + (f"one of {' '.join(choices)}" if choices
-                                                            else "a name, as the sheet lists them") + "\n")
+                    buf.write(
+                        f"# {p.number} {s.name}: "
+                        + (f"one of {' '.join(choices)}" if choices else "a name, as the sheet lists them")
+                        + "\n"
+                    )
                 rows, cols = s.shape
                 for i in range(1, rows + 1):
                     for j in range(1, cols + 1):
@@ -160,4 +175,3 @@ def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> st
         if hidden:
             buf.write(f"# problem {p.number}: add the corrected steps, from the wrong one on, one line per entry\n")
     return buf.getvalue()
-

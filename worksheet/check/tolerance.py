@@ -128,7 +128,7 @@ class Given:
         the last place of a decimal (at most 0.005); 0 for integers and exact forms."""
         if self.places is None or self.places <= 0:
             return 0.0
-        return min(0.5 * 10.0 ** -self.places, 0.005)
+        return min(0.5 * 10.0**-self.places, 0.005)
 
     @property
     def value(self) -> float:

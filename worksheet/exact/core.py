@@ -20,7 +20,7 @@ ONE = Fraction(1)
 _INTS = {k: Fraction(k) for k in range(-64, 65)}
 _FLOAT_MIN = 2.2250738585072014e-308  # the smallest normal float64
 _FLOAT_MAX = 1.7976931348623157e308
-_HUGE_ARG = 2.0 ** 40  # exp, tanh of more than this: inf/0, +-1 without mpmath's big work
+_HUGE_ARG = 2.0**40  # exp, tanh of more than this: inf/0, +-1 without mpmath's big work
 
 
 def rational(numerator: int, denominator: int = 1) -> Fraction:

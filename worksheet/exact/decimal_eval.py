@@ -22,7 +22,7 @@ from .nodes import Add, Func, Mul, NegInf, Pow
 
 __all__ = ["DIGITS", "PRECS", "Prec", "Hard", "mid_rad"]
 
-_POW10 = tuple(10 ** k for k in range(40))
+_POW10 = tuple(10**k for k in range(40))
 
 _DIGITS = (30, 60, 120, 240, 480, 960, 1920)
 _BIG_ARG = Decimal(10) ** 6  # exp/tanh of more than this: handled without decimal's big work
@@ -33,8 +33,7 @@ class _Hard(ArithmeticError):
 
 
 def _context(prec: int, rounding=_dec.ROUND_HALF_EVEN) -> _dec.Context:
-    return _dec.Context(prec=prec, rounding=rounding, Emax=_dec.MAX_EMAX, Emin=_dec.MIN_EMIN,
-                        traps=[], flags=[])
+    return _dec.Context(prec=prec, rounding=rounding, Emax=_dec.MAX_EMAX, Emin=_dec.MIN_EMIN, traps=[], flags=[])
 
 
 class _Prec:
@@ -156,12 +155,12 @@ def _rat_root(b: int, p: int, q: int, P: _Prec):
     """b^(p/q) for integers b >= 2, 0 < p < q: an integer root, within one unit of
     the last of ``P.digits + 5`` decimals."""
     d = P.digits + 5
-    n = b ** p * 10 ** (q * d)
+    n = b**p * 10 ** (q * d)
     try:  # a start just above the root from floats (any float error is far below 1e-9)
         start = int(b ** (p / q) * 10.0 ** min(d, 300) * (1 + 1e-9)) * 10 ** max(d - 300, 0) + 2
     except OverflowError:
         start = 1 << -(-n.bit_length() // q)
-    if start ** q < n:  # not above the root after all: a power of two that is
+    if start**q < n:  # not above the root after all: a power of two that is
         start = 1 << -(-n.bit_length() // q)
     k = _iroot(n, q, start)  # b^(p/q) 10^d - 1 < k <= b^(p/q) 10^d
     v = P.c.divide(Decimal(k), Decimal(10) ** d)
@@ -197,7 +196,7 @@ def _pi(P: _Prec) -> Decimal:
     precision by Machin's formula in integers."""
     if P.digits not in _PI:
         d = P.digits + 20
-        one = 10 ** d
+        one = 10**d
 
         def arctan_inv(n: int) -> int:  # arctan(1/n) * 10^d, truncated terms
             total, term, k, sign = 0, one // n, 1, 1
@@ -228,14 +227,13 @@ def _sin_cos(x: Func, P: _Prec):
     # the Taylor series in integers, scaled by 10^D: each step's floor division errs
     # by less than one unit 10^-D, and |r| < 0.8 makes the terms shrink fast
     D = P.digits + 10
-    one = _POW10[D] if D < 40 else 10 ** D
+    one = _POW10[D] if D < 40 else 10**D
     R = int(r.scaleb(D, c).to_integral_value())  # within one unit of r
     R2 = R * R // one
     term = one if use_cos else R
     total, n = term, (0 if use_cos else 1)
     while term:
-        term = -(term * R2 // one) // ((n + 1) * (n + 2)) if term > 0 else \
-            (-term * R2 // one) // ((n + 1) * (n + 2))
+        term = -(term * R2 // one) // ((n + 1) * (n + 2)) if term > 0 else (-term * R2 // one) // ((n + 1) * (n + 2))
         total += term
         n += 2
     v = P.c.divide(Decimal(-total if negative else total), Decimal(one))

@@ -41,8 +41,9 @@ _OPEN, _CLOSE = '<mo stretchy="false">(</mo>', '<mo stretchy="false">)</mo>'
 
 
 def _escape(s: str) -> str:
-    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
+    return (
+        s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+    )
 
 
 def text(s: str) -> str:
@@ -120,8 +121,11 @@ class _MathMLPrinter(_Printer):
         if not (isinstance(x.base, Fraction) and x.base > 0 and x.base.denominator == 1):
             base = self.paren(base)
         e = x.exponent
-        e_s = f"<mn>{e.numerator}</mn>" if e.denominator == 1 else \
-            f"<mrow><mn>{e.numerator}</mn><mo>/</mo><mn>{e.denominator}</mn></mrow>"
+        e_s = (
+            f"<mn>{e.numerator}</mn>"
+            if e.denominator == 1
+            else f"<mrow><mn>{e.numerator}</mn><mo>/</mo><mn>{e.denominator}</mn></mrow>"
+        )
         return f"<msup>{base}{e_s}</msup>"
 
     def _Func(self, x: Func) -> str:

@@ -41,14 +41,14 @@ def _mp_eval(x, mp):
         return out
     if isinstance(x, Pow):
         b, e = _mp_eval(x.base, mp), x.exponent
-        return b ** e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
+        return b**e.numerator if e.denominator == 1 else mp.root(b, e.denominator) ** e.numerator
     a = _mp_eval(x.arg, mp)
     if abs(a) > _HUGE_ARG:  # the value is known without mpmath's argument reduction
         if x.name == "exp":
             return mp.inf if a > 0 else mp.zero
         if x.name == "tanh":
             return mp.mpf(1) if a > 0 else mp.mpf(-1)
-        if abs(a) > 2 ** 4000:
+        if abs(a) > 2**4000:
             return mp.nan  # sin, cos of an astronomically large number: no honest float
     return getattr(mp, x.name)(a)
 
@@ -70,7 +70,7 @@ def iv_eval(x, iv):
     if isinstance(x, Pow):
         b, e = iv_eval(x.base, iv), x.exponent
         if e.denominator == 1:
-            return b ** e.numerator
+            return b**e.numerator
         return iv.exp(iv.log(b) * e.numerator / e.denominator)
     a = iv_eval(x.arg, iv)
     if not -_HUGE_ARG < a.a <= a.b < _HUGE_ARG:

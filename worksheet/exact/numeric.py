@@ -44,8 +44,6 @@ def to_float(x) -> float:
     return float(x)
 
 
-
-
 # ---------------------------------------------------------------- signs
 def sign(x) -> int:
     """The exact sign (-1, 0 or 1) of an exact value.
@@ -103,7 +101,7 @@ def _structural_sign(x) -> int:
     return signs.pop() if len(signs) == 1 else 0
 
 
-_EPS = 2.0 ** -50  # relative widening: a few ulps, more than libm's error
+_EPS = 2.0**-50  # relative widening: a few ulps, more than libm's error
 
 
 def _widen(lo: float, hi: float) -> tuple[float, float]:
@@ -149,8 +147,15 @@ def _ipow(lo: float, hi: float, e: Fraction) -> tuple[float, float]:
 
 def _fpow(v: float, e: Fraction) -> float:
     try:
-        return v ** _rat_float(e) if e.denominator != 1 else v ** e.numerator if abs(v) != math.inf \
-            else math.inf ** e.numerator if v > 0 else (-math.inf) ** e.numerator
+        return (
+            v ** _rat_float(e)
+            if e.denominator != 1
+            else v**e.numerator
+            if abs(v) != math.inf
+            else math.inf**e.numerator
+            if v > 0
+            else (-math.inf) ** e.numerator
+        )
     except OverflowError:
         return math.inf if v > 0 or e.numerator % 2 == 0 else -math.inf
     except ZeroDivisionError:

@@ -26,7 +26,7 @@ def _primes() -> list:
         sieve[0:2] = b"\0\0"
         for p in range(2, math.isqrt(n) + 1):
             if sieve[p]:
-                sieve[p * p::p] = bytes(len(range(p * p, n, p)))
+                sieve[p * p :: p] = bytes(len(range(p * p, n, p)))
         _PRIMES.extend(p for p in range(n) if sieve[p])
     return _PRIMES
 
@@ -81,7 +81,7 @@ def radical_parts(rads) -> tuple[Fraction, list]:
     exps: dict[int, Fraction] = {}
     for b, e in rads:
         if e._denominator == 1:
-            coeff *= b ** e._numerator
+            coeff *= b**e._numerator
             continue
         if b < 0:
             raise ValueError("root of a negative number")

@@ -98,7 +98,7 @@ def round_scaled(x, places: int) -> int:
     if type(x) is not Fraction and not isinstance(x, Expr):
         x = Fraction(x)
     if type(x) is Fraction or isinstance(x, Fraction):
-        return _half_away(Fraction(x) * 10 ** places)
+        return _half_away(Fraction(x) * 10**places)
     k = _from_nearest(x, places)
     if k is not None:
         return k
@@ -113,7 +113,7 @@ def round_scaled(x, places: int) -> int:
         v = mp_float(x)
         if not math.isfinite(v):
             raise ValueError("too large to write with decimals")
-        return _half_away(Fraction(v) * 10 ** places)
+        return _half_away(Fraction(v) * 10**places)
     if type(out) is int:
         return out
     return int(out.scaleb(places, PRECS[DIGITS[-1]].wide).to_integral_value(_dec.ROUND_HALF_UP))
@@ -131,7 +131,7 @@ def _from_nearest(x: Expr, places: int) -> int | None:
         f = x._fv = nearest(x)
     if not (math.isfinite(f) and 0 <= places <= 15):
         return None
-    t = abs(f) * 10.0 ** places
+    t = abs(f) * 10.0**places
     if t >= 1e9:
         return None
     whole = math.floor(t)
@@ -142,7 +142,7 @@ def _from_nearest(x: Expr, places: int) -> int | None:
     return -k if f < 0 else k
 
 
-_POW10 = tuple(10 ** k for k in range(40))
+_POW10 = tuple(10**k for k in range(40))
 _RATIONAL_TEXT: dict[tuple[int, int, int], str] = {}
 
 

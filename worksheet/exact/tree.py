@@ -101,7 +101,7 @@ def _split(x) -> tuple[Fraction, tuple]:
                 if isinstance(f, Add):
                     c, p = _primitive(f)
                     if c != 1:
-                        coeff, factors = coeff * c, factors[:k] + (p,) + factors[k + 1:]
+                        coeff, factors = coeff * c, factors[:k] + (p,) + factors[k + 1 :]
             x._sp = (coeff, factors)
             return x._sp
     return ONE, (x,)
@@ -121,7 +121,7 @@ def _term(coeff: Fraction, factors: tuple):
             if isinstance(f, Add):
                 if len(factors) == 1:
                     return _scale_add(f, coeff)
-                factors = factors[:k] + (_scale_add(f, coeff),) + factors[k + 1:]
+                factors = factors[:k] + (_scale_add(f, coeff),) + factors[k + 1 :]
                 coeff = ONE
                 break
     return Mul(coeff, factors)
@@ -238,8 +238,7 @@ def _mul_neg_inf(count: int, coeff: Fraction, xs) -> Exact:
     if s == 0:
         raise ValueError("0 * (-oo) is undefined")
     if s < 0:
-        raise ValueError("a negative number times -oo is +oo, which is not a value here "
-                         "(only -oo, a masked score)")
+        raise ValueError("a negative number times -oo is +oo, which is not a value here (only -oo, a masked score)")
     return NEG_INF
 
 
@@ -266,7 +265,7 @@ def _power(args) -> Exact:
         if e._denominator == 1:
             if base == 0 and e < 0:
                 raise ZeroDivisionError("division by zero")
-            return base ** e._numerator
+            return base**e._numerator
         c, fs = _radicals([(base, e)])
         return _term(c, tuple(fs))
     if isinstance(base, NegInf):

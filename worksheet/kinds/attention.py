@@ -54,16 +54,21 @@ class Params(base.Params, base.KeyValueWidths):
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, d_k, d_v = params.seq_len, params.d_model, params.key_width, params.value_width
     if params.numbers == "calculator":
-        return {"X": base.decimal_matrix(rng, n, d),
-                "W_Q": base.decimal_matrix(rng, d, d_k), "W_K": base.decimal_matrix(rng, d, d_k),
-                "W_V": base.decimal_matrix(rng, d, d_v)}
+        return {
+            "X": base.decimal_matrix(rng, n, d),
+            "W_Q": base.decimal_matrix(rng, d, d_k),
+            "W_K": base.decimal_matrix(rng, d, d_k),
+            "W_V": base.decimal_matrix(rng, d, d_v),
+        }
     root = math.isqrt(d_k)
 
     def make():
-        return {"X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
-                "W_Q": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
-                "W_K": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
-                "W_V": base.int_matrix(rng, d, d_v, (-1, 0, 1), (0.25, 0.45, 0.3))}
+        return {
+            "X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+            "W_Q": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
+            "W_K": base.int_matrix(rng, d, d_k, (-1, 0, 1), (0.25, 0.45, 0.3)),
+            "W_V": base.int_matrix(rng, d, d_v, (-1, 0, 1), (0.25, 0.45, 0.3)),
+        }
 
     def ok(m):
         X = to_array(m["X"])
@@ -73,15 +78,19 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         live = np.where(np.isinf(S), np.nan, S)
         spread = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
         V = X @ to_array(m["W_V"])
-        return (np.nanmax(np.abs(live)) <= 6 and spread.max() <= 4 and spread.max() > 0
-                and np.count_nonzero(V) >= V.size // 2)
+        return (
+            np.nanmax(np.abs(live)) <= 6
+            and spread.max() <= 4
+            and spread.max() > 0
+            and np.count_nonzero(V) >= V.size // 2
+        )
 
-    return base.retry("attention", make, ok,
-                      f"seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+    return base.retry("attention", make, ok, f"seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against:
     the projections (from X only), then :func:`worksheet.steps.scaled_dot_product.np_attention`.
 
@@ -108,21 +117,27 @@ def check_inputs(inputs: dict[str, Matrix]) -> bool:
     base.require_inputs(inputs, names, f"give X, W_Q, W_K and W_V, or Q, K and V; not {other} mixed")
     extra = sorted(set(inputs) & set(INPUTS) - set(names))
     if extra:
-        raise InputError(f"give either X, W_Q, W_K, W_V or Q, K, V, not both (found {', '.join(extra)})",
-                         field=extra[0])
+        raise InputError(
+            f"give either X, W_Q, W_K, W_V or Q, K, V, not both (found {', '.join(extra)})", field=extra[0]
+        )
     if project:
         for w in ("W_Q", "W_K", "W_V"):
             blocks.require_matmul("X", inputs["X"], w, inputs[w])
         if shape(inputs["W_Q"])[1] != shape(inputs["W_K"])[1]:
-            raise ShapeError(f"W_Q is {'x'.join(map(str, shape(inputs['W_Q'])))} and W_K is "
-                             f"{'x'.join(map(str, shape(inputs['W_K'])))}: queries and keys need the same width d_k")
+            raise ShapeError(
+                f"W_Q is {'x'.join(map(str, shape(inputs['W_Q'])))} and W_K is "
+                f"{'x'.join(map(str, shape(inputs['W_K'])))}: queries and keys need the same width d_k"
+            )
     else:
         if shape(inputs["Q"])[1] != shape(inputs["K"])[1]:
-            raise ShapeError(f"Q is {shape(inputs['Q'])[0]} x {shape(inputs['Q'])[1]} and K is "
-                             f"{shape(inputs['K'])[0]} x {shape(inputs['K'])[1]}: Q K^T needs the same number of columns")
+            raise ShapeError(
+                f"Q is {shape(inputs['Q'])[0]} x {shape(inputs['Q'])[1]} and K is "
+                f"{shape(inputs['K'])[0]} x {shape(inputs['K'])[1]}: Q K^T needs the same number of columns"
+            )
         if shape(inputs["K"])[0] != shape(inputs["V"])[0]:
-            raise ShapeError(f"K has {shape(inputs['K'])[0]} rows and V has {shape(inputs['V'])[0]}: "
-                             "every key needs a value")
+            raise ShapeError(
+                f"K has {shape(inputs['K'])[0]} rows and V has {shape(inputs['V'])[0]}: every key needs a value"
+            )
     return project
 
 
@@ -136,11 +151,24 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     tokens = base.row_labels(params.tokens, n)
     keys = tokens if project or shape(inputs["K"])[0] == n else base.default_tokens(shape(inputs["K"])[0])
     # the sizes actually solved (generation limits do not apply to given numbers)
-    actual = base.solved_params(params, seq_len=n, d_model=shape(first)[1], d_k=d_k,
-                                d_v=shape(inputs["W_V"] if project else inputs["V"])[1], tokens=tokens)
-    p = Problem("attention", TITLE, actual, seed=seed,
-                intro=(f"Compute {'causal (masked) ' if params.causal else ''}scaled dot-product attention "
-                       f"for the tokens {', '.join(tokens)} with $d_k = {d_k}$."))
+    actual = base.solved_params(
+        params,
+        seq_len=n,
+        d_model=shape(first)[1],
+        d_k=d_k,
+        d_v=shape(inputs["W_V"] if project else inputs["V"])[1],
+        tokens=tokens,
+    )
+    p = Problem(
+        "attention",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"Compute {'causal (masked) ' if params.causal else ''}scaled dot-product attention "
+            f"for the tokens {', '.join(tokens)} with $d_k = {d_k}$."
+        ),
+    )
     for name in INPUTS:
         if name in inputs:
             rows = tokens if name in ("X", "Q") else keys if name in ("K", "V") else None
@@ -149,12 +177,45 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 
     if project:
         X = inputs["X"]
-        Q = blocks.product_step(p, "Q", X, inputs["W_Q"], ref["Q"], title="Queries", formula="Q = X W^Q",
-                                sym="q", a_sym="x", b_sym="W^Q", rows=tokens)
-        K = blocks.product_step(p, "K", X, inputs["W_K"], ref["K"], title="Keys", formula="K = X W^K",
-                                sym="k", a_sym="x", b_sym="W^K", rows=keys)
-        V = blocks.product_step(p, "V", X, inputs["W_V"], ref["V"], title="Values", formula="V = X W^V",
-                                sym="v", a_sym="x", b_sym="W^V", rows=keys)
+        Q = blocks.product_step(
+            p,
+            "Q",
+            X,
+            inputs["W_Q"],
+            ref["Q"],
+            title="Queries",
+            formula="Q = X W^Q",
+            sym="q",
+            a_sym="x",
+            b_sym="W^Q",
+            rows=tokens,
+        )
+        K = blocks.product_step(
+            p,
+            "K",
+            X,
+            inputs["W_K"],
+            ref["K"],
+            title="Keys",
+            formula="K = X W^K",
+            sym="k",
+            a_sym="x",
+            b_sym="W^K",
+            rows=keys,
+        )
+        V = blocks.product_step(
+            p,
+            "V",
+            X,
+            inputs["W_V"],
+            ref["V"],
+            title="Values",
+            formula="V = X W^V",
+            sym="v",
+            a_sym="x",
+            b_sym="W^V",
+            rows=keys,
+        )
     else:
         Q, K, V = inputs["Q"], inputs["K"], inputs["V"]
     blocks.scaled_dot_product(p, Q, K, V, ref, causal=params.causal, rows=tokens, cols=keys)

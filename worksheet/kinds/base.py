@@ -175,8 +175,9 @@ class KindModule(Protocol):
 
     def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...
 
-    def reference(self, inputs: dict[str, np.ndarray], params: Params, *,
-                  given: dict | None = None) -> dict[str, np.ndarray]: ...
+    def reference(
+        self, inputs: dict[str, np.ndarray], params: Params, *, given: dict | None = None
+    ) -> dict[str, np.ndarray]: ...
 
     def solve(self, inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem: ...
 
@@ -289,8 +290,9 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"must be a whole number, not {shown(value)}", **where)
         if too_long(value):
-            raise InputError(f"a whole number of {digits(value)} digits, more than the limit of "
-                             f"{digit_limit()} digits", **where)
+            raise InputError(
+                f"a whole number of {digits(value)} digits, more than the limit of {digit_limit()} digits", **where
+            )
         return value
     if t == "str":
         if not isinstance(value, str):
@@ -312,7 +314,9 @@ def coerce(f: dataclasses.Field, value, source: str | None = None):
             if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", w) for w in words):
                 raise InputError(f"must be a list of whole numbers, not {shown(value)}", **where)
             value = [int(x) for x in words]
-        if not isinstance(value, (list, tuple)) or not all(isinstance(x, int) and not isinstance(x, bool) for x in value):
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in value
+        ):
             raise InputError("must be a list of whole numbers", **where)
         return tuple(value)
     if optional and value is None:
@@ -339,7 +343,8 @@ def require_square_d_k(params, d_k: int, name: str = "d_k") -> None:
     if params.numbers == "hand" and not is_square(d_k):
         raise ParamError(
             f"{name} = {d_k} is not a perfect square, so sqrt({name}) is not an integer: "
-            f"hand mode needs one of 1, 4, 9, 16, ... (or use --numbers calculator)")
+            f"hand mode needs one of 1, 4, 9, 16, ... (or use --numbers calculator)"
+        )
 
 
 def positive(name: str, value: int, upper: int | None = None) -> None:
@@ -351,8 +356,9 @@ def positive(name: str, value: int, upper: int | None = None) -> None:
 # ---------------------------------------------------------------- random numbers
 
 
-def int_matrix(rng: np.random.Generator, n: int, m: int, values: tuple[int, ...],
-               p: tuple[float, ...] | None = None) -> Matrix:
+def int_matrix(
+    rng: np.random.Generator, n: int, m: int, values: tuple[int, ...], p: tuple[float, ...] | None = None
+) -> Matrix:
     """An n x m matrix of integers drawn from ``values`` (with probabilities ``p``).
 
     The same draws as ``rng.choice(values, size=(n, m), p=p)`` (tested), a
@@ -378,6 +384,7 @@ def norm_vectors(rng: np.random.Generator, count: int, d: int, kind: str) -> Mat
     """``count`` rows of width d with an integer length (sum of squares a
     perfect square), not zero, not a multiple of a unit vector (d > 1): the
     norms of a cosine similarity stay exact integers."""
+
     def make():
         if d == 2:  # (3, 4) and (4, 3) with signs: the only pairs with an integer length
             return int_matrix(rng, 1, d, (-4, -3, 3, 4))
@@ -388,24 +395,21 @@ def norm_vectors(rng: np.random.Generator, count: int, d: int, kind: str) -> Mat
         spread_out = d == 1 or sum(x != 0 for x in v[0]) >= 2  # not just a multiple of a unit vector
         return sq > 0 and is_square(sq) and spread_out
 
-    return tuple(retry(kind, make, ok, f"vectors of width {d} with an integer length")[0]
-                 for _ in range(count))
+    return tuple(retry(kind, make, ok, f"vectors of width {d} with an integer length")[0] for _ in range(count))
 
 
-def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10,
-                   scale: int = 10) -> Matrix:
+def decimal_matrix(rng: np.random.Generator, n: int, m: int, low: int = -10, high: int = 10, scale: int = 10) -> Matrix:
     """One-decimal entries k/scale with k in [low, high] (calculator mode)."""
     a = rng.integers(low, high + 1, size=(n, m))
     return tuple(tuple(Fraction(int(x), scale) for x in row) for row in a)
 
 
-def retry(kind: str, make: Callable[[], Any], ok: Callable[[Any], bool], why: str,
-          tries: int = MAX_TRIES):
+def retry(kind: str, make: Callable[[], Any], ok: Callable[[Any], bool], why: str, tries: int = MAX_TRIES):
     """Draw with ``make`` until ``ok``; a bounded number of tries, then a clear error."""
     for _ in range(tries):
         candidate = make()
         if ok(candidate):
             return candidate
     raise GenerationError(
-        f"{kind}: no hand-friendly numbers found in {tries} tries ({why}); "
-        f"try smaller sizes or --numbers calculator")
+        f"{kind}: no hand-friendly numbers found in {tries} tries ({why}); try smaller sizes or --numbers calculator"
+    )

@@ -89,8 +89,15 @@ def kind_info(name: str) -> KindInfo:
         codes = mistakes.codes_for(name)
     except WorksheetError:  # pragma: no cover - every kind has at least the slip
         codes = []
-    return KindInfo(name, _plain(module.TITLE), summary, tuple(params), _modes(module.__doc__ or ""),
-                    tuple((c, mistakes.CATALOGUE[c].sentence) for c in codes), tuple(getattr(module, "INPUTS", ())))
+    return KindInfo(
+        name,
+        _plain(module.TITLE),
+        summary,
+        tuple(params),
+        _modes(module.__doc__ or ""),
+        tuple((c, mistakes.CATALOGUE[c].sentence) for c in codes),
+        tuple(getattr(module, "INPUTS", ())),
+    )
 
 
 def kind_infos() -> list[KindInfo]:
@@ -126,6 +133,7 @@ def describe(info: KindInfo) -> str:
 
 
 # ---------------------------------------------------------------- the parts
+
 
 def _plain(title: str) -> str:
     title = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", title)
@@ -188,8 +196,11 @@ def _ranges(ok: list[int]) -> str:
     else:
         text = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
     if big:
-        text += " and more" if len(big) == len([p for p in _PROBES if p > 64]) and small and small[-1] == 64 \
+        text += (
+            " and more"
+            if len(big) == len([p for p in _PROBES if p > 64]) and small and small[-1] == 64
             else (", " if text else "") + ", ".join(map(str, big))
+        )
     return text
 
 
@@ -222,10 +233,14 @@ def _modes(doc: str) -> dict[str, str]:
                 if p.rstrip().endswith(":") and i + 1 < len(paras):
                     text.append(paras[i + 1])
                 out.setdefault(mode, []).extend(text)
+
     def flat(t: str) -> str:  # one line per list item
         items = re.split(r"\n\s*\* ", "\n" + t)
-        return "\n".join(("* " if k > 0 and t.lstrip().startswith("*") or k > 1 else "") + " ".join(i.split())
-                         for k, i in enumerate(items) if i.strip())
+        return "\n".join(
+            ("* " if k > 0 and t.lstrip().startswith("*") or k > 1 else "") + " ".join(i.split())
+            for k, i in enumerate(items)
+            if i.strip()
+        )
 
     return {m: re.sub(r"``", "", "\n".join(flat(t) for t in texts)) for m, texts in out.items()}
 
@@ -233,5 +248,4 @@ def _modes(doc: str) -> dict[str, str]:
 def _wrap(text: str, indent: str, width: int = 88, bullet: bool = False) -> list[str]:
     import textwrap
 
-    return textwrap.wrap(text, width=width, initial_indent=indent,
-                         subsequent_indent=indent + ("  " if bullet else ""))
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + ("  " if bullet else ""))

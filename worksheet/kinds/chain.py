@@ -56,8 +56,11 @@ class Chain(blocks.Carry):
     """
 
     def readable(self, M: Matrix) -> bool:
-        return all(isinstance(x, NegInf) or (is_rational(x) and terminating_places(Fraction(x), self.places)
-                                             is not None) for row in M for x in row)
+        return all(
+            isinstance(x, NegInf) or (is_rational(x) and terminating_places(Fraction(x), self.places) is not None)
+            for row in M
+            for x in row
+        )
 
 
 _FRACTION = re.compile(r"\\frac\{(\d+)\}\{(\d+)\}")
@@ -67,6 +70,7 @@ def decimal_latex(text: str) -> str:
     """Carried values in a worked line as the decimals the student writes:
     ``\\frac{12889}{10000}`` becomes ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
+
     def decimal(m: re.Match) -> str:
         q = Fraction(int(m[1]), int(m[2]))
         places = terminating_places(q, 16)
@@ -93,13 +97,17 @@ def solve_carried(build: Callable[[Chain], Problem]) -> Problem:
             if places == PLACES[-1]:
                 if isinstance(exc, InputError):
                     raise
-                raise InputError(f"carrying {places} decimals still drifts too far from the exact values "
-                                 f"({exc}); a layer norm magnifies rounding when a row's variance is tiny: "
-                                 "use larger numbers or eps > 0") from None
+                raise InputError(
+                    f"carrying {places} decimals still drifts too far from the exact values "
+                    f"({exc}); a layer norm magnifies rounding when a row's variance is tiny: "
+                    "use larger numbers or eps > 0"
+                ) from None
             continue
         if places > PLACES[0]:
-            p.notes.append(f"Rounding to {PLACES[0]} decimals drifted too far from the exact chain here, so "
-                           f"values are carried with {places} decimals.")
+            p.notes.append(
+                f"Rounding to {PLACES[0]} decimals drifted too far from the exact chain here, so "
+                f"values are carried with {places} decimals."
+            )
         return p
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -133,8 +141,17 @@ def renamed(text: str, symbols) -> str:
     return text
 
 
-def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str = "",
-         last: str | None = None, last_title: str | None = None, symbols=()) -> None:
+def copy(
+    p: Problem,
+    sub: Problem,
+    prefix: str,
+    stage: str,
+    ref: dict,
+    note: str = "",
+    last: str | None = None,
+    last_title: str | None = None,
+    symbols=(),
+) -> None:
     """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value.
 
     ``last`` renames the final step (the block's ``output`` is the last
@@ -146,10 +163,14 @@ def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str
     """
     for k, s in enumerate(sub.steps):
         if symbols:
-            s = dataclasses.replace(s, formula=renamed(s.formula, symbols),
-                                    work=tuple(renamed(w, symbols) for w in s.work),
-                                    note=renamed(s.note, symbols), title=renamed(s.title, symbols),
-                                    latex_name=renamed(s.symbol, symbols))
+            s = dataclasses.replace(
+                s,
+                formula=renamed(s.formula, symbols),
+                work=tuple(renamed(w, symbols) for w in s.work),
+                note=renamed(s.note, symbols),
+                title=renamed(s.title, symbols),
+                latex_name=renamed(s.symbol, symbols),
+            )
         final = last is not None and k == len(sub.steps) - 1
         name = last if final else prefix + s.name
         value = ref[name]
@@ -159,9 +180,20 @@ def copy(p: Problem, sub: Problem, prefix: str, stage: str, ref: dict, note: str
             except VerificationError as exc:
                 raise Drift(str(exc)) from None
         title = (last_title or s.title) if final else f"{stage}: {s.title}"
-        p.add_step(name, s.exact, value, title=title, formula=s.formula,
-                   work=[decimal_latex(w) for w in s.work], note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
-                   rows=s.rows, cols=s.cols, latex_name=s.symbol, rounded=s.rounded, places=s.places)
+        p.add_step(
+            name,
+            s.exact,
+            value,
+            title=title,
+            formula=s.formula,
+            work=[decimal_latex(w) for w in s.work],
+            note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
+            rows=s.rows,
+            cols=s.cols,
+            latex_name=s.symbol,
+            rounded=s.rounded,
+            places=s.places,
+        )
     for aid in sub.aids:
         merge_aid(p, aid)
 
@@ -236,17 +268,27 @@ class Reference:
 
     def part(self, prefix: str) -> dict[str, np.ndarray]:
         """The given steps of one part, prefix dropped."""
-        return {k[len(prefix):]: v for k, v in self.given.items() if k.startswith(prefix)}
+        return {k[len(prefix) :]: v for k, v in self.given.items() if k.startswith(prefix)}
 
     def add_norm(self, prefix: str, X: np.ndarray, S: np.ndarray, k: int) -> dict[str, np.ndarray]:
         """LayerNorm(X + S) with the block's ``gamma_k`` and ``beta_k``."""
-        return self.put(prefix, layer_norm.np_steps(X, S, self.inputs[f"gamma_{k}"], self.inputs[f"beta_{k}"],
-                                                    self.eps, given=self.part(prefix)))
+        return self.put(
+            prefix,
+            layer_norm.np_steps(
+                X, S, self.inputs[f"gamma_{k}"], self.inputs[f"beta_{k}"], self.eps, given=self.part(prefix)
+            ),
+        )
 
     def ffn(self, prefix: str, X: np.ndarray) -> dict[str, np.ndarray]:
         """ReLU(X W_1 + b_1) W_2 + b_2 with the block's W_1, b_1, W_2, b_2."""
-        return self.put(prefix, feed_forward.reference({"X": X, **{k: self.inputs[k] for k in feed_forward.INPUTS[1:]}},
-                                                       feed_forward.Params(), given=self.part(prefix)))
+        return self.put(
+            prefix,
+            feed_forward.reference(
+                {"X": X, **{k: self.inputs[k] for k in feed_forward.INPUTS[1:]}},
+                feed_forward.Params(),
+                given=self.part(prefix),
+            ),
+        )
 
     def finish(self, prefix: str) -> dict[str, np.ndarray]:
         last = self.out.pop(prefix + "output")
@@ -281,16 +323,17 @@ def head_width(inputs: dict[str, Matrix], heads: int) -> int | None:
 
 def round_as_told(places: int) -> str:
     """The intro's sentence on the carried chain."""
-    return (f"From the first value that is not a decimal of at most {places} places on, round every step to "
-            f"{places} decimals and compute the next step from the rounded values.")
+    return (
+        f"From the first value that is not a decimal of at most {places} places on, round every step to "
+        f"{places} decimals and compute the next step from the rounded values."
+    )
 
 
 def dims(name: str, m: Matrix) -> str:
     return f"{name} is {shape(m)[0]} x {shape(m)[1]}"
 
 
-def check_widths(inputs: dict[str, Matrix], norms: tuple[str, ...], outputs: tuple[str, ...],
-                 ffn_after: str) -> None:
+def check_widths(inputs: dict[str, Matrix], norms: tuple[str, ...], outputs: tuple[str, ...], ffn_after: str) -> None:
     """Every sublayer of a block keeps X's width d: the layer norms' gamma and beta
     (``norms``) are 1 x d, the attention output matrices (``outputs``) have d
     columns, W_1 has d rows (it multiplies the output of ``ffn_after``) and
@@ -299,18 +342,25 @@ def check_widths(inputs: dict[str, Matrix], norms: tuple[str, ...], outputs: tup
     d = shape(X)[1]
     for name in norms:
         if shape(inputs[name]) != (1, d):
-            raise ShapeError(f"{dims('X', X)} and {dims(name, inputs[name])}: {name} must be 1 x {d}, "
-                             "one entry per feature")
+            raise ShapeError(
+                f"{dims('X', X)} and {dims(name, inputs[name])}: {name} must be 1 x {d}, one entry per feature"
+            )
     for name in outputs:
         if shape(inputs[name])[1] != d:
-            raise ShapeError(f"{dims('X', X)} and {dims(name, inputs[name])}: the attention output "
-                             f"concat {name} must have {d} columns to be added to X")
+            raise ShapeError(
+                f"{dims('X', X)} and {dims(name, inputs[name])}: the attention output "
+                f"concat {name} must have {d} columns to be added to X"
+            )
     if shape(inputs["W_1"])[0] != d:
-        raise ShapeError(f"{dims('X', X)} and {dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
-                         f"(it multiplies the d_model-wide output of {ffn_after})")
+        raise ShapeError(
+            f"{dims('X', X)} and {dims('W_1', inputs['W_1'])}: W_1 needs {d} rows "
+            f"(it multiplies the d_model-wide output of {ffn_after})"
+        )
     if shape(inputs["W_2"])[1] != d:
-        raise ShapeError(f"{dims('X', X)} and {dims('W_2', inputs['W_2'])}: the feed-forward output "
-                         f"must have {d} columns to be added back (W_2 needs {d} columns)")
+        raise ShapeError(
+            f"{dims('X', X)} and {dims('W_2', inputs['W_2'])}: the feed-forward output "
+            f"must have {d} columns to be added back (W_2 needs {d} columns)"
+        )
 
 
 class Builder:

@@ -72,16 +72,24 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     m, n, d = params.dec_len, params.enc_len, params.d_model
     d_k, d_v = params.key_width, params.value_width
     if params.numbers == "calculator":
-        return {"X_dec": base.decimal_matrix(rng, m, d), "H_enc": base.decimal_matrix(rng, n, d),
-                "W_Q": base.decimal_matrix(rng, d, d_k), "W_K": base.decimal_matrix(rng, d, d_k),
-                "W_V": base.decimal_matrix(rng, d, d_v)}
+        return {
+            "X_dec": base.decimal_matrix(rng, m, d),
+            "H_enc": base.decimal_matrix(rng, n, d),
+            "W_Q": base.decimal_matrix(rng, d, d_k),
+            "W_K": base.decimal_matrix(rng, d, d_k),
+            "W_V": base.decimal_matrix(rng, d, d_v),
+        }
     root = np.sqrt(d_k)
 
     def make():
         tokens, weights = ((-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)), ((-1, 0, 1), (0.25, 0.45, 0.3))
-        return {"X_dec": base.int_matrix(rng, m, d, *tokens), "H_enc": base.int_matrix(rng, n, d, *tokens),
-                "W_Q": base.int_matrix(rng, d, d_k, *weights), "W_K": base.int_matrix(rng, d, d_k, *weights),
-                "W_V": base.int_matrix(rng, d, d_v, *weights)}
+        return {
+            "X_dec": base.int_matrix(rng, m, d, *tokens),
+            "H_enc": base.int_matrix(rng, n, d, *tokens),
+            "W_Q": base.int_matrix(rng, d, d_k, *weights),
+            "W_K": base.int_matrix(rng, d, d_k, *weights),
+            "W_V": base.int_matrix(rng, d, d_v, *weights),
+        }
 
     def ok(mats):
         f = {k: to_array(v) for k, v in mats.items()}
@@ -91,12 +99,14 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             return bool(np.abs(scaled).max() <= 6 and np.count_nonzero(V) >= V.size // 2)
         return blocks.pleasant_logits(scaled) and np.count_nonzero(V) >= V.size // 2
 
-    return base.retry("cross-attention", make, ok,
-                      f"dec_len={m}, enc_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+    return base.retry(
+        "cross-attention", make, ok, f"dec_len={m}, enc_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]"
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``given`` maps step names to values that replace the computed ones, and
@@ -112,19 +122,26 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
     """Every matrix present, shapes fitting (ShapeError names both matrices)."""
-    base.require_inputs(inputs, INPUTS, {"X_dec": "the decoder tokens, one row each",
-                                         "H_enc": "the encoder output, one row per source token"})
+    base.require_inputs(
+        inputs,
+        INPUTS,
+        {"X_dec": "the decoder tokens, one row each", "H_enc": "the encoder output, one row per source token"},
+    )
     X, H = inputs["X_dec"], inputs["H_enc"]
     if shape(X)[1] != shape(H)[1]:
-        raise ShapeError(f"X_dec is {shape(X)[0]} x {shape(X)[1]} and H_enc is {shape(H)[0]} x {shape(H)[1]}: "
-                         "decoder and encoder rows need the same width d_model")
+        raise ShapeError(
+            f"X_dec is {shape(X)[0]} x {shape(X)[1]} and H_enc is {shape(H)[0]} x {shape(H)[1]}: "
+            "decoder and encoder rows need the same width d_model"
+        )
     blocks.require_matmul("X_dec", X, "W_Q", inputs["W_Q"])
     blocks.require_matmul("H_enc", H, "W_K", inputs["W_K"])
     blocks.require_matmul("H_enc", H, "W_V", inputs["W_V"])
     (_, q), (_, k) = shape(inputs["W_Q"]), shape(inputs["W_K"])
     if q != k:
-        raise ShapeError(f"W_Q is {shape(inputs['W_Q'])[0]} x {q} and W_K is {shape(inputs['W_K'])[0]} x {k}: "
-                         "queries and keys need the same width d_k")
+        raise ShapeError(
+            f"W_Q is {shape(inputs['W_Q'])[0]} x {q} and W_K is {shape(inputs['W_K'])[0]} x {k}: "
+            "queries and keys need the same width d_k"
+        )
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
@@ -134,19 +151,29 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     d_k, d_v = shape(inputs["W_K"])[1], shape(inputs["W_V"])[1]
     if params.d_k is not None and params.d_k != d_k:
         raise ShapeError(f"d_k = {params.d_k} but W_K has {d_k} columns")
-    for field, labels, rows, name in (("tokens", params.tokens, m, "X_dec"),
-                                      ("source_tokens", params.source_tokens, n, "H_enc")):
+    for field, labels, rows, name in (
+        ("tokens", params.tokens, m, "X_dec"),
+        ("source_tokens", params.source_tokens, n, "H_enc"),
+    ):
         if labels is not None and len(labels) != rows:
             raise InputError(f"{len(labels)} labels for {rows} rows of {name}", field=field)
     target = params.tokens or default_target(m)
     source = params.source_tokens or base.default_tokens(n)
-    actual = base.solved_params(params, dec_len=m, enc_len=n, d_model=d, d_k=d_k, d_v=d_v,
-                                tokens=target, source_tokens=source)
-    p = Problem("cross-attention", TITLE, actual, seed=seed,
-                intro=(f"The decoder, at the tokens {', '.join(target)}, attends over the encoder output for "
-                       f"the source tokens {', '.join(source)}. Compute cross-attention with $d_k = {d_k}$: "
-                       r"queries from the decoder, $Q = X_\mathrm{dec} W^Q$; keys and values from the encoder, "
-                       r"$K = H_\mathrm{enc} W^K$ and $V = H_\mathrm{enc} W^V$."))
+    actual = base.solved_params(
+        params, dec_len=m, enc_len=n, d_model=d, d_k=d_k, d_v=d_v, tokens=target, source_tokens=source
+    )
+    p = Problem(
+        "cross-attention",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"The decoder, at the tokens {', '.join(target)}, attends over the encoder output for "
+            f"the source tokens {', '.join(source)}. Compute cross-attention with $d_k = {d_k}$: "
+            r"queries from the decoder, $Q = X_\mathrm{dec} W^Q$; keys and values from the encoder, "
+            r"$K = H_\mathrm{enc} W^K$ and $V = H_\mathrm{enc} W^V$."
+        ),
+    )
     p.add_input("X_dec", X, rows=target, latex_name=r"X_\mathrm{dec}")
     p.add_input("H_enc", H, rows=source, latex_name=r"H_\mathrm{enc}")
     for w in ("W_Q", "W_K", "W_V"):
@@ -154,26 +181,68 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     # 1) the three projections: Q from the decoder, K and V from the encoder
-    Q = blocks.product_step(p, "Q", X, inputs["W_Q"], ref["Q"], title="Queries (from the decoder)",
-                            formula=r"Q = X_\mathrm{dec} W^Q", sym="q", a_sym=r"x^\mathrm{dec}", b_sym="W^Q",
-                            rows=target,
-                            note=r"The queries come from the decoder: one row per target token, what "
-                                 r"each target position is looking for in the source.")
-    K = blocks.product_step(p, "K", H, inputs["W_K"], ref["K"], title="Keys (from the encoder)",
-                            formula=r"K = H_\mathrm{enc} W^K", sym="k", a_sym="h", b_sym="W^K", rows=source,
-                            note=r"The keys come from the encoder output, one row per source token "
-                                 r"(not from the decoder).")
-    V = blocks.product_step(p, "V", H, inputs["W_V"], ref["V"], title="Values (from the encoder)",
-                            formula=r"V = H_\mathrm{enc} W^V", sym="v", a_sym="h", b_sym="W^V", rows=source,
-                            note=r"The values come from the encoder as well: the decoder mixes source "
-                                 r"information. (Slides that take $Q$ and $K$ from the encoder and $V$ "
-                                 r"from the decoder have it the wrong way round.)")
+    Q = blocks.product_step(
+        p,
+        "Q",
+        X,
+        inputs["W_Q"],
+        ref["Q"],
+        title="Queries (from the decoder)",
+        formula=r"Q = X_\mathrm{dec} W^Q",
+        sym="q",
+        a_sym=r"x^\mathrm{dec}",
+        b_sym="W^Q",
+        rows=target,
+        note=r"The queries come from the decoder: one row per target token, what "
+        r"each target position is looking for in the source.",
+    )
+    K = blocks.product_step(
+        p,
+        "K",
+        H,
+        inputs["W_K"],
+        ref["K"],
+        title="Keys (from the encoder)",
+        formula=r"K = H_\mathrm{enc} W^K",
+        sym="k",
+        a_sym="h",
+        b_sym="W^K",
+        rows=source,
+        note=r"The keys come from the encoder output, one row per source token "
+        r"(not from the decoder).",
+    )
+    V = blocks.product_step(
+        p,
+        "V",
+        H,
+        inputs["W_V"],
+        ref["V"],
+        title="Values (from the encoder)",
+        formula=r"V = H_\mathrm{enc} W^V",
+        sym="v",
+        a_sym="h",
+        b_sym="W^V",
+        rows=source,
+        note=r"The values come from the encoder as well: the decoder mixes source "
+        r"information. (Slides that take $Q$ and $K$ from the encoder and $V$ "
+        r"from the decoder have it the wrong way round.)",
+    )
     # 2) scores (m x n), scaled, softmax over the source tokens, weighted sum of encoder values
-    blocks.scaled_dot_product(p, Q, K, V, ref, rows=target, cols=source,
-                           scores_note=(rf"The scores are {m} $\times$ {n}: one row per decoder token "
-                                        r"(query), one column per source token (key); no causal mask, "
-                                        r"every source token is visible."),
-                           output_note=r"Row $i$ is what decoder token $i$ takes from the source sentence.")
+    blocks.scaled_dot_product(
+        p,
+        Q,
+        K,
+        V,
+        ref,
+        rows=target,
+        cols=source,
+        scores_note=(
+            rf"The scores are {m} $\times$ {n}: one row per decoder token "
+            r"(query), one column per source token (key); no causal mask, "
+            r"every source token is visible."
+        ),
+        output_note=r"Row $i$ is what decoder token $i$ takes from the source sentence.",
+    )
     return p
 
 
@@ -182,8 +251,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 # other attention kinds (worksheet.kinds.mistakes); these are cross-attention's own.
 def _projected_from(source: str, step: str):
     """``step`` (Q, K or V) projected from the other sequence: source W_step."""
+
     def rule(v, params):
         return v[source] @ v["W_" + step]
+
     return rule
 
 

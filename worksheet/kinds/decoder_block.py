@@ -63,12 +63,49 @@ from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head
 
 TITLE = "Transformer decoder block"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output",
-               "causal", "heads", "cross", "layer_norm", "ffn", "exact")
-INPUTS = ("X", "H_enc", "W_Q", "W_K", "W_V", "W_O", "W_Q_c", "W_K_c", "W_V_c", "W_O_c",
-          "gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3", "W_1", "b_1", "W_2", "b_2")
-STAGES = {"self.": "Self-attention", "norm1.": "Add & Norm 1", "cross.": "Cross-attention",
-          "norm2.": "Add & Norm 2", "ffn.": "Feed-forward", "norm3.": "Add & Norm 3"}
+CONVENTIONS = (
+    "rows",
+    "scores",
+    "softmax",
+    "softmax_form",
+    "output",
+    "causal",
+    "heads",
+    "cross",
+    "layer_norm",
+    "ffn",
+    "exact",
+)
+INPUTS = (
+    "X",
+    "H_enc",
+    "W_Q",
+    "W_K",
+    "W_V",
+    "W_O",
+    "W_Q_c",
+    "W_K_c",
+    "W_V_c",
+    "W_O_c",
+    "gamma_1",
+    "beta_1",
+    "gamma_2",
+    "beta_2",
+    "gamma_3",
+    "beta_3",
+    "W_1",
+    "b_1",
+    "W_2",
+    "b_2",
+)
+STAGES = {
+    "self.": "Self-attention",
+    "norm1.": "Add & Norm 1",
+    "cross.": "Cross-attention",
+    "norm2.": "Add & Norm 2",
+    "ffn.": "Feed-forward",
+    "norm3.": "Add & Norm 3",
+}
 CROSS = {"W_Q_c": "W_Q", "W_K_c": "W_K", "W_V_c": "W_V", "W_O_c": "W_O"}  # block name -> multi-head name
 # The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
 # block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
@@ -87,16 +124,36 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # each part's matrices as the block names them, so that one symbol means one thing on the
 # page (chain.copy): Add & Norm k gives Y_k, the cross-attention O_c with W^Q_c..., the
 # feed-forward hidden layer U (H is the encoder output) and its output O_f
-_CROSS_WEIGHTS = ((r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"), (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
-                  (r"W\^O(?![_{])", r"W^O_c"))
+_CROSS_WEIGHTS = (
+    (r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"),
+    (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
+    (r"W\^O(?![_{])", r"W^O_c"),
+)
 SYMBOLS = {
     "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
-    "cross.": (chain.symbol("X", "Y_1"), chain.symbol("H", r"H_{\mathrm{enc}}"), chain.symbol("O", "O_c"),
-               *_CROSS_WEIGHTS, chain.entry("x", "y")),
-    "norm2.": (chain.symbol("Y", "Y_2"), chain.symbol("X", "Y_1"), chain.symbol("F", "O_c"),
-               chain.entry("x", "y"), chain.entry("f", "o")),
-    "ffn.": (chain.symbol("X", "Y_2"), chain.symbol("H'", "U'"), chain.symbol("H", "U"), chain.symbol("O", "O_f"),
-             chain.entry("x", "y"), chain.entry("h'", "u'"), chain.entry("h", "u")),
+    "cross.": (
+        chain.symbol("X", "Y_1"),
+        chain.symbol("H", r"H_{\mathrm{enc}}"),
+        chain.symbol("O", "O_c"),
+        *_CROSS_WEIGHTS,
+        chain.entry("x", "y"),
+    ),
+    "norm2.": (
+        chain.symbol("Y", "Y_2"),
+        chain.symbol("X", "Y_1"),
+        chain.symbol("F", "O_c"),
+        chain.entry("x", "y"),
+        chain.entry("f", "o"),
+    ),
+    "ffn.": (
+        chain.symbol("X", "Y_2"),
+        chain.symbol("H'", "U'"),
+        chain.symbol("H", "U"),
+        chain.symbol("O", "O_f"),
+        chain.entry("x", "y"),
+        chain.entry("h'", "u'"),
+        chain.entry("h", "u"),
+    ),
     "norm3.": (chain.symbol("X", "Y_2"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
 }
 
@@ -114,8 +171,16 @@ class Params(base.Params):
     source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of src_len words
 
     def validate(self):
-        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8), ("src_len", self.src_len, 8),
-                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
+        chain.validate(
+            self,
+            (
+                ("--heads", self.heads, 8),
+                ("--seq-len", self.seq_len, 8),
+                ("src_len", self.src_len, 8),
+                ("--d-model", self.d_model, 16),
+                ("d_ff", self.d_ff, 32),
+            ),
+        )
 
     @property
     def key_width(self) -> int:
@@ -127,8 +192,14 @@ class Params(base.Params):
 
     def mha_params(self, causal: bool = True):
         """The multi-head-attention parameters of the block's attentions."""
-        return multi_head_attention.Params(numbers=self.numbers, heads=self.heads, seq_len=self.seq_len,
-                                           d_model=self.d_model, d_k=self.d_k, causal=causal)
+        return multi_head_attention.Params(
+            numbers=self.numbers,
+            heads=self.heads,
+            seq_len=self.seq_len,
+            d_model=self.d_model,
+            d_k=self.d_k,
+            causal=causal,
+        )
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
@@ -139,8 +210,13 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     def make():
         out = multi_head_attention.generate(rng, params.mha_params(causal=True))
-        out.update(H_enc=draw(n, d, tokens), W_Q_c=draw(d, width), W_K_c=draw(d, width), W_V_c=draw(d, width),
-                   W_O_c=draw(width, d))
+        out.update(
+            H_enc=draw(n, d, tokens),
+            W_Q_c=draw(d, width),
+            W_K_c=draw(d, width),
+            W_V_c=draw(d, width),
+            W_O_c=draw(width, d),
+        )
         for k in (1, 2, 3):
             out[f"gamma_{k}"], out[f"beta_{k}"] = gamma(), draw(1, d)
         out.update(W_1=draw(d, f), b_1=draw(1, f), W_2=draw(f, d), b_2=draw(1, d))
@@ -149,8 +225,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     def ok(mats):
         ref = reference({k: to_array(v) for k, v in mats.items()}, params)
         pre = ref["ffn.hidden_pre"]
-        if not (min(ref[f"norm{k}.variance"].min() for k in (1, 2, 3)) >= 0.25
-                and (pre < 0).any() and (pre > 0).any()):
+        if not (min(ref[f"norm{k}.variance"].min() for k in (1, 2, 3)) >= 0.25 and (pre < 0).any() and (pre > 0).any()):
             return False
         for h in range(1, H + 1):
             S = ref[f"cross.scaled_{h}"]
@@ -159,13 +234,17 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
                 return False
         return multi_head_attention._distinct([ref[f"cross.{x}_{h}"] for h in range(1, H + 1) for x in "KV"])
 
-    return base.retry("decoder-block", make, ok,
-                      f"heads={H}, seq_len={m}, src_len={n}, d_model={d}, d_ff={f} with layer-norm "
-                      "variances of at least 1/4")
+    return base.retry(
+        "decoder-block",
+        make,
+        ok,
+        f"heads={H}, seq_len={m}, src_len={n}, d_model={d}, d_ff={f} with layer-norm variances of at least 1/4",
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The whole float64 chain, unrounded, computed first and independently of the exact one.
 
     ``given`` maps step names (``self.scores_1``, ``norm2.mean``, ``output``)
@@ -175,12 +254,22 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     heads = params.heads
     r = chain.Reference(inputs, float(params.epsilon), given)
     put, part = r.put, r.part
-    sa = put("self.", multi_head_attention.np_steps({k: inputs[k] for k in multi_head_attention.INPUTS}, heads,
-                                                     True, given=part("self.")))
+    sa = put(
+        "self.",
+        multi_head_attention.np_steps(
+            {k: inputs[k] for k in multi_head_attention.INPUTS}, heads, True, given=part("self.")
+        ),
+    )
     n1 = r.add_norm("norm1.", inputs["X"], sa["output"], 1)
-    ca = put("cross.", multi_head_attention.np_steps(
-        {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}}, heads, False,
-        given=part("cross.")))
+    ca = put(
+        "cross.",
+        multi_head_attention.np_steps(
+            {"X": n1["output"], "H_enc": inputs["H_enc"], **{v: inputs[k] for k, v in CROSS.items()}},
+            heads,
+            False,
+            given=part("cross."),
+        ),
+    )
     n2 = r.add_norm("norm2.", n1["output"], ca["output"], 2)
     r.add_norm("norm3.", n2["output"], r.ffn("ffn.", n2["output"])["output"], 3)
     return r.finish("norm3.")  # Add & Norm 3's scale and shift is the block's output: one step, ``output``
@@ -192,18 +281,20 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
     X, H_enc = inputs["X"], inputs["H_enc"]
     d = shape(X)[1]
     if shape(H_enc)[1] != d:
-        raise ShapeError(f"{chain.dims('X', X)} and {chain.dims('H_enc', H_enc)}: the encoder output must be as wide "
-                         f"as the decoder side ({d} columns)")
+        raise ShapeError(
+            f"{chain.dims('X', X)} and {chain.dims('H_enc', H_enc)}: the encoder output must be as wide "
+            f"as the decoder side ({d} columns)"
+        )
     try:
-        multi_head_attention.check_inputs({"X": X, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}},
-                                          heads)
+        multi_head_attention.check_inputs({"X": X, "H_enc": H_enc, **{v: inputs[k] for k, v in CROSS.items()}}, heads)
     except ShapeError as exc:  # name the block's matrices, not the part's
         text = str(exc)
         for k, v in CROSS.items():
             text = text.replace(v + " ", k + " ")
         raise ShapeError(f"cross-attention: {text}") from None
-    chain.check_widths(inputs, ("gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3"), ("W_O", "W_O_c"),
-                       "Add & Norm 2")
+    chain.check_widths(
+        inputs, ("gamma_1", "beta_1", "gamma_2", "beta_2", "gamma_3", "beta_3"), ("W_O", "W_O_c"), "Add & Norm 2"
+    )
     feed_forward.check_inputs({k: inputs[k] for k in feed_forward.INPUTS})
 
 
@@ -220,46 +311,100 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     source = base.row_labels(params.source_tokens, n, field="source_tokens")
     eps = params.epsilon
     d_k = chain.head_width(inputs, H)
-    actual = base.solved_params(params, seq_len=m, src_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1],
-                                eps=eps, tokens=tokens, source_tokens=source)
-    p = Problem("decoder-block", TITLE, actual, seed=seed,
-                intro=("Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
-                       "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
-                       f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
-                       "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
-                       "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
-                       f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)))
+    actual = base.solved_params(
+        params,
+        seq_len=m,
+        src_len=n,
+        d_model=d,
+        d_k=d_k,
+        d_ff=shape(inputs["W_1"])[1],
+        eps=eps,
+        tokens=tokens,
+        source_tokens=source,
+    )
+    p = Problem(
+        "decoder-block",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            "Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
+            "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
+            f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
+            "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
+            "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
+            f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)
+        ),
+    )
     for name in INPUTS:
-        p.add_input(name, inputs[name], rows=tokens if name == "X" else source if name == "H_enc" else None,
-                    latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None)
+        p.add_input(
+            name,
+            inputs[name],
+            rows=tokens if name == "X" else source if name == "H_enc" else None,
+            latex_name=f"W^{name[2]}_c" if name in CROSS else "H_{\\mathrm{enc}}" if name == "H_enc" else None,
+        )
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
     b = chain.Builder(p, carry, ref, PARTS, STAGES)
 
-    b.add("self.", "masked self-attention", multi_head_attention.solve,
-          params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m),
-          "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.")
+    b.add(
+        "self.",
+        "masked self-attention",
+        multi_head_attention.solve,
+        params.mha_params(causal=True).replace(tokens=tokens, d_model=None, seq_len=m),
+        "Masked self-attention on the decoder tokens: token $i$ attends to tokens $j \\le i$ only.",
+    )
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln, "Here $O$ is the self-attention output, "
-          r"$\gamma = \gamma_1$, $\beta = \beta_1$.", symbols=SYMBOLS["norm1."])
+    b.add(
+        "norm1.",
+        "Add & Norm 1",
+        layer_norm.solve,
+        ln,
+        "Here $O$ is the self-attention output, "
+        r"$\gamma = \gamma_1$, $\beta = \beta_1$.",
+        symbols=SYMBOLS["norm1."],
+    )
 
     def cross(inputs_, params_, carry):
-        return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source,
-                                          exp_table=hand or None)
+        return multi_head_attention.solve(inputs_, params_, carry=carry, memory_tokens=source, exp_table=hand or None)
 
-    b.add("cross.", "cross-attention", cross,
-          params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m),
-          "Cross-attention: the queries come from $Y_1$, the output of Add & Norm 1, with $W^Q_c$; "
-          r"the keys and values from the encoder output $H_{\mathrm{enc}}$ with $W^K_c$ and $W^V_c$. No mask.",
-          symbols=SYMBOLS["cross."])
-    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln, "Here $Y_1$ is the output of Add & Norm 1, $O_c$ the "
-          r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.", symbols=SYMBOLS["norm2."])
+    b.add(
+        "cross.",
+        "cross-attention",
+        cross,
+        params.mha_params(causal=False).replace(tokens=tokens, d_model=None, seq_len=m),
+        "Cross-attention: the queries come from $Y_1$, the output of Add & Norm 1, with $W^Q_c$; "
+        r"the keys and values from the encoder output $H_{\mathrm{enc}}$ with $W^K_c$ and $W^V_c$. No mask.",
+        symbols=SYMBOLS["cross."],
+    )
+    b.add(
+        "norm2.",
+        "Add & Norm 2",
+        layer_norm.solve,
+        ln,
+        "Here $Y_1$ is the output of Add & Norm 1, $O_c$ the "
+        r"cross-attention output, $\gamma = \gamma_2$, $\beta = \beta_2$.",
+        symbols=SYMBOLS["norm2."],
+    )
 
-    b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
-          "Here $Y_2$ is the output of Add & Norm 2.", symbols=SYMBOLS["ffn."])
-    b.add("norm3.", "Add & Norm 3", layer_norm.solve, ln, "Here $Y_2$ is the output of Add & Norm 2, $O_f$ the "
-          r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
-          last="output", last_title="Add & Norm 3: scale and shift = the decoder block output",
-          symbols=SYMBOLS["norm3."])
+    b.add(
+        "ffn.",
+        "feed-forward",
+        feed_forward.solve,
+        feed_forward.Params(numbers=params.numbers, tokens=tokens),
+        "Here $Y_2$ is the output of Add & Norm 2.",
+        symbols=SYMBOLS["ffn."],
+    )
+    b.add(
+        "norm3.",
+        "Add & Norm 3",
+        layer_norm.solve,
+        ln,
+        "Here $Y_2$ is the output of Add & Norm 2, $O_f$ the "
+        r"feed-forward output, $\gamma = \gamma_3$, $\beta = \beta_3$.",
+        last="output",
+        last_title="Add & Norm 3: scale and shift = the decoder block output",
+        symbols=SYMBOLS["norm3."],
+    )
     return p

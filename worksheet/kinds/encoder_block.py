@@ -66,10 +66,14 @@ from . import base, chain, feed_forward, layer_norm, multi_head_attention, posit
 TITLE = "Transformer encoder block"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn", "exact")
-INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2",
-          "gamma_2", "beta_2")
-STAGES = {"pe.": "Positional encoding", "attn.": "Attention", "norm1.": "Add & Norm 1",
-          "ffn.": "Feed-forward", "norm2.": "Add & Norm 2"}
+INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
+STAGES = {
+    "pe.": "Positional encoding",
+    "attn.": "Attention",
+    "norm1.": "Add & Norm 1",
+    "ffn.": "Feed-forward",
+    "norm2.": "Add & Norm 2",
+}
 # The wiring, written once: step prefix -> (the kind that part is, each of its inputs -> the
 # block's matrix it is: an input or an earlier part's step).  ``solve`` feeds the parts with
 # it (chain.wire) and ``worksheet check`` diagnoses a part's steps with its kind's mistake
@@ -89,8 +93,15 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # is named, never an undefined F
 SYMBOLS = {
     "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
-    "ffn.": (chain.symbol("X", "Y_1"), chain.symbol("H'", "U'"), chain.symbol("H", "U"), chain.symbol("O", "O_f"),
-             chain.entry("x", "y"), chain.entry("h'", "u'"), chain.entry("h", "u")),
+    "ffn.": (
+        chain.symbol("X", "Y_1"),
+        chain.symbol("H'", "U'"),
+        chain.symbol("H", "U"),
+        chain.symbol("O", "O_f"),
+        chain.entry("x", "y"),
+        chain.entry("h'", "u'"),
+        chain.entry("h", "u"),
+    ),
     "norm2.": (chain.symbol("X", "Y_1"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
 }
 
@@ -108,11 +119,20 @@ class Params(base.Params):
     tokens: tuple[str, ...] | None = None  # row labels; default: a lecture sentence of seq_len words
 
     def validate(self):
-        chain.validate(self, (("--heads", self.heads, 8), ("--seq-len", self.seq_len, 8),
-                              ("--d-model", self.d_model, 16), ("d_ff", self.d_ff, 32)))
+        chain.validate(
+            self,
+            (
+                ("--heads", self.heads, 8),
+                ("--seq-len", self.seq_len, 8),
+                ("--d-model", self.d_model, 16),
+                ("d_ff", self.d_ff, 32),
+            ),
+        )
         if self.positional and self.numbers == "hand":
-            raise base.ParamError("positional = true is not done by hand (sin and cos of the positions make "
-                                  "every score irrational and the e^x table useless): use --numbers calculator")
+            raise base.ParamError(
+                "positional = true is not done by hand (sin and cos of the positions make "
+                "every score irrational and the e^x table useless): use --numbers calculator"
+            )
 
     @property
     def key_width(self) -> int:
@@ -124,8 +144,13 @@ class Params(base.Params):
 
     def mha_params(self, d_k: int | None = None):
         """The multi-head-attention parameters for generating this block's attention."""
-        return multi_head_attention.Params(numbers=self.numbers, heads=self.heads, seq_len=self.seq_len,
-                                           d_model=self.d_model, d_k=d_k if d_k is not None else self.d_k)
+        return multi_head_attention.Params(
+            numbers=self.numbers,
+            heads=self.heads,
+            seq_len=self.seq_len,
+            d_model=self.d_model,
+            d_k=d_k if d_k is not None else self.d_k,
+        )
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
@@ -135,23 +160,39 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
     def make():
         m = multi_head_attention.generate(rng, mha)
-        m.update(gamma_1=gamma(), beta_1=draw(1, d), W_1=draw(d, f), b_1=draw(1, f), W_2=draw(f, d),
-                 b_2=draw(1, d), gamma_2=gamma(), beta_2=draw(1, d))
+        m.update(
+            gamma_1=gamma(),
+            beta_1=draw(1, d),
+            W_1=draw(d, f),
+            b_1=draw(1, f),
+            W_2=draw(f, d),
+            b_2=draw(1, d),
+            gamma_2=gamma(),
+            beta_2=draw(1, d),
+        )
         return {k: m[k] for k in INPUTS}
 
     def ok(m):
         ref = reference({k: to_array(v) for k, v in m.items()}, params)
         pre = ref["ffn.hidden_pre"]
-        return (ref["norm1.variance"].min() >= 0.25 and ref["norm2.variance"].min() >= 0.25
-                and (pre < 0).any() and (pre > 0).any())
+        return (
+            ref["norm1.variance"].min() >= 0.25
+            and ref["norm2.variance"].min() >= 0.25
+            and (pre < 0).any()
+            and (pre > 0).any()
+        )
 
-    return base.retry("encoder-block", make, ok,
-                      f"heads={params.heads}, seq_len={n}, d_model={d}, d_ff={f} with layer-norm "
-                      "variances of at least 1/4")
+    return base.retry(
+        "encoder-block",
+        make,
+        ok,
+        f"heads={params.heads}, seq_len={n}, d_model={d}, d_ff={f} with layer-norm variances of at least 1/4",
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The whole float64 chain, unrounded, computed first and independently of the exact one.
 
     ``given`` maps step names (``attn.scores_1``, ``norm1.mean``, ``output``)
@@ -166,9 +207,15 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     n, d = X.shape
     if params.positional:
         X = put("pe.", positional_encoding.np_steps(range(n), d, 10000, X, given=part("pe.")))["X_plus_PE"]
-    attn = put("attn.", multi_head_attention.np_steps(
-        {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS}, params.heads, False,
-        given=part("attn.")))
+    attn = put(
+        "attn.",
+        multi_head_attention.np_steps(
+            {k: X if k == "X" else inputs[k] for k in multi_head_attention.INPUTS},
+            params.heads,
+            False,
+            given=part("attn."),
+        ),
+    )
     n1 = r.add_norm("norm1.", X, attn["output"], 1)
     r.add_norm("norm2.", n1["output"], r.ffn("ffn.", n1["output"])["output"], 2)
     # Add & Norm 2's scale and shift is the block's output: one step, ``output``
@@ -194,41 +241,77 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     tokens = base.row_labels(params.tokens, n)
     eps = params.epsilon
     d_k = chain.head_width(inputs, H)
-    actual = base.solved_params(params, seq_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1], eps=eps,
-                                tokens=tokens)
-    p = Problem("encoder-block", TITLE, actual, seed=seed,
-                intro=("Pass the tokens " + ", ".join(tokens) + " through one encoder layer: "
-                       + ("add the positional encoding, " if params.positional else "")
-                       + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
-                       "feed-forward network, Add & Norm. Both layer norms use the population variance and "
-                       f"$\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)))
+    actual = base.solved_params(
+        params, seq_len=n, d_model=d, d_k=d_k, d_ff=shape(inputs["W_1"])[1], eps=eps, tokens=tokens
+    )
+    p = Problem(
+        "encoder-block",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            "Pass the tokens "
+            + ", ".join(tokens)
+            + " through one encoder layer: "
+            + ("add the positional encoding, " if params.positional else "")
+            + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
+            "feed-forward network, Add & Norm. Both layer norms use the population variance and "
+            f"$\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)
+        ),
+    )
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     b = chain.Builder(p, carry, ref, PARTS, STAGES)
 
     if params.positional:
-        b.add("pe.", "positional encoding", positional_encoding.solve,
-              positional_encoding.Params(numbers=params.numbers, tokens=tokens))
+        b.add(
+            "pe.",
+            "positional encoding",
+            positional_encoding.solve,
+            positional_encoding.Params(numbers=params.numbers, tokens=tokens),
+        )
     x0 = "X + \\mathrm{PE}" if params.positional else "X"
 
-    b.add("attn.", "attention", multi_head_attention.solve,
-          multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
-          f"Self-attention on ${x0}$: every token attends to every token (no mask).")
+    b.add(
+        "attn.",
+        "attention",
+        multi_head_attention.solve,
+        multi_head_attention.Params(numbers=params.numbers, heads=H, d_k=params.d_k, tokens=tokens),
+        f"Self-attention on ${x0}$: every token attends to every token (no mask).",
+    )
 
     # the sub-kinds read the sizes from their inputs
     ln = layer_norm.Params(numbers=params.numbers, eps=eps, tokens=tokens)
-    b.add("norm1.", "Add & Norm 1", layer_norm.solve, ln,
-          f"Here $X$ is the attention input ${x0}$, $O$ the attention output, "
-          r"$\gamma = \gamma_1$, $\beta = \beta_1$.", symbols=SYMBOLS["norm1."])
+    b.add(
+        "norm1.",
+        "Add & Norm 1",
+        layer_norm.solve,
+        ln,
+        f"Here $X$ is the attention input ${x0}$, $O$ the attention output, "
+        r"$\gamma = \gamma_1$, $\beta = \beta_1$.",
+        symbols=SYMBOLS["norm1."],
+    )
 
-    b.add("ffn.", "feed-forward", feed_forward.solve, feed_forward.Params(numbers=params.numbers, tokens=tokens),
-          "Here $Y_1$ is the output of Add & Norm 1.", symbols=SYMBOLS["ffn."])
+    b.add(
+        "ffn.",
+        "feed-forward",
+        feed_forward.solve,
+        feed_forward.Params(numbers=params.numbers, tokens=tokens),
+        "Here $Y_1$ is the output of Add & Norm 1.",
+        symbols=SYMBOLS["ffn."],
+    )
 
     # Add & Norm 2: its scale-and-shift step is the block's output, asked for once (step ``output``)
-    b.add("norm2.", "Add & Norm 2", layer_norm.solve, ln,
-          "Here $Y_1$ is the output of Add & Norm 1, $O_f$ the feed-forward output, "
-          r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
-          last="output", last_title="Add & Norm 2: scale and shift = the encoder block output",
-          symbols=SYMBOLS["norm2."])
+    b.add(
+        "norm2.",
+        "Add & Norm 2",
+        layer_norm.solve,
+        ln,
+        "Here $Y_1$ is the output of Add & Norm 1, $O_f$ the feed-forward output, "
+        r"$\gamma = \gamma_2$, $\beta = \beta_2$.",
+        last="output",
+        last_title="Add & Norm 2: scale and shift = the encoder block output",
+        symbols=SYMBOLS["norm2."],
+    )
     return p

@@ -60,30 +60,46 @@ class Params(base.Params):
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, f = params.seq_len, params.d_model, params.d_ff
     if params.numbers == "calculator":
+
         def make():
-            return {"X": base.decimal_matrix(rng, n, d), "W_1": base.decimal_matrix(rng, d, f),
-                    "b_1": base.decimal_matrix(rng, 1, f), "W_2": base.decimal_matrix(rng, f, d),
-                    "b_2": base.decimal_matrix(rng, 1, d)}
+            return {
+                "X": base.decimal_matrix(rng, n, d),
+                "W_1": base.decimal_matrix(rng, d, f),
+                "b_1": base.decimal_matrix(rng, 1, f),
+                "W_2": base.decimal_matrix(rng, f, d),
+                "b_2": base.decimal_matrix(rng, 1, d),
+            }
     else:
         w = ((-1, 0, 1), (0.3, 0.35, 0.35))
 
         def make():
-            return {"X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
-                    "W_1": base.int_matrix(rng, d, f, *w), "b_1": base.int_matrix(rng, 1, f, *w),
-                    "W_2": base.int_matrix(rng, f, d, *w), "b_2": base.int_matrix(rng, 1, d, *w)}
+            return {
+                "X": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+                "W_1": base.int_matrix(rng, d, f, *w),
+                "b_1": base.int_matrix(rng, 1, f, *w),
+                "W_2": base.int_matrix(rng, f, d, *w),
+                "b_2": base.int_matrix(rng, 1, d, *w),
+            }
 
     def ok(m):
         ref = reference({k: to_array(v) for k, v in m.items()}, params)
         H = ref["hidden_pre"]
-        return ((H < 0).any() and ((H > 0).any() or H.size == 1) and np.abs(H).max() <= 6
-                and np.abs(to_array(m["X"])).sum(axis=1).min() > 0 and np.abs(ref["output"]).max() > 0)
+        return (
+            (H < 0).any()
+            and ((H > 0).any() or H.size == 1)
+            and np.abs(H).max() <= 6
+            and np.abs(to_array(m["X"])).sum(axis=1).min() > 0
+            and np.abs(ref["output"]).max() > 0
+        )
 
-    return base.retry("feed-forward", make, ok,
-                      f"seq_len={n}, d_model={d}, d_ff={f} with a negative and a positive pre-activation")
+    return base.retry(
+        "feed-forward", make, ok, f"seq_len={n}, d_model={d}, d_ff={f} with a negative and a positive pre-activation"
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``given`` maps step names to values that replace the computed ones, and
@@ -103,9 +119,11 @@ def check_inputs(inputs: dict[str, Matrix]) -> None:
     d_ff = shape(inputs["W_1"])[1]
     blocks.require_shape("b_1", inputs["b_1"], 1, d_ff, f"one bias per hidden unit (W_1 has {d_ff} columns)")
     if shape(inputs["W_2"])[0] != d_ff:
-        raise ShapeError(f"W_1 is {shape(inputs['W_1'])[0]} x {d_ff} and W_2 is "
-                         f"{shape(inputs['W_2'])[0]} x {shape(inputs['W_2'])[1]}: "
-                         f"W_2 needs {d_ff} rows, one per hidden unit")
+        raise ShapeError(
+            f"W_1 is {shape(inputs['W_1'])[0]} x {d_ff} and W_2 is "
+            f"{shape(inputs['W_2'])[0]} x {shape(inputs['W_2'])[1]}: "
+            f"W_2 needs {d_ff} rows, one per hidden unit"
+        )
     d_out = shape(inputs["W_2"])[1]
     blocks.require_shape("b_2", inputs["b_2"], 1, d_out, f"one bias per output column (W_2 has {d_out} columns)")
 
@@ -120,25 +138,40 @@ def _terms(A: Matrix, W: Matrix, i: int, j: int) -> int:
     return sum(1 for a, r in zip(A[i], W) if a != 0 and r[j] != 0)
 
 
-def _affine_work(sym: str, a_sym: str, w_sym: str, b_sym: str, A: Matrix, W: Matrix, b: Matrix,
-                 C: Matrix, at: tuple[int, int]) -> str:
+def _affine_work(
+    sym: str, a_sym: str, w_sym: str, b_sym: str, A: Matrix, W: Matrix, b: Matrix, C: Matrix, at: tuple[int, int]
+) -> str:
     i, j = at
-    return blocks.dot_work(rf"{blocks.entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \cdot {w_sym}_{{:,{j + 1}}} "
-                           rf"+ {b_sym}_{{{j + 1}}}", A[i], [r[j] for r in W], C[i][j], plus=b[0][j])
+    return blocks.dot_work(
+        rf"{blocks.entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \cdot {w_sym}_{{:,{j + 1}}} "
+        rf"+ {b_sym}_{{{j + 1}}}",
+        A[i],
+        [r[j] for r in W],
+        C[i][j],
+        plus=b[0][j],
+    )
 
 
-def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None) -> Problem:
+def solve(
+    inputs: dict[str, Matrix], params: Params, *, seed: int | None = None, carry: blocks.Carry | None = None
+) -> Problem:
     check_inputs(inputs)
     X, W_1, b_1, W_2, b_2 = (inputs[k] for k in INPUTS)
     n, d = shape(X)
     d_ff = shape(W_1)[1]
     tokens = base.row_labels(params.tokens, n)
     actual = base.solved_params(params, seq_len=n, d_model=d, d_ff=d_ff, tokens=tokens)
-    p = Problem("feed-forward", TITLE, actual, seed=seed,
-                intro=(f"Apply the position-wise feed-forward network with $d_\\mathrm{{ff}} = {d_ff}$ hidden "
-                       f"units to each token ({', '.join(tokens)}): a linear map, ReLU, and a second "
-                       "linear map. The biases are added to every row."))
+    p = Problem(
+        "feed-forward",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"Apply the position-wise feed-forward network with $d_\\mathrm{{ff}} = {d_ff}$ hidden "
+            f"units to each token ({', '.join(tokens)}): a linear map, ReLU, and a second "
+            "linear map. The biases are added to every row."
+        ),
+    )
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
@@ -151,32 +184,54 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     Hp = blocks.add_row(blocks.matmul(X, W_1), b_1)
     neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
     at = max(neg, key=lambda ij: _terms(X, W_1, *ij)) if neg else blocks.busiest_entry(X, W_1)
-    p.add_step("hidden_pre", Hp, blocks.carried(carry, lambda: A(X) @ A(W_1) + A(b_1), ref["hidden_pre"]),
-               title="Pre-activations (first linear map)", formula="H' = X W_1 + b_1",
-               work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at)],
-               rows=tokens, latex_name="H'",
-               note="The bias $b_1$ is added to every row (every token).")
+    p.add_step(
+        "hidden_pre",
+        Hp,
+        blocks.carried(carry, lambda: A(X) @ A(W_1) + A(b_1), ref["hidden_pre"]),
+        title="Pre-activations (first linear map)",
+        formula="H' = X W_1 + b_1",
+        work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at)],
+        rows=tokens,
+        latex_name="H'",
+        note="The bias $b_1$ is added to every row (every token).",
+    )
     Hp = after(p.steps[-1].exact)
 
     # 2) ReLU
     H = tuple(tuple(relu(x) for x in row) for row in Hp)
     neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
     pos = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) > 0]
-    work = [rf"{blocks.entry('h', i, j)} = \max(0, {blocks.entry(HP, i, j)}) = "
-            rf"\max(0, {blocks.work_term(Hp[i][j])[0].strip('()')}) {blocks.work_result(H[i][j])}"
-            for i, j in (neg[:1] + pos[:1])]
-    p.add_step("hidden", H, blocks.carried(carry, lambda: np.maximum(A(Hp), 0.0), ref["hidden"]),
-               title="ReLU", formula=r"H = \max(0, H')", work=work, rows=tokens, latex_name="H",
-               note="ReLU acts on $X W_1 + b_1$ (after the bias), entry by entry; negative entries become 0.")
+    work = [
+        rf"{blocks.entry('h', i, j)} = \max(0, {blocks.entry(HP, i, j)}) = "
+        rf"\max(0, {blocks.work_term(Hp[i][j])[0].strip('()')}) {blocks.work_result(H[i][j])}"
+        for i, j in (neg[:1] + pos[:1])
+    ]
+    p.add_step(
+        "hidden",
+        H,
+        blocks.carried(carry, lambda: np.maximum(A(Hp), 0.0), ref["hidden"]),
+        title="ReLU",
+        formula=r"H = \max(0, H')",
+        work=work,
+        rows=tokens,
+        latex_name="H",
+        note="ReLU acts on $X W_1 + b_1$ (after the bias), entry by entry; negative entries become 0.",
+    )
     H = after(p.steps[-1].exact)
 
     # 3) second linear map
     O = blocks.add_row(blocks.matmul(H, W_2), b_2)
-    p.add_step("output", O, blocks.carried(carry, lambda: A(H) @ A(W_2) + A(b_2), ref["output"]),
-               title="Output (second linear map)", formula="O = H W_2 + b_2",
-               work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2))],
-               rows=tokens, latex_name="O",
-               note="No ReLU after the second layer.")
+    p.add_step(
+        "output",
+        O,
+        blocks.carried(carry, lambda: A(H) @ A(W_2) + A(b_2), ref["output"]),
+        title="Output (second linear map)",
+        formula="O = H W_2 + b_2",
+        work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2))],
+        rows=tokens,
+        latex_name="O",
+        note="No ReLU after the second layer.",
+    )
     after(O)
     return p
 

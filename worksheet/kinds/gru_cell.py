@@ -42,7 +42,10 @@ from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 
 TITLE = "GRU cell"
-CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (
+    "recurrent",
+    "exact",
+)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
 NEEDED = INPUTS[2:]
 GATES = (("z", SIGMA, "Update gate"), ("r", SIGMA, "Reset gate"))  # n holds r: its own step below
@@ -66,27 +69,30 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         ref = reference(f, params)
         X = rec.np_rows(f)
         for t in range(1, T + 1):
-            x, h = X[t - 1: t], ref[rec.name("h", t - 1, T)] if t > 1 else f["h0"]
+            x, h = X[t - 1 : t], ref[rec.name("h", t - 1, T)] if t > 1 else f["h0"]
             zr = [rec.np_affine(x, f[f"W_{g}"], h, f[f"W_h{g}"], f[f"b_{g}"]) for g in "zr"]
             hn = h @ f["W_hn"] + f["b_hn"]
             if t == 1 and (not np.any(hn) or not any(np.any(a) for a in zr)):
                 return False
-            if params.numbers == "hand" and max(np.abs(np.round(a, 2)).max()
-                                               for a in zr + [x @ f["W_n"] + f["b_n"] + hn]) > rec.HAND_RANGE:
+            if (
+                params.numbers == "hand"
+                and max(np.abs(np.round(a, 2)).max() for a in zr + [x @ f["W_n"] + f["b_n"] + hn]) > rec.HAND_RANGE
+            ):
                 return False
         return params.numbers == "calculator" or rec.drift_ok(solve, m, params)
 
     return base.retry("gru-cell", make, ok, f"steps={T}, d_in={d}, d_h={k} with pre-activations in [-3, 3]")
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The unrounded float64 chain of the GRU formulas above, step by step
     (the independent computation); ``given`` as in :func:`recurrent.recorder`."""
     h = inputs["h0"]
     X, out, put = rec.recorder(inputs, given)
     for t in range(1, len(X) + 1):
-        x, hp = X[t - 1: t], h
+        x, hp = X[t - 1 : t], h
         z = put("z", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_z"], hp, inputs["W_hz"], inputs["b_z"])))
         r = put("r", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_r"], hp, inputs["W_hr"], inputs["b_r"])))
         n = put("n", t, lambda: np.tanh(x @ inputs["W_n"] + inputs["b_n"] + r * (hp @ inputs["W_hn"] + inputs["b_hn"])))
@@ -95,8 +101,15 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    return rec.solve_cell("gru-cell", inputs, params, NEEDED,
-                          "give h0, W_z, W_r, W_n, W_hz, W_hr, W_hn, b_z, b_r, b_n and b_hn", _solve, seed)
+    return rec.solve_cell(
+        "gru-cell",
+        inputs,
+        params,
+        NEEDED,
+        "give h0, W_z, W_r, W_n, W_hz, W_hr, W_hn, b_z, b_r, b_n and b_hn",
+        _solve,
+        seed,
+    )
 
 
 def _intro(runs: str, places: int, hand: bool) -> str:
@@ -107,16 +120,21 @@ def _intro(runs: str, places: int, hand: bool) -> str:
         r"$h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$, "
         r"with $\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
         r"(Cho et al. apply $r_t$ to $h_{t-1}$ before the product with $W_{hn}$; we follow PyTorch.) "
-        + (f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
-           r"$\tanh$ from the table." if hand else
-           f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals."))
+        + (
+            f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals and read $\\sigma$ and "
+            r"$\tanh$ from the table."
+            if hand
+            else f"Carry the pre-activation of $n$ and $h$ rounded to {places} decimals."
+        )
+    )
 
 
 def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T = shape(X)[0]
     hand = params.numbers == "hand"
-    p, chain, table = rec.start("gru-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED,
-                                {"h0": "h_0"}, reference)
+    p, chain, table = rec.start(
+        "gru-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED, {"h0": "h_0"}, reference
+    )
     f = {n: rec.to_np(inputs[n]) for n in NEEDED}
     h = inputs["h0"]
     for t in range(1, T + 1):
@@ -130,29 +148,41 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         A_x = blocks.add_row(blocks.matmul(x, inputs["W_n"]), inputs["b_n"])
         A_h = blocks.add_row(blocks.matmul(h, inputs["W_hn"]), inputs["b_hn"])
         A = (tuple(add(a, mul(r, b)) for a, r, b in zip(A_x[0], G["r"][0], A_h[0])),)
-        verify(f"gru-cell.{rec.name('n', t, T)} (pre-activation)", A,
-               xf @ f["W_n"] + f["b_n"] + rf * (hf @ f["W_hn"] + f["b_hn"]))
+        verify(
+            f"gru-cell.{rec.name('n', t, T)} (pre-activation)",
+            A,
+            xf @ f["W_n"] + f["b_n"] + rf * (hf @ f["W_hn"] + f["b_hn"]),
+        )
         A_r = rec.rounded(A, places)
         N = rec.apply(TANH, A_r)
         if table is not None:
             table.need(TANH, A_r)
-        N = chain.add(rec.name("n", t, T), N, np.tanh(rec.to_np(A_r)), carried=True,
-                      title=rec.titled("Candidate", t, T),
-                      formula=rf"{rec.sub('n', t, T)} = \tanh({rec.x_sym(t, T)} W_{{n}} + b_{{n}} + "
-                              rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
-                      work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
-                      latex_name=rec.sub("n", t, T))
+        N = chain.add(
+            rec.name("n", t, T),
+            N,
+            np.tanh(rec.to_np(A_r)),
+            carried=True,
+            title=rec.titled("Candidate", t, T),
+            formula=rf"{rec.sub('n', t, T)} = \tanh({rec.x_sym(t, T)} W_{{n}} + b_{{n}} + "
+            rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
+            work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
+            latex_name=rec.sub("n", t, T),
+        )
         if hand:  # n read from the table
             N = rec.rounded(N, rec.GATE_PLACES)
         nf, zf = rec.to_np(N), rec.to_np(G["z"])
-        h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in
-                         zip(G["z"][0], N[0], h[0])),)
-        h = chain.add(rec.name("h", t, T), h_exact, (1 - zf) * nf + zf * hf, places=places,
-                      title=rec.titled("Hidden state", t, T),
-                      formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
-                              rf" + {rec.sub('z', t, T)} \odot {rec.prev_h(t, T)}",
-                      work=_h_work(t, T, G["z"], N, h, h_exact, places),
-                      latex_name=rec.sub("h", t, T))
+        h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in zip(G["z"][0], N[0], h[0])),)
+        h = chain.add(
+            rec.name("h", t, T),
+            h_exact,
+            (1 - zf) * nf + zf * hf,
+            places=places,
+            title=rec.titled("Hidden state", t, T),
+            formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
+            rf" + {rec.sub('z', t, T)} \odot {rec.prev_h(t, T)}",
+            work=_h_work(t, T, G["z"], N, h, h_exact, places),
+            latex_name=rec.sub("h", t, T),
+        )
     return rec.finish(p, table, places, hand)
 
 
@@ -161,12 +191,16 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
     for j in rec.units(len(N[0])):
         lhs = f"a^{{n}}_{{{t},{j + 1}}}"
         r = decimal(R[0][j])
-        out.append(rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
-                   rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
-                   rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
-                   rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})")
-        out.append(rf"{lhs} \approx {blocks.work_term(A_x[0][j])[0]} + {r} \cdot {blocks.work_term(A_h[0][j])[0]} "
-                   rf"{rec.to_places(A[0][j], places)}")
+        out.append(
+            rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
+            rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
+            rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
+            rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})"
+        )
+        out.append(
+            rf"{lhs} \approx {blocks.work_term(A_x[0][j])[0]} + {r} \cdot {blocks.work_term(A_h[0][j])[0]} "
+            rf"{rec.to_places(A[0][j], places)}"
+        )
         out.append(rec.act_work(rec.sub("n", t, T, j), TANH, A_r[0][j], N[0][j]))
     return out
 
@@ -177,9 +211,11 @@ def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
         z, n = decimal(Z[0][j]), decimal(N[0][j])
         n = f"({n})" if n.startswith("-") else n  # all 4 places, as the table gives n
         hp = rec.prev_unit("h", t, T, j)
-        out.append(rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
-                   rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
-                   rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}")
+        out.append(
+            rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
+            rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
+            rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}"
+        )
     return out
 
 
@@ -193,7 +229,7 @@ for _g in ("z", "r"):
 def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
     """(x_t, h_{t-1}) of a GRU rule's time step."""
     t = rec.time_of(v.suffix)
-    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
+    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1 : t]
     return x, rec.before(v, "h", t, "h0")
 
 

@@ -37,12 +37,23 @@ from . import base, recurrent as rec
 from .recurrent import SIGMA, TANH
 
 TITLE = "LSTM cell"
-CONVENTIONS = ("recurrent", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-GATES = (("f", SIGMA, "Forget gate"), ("i", SIGMA, "Input gate"),
-         ("g", TANH, "Candidate values"), ("o", SIGMA, "Output gate"))
+CONVENTIONS = (
+    "recurrent",
+    "exact",
+)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+GATES = (
+    ("f", SIGMA, "Forget gate"),
+    ("i", SIGMA, "Input gate"),
+    ("g", TANH, "Candidate values"),
+    ("o", SIGMA, "Output gate"),
+)
 WEIGHTS = tuple(f"{w}_{g}" for g, _, _ in GATES for w in ("W", "W_h", "b"))
-INPUTS = ("x", "X", "h0", "c0") + tuple(f"W_{g}" for g, _, _ in GATES) + \
-    tuple(f"W_h{g}" for g, _, _ in GATES) + tuple(f"b_{g}" for g, _, _ in GATES)
+INPUTS = (
+    ("x", "X", "h0", "c0")
+    + tuple(f"W_{g}" for g, _, _ in GATES)
+    + tuple(f"W_h{g}" for g, _, _ in GATES)
+    + tuple(f"b_{g}" for g, _, _ in GATES)
+)
 NEEDED = INPUTS[2:]
 
 
@@ -62,31 +73,51 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         ref = reference(f, params)
         x, h0 = rec.np_rows(f)[:1], f["h0"]
         pres = [rec.np_affine(x, f[f"W_{g}"], h0, f[f"W_h{g}"], f[f"b_{g}"]) for g, _, _ in GATES]
-        if any(not np.any(a) for a in pres) or any(np.abs(ref[rec.name("c", t, T)]).min() < 0.05
-                                                   for t in range(1, T + 1)):
+        if any(not np.any(a) for a in pres) or any(
+            np.abs(ref[rec.name("c", t, T)]).min() < 0.05 for t in range(1, T + 1)
+        ):
             return False
         if params.numbers == "calculator":
             return True
-        return rec.drift_ok(solve, m, params) and all(np.abs(np.round(rec.np_affine(rec.np_rows(f)[t - 1:t], f[f"W_{g}"],
-                                                 ref[rec.name("h", t - 1, T)] if t > 1 else h0,
-                                                 f[f"W_h{g}"], f[f"b_{g}"]), 2)).max() <= rec.HAND_RANGE
-                   for t in range(1, T + 1) for g, _, _ in GATES)
+        return rec.drift_ok(solve, m, params) and all(
+            np.abs(
+                np.round(
+                    rec.np_affine(
+                        rec.np_rows(f)[t - 1 : t],
+                        f[f"W_{g}"],
+                        ref[rec.name("h", t - 1, T)] if t > 1 else h0,
+                        f[f"W_h{g}"],
+                        f[f"b_{g}"],
+                    ),
+                    2,
+                )
+            ).max()
+            <= rec.HAND_RANGE
+            for t in range(1, T + 1)
+            for g, _, _ in GATES
+        )
 
     return base.retry("lstm-cell", make, ok, f"steps={T}, d_in={d}, d_h={k} with pre-activations in [-3, 3]")
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The unrounded float64 chain of the LSTM formulas above, step by step
     (the independent computation); ``given`` as in :func:`recurrent.recorder`."""
     h, c = inputs["h0"], inputs["c0"]
     X, out, put = rec.recorder(inputs, given)
     for t in range(1, len(X) + 1):
-        x = X[t - 1: t]
+        x = X[t - 1 : t]
         gates = {}
         for gate, act, _ in GATES:
-            gates[gate] = put(gate, t, lambda gate=gate, act=act: act.np(
-                rec.np_affine(x, inputs[f"W_{gate}"], h, inputs[f"W_h{gate}"], inputs[f"b_{gate}"])))
+            gates[gate] = put(
+                gate,
+                t,
+                lambda gate=gate, act=act: act.np(
+                    rec.np_affine(x, inputs[f"W_{gate}"], h, inputs[f"W_h{gate}"], inputs[f"b_{gate}"])
+                ),
+            )
         c_prev = c
         c = put("c", t, lambda: gates["f"] * c_prev + gates["i"] * gates["g"])
         h = put("h", t, lambda: gates["o"] * np.tanh(c))
@@ -94,9 +125,15 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
-    return rec.solve_cell("lstm-cell", inputs, params, NEEDED,
-                          "give h0, c0, W_f, W_i, W_g, W_o, W_hf, W_hi, W_hg, W_ho, b_f, b_i, b_g and b_o",
-                          _solve, seed)
+    return rec.solve_cell(
+        "lstm-cell",
+        inputs,
+        params,
+        NEEDED,
+        "give h0, c0, W_f, W_i, W_g, W_o, W_hf, W_hi, W_hg, W_ho, b_f, b_i, b_g and b_o",
+        _solve,
+        seed,
+    )
 
 
 def _intro(runs: str, places: int, hand: bool) -> str:
@@ -106,15 +143,20 @@ def _intro(runs: str, places: int, hand: bool) -> str:
         r"gate $o_t$; the candidate $g_t = \tanh(x_t W_g + h_{t-1} W_{hg} + b_g)$; "
         r"$c_t = f_t \odot c_{t-1} + i_t \odot g_t$ and $h_t = o_t \odot \tanh(c_t)$, with "
         r"$\sigma(a) = 1/(1 + e^{-a})$ and $\odot$ the entrywise product. "
-        + (f"Carry $c$ and $h$ rounded to {places} decimals and read $\\sigma$ and $\\tanh$ from the table."
-           if hand else f"Carry $c$ and $h$ rounded to {places} decimals."))
+        + (
+            f"Carry $c$ and $h$ rounded to {places} decimals and read $\\sigma$ and $\\tanh$ from the table."
+            if hand
+            else f"Carry $c$ and $h$ rounded to {places} decimals."
+        )
+    )
 
 
 def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T = shape(X)[0]
     hand = params.numbers == "hand"
-    p, chain, table = rec.start("lstm-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED,
-                                {"h0": "h_0", "c0": "c_0"}, reference)
+    p, chain, table = rec.start(
+        "lstm-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED, {"h0": "h_0", "c0": "c_0"}, reference
+    )
     h, c = inputs["h0"], inputs["c0"]
     for t in range(1, T + 1):
         x = (X[t - 1],)
@@ -122,24 +164,35 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         if hand:  # the rounding chain: the gates as the table gives them (worksheet.policy.pencil)
             G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         gf = {k: rec.to_np(v) for k, v in G.items()}
-        c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in
-                         zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
+        c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
         c_prev = rec.prev_state("c", t, T)
-        c_new = chain.add(rec.name("c", t, T), c_exact, gf["f"] * rec.to_np(c) + gf["i"] * gf["g"],
-                          places=places, title=rec.titled("Cell state", t, T),
-                          formula=rf"{rec.sub('c', t, T)} = {rec.sub('f', t, T)} \odot {c_prev} + "
-                                  rf"{rec.sub('i', t, T)} \odot {rec.sub('g', t, T)}",
-                          work=_c_work(t, T, G, c, c_exact, places), latex_name=rec.sub("c", t, T))
+        c_new = chain.add(
+            rec.name("c", t, T),
+            c_exact,
+            gf["f"] * rec.to_np(c) + gf["i"] * gf["g"],
+            places=places,
+            title=rec.titled("Cell state", t, T),
+            formula=rf"{rec.sub('c', t, T)} = {rec.sub('f', t, T)} \odot {c_prev} + "
+            rf"{rec.sub('i', t, T)} \odot {rec.sub('g', t, T)}",
+            work=_c_work(t, T, G, c, c_exact, places),
+            latex_name=rec.sub("c", t, T),
+        )
         if table is not None:
             table.need(TANH, c_new)
         tanh_c = rec.apply(TANH, c_new)
         if hand:  # tanh(c) read from the table
             tanh_c = rec.rounded(tanh_c, rec.GATE_PLACES)
         h_exact = (tuple(mul(o, tc) for o, tc in zip(G["o"][0], tanh_c[0])),)
-        h = chain.add(rec.name("h", t, T), h_exact, gf["o"] * rec.to_np(tanh_c),
-                      places=places, title=rec.titled("Hidden state", t, T),
-                      formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
-                      work=_h_work(t, T, G, c_new, h_exact, places), latex_name=rec.sub("h", t, T))
+        h = chain.add(
+            rec.name("h", t, T),
+            h_exact,
+            gf["o"] * rec.to_np(tanh_c),
+            places=places,
+            title=rec.titled("Hidden state", t, T),
+            formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
+            work=_h_work(t, T, G, c_new, h_exact, places),
+            latex_name=rec.sub("h", t, T),
+        )
         c = c_new
     return rec.finish(p, table, places, hand)
 
@@ -155,9 +208,11 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(c_exact[0])):
         cj = rec.prev_unit("c", t, T, j)
-        out.append(rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
-                   rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
-                   rf"{decimal(G['i'][0][j])} \cdot {_in_product(decimal(G['g'][0][j]))} {rec.to_places(c_exact[0][j], places)}")
+        out.append(
+            rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
+            rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
+            rf"{decimal(G['i'][0][j])} \cdot {_in_product(decimal(G['g'][0][j]))} {rec.to_places(c_exact[0][j], places)}"
+        )
     return out
 
 
@@ -166,10 +221,12 @@ def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
 
     out = []
     for j in rec.units(len(h_exact[0])):
-        out.append(rf"{rec.sub('h', t, T, j)} = {rec.sub('o', t, T, j)} \tanh({rec.sub('c', t, T, j)}) "
-                   rf"\approx {decimal(G['o'][0][j])} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
-                   rf"{decimal(G['o'][0][j])} \cdot {rec.num(tanh(c_new[0][j]))} "
-                   rf"{rec.to_places(h_exact[0][j], places)}")
+        out.append(
+            rf"{rec.sub('h', t, T, j)} = {rec.sub('o', t, T, j)} \tanh({rec.sub('c', t, T, j)}) "
+            rf"\approx {decimal(G['o'][0][j])} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
+            rf"{decimal(G['o'][0][j])} \cdot {rec.num(tanh(c_new[0][j]))} "
+            rf"{rec.to_places(h_exact[0][j], places)}"
+        )
     return out
 
 

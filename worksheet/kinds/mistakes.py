@@ -58,8 +58,19 @@ import numpy as np
 from . import registry as _kinds
 from ..policy.errors import WorksheetError
 
-__all__ = ["Mistake", "CATALOGUE", "SLIP", "TRUNCATED", "WITHOUT_RULE", "Values", "register", "rules", "codes_for", "parts",
-           "softmax"]
+__all__ = [
+    "Mistake",
+    "CATALOGUE",
+    "SLIP",
+    "TRUNCATED",
+    "WITHOUT_RULE",
+    "Values",
+    "register",
+    "rules",
+    "codes_for",
+    "parts",
+    "softmax",
+]
 
 
 @dataclass(frozen=True)
@@ -78,72 +89,132 @@ SLIP = "arithmetic-slip"
 TRUNCATED = "truncated"  # no rule either: the checker compares the digits written (worksheet.check.marking)
 WITHOUT_RULE = (SLIP, TRUNCATED)  # diagnosed from the digits, no computation plants them
 
-CATALOGUE: dict[str, Mistake] = {m.code: m for m in (
-    Mistake("no-scaling",
-            "The scores were not divided by sqrt(d_k).", r"The scores were not divided by $\sqrt{d_k}$."),
-    Mistake("scaled-by-d_k",
-            "The scores were divided by d_k instead of by sqrt(d_k).", r"The scores were divided by $d_k$ instead of by $\sqrt{d_k}$."),
-    Mistake("scaled-by-sqrt-d_model",
-            "The scores were divided by sqrt(d_model) instead of by sqrt(d_k), the width of the keys.", r"The scores were divided by $\sqrt{d_\mathrm{model}}$ instead of by $\sqrt{d_k}$, the width of the keys."),
-    Mistake("scores-transposed",
-            "The scores are transposed (K Q^T instead of Q K^T): row i must be query i and column j key j.", r"The scores are transposed ($K Q^\top$ instead of $Q K^\top$): row $i$ must be query $i$ and column $j$ key $j$."),
-    Mistake("softmax-over-columns",
-            "The softmax was taken down each column instead of along each row (over the keys)."),
-    Mistake("mask-wrong-triangle",
-            "The wrong triangle was masked: the entries with j > i (later tokens) become -inf.", r"The wrong triangle was masked: the entries with $j > i$ (later tokens) become $-\infty$."),
-    Mistake("mask-zero-instead-of-inf",
-            "Masked scores were set to 0 instead of -inf, so the masked positions still get weight.", r"Masked scores were set to 0 instead of $-\infty$, so the masked positions still get weight."),
-    Mistake("mask-after-softmax",
+CATALOGUE: dict[str, Mistake] = {
+    m.code: m
+    for m in (
+        Mistake(
+            "no-scaling", "The scores were not divided by sqrt(d_k).", r"The scores were not divided by $\sqrt{d_k}$."
+        ),
+        Mistake(
+            "scaled-by-d_k",
+            "The scores were divided by d_k instead of by sqrt(d_k).",
+            r"The scores were divided by $d_k$ instead of by $\sqrt{d_k}$.",
+        ),
+        Mistake(
+            "scaled-by-sqrt-d_model",
+            "The scores were divided by sqrt(d_model) instead of by sqrt(d_k), the width of the keys.",
+            r"The scores were divided by $\sqrt{d_\mathrm{model}}$ instead of by $\sqrt{d_k}$, the width of the keys.",
+        ),
+        Mistake(
+            "scores-transposed",
+            "The scores are transposed (K Q^T instead of Q K^T): row i must be query i and column j key j.",
+            r"The scores are transposed ($K Q^\top$ instead of $Q K^\top$): row $i$ must be query $i$ and column $j$ key $j$.",
+        ),
+        Mistake(
+            "softmax-over-columns", "The softmax was taken down each column instead of along each row (over the keys)."
+        ),
+        Mistake(
+            "mask-wrong-triangle",
+            "The wrong triangle was masked: the entries with j > i (later tokens) become -inf.",
+            r"The wrong triangle was masked: the entries with $j > i$ (later tokens) become $-\infty$.",
+        ),
+        Mistake(
+            "mask-zero-instead-of-inf",
+            "Masked scores were set to 0 instead of -inf, so the masked positions still get weight.",
+            r"Masked scores were set to 0 instead of $-\infty$, so the masked positions still get weight.",
+        ),
+        Mistake(
+            "mask-after-softmax",
             "The weights above the diagonal were zeroed after the softmax without renormalising; "
             "mask the scores with -inf before the softmax so each row sums to 1.",
             r"The weights above the diagonal were zeroed after the softmax without renormalising; "
-            r"mask the scores with $-\infty$ before the softmax so each row sums to 1."),
-    Mistake("cross-sources-swapped",
+            r"mask the scores with $-\infty$ before the softmax so each row sums to 1.",
+        ),
+        Mistake(
+            "cross-sources-swapped",
             "The sources are swapped: in encoder-decoder attention the queries come from the decoder "
-            "and the keys and values from the encoder output."),
-    Mistake("weights-times-X",
-            "The weights were multiplied by the inputs X instead of by the values V.", r"The weights were multiplied by the inputs $X$ instead of by the values $V$."),
-    Mistake("sample-variance",
-            "The variance was divided by d - 1 (sample variance) instead of by d (population variance).", r"The variance was divided by $d - 1$ (sample variance) instead of by $d$ (population variance)."),
-    Mistake("normalized-across-tokens",
+            "and the keys and values from the encoder output.",
+        ),
+        Mistake(
+            "weights-times-X",
+            "The weights were multiplied by the inputs X instead of by the values V.",
+            r"The weights were multiplied by the inputs $X$ instead of by the values $V$.",
+        ),
+        Mistake(
+            "sample-variance",
+            "The variance was divided by d - 1 (sample variance) instead of by d (population variance).",
+            r"The variance was divided by $d - 1$ (sample variance) instead of by $d$ (population variance).",
+        ),
+        Mistake(
+            "normalized-across-tokens",
             "The mean and variance were taken down each column (across tokens) "
-            "instead of along each row (across one token's features)."),
-    Mistake("missing-residual",
-            "The residual was left out: layer norm is applied to x + Sublayer(x).", r"The residual was left out: layer norm is applied to $x + \mathrm{Sublayer}(x)$."),
-    Mistake("pe-sin-cos-swapped",
-            "sin and cos are swapped: even columns (2i) take the sine, odd columns (2i+1) the cosine.", r"$\sin$ and $\cos$ are swapped: even columns ($2i$) take the sine, odd columns ($2i+1$) the cosine."),
-    Mistake("pe-index-not-halved",
+            "instead of along each row (across one token's features).",
+        ),
+        Mistake(
+            "missing-residual",
+            "The residual was left out: layer norm is applied to x + Sublayer(x).",
+            r"The residual was left out: layer norm is applied to $x + \mathrm{Sublayer}(x)$.",
+        ),
+        Mistake(
+            "pe-sin-cos-swapped",
+            "sin and cos are swapped: even columns (2i) take the sine, odd columns (2i+1) the cosine.",
+            r"$\sin$ and $\cos$ are swapped: even columns ($2i$) take the sine, odd columns ($2i+1$) the cosine.",
+        ),
+        Mistake(
+            "pe-index-not-halved",
             "The exponent uses the column index instead of the pair index: columns 2i and 2i+1 "
             "share the angle pos / base^(2i/d_model).",
             r"The exponent uses the column index instead of the pair index: columns $2i$ and $2i+1$ "
-            r"share the angle $\mathrm{pos} / \mathrm{base}^{2i/d_\mathrm{model}}$."),
-    Mistake("concat-wrong-axis",
-            "The heads were stacked along the wrong axis: put them side by side, one row per token."),
-    Mistake("missing-W_O",
-            "The concatenated heads were not multiplied by W^O.", r"The concatenated heads were not multiplied by $W^O$."),
-    Mistake("relu-after-second-layer",
-            "The ReLU was applied after the second linear layer instead of after the first."),
-    Mistake("tanh-for-sigmoid",
+            r"share the angle $\mathrm{pos} / \mathrm{base}^{2i/d_\mathrm{model}}$.",
+        ),
+        Mistake(
+            "concat-wrong-axis",
+            "The heads were stacked along the wrong axis: put them side by side, one row per token.",
+        ),
+        Mistake(
+            "missing-W_O",
+            "The concatenated heads were not multiplied by W^O.",
+            r"The concatenated heads were not multiplied by $W^O$.",
+        ),
+        Mistake(
+            "relu-after-second-layer", "The ReLU was applied after the second linear layer instead of after the first."
+        ),
+        Mistake(
+            "tanh-for-sigmoid",
             "sigma and tanh were swapped on a gate: the gates (f, i, o; z, r) use the logistic sigma, "
             "the candidate (g; n) uses tanh.",
             r"$\sigma$ and $\tanh$ were swapped on a gate: the gates ($f, i, o$; $z, r$) use the logistic "
-            r"$\sigma$, the candidate ($g$; $n$) uses $\tanh$."),
-    Mistake("c-without-forget",
-            "The forget term was left out of the cell state: c_t = f * c_(t-1) + i * g, not i * g.", r"The forget term was left out of the cell state: $c_t = f_t \odot c_{t-1} + i_t \odot g_t$, not $i_t \odot g_t$."),
-    Mistake("h-from-c-without-tanh",
-            "The hidden state was computed as o * c: the cell state goes through tanh first, h = o * tanh(c).", r"The hidden state was computed as $o_t \odot c_t$: the cell state goes through $\tanh$ first, $h_t = o_t \odot \tanh(c_t)$."),
-    Mistake("gru-cho-update",
-            "z and 1 - z were swapped in the update: this GRU (PyTorch's) has h' = (1 - z) * n + z * h.", r"$z_t$ and $1 - z_t$ were swapped in the update: this GRU (PyTorch's) has $h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$."),
-    Mistake("reset-outside",
+            r"$\sigma$, the candidate ($g$; $n$) uses $\tanh$.",
+        ),
+        Mistake(
+            "c-without-forget",
+            "The forget term was left out of the cell state: c_t = f * c_(t-1) + i * g, not i * g.",
+            r"The forget term was left out of the cell state: $c_t = f_t \odot c_{t-1} + i_t \odot g_t$, not $i_t \odot g_t$.",
+        ),
+        Mistake(
+            "h-from-c-without-tanh",
+            "The hidden state was computed as o * c: the cell state goes through tanh first, h = o * tanh(c).",
+            r"The hidden state was computed as $o_t \odot c_t$: the cell state goes through $\tanh$ first, $h_t = o_t \odot \tanh(c_t)$.",
+        ),
+        Mistake(
+            "gru-cho-update",
+            "z and 1 - z were swapped in the update: this GRU (PyTorch's) has h' = (1 - z) * n + z * h.",
+            r"$z_t$ and $1 - z_t$ were swapped in the update: this GRU (PyTorch's) has $h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$.",
+        ),
+        Mistake(
+            "reset-outside",
             "The reset gate was applied to h before the product with W_hn (Cho et al.); "
             "this GRU (PyTorch's) uses r * (h W_hn + b_hn).",
             r"The reset gate was applied to $h_{t-1}$ before the product with $W_{hn}$ (Cho et al.); "
-            r"this GRU (PyTorch's) uses $r_t \odot (h_{t-1} W_{hn} + b_{hn})$."),
-    Mistake(TRUNCATED,
-            "A decimal was cut off instead of rounded: the digits written are right, the last one should be rounded."),
-    Mistake(SLIP,
-            "Exactly one entry is wrong: an arithmetic slip."),
-)}
+            r"this GRU (PyTorch's) uses $r_t \odot (h_{t-1} W_{hn} + b_{hn})$.",
+        ),
+        Mistake(
+            TRUNCATED,
+            "A decimal was cut off instead of rounded: the digits written are right, the last one should be rounded.",
+        ),
+        Mistake(SLIP, "Exactly one entry is wrong: an arithmetic slip."),
+    )
+}
 
 Rule = Callable[["Values", dict], "np.ndarray | None"]
 
@@ -164,8 +235,13 @@ class Values(Mapping):
     name exists.
     """
 
-    def __init__(self, data: Mapping[str, np.ndarray], suffix: str = "", prefix: str = "",
-                 aliases: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        data: Mapping[str, np.ndarray],
+        suffix: str = "",
+        prefix: str = "",
+        aliases: Mapping[str, str] | None = None,
+    ):
         self.data = data
         self.suffix = suffix
         self.prefix = prefix
@@ -229,8 +305,10 @@ def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
     if composed:
         for prefix, (part, aliases) in composed.items():
             if step.startswith(prefix):
-                return [(c, r, {**ctx, "prefix": prefix, "aliases": aliases})
-                        for c, r, ctx in rules(part, step[len(prefix):])]
+                return [
+                    (c, r, {**ctx, "prefix": prefix, "aliases": aliases})
+                    for c, r, ctx in rules(part, step[len(prefix) :])
+                ]
         return []
     found = [(c, r, {}) for c, r in _RULES.get((kind, step), [])]
     m = _HEAD.match(step)

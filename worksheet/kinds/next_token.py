@@ -84,8 +84,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         return {"h": base.decimal_matrix(rng, 1, d), "W_vocab": base.decimal_matrix(rng, d, v)}
 
     def make():
-        return {"h": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.25, 0.35, 0.2)),
-                "W_vocab": base.int_matrix(rng, d, v, (-1, 0, 1), (0.3, 0.35, 0.35))}
+        return {
+            "h": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.25, 0.35, 0.2)),
+            "W_vocab": base.int_matrix(rng, d, v, (-1, 0, 1), (0.3, 0.35, 0.35)),
+        }
 
     def ok(m):
         z = to_array(m["h"]) @ to_array(m["W_vocab"]) / float(T)
@@ -93,12 +95,14 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             return bool(np.abs(z).max() <= 6)
         return blocks.pleasant_logits(z) and np.count_nonzero(z == z.max()) == 1
 
-    return base.retry("next-token", make, ok,
-                      f"d_model={d}, |vocab|={v}, temperature={T} with logits in [-6, 6] and one largest")
+    return base.retry(
+        "next-token", make, ok, f"d_model={d}, |vocab|={v}, temperature={T} with logits in [-6, 6] and one largest"
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``prediction`` is the 0-based index of the first largest probability.
@@ -120,8 +124,9 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
 
 
 def check_inputs(inputs: dict[str, Matrix]) -> None:
-    base.require_inputs(inputs, ("h", "W_vocab"), {"h": "the decoder output, one row",
-                                                   "W_vocab": "one column per vocabulary token"})
+    base.require_inputs(
+        inputs, ("h", "W_vocab"), {"h": "the decoder output, one row", "W_vocab": "one column per vocabulary token"}
+    )
     blocks.require_shape("h", inputs["h"], 1, None, "the decoder output for one position is one row")
     blocks.require_matmul("h", inputs["h"], "W_vocab", inputs["W_vocab"])
 
@@ -144,13 +149,20 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     vocab = params.vocab or default_vocab(size)
     T = params.temperature
     actual = base.solved_params(params, d_model=d, vocab=vocab)
-    p = Problem("next-token", TITLE, actual, seed=seed,
-                intro=("The decoder's output at the last position is $h$; the final linear layer "
-                       r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
-                       + ", ".join(vocab)
-                       + (f" and the temperature is $T = {to_latex(T)}$" if T != 1 else "")
-                       + ". Compute the logits, their softmax and the greedy prediction "
-                         "(the most probable token; a tie goes to the first in the vocabulary)."))
+    p = Problem(
+        "next-token",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            "The decoder's output at the last position is $h$; the final linear layer "
+            r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
+            + ", ".join(vocab)
+            + (f" and the temperature is $T = {to_latex(T)}$" if T != 1 else "")
+            + ". Compute the logits, their softmax and the greedy prediction "
+            "(the most probable token; a tie goes to the first in the vocabulary)."
+        ),
+    )
     p.add_input("h", h)
     p.add_input("W_vocab", W, cols=vocab, latex_name=r"W_\mathrm{vocab}")
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
@@ -162,26 +174,52 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         j = next(k for k, x in enumerate(products) if x != 0)
     col = [row[j] for row in W]
     tok = blocks.latex_text(vocab[j])
-    work = [rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
-            rf"= {to_latex(products[j])}{blocks.terms_count(len(col))}"]
-    p.add_step("logits", (products,), ref["logits"], title="Logits (one score per vocabulary token)",
-               formula=r"z = h \, W_\mathrm{vocab}", work=work, cols=vocab, latex_name="z")
+    work = [
+        rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
+        rf"= {to_latex(products[j])}{blocks.terms_count(len(col))}"
+    ]
+    p.add_step(
+        "logits",
+        (products,),
+        ref["logits"],
+        title="Logits (one score per vocabulary token)",
+        formula=r"z = h \, W_\mathrm{vocab}",
+        work=work,
+        cols=vocab,
+        latex_name="z",
+    )
     z, src = products, "z"
     # 2) temperature: divide the logits by T (T != 1 only)
     if T != 1:
         z, src = tuple(x / T for x in products), "z'"  # rational: h, W_vocab and T are
-        p.add_step("scaled_logits", (z,), ref["scaled_logits"],
-                   title="Logits divided by the temperature",
-                   formula=rf"z' = \frac{{z}}{{T}}, \quad T = {to_latex(T)}",
-                   work=[rf"z'_{{{j + 1}}} = \frac{{z_{{{j + 1}}}}}{{T}} = "
-                         rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"],
-                   cols=vocab, latex_name="z'",
-                   note=("A temperature above 1 flattens the distribution, below 1 sharpens it."))
+        p.add_step(
+            "scaled_logits",
+            (z,),
+            ref["scaled_logits"],
+            title="Logits divided by the temperature",
+            formula=rf"z' = \frac{{z}}{{T}}, \quad T = {to_latex(T)}",
+            work=[
+                rf"z'_{{{j + 1}}} = \frac{{z_{{{j + 1}}}}}{{T}} = "
+                rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"
+            ],
+            cols=vocab,
+            latex_name="z'",
+            note=("A temperature above 1 flattens the distribution, below 1 sharpens it."),
+        )
     # 3) softmax over the vocabulary
-    P = blocks.softmax_step(p, "probabilities", (z,), ref["probabilities"], sym="p", src_sym=src,
-                            title="Probabilities (softmax over the vocabulary)",
-                            formula=rf"p = \operatorname{{softmax}}({src})", cols=vocab, latex_name="p",
-                            vector=True)
+    P = blocks.softmax_step(
+        p,
+        "probabilities",
+        (z,),
+        ref["probabilities"],
+        sym="p",
+        src_sym=src,
+        title="Probabilities (softmax over the vocabulary)",
+        formula=rf"p = \operatorname{{softmax}}({src})",
+        cols=vocab,
+        latex_name="p",
+        vector=True,
+    )
     # 4) greedy choice on the exact logits (the softmax keeps their order)
     best = _first_max(z)
     ref_best = int(ref["prediction"][0, 0])
@@ -189,18 +227,33 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if ref_best != best and not math.isclose(probs[ref_best], probs[best], rel_tol=1e-12):
         raise VerificationError(f"next-token.prediction: exact choice {best} != float choice {ref_best}")
     ties = [k for k, x in enumerate(z) if x == z[best]]
-    work = [rf"\max_j p_j = p_{{{best + 1}}} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
-            rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{token {best + 1} of {size}}})"]
+    work = [
+        rf"\max_j p_j = p_{{{best + 1}}} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
+        rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{token {best + 1} of {size}}})",
+    ]
     if len(ties) > 1:
-        work.insert(1, r"\text{tie between } " + ", ".join(blocks.latex_text(vocab[k]) for k in ties)
-                    + r": \text{the first in the vocabulary wins}")
-    note = ("Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
-            "The softmax keeps the order of the logits, so the choice is also the largest logit"
-            + (": dividing by $T > 0$ changes the probabilities but never the greedy choice." if T != 1 else ".")
-            + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else ""))
+        work.insert(
+            1,
+            r"\text{tie between } "
+            + ", ".join(blocks.latex_text(vocab[k]) for k in ties)
+            + r": \text{the first in the vocabulary wins}",
+        )
+    note = (
+        "Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
+        "The softmax keeps the order of the logits, so the choice is also the largest logit"
+        + (": dividing by $T > 0$ changes the probabilities but never the greedy choice." if T != 1 else ".")
+        + (" Predicting <eos> ends the sentence." if vocab[best] == EOS else "")
+    )
     # (the JSON value of this step is the 0-based index; that is for tools, not for a printed key)
-    p.add_step("prediction", ((vocab[best],),), np.array([[float(best)]]),
-               title="Prediction (greedy: the most probable token)",
-               formula=r"\hat{y} = \arg\max_j \, p_j", work=work, note=note, cols=("next token",),
-               latex_name=r"\hat{y}")
+    p.add_step(
+        "prediction",
+        ((vocab[best],),),
+        np.array([[float(best)]]),
+        title="Prediction (greedy: the most probable token)",
+        formula=r"\hat{y} = \arg\max_j \, p_j",
+        work=work,
+        note=note,
+        cols=("next token",),
+        latex_name=r"\hat{y}",
+    )
     return p

@@ -112,8 +112,9 @@ def divisor(base_: int, i: int, d_model: int):
     return power(base_, Fraction(2 * i, d_model))
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against
     (:func:`np_steps`; the sizes as ``solve`` takes them: from X when given,
     else from the parameters; the positions 0 .. n-1 unless given).
@@ -128,8 +129,9 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     return np_steps(positions, d, params.base, X, given=given)
 
 
-def np_steps(positions, d_model: int, base_: int, X: np.ndarray | None = None, *,
-             given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def np_steps(
+    positions, d_model: int, base_: int, X: np.ndarray | None = None, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The float64 steps ``angles``, ``PE`` and (with X) ``X_plus_PE`` for the
     given positions, width and base (the encoder block calls it too)."""
     g = given or {}
@@ -151,8 +153,9 @@ def _np_encoding(angles: np.ndarray, n: int, d_model: int) -> np.ndarray:
     return PE
 
 
-def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None) -> Problem:
+def solve(
+    inputs: dict[str, Matrix], params: Params, *, seed: int | None = None, carry: blocks.Carry | None = None
+) -> Problem:
     extra = sorted(set(inputs) - set(INPUTS))
     if extra:
         raise InputError(f"positional-encoding reads only X, not {', '.join(extra)}", field=extra[0])
@@ -160,8 +163,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     if X is not None:
         n, d = shape(X)
         if params.d_model is not None and params.d_model != d:
-            raise ShapeError(f"X is {n} x {d} but d_model = {params.d_model}: "
-                             "the encoding must have the width of the embeddings")
+            raise ShapeError(
+                f"X is {n} x {d} but d_model = {params.d_model}: the encoding must have the width of the embeddings"
+            )
         if params.positions is not None and len(params.positions) != n:
             raise ShapeError(f"X is {n} x {d} (n = {n} tokens) but {len(params.positions)} positions are given")
         if params.seq_len is not None and params.seq_len != n:
@@ -170,18 +174,25 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         n, d = params.n, params.width
     positions = tuple(params.positions) if params.positions is not None else tuple(range(n))
     tokens = (base.row_labels(params.tokens, n)) if X is not None else None
-    rows = tuple(f"{t} (pos {q})" for t, q in zip(tokens, positions)) if tokens else \
-        tuple(f"pos {q}" for q in positions)
+    rows = (
+        tuple(f"{t} (pos {q})" for t, q in zip(tokens, positions)) if tokens else tuple(f"pos {q}" for q in positions)
+    )
     b = params.base
     actual = base.solved_params(params, seq_len=n, d_model=d, positions=positions)
     if tokens:
         actual["tokens"] = list(tokens)
-    p = Problem("positional-encoding", TITLE, actual, seed=seed,
-                intro=(f"Compute the sinusoidal positional encoding with $d_\\mathrm{{model}} = {d}$ and base "
-                       f"${b}$ for the positions {', '.join(map(str, positions))}"
-                       + (f" and add it to the embeddings $X$ of the tokens {', '.join(tokens)}." if X is not None
-                          else ".")
-                       + " Angles are in radians; $i$ counts the (sin, cos) pairs of columns."))
+    p = Problem(
+        "positional-encoding",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"Compute the sinusoidal positional encoding with $d_\\mathrm{{model}} = {d}$ and base "
+            f"${b}$ for the positions {', '.join(map(str, positions))}"
+            + (f" and add it to the embeddings $X$ of the tokens {', '.join(tokens)}." if X is not None else ".")
+            + " Angles are in radians; $i$ counts the (sin, cos) pairs of columns."
+        ),
+    )
     # one indexing on the whole sheet: rows by position, columns from 0 (as PE_{pos,2i})
     col_index = tuple(str(jj) for jj in range(d))
     if X is not None:
@@ -194,21 +205,34 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     angles = tuple(tuple(mul(q, power(dv, -1)) for dv in divs) for q in positions)
     r = 1 if n > 1 else 0
     i = 1 if k > 1 else 0
-    work = [rf"{b}^{{2 \cdot {i} / {d}}} = " + (rf"{b}^{{{to_latex(Fraction(2 * i, d))}}} = {to_latex(divs[i])}"
-                                                 if is_rational(divs[i]) else
-                                                 rf"{to_latex(divs[i])} \approx {blocks.approx(divs[i])}"),
-            rf"\theta_{{{positions[r]},{i}}} = \frac{{{positions[r]}}}{{{b}^{{2 \cdot {i} / {d}}}}} = "
-            rf"{to_latex(angles[r][i])}" + ("" if is_rational(angles[r][i]) else
-                                            rf" \approx {blocks.approx(angles[r][i])}")]
-    p.add_step("angles", angles, ref["angles"],
-               title="Angles (one per position and pair of columns)",
-               formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
-                       rf"\quad i = 0, \ldots, {k - 1}",
-               work=work, rows=rows, cols=tuple(f"i={i}" for i in range(k)), latex_name=r"\Theta",
-               note=(r"$i$ is the pair index: columns $2i$ and $2i+1$ share the angle, so the exponent is "
-                     r"$2i/d_\mathrm{model}$ with $i$ the pair, not the column."
-                     + (" $d_\\mathrm{model}$ is odd, so the last pair has only its sine column."
-                        if d % 2 else "")))
+    work = [
+        rf"{b}^{{2 \cdot {i} / {d}}} = "
+        + (
+            rf"{b}^{{{to_latex(Fraction(2 * i, d))}}} = {to_latex(divs[i])}"
+            if is_rational(divs[i])
+            else rf"{to_latex(divs[i])} \approx {blocks.approx(divs[i])}"
+        ),
+        rf"\theta_{{{positions[r]},{i}}} = \frac{{{positions[r]}}}{{{b}^{{2 \cdot {i} / {d}}}}} = "
+        rf"{to_latex(angles[r][i])}"
+        + ("" if is_rational(angles[r][i]) else rf" \approx {blocks.approx(angles[r][i])}"),
+    ]
+    p.add_step(
+        "angles",
+        angles,
+        ref["angles"],
+        title="Angles (one per position and pair of columns)",
+        formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
+        rf"\quad i = 0, \ldots, {k - 1}",
+        work=work,
+        rows=rows,
+        cols=tuple(f"i={i}" for i in range(k)),
+        latex_name=r"\Theta",
+        note=(
+            r"$i$ is the pair index: columns $2i$ and $2i+1$ share the angle, so the exponent is "
+            r"$2i/d_\mathrm{model}$ with $i$ the pair, not the column."
+            + (" $d_\\mathrm{model}$ is odd, so the last pair has only its sine column." if d % 2 else "")
+        ),
+    )
     angles = carry.after(p) if carry is not None else angles
 
     # 2) PE: sin on even columns, cos on odd columns
@@ -217,16 +241,25 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     work = []
     for jj in sorted({j, j + 1} & set(range(d))):
         fn = r"\sin" if jj % 2 == 0 else r"\cos"
-        work.append(rf"\mathrm{{PE}}_{{{positions[r]},{jj}}} = {fn}(\theta_{{{positions[r]},{jj // 2}}}) = "
-                    rf"{to_latex(PE[r][jj])}" + ("" if is_rational(PE[r][jj]) else
-                                                 rf" \approx {blocks.approx(PE[r][jj])}"))
-    p.add_step("PE", PE, blocks.carried(carry, lambda: _np_pe(to_array(angles), d), ref["PE"]),
-               title="Positional encoding", work=work, rows=rows,
-               formula=(r"\mathrm{PE}_{\mathrm{pos},2i} = \sin\theta_{\mathrm{pos},i}, \quad "
-                        r"\mathrm{PE}_{\mathrm{pos},2i+1} = \cos\theta_{\mathrm{pos},i}"),
-               cols=tuple(f"{jj} {'sin' if jj % 2 == 0 else 'cos'}" for jj in range(d)),
-               latex_name=r"\mathrm{PE}",
-               note="Even columns (0, 2, ...) take the sine, odd columns the cosine; radians, not degrees.")
+        work.append(
+            rf"\mathrm{{PE}}_{{{positions[r]},{jj}}} = {fn}(\theta_{{{positions[r]},{jj // 2}}}) = "
+            rf"{to_latex(PE[r][jj])}" + ("" if is_rational(PE[r][jj]) else rf" \approx {blocks.approx(PE[r][jj])}")
+        )
+    p.add_step(
+        "PE",
+        PE,
+        blocks.carried(carry, lambda: _np_pe(to_array(angles), d), ref["PE"]),
+        title="Positional encoding",
+        work=work,
+        rows=rows,
+        formula=(
+            r"\mathrm{PE}_{\mathrm{pos},2i} = \sin\theta_{\mathrm{pos},i}, \quad "
+            r"\mathrm{PE}_{\mathrm{pos},2i+1} = \cos\theta_{\mathrm{pos},i}"
+        ),
+        cols=tuple(f"{jj} {'sin' if jj % 2 == 0 else 'cos'}" for jj in range(d)),
+        latex_name=r"\mathrm{PE}",
+        note="Even columns (0, 2, ...) take the sine, odd columns the cosine; radians, not degrees.",
+    )
     PE = carry.after(p) if carry is not None else PE
     _trig_aid(p, angles, d, params.numbers)
 
@@ -237,12 +270,22 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         cands = [(rr, jj) for rr in range(n) for jj in range(d) if not is_rational(PE[rr][jj])]
         rr, jj = next((c for c in cands if X[c[0]][c[1]] != 0), cands[0] if cands else (0, 0))
         (sx, _), (sp, _) = blocks.work_term(X[rr][jj]), blocks.work_term(PE[rr][jj])
-        work = [rf"(X + \mathrm{{PE}})_{{{positions[rr]},{jj}}} = x_{{{positions[rr]},{jj}}} + "
-                rf"\mathrm{{PE}}_{{{positions[rr]},{jj}}} = {sx} + {sp} {blocks.work_result(E[rr][jj])}"]
-        p.add_step("X_plus_PE", E, blocks.carried(carry, lambda: to_array(X) + to_array(PE), ref["X_plus_PE"]),
-                   title="Embeddings plus positional encoding", formula=r"X + \mathrm{PE}", work=work,
-                   rows=rows, cols=col_index, latex_name=r"X + \mathrm{PE}",
-                   note="Entry by entry: row = token at position pos, column index j from 0 as in PE.")
+        work = [
+            rf"(X + \mathrm{{PE}})_{{{positions[rr]},{jj}}} = x_{{{positions[rr]},{jj}}} + "
+            rf"\mathrm{{PE}}_{{{positions[rr]},{jj}}} = {sx} + {sp} {blocks.work_result(E[rr][jj])}"
+        ]
+        p.add_step(
+            "X_plus_PE",
+            E,
+            blocks.carried(carry, lambda: to_array(X) + to_array(PE), ref["X_plus_PE"]),
+            title="Embeddings plus positional encoding",
+            formula=r"X + \mathrm{PE}",
+            work=work,
+            rows=rows,
+            cols=col_index,
+            latex_name=r"X + \mathrm{PE}",
+            note="Entry by entry: row = token at position pos, column index j from 0 as in PE.",
+        )
         if carry is not None:
             carry.after(p)
     return p
@@ -268,7 +311,7 @@ def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID
         return
     entries = []
     for a, with_cos in needed:
-        for fn, f in ((r"\sin", sin), (r"\cos", cos))[:2 if with_cos else 1]:
+        for fn, f in ((r"\sin", sin), (r"\cos", cos))[: 2 if with_cos else 1]:
             entry = (rf"{fn}\left({to_latex(a)}\right)", blocks.approx(f(a)))
             if entry not in entries:
                 entries.append(entry)
@@ -308,10 +351,12 @@ def _pe_swapped(v, params):
 
 def _pe_column_exponent(scale: float):
     """PE whose angle for column j uses exponent scale * j / d_model (j the column index)."""
+
     def rule(v, params):
         d = _pe_width(v, params)
         j = np.arange(d, dtype=np.float64)
         return _sin_cos(_positions(v) / np.power(_pe_base(params), scale * j / d))
+
     return rule
 
 

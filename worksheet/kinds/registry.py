@@ -19,20 +19,32 @@ __all__ = ["KINDS", "DEFAULT", "names", "get", "conventions"]
 # name -> (module, one-line summary)
 KINDS: dict[str, tuple[str, str]] = {
     "attention": ("attention", "scaled dot-product attention softmax(Q K^T / sqrt(d_k)) V; --causal masks"),
-    "self-attention-basic": ("self_attention_basic", "self-attention with no trained weights: score(x_i, x_j) = x_i . x_j"),
+    "self-attention-basic": (
+        "self_attention_basic",
+        "self-attention with no trained weights: score(x_i, x_j) = x_i . x_j",
+    ),
     "softmax-scaling": ("softmax_scaling", "why divide by sqrt(d_k): softmax of raw, /sqrt(d_k) and /d_k scores"),
     "multi-head-attention": ("multi_head_attention", "H heads on column blocks of W^Q, W^K, W^V, concat, then W^O"),
     "positional-encoding": ("positional_encoding", "sinusoidal positional encoding, optionally added to embeddings"),
     "layer-norm": ("layer_norm", "Add & Norm: residual, mean, population variance, normalise, gamma and beta"),
     "feed-forward": ("feed_forward", "position-wise feed-forward network: ReLU(X W_1 + b_1) W_2 + b_2"),
     "cross-attention": ("cross_attention", "encoder-decoder attention: Q from the decoder, K and V from the encoder"),
-    "alignment": ("alignment", "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine, location) and context"),
+    "alignment": (
+        "alignment",
+        "seq2seq alignment scores (dot, scaled-dot, general, additive, cosine, location) and context",
+    ),
     "encoder-block": ("encoder_block", "one encoder layer: multi-head attention, add & norm, feed-forward, add & norm"),
-    "decoder-block": ("decoder_block", "one decoder layer: masked self-attention, cross-attention, feed-forward, 3 add & norms"),
+    "decoder-block": (
+        "decoder_block",
+        "one decoder layer: masked self-attention, cross-attention, feed-forward, 3 add & norms",
+    ),
     "next-token": ("next_token", "decoder state -> vocabulary logits -> softmax -> greedy next token"),
     "lstm-cell": ("lstm_cell", "one LSTM step (T with steps): forget, input, candidate, output gates, c and h"),
     "gru-cell": ("gru_cell", "one GRU step (T with steps), PyTorch's convention: update, reset, candidate, h"),
-    "find-the-mistake": ("find_the_mistake", "a worked solution of another kind (of=KIND) with one planted mistake to find"),
+    "find-the-mistake": (
+        "find_the_mistake",
+        "a worked solution of another kind (of=KIND) with one planted mistake to find",
+    ),
 }
 
 DEFAULT = ("attention",)  # what ``worksheet build`` makes when no kind is named

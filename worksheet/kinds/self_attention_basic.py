@@ -77,12 +77,17 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             S = blocks.np_causal(S)
         return np.unique(X, axis=0).shape[0] > 1 and blocks.pleasant_logits(S, limit=8, spread=5)
 
-    return base.retry("self-attention-basic", make, ok,
-                      f"seq_len={n}, d_model={d} with scores in [-6, 6], each row spanning at most 4")
+    return base.retry(
+        "self-attention-basic",
+        make,
+        ok,
+        f"seq_len={n}, d_model={d} with scores in [-6, 6], each row spanning at most 4",
+    )
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``given`` maps step names to values that replace the computed ones, and
@@ -105,13 +110,15 @@ def _symmetry_note(S: Matrix) -> str:
     example = ""
     if n > 1:
         i, j = 0, 1
-        example = (f" (here ${blocks.entry('s', i, j)} = {blocks.entry('s', j, i)} = "
-                   f"{to_latex(S[i][j])}$)")
-    return ("The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$" + example
-            + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. With no "
-              "trained weights a token cannot attend to another differently from how that one "
-              "attends to it, and what a token looks for is the same vector as what it offers; "
-              "that is one reason attention learns separate projections $W^Q$, $W^K$ and $W^V$.")
+        example = f" (here ${blocks.entry('s', i, j)} = {blocks.entry('s', j, i)} = {to_latex(S[i][j])}$)"
+    return (
+        "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
+        + example
+        + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. With no "
+        "trained weights a token cannot attend to another differently from how that one "
+        "attends to it, and what a token looks for is the same vector as what it offers; "
+        "that is one reason attention learns separate projections $W^Q$, $W^K$ and $W^V$."
+    )
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
@@ -120,34 +127,74 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n, "rows of X")
     actual = base.solved_params(params, seq_len=n, d_model=d, tokens=tokens)
-    p = Problem("self-attention-basic", TITLE, actual, seed=seed,
-                intro=(f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
-                       f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
-                       r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
-                       r"are its softmax along each row, and the output is $Y = A X$."))
+    p = Problem(
+        "self-attention-basic",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
+            f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
+            r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
+            r"are its softmax along each row, and the output is $Y = A X$."
+        ),
+    )
     p.add_input("X", X, rows=tokens)
     ref = reference({"X": p.inputs["X"].value}, params)
 
     # 1) scores: every pair of tokens, s_ij = x_i . x_j
-    S = blocks.product_step(p, "scores", X, X, ref["scores"], transpose_b=True,
-                            title="Scores (dot products of the embeddings)", formula=r"S = X X^\top",
-                            sym="s", a_sym="x", b_sym="x", rows=tokens, cols=tokens,
-                            latex_name="S", note=_symmetry_note(blocks.matmul(X, blocks.transpose(X))))
+    S = blocks.product_step(
+        p,
+        "scores",
+        X,
+        X,
+        ref["scores"],
+        transpose_b=True,
+        title="Scores (dot products of the embeddings)",
+        formula=r"S = X X^\top",
+        sym="s",
+        a_sym="x",
+        b_sym="x",
+        rows=tokens,
+        cols=tokens,
+        latex_name="S",
+        note=_symmetry_note(blocks.matmul(X, blocks.transpose(X))),
+    )
     src = "s"
     # 2) causal mask
     if params.causal:
         S = blocks.mask_step(p, "masked", S, ref["masked"], sym="M", src_sym="s", rows=tokens, cols=tokens)
         src = "M"
     # 3) softmax along each row
-    W = blocks.softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
-                            formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",
-                            rows=tokens, cols=tokens)
+    W = blocks.softmax_step(
+        p,
+        "weights",
+        S,
+        ref["weights"],
+        sym=r"\alpha",
+        src_sym=src,
+        formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",
+        rows=tokens,
+        cols=tokens,
+    )
     # 4) weighted sum of the embeddings themselves
-    blocks.weighted_sum_step(p, "output", W, X, ref["output"], sym="y", w_sym=r"\alpha", v_sym="x",
-                             logits=S, rows=tokens, formula="Y = A X", latex_name="Y",
-                             title="Output (weighted sum of the embeddings)",
-                             note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
-                                  r"themselves: without $W^V$ the values are the inputs.")
+    blocks.weighted_sum_step(
+        p,
+        "output",
+        W,
+        X,
+        ref["output"],
+        sym="y",
+        w_sym=r"\alpha",
+        v_sym="x",
+        logits=S,
+        rows=tokens,
+        formula="Y = A X",
+        latex_name="Y",
+        title="Output (weighted sum of the embeddings)",
+        note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
+        r"themselves: without $W^V$ the values are the inputs.",
+    )
     return p
 
 

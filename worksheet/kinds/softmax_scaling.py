@@ -66,21 +66,22 @@ CONVENTIONS = ("one_query", "softmax_form", "exact")
 INPUTS = ("scores",)
 
 QUESTION = "For each of the three softmaxes, say whether it is too peaked, about right or too flat, and why."
-WHICH = {"softmax_raw": "Raw scores", "softmax_sqrt_dk": r"Divided by $\sqrt{d_k}$",
-         "softmax_dk": r"Divided by $d_k$"}
-WHY = (r"A Transformer divides by $\sqrt{d_k}$: dot products of $d_k$-dimensional vectors with "
-       r"unit-variance entries have a standard deviation of about $\sqrt{d_k}$, so dividing by "
-       r"$\sqrt{d_k}$ brings them back to unit scale, where the softmax is neither saturated nor uniform.")
+WHICH = {"softmax_raw": "Raw scores", "softmax_sqrt_dk": r"Divided by $\sqrt{d_k}$", "softmax_dk": r"Divided by $d_k$"}
+WHY = (
+    r"A Transformer divides by $\sqrt{d_k}$: dot products of $d_k$-dimensional vectors with "
+    r"unit-variance entries have a standard deviation of about $\sqrt{d_k}$, so dividing by "
+    r"$\sqrt{d_k}$ brings them back to unit scale, where the softmax is neither saturated nor uniform."
+)
 PEAKED = 0.95  # the largest weight at or above this: nearly one-hot
 FLAT = 0.1  # the largest weight less than this above 1/n: nearly uniform
 READING = {  # label, what it shows
-    "peaked": ("too peaked (nearly one-hot)",
-               "the softmax is saturated, almost all the weight goes to one key and the gradients "
-               "through the other weights vanish"),
-    "right": ("about right",
-              "the largest score is preferred, but the other keys keep a useful share"),
-    "flat": ("too flat (nearly uniform)",
-             "the differences between the scores are washed out"),
+    "peaked": (
+        "too peaked (nearly one-hot)",
+        "the softmax is saturated, almost all the weight goes to one key and the gradients "
+        "through the other weights vanish",
+    ),
+    "right": ("about right", "the largest score is preferred, but the other keys keep a useful share"),
+    "flat": ("too flat (nearly uniform)", "the differences between the scores are washed out"),
 }
 
 
@@ -96,9 +97,11 @@ class Params(base.Params):
         base.require_square_d_k(self, self.d_k)
         least = 9 if self.seq_len == 2 else 16  # below it no integer scores show all three readings
         if self.numbers == "hand" and self.d_k < least:
-            raise ParamError(f"d_k = {self.d_k} is too small to show the effect of scaling by hand "
-                             f"with {self.seq_len} scores: use a perfect square of at least {least} "
-                             "(up to 64, the paper's value, or more) or --numbers calculator")
+            raise ParamError(
+                f"d_k = {self.d_k} is too small to show the effect of scaling by hand "
+                f"with {self.seq_len} scores: use a perfect square of at least {least} "
+                "(up to 64, the paper's value, or more) or --numbers calculator"
+            )
 
 
 def classify(weights: np.ndarray) -> str:
@@ -114,10 +117,12 @@ def classify(weights: np.ndarray) -> str:
 def _shows_all_three(t: np.ndarray, d_k: int) -> bool:
     root = math.sqrt(d_k)
     s = t * root
-    return (classify(blocks.np_softmax(s[None, :])) == "peaked"
-            and classify(blocks.np_softmax(t[None, :])) == "right"
-            and classify(blocks.np_softmax(s[None, :] / d_k)) == "flat"
-            and np.count_nonzero(t == t.max()) == 1)
+    return (
+        classify(blocks.np_softmax(s[None, :])) == "peaked"
+        and classify(blocks.np_softmax(t[None, :])) == "right"
+        and classify(blocks.np_softmax(s[None, :] / d_k)) == "flat"
+        and np.count_nonzero(t == t.max()) == 1
+    )
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
@@ -136,14 +141,19 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         return rng.integers(-3, 7, size=n)
 
     first = int(rng.integers(-30, 46))  # where the row sits: the softmax sees only differences
-    u = base.retry("softmax-scaling", make, lambda t: _shows_all_three(t.astype(float), d_k),
-                   f"seq_len={n}, d_k={d_k} with a peaked raw, a moderate scaled and a flat /d_k softmax")
+    u = base.retry(
+        "softmax-scaling",
+        make,
+        lambda t: _shows_all_three(t.astype(float), d_k),
+        f"seq_len={n}, d_k={d_k} with a peaked raw, a moderate scaled and a flat /d_k softmax",
+    )
     t = u - u[0] + first
     return {"scores": (tuple(Fraction(int(x) * root) for x in t),)}
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``given`` (step name -> value, from ``worksheet check``) replaces a
@@ -151,9 +161,10 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     """
     g = given or {}
     s, d_k = inputs["scores"], params.d_k
-    return {name: base.given_or(g, name, lambda: blocks.np_softmax(s / divisor))
-            for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)),
-                                  ("softmax_dk", float(d_k)))}
+    return {
+        name: base.given_or(g, name, lambda: blocks.np_softmax(s / divisor))
+        for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)), ("softmax_dk", float(d_k)))
+    }
 
 
 def _sci(x) -> str:
@@ -179,8 +190,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     base.require_inputs(inputs, INPUTS, "one query's scores, one row: scores = [[112, 96]]")
     s = inputs["scores"]
     if shape(s)[0] != 1:
-        raise ShapeError(f"scores is {shape(s)[0]} x {shape(s)[1]} but must be 1 x n: "
-                         "one query's scores against n keys, in one row")
+        raise ShapeError(
+            f"scores is {shape(s)[0]} x {shape(s)[1]} but must be 1 x n: one query's scores against n keys, in one row"
+        )
     n = shape(s)[1]
     if n < 2:
         raise ShapeError("scores is 1 x 1 but needs at least 2 entries: a softmax of one score is always 1")
@@ -189,22 +201,39 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     d_k = params.d_k
     keys = params.tokens or base.default_tokens(n)
     actual = base.solved_params(params, seq_len=n, tokens=keys)
-    p = Problem("softmax-scaling", TITLE, actual, seed=seed,
-                intro=("One query has the scores $s$ below against the keys " + ", ".join(keys)
-                       + rf", with $d_k = {d_k}$. Take the softmax of the raw scores, of "
-                       r"$s / \sqrt{d_k}$ and of $s / d_k$, and say for each whether it is too "
-                       r"peaked, about right or too flat."))
+    p = Problem(
+        "softmax-scaling",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            "One query has the scores $s$ below against the keys "
+            + ", ".join(keys)
+            + rf", with $d_k = {d_k}$. Take the softmax of the raw scores, of "
+            r"$s / \sqrt{d_k}$ and of $s / d_k$, and say for each whether it is too "
+            r"peaked, about right or too flat."
+        ),
+    )
     p.add_input("scores", s, cols=keys, latex_name="s")
     ref = reference({"scores": p.inputs["scores"].value}, params)
 
     root = sqrt(d_k)
     cases = (
         ("softmax_raw", Fraction(1), "Softmax of the raw scores", r"\operatorname{softmax}(s)", None),
-        ("softmax_sqrt_dk", root, r"Softmax of the scores divided by $\sqrt{d_k}$",
-         r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
-         rf"\frac{{s}}{{\sqrt{{{d_k}}}}}"),
-        ("softmax_dk", Fraction(d_k), "Softmax of the scores divided by $d_k$",
-         r"\operatorname{softmax}\left(\frac{s}{d_k}\right)", rf"\frac{{s}}{{{d_k}}}"),
+        (
+            "softmax_sqrt_dk",
+            root,
+            r"Softmax of the scores divided by $\sqrt{d_k}$",
+            r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
+            rf"\frac{{s}}{{\sqrt{{{d_k}}}}}",
+        ),
+        (
+            "softmax_dk",
+            Fraction(d_k),
+            "Softmax of the scores divided by $d_k$",
+            r"\operatorname{softmax}\left(\frac{s}{d_k}\right)",
+            rf"\frac{{s}}{{{d_k}}}",
+        ),
     )
     readings = []  # one sentence per softmax, for the model answer
     for name, divisor, title, formula, scaled_sym in cases:
@@ -218,22 +247,41 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         j = int(np.argmax(weights))
         label, meaning = READING[kind]
         top, flat = decimal(exact_w[j]), decimal(Fraction(1, n))
-        note = (rf"Largest weight ${top}$ (key {keys[j]}; equal weights would be "
-                rf"$1/n = {flat}$), so this softmax is {label}: {meaning}.")
-        readings.append(rf"{WHICH[name]}: the largest weight is ${top}$ (key {keys[j]}; "
-                        rf"equal weights would be $1/{n} = {flat}$), so it is {label}: {meaning}.")
+        note = (
+            rf"Largest weight ${top}$ (key {keys[j]}; equal weights would be "
+            rf"$1/n = {flat}$), so this softmax is {label}: {meaning}."
+        )
+        readings.append(
+            rf"{WHICH[name]}: the largest weight is ${top}$ (key {keys[j]}; "
+            rf"equal weights would be $1/{n} = {flat}$), so it is {label}: {meaning}."
+        )
         if name == "softmax_sqrt_dk":
-            note += (r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
-                     r"$\sqrt{d_k}$ brings them back to unit scale.")
-        blocks.softmax_step(p, name, z, value, sym=r"\alpha", src_sym="z", title=title,
-                            formula=r"\alpha = " + formula, cols=keys, note=note, latex_name=formula,
-                            vector=True)
-        lines = [rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} "
-                 + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"]
+            note += (
+                r" Dot products of $d_k$-dimensional vectors grow like $\sqrt{d_k}$; dividing by "
+                r"$\sqrt{d_k}$ brings them back to unit scale."
+            )
+        blocks.softmax_step(
+            p,
+            name,
+            z,
+            value,
+            sym=r"\alpha",
+            src_sym="z",
+            title=title,
+            formula=r"\alpha = " + formula,
+            cols=keys,
+            note=note,
+            latex_name=formula,
+            vector=True,
+        )
+        lines = [
+            rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"
+        ]
         if name == "softmax_sqrt_dk":
             lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
-        tiny = [rf"\alpha_{{{k + 1}}} \approx " + _sci(x)
-                for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5]  # 0.0000 to 4 places, but not 0
+        tiny = [
+            rf"\alpha_{{{k + 1}}} \approx " + _sci(x) for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5
+        ]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
     p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)
     return p
@@ -245,6 +293,7 @@ def _softmax_of_scores_over(divisor):
     def rule(v, params):
         d_k = float(params["d_k"])
         return mistakes.softmax(v["scores"] / divisor(d_k))
+
     return rule
 
 

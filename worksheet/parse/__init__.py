@@ -44,16 +44,35 @@ Positions in error messages are 1-based character offsets into the text given
 from __future__ import annotations
 
 from .numbers import (
-    MAX_BITS, MAX_DECIMAL_EXPONENT, MAX_DEPTH, MAX_NUMBER_CHARS, MAX_POWER, MAX_RADICAND,
-    MAX_TEXT_CHARS, MAX_TREE_DEPTH, ParseError, exact_from_json, format_decimal_places,
+    MAX_BITS,
+    MAX_DECIMAL_EXPONENT,
+    MAX_DEPTH,
+    MAX_NUMBER_CHARS,
+    MAX_POWER,
+    MAX_RADICAND,
+    MAX_TEXT_CHARS,
+    MAX_TREE_DEPTH,
+    ParseError,
+    exact_from_json,
+    format_decimal_places,
     parse_number,
 )
 from .parser import Budget, parse_exact
 from .parser import _ROOT_BUDGET, _WORK_BUDGET  # noqa: F401 (private; tests read them)
 
 __all__ = [
-    "ParseError", "Budget", "parse_number", "parse_exact", "exact_from_json",
+    "ParseError",
+    "Budget",
+    "parse_number",
+    "parse_exact",
+    "exact_from_json",
     "format_decimal_places",
-    "MAX_NUMBER_CHARS", "MAX_DECIMAL_EXPONENT", "MAX_TEXT_CHARS", "MAX_DEPTH",
-    "MAX_TREE_DEPTH", "MAX_POWER", "MAX_BITS", "MAX_RADICAND",
+    "MAX_NUMBER_CHARS",
+    "MAX_DECIMAL_EXPONENT",
+    "MAX_TEXT_CHARS",
+    "MAX_DEPTH",
+    "MAX_TREE_DEPTH",
+    "MAX_POWER",
+    "MAX_BITS",
+    "MAX_RADICAND",
 ]

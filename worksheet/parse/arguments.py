@@ -64,10 +64,10 @@ def problem_argument(value: Any, name: str = "p"):
 
     if isinstance(value, Problem):
         return value
-    hint = f"; build it first, e.g. worksheet.problem({value!r})" if isinstance(value, str) and len(value) < 40 \
-        else ""
-    raise ArgumentError(f"{name} must be a Problem (from worksheet.problem or worksheet.solve), "
-                        f"not {_kind_of(value)}{hint}")
+    hint = f"; build it first, e.g. worksheet.problem({value!r})" if isinstance(value, str) and len(value) < 40 else ""
+    raise ArgumentError(
+        f"{name} must be a Problem (from worksheet.problem or worksheet.solve), not {_kind_of(value)}{hint}"
+    )
 
 
 def matrix_argument(m: Any, name: str) -> Any:
@@ -92,8 +92,10 @@ def matrix_argument(m: Any, name: str) -> Any:
             cells = []
             for j, x in enumerate(row, 1):
                 if isinstance(x, (list, tuple, Mapping)) or (hasattr(x, "ndim") and getattr(x, "ndim", 0) > 0):
-                    raise ArgumentError(f"{name} row {i}, column {j} must be a number, not {_kind_of(x)} "
-                                        f"(a matrix is a list of rows of numbers)")
+                    raise ArgumentError(
+                        f"{name} row {i}, column {j} must be a number, not {_kind_of(x)} "
+                        f"(a matrix is a list of rows of numbers)"
+                    )
                 cells.append(entry_value(x, f"{name} row {i}, column {j}"))
             rows.append(cells)
         elif isinstance(row, Mapping):
@@ -125,14 +127,17 @@ def exact_matrix_argument(m: Any, name: str) -> tuple:
     out = []
     for i, row in enumerate(rows, 1):
         if len(row) != width or not row:
-            raise ArgumentError(f"{name} must be a matrix with rows of one length; row 1 has {width} entries, "
-                                f"row {i} has {len(row)}")
+            raise ArgumentError(
+                f"{name} must be a matrix with rows of one length; row 1 has {width} entries, row {i} has {len(row)}"
+            )
         cells = []
         for j, x in enumerate(row, 1):
-            if isinstance(x, (int, Fraction)) and not isinstance(x, bool) and (
-                    too_long(Fraction(x).numerator) or too_long(Fraction(x).denominator)):
-                raise InputError(f"a number of more than the limit of {digit_limit()} digits", field=name,
-                                 row=i, col=j)
+            if (
+                isinstance(x, (int, Fraction))
+                and not isinstance(x, bool)
+                and (too_long(Fraction(x).numerator) or too_long(Fraction(x).denominator))
+            ):
+                raise InputError(f"a number of more than the limit of {digit_limit()} digits", field=name, row=i, col=j)
             if isinstance(x, (Fraction, Expr, NegInf)) or (isinstance(x, int) and not isinstance(x, bool)):
                 cells.append(Fraction(x) if isinstance(x, int) else x)
                 continue
@@ -149,10 +154,18 @@ def _exact_rows(m: Any) -> bool:
     from ..exact import NegInf
     from ..exact.nodes import Expr
 
-    return (isinstance(m, (list, tuple)) and bool(m) and len(m) <= MAX_ITEMS
-            and all(isinstance(r, (list, tuple)) and r is not m and len(r) <= MAX_ITEMS
-                    and all(isinstance(x, (int, Fraction, Expr, NegInf)) and not isinstance(x, bool) for x in r)
-                    for r in m))
+    return (
+        isinstance(m, (list, tuple))
+        and bool(m)
+        and len(m) <= MAX_ITEMS
+        and all(
+            isinstance(r, (list, tuple))
+            and r is not m
+            and len(r) <= MAX_ITEMS
+            and all(isinstance(x, (int, Fraction, Expr, NegInf)) and not isinstance(x, bool) for x in r)
+            for r in m
+        )
+    )
 
 
 def _bounded(m: list | tuple, name: str) -> None:

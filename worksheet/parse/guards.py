@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from ..exact import Add, Exact, Expr, Func, Mul, Pow
 
-_SQUAREFREE_CAP = 100_000    # exact.roots stops trial division here (TRIAL_BOUND)
+_SQUAREFREE_CAP = 100_000  # exact.roots stops trial division here (TRIAL_BOUND)
 
 
 def _bits(q: Fraction) -> int:

@@ -25,7 +25,12 @@ from typing import Any
 from ..policy.errors import InputError
 from ..policy.files import read_text
 from ..policy.limits import (
-    MAX_COLS, MAX_COMMON_DENOMINATOR, MAX_ENTRIES, MAX_INPUT_BYTES, MAX_ROWS, common_denominator,
+    MAX_COLS,
+    MAX_COMMON_DENOMINATOR,
+    MAX_ENTRIES,
+    MAX_INPUT_BYTES,
+    MAX_ROWS,
+    common_denominator,
 )
 from .numbers import exact_from_json
 
@@ -89,13 +94,13 @@ def check_shape(value: Any, *, file: str | None, field: str) -> int:
         if not isinstance(row, list):
             raise InputError("mix of rows and numbers; write every row as a list", file=file, field=field, row=i)
         if len(row) > MAX_COLS:
-            raise InputError(f"{len(row)} columns, more than the limit of {MAX_COLS}",
-                             file=file, field=field, row=i)
+            raise InputError(f"{len(row)} columns, more than the limit of {MAX_COLS}", file=file, field=field, row=i)
         if width is None:
             width = len(row)
         if len(row) != width or not row:
-            raise InputError(f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}",
-                             file=file, field=field, row=i)
+            raise InputError(
+                f"ragged rows: row 1 has {width} entries, row {i} has {len(row)}", file=file, field=field, row=i
+            )
     return len(value) * width
 
 
@@ -123,8 +128,9 @@ def split_table(table: dict, kind, *, file: str | None) -> tuple[dict, dict]:
         if key in kind.INPUTS:
             entries += check_shape(value, file=file, field=key)
             if entries > MAX_ENTRIES:
-                raise InputError(f"the matrices have more than {MAX_ENTRIES} entries together "
-                                 f"(the limit)", file=file, field=key)
+                raise InputError(
+                    f"the matrices have more than {MAX_ENTRIES} entries together (the limit)", file=file, field=key
+                )
     for key, value in table.items():
         if key in kind.INPUTS:
             inputs[key] = parse_matrix(value, file=file, field=key)
@@ -147,6 +153,12 @@ def _check_common_denominator(inputs: dict, file: str | None) -> None:
             for j, x in enumerate(row, start=1):
                 lcm = common_denominator((Fraction(1, lcm), x))
                 if lcm > MAX_COMMON_DENOMINATOR:
-                    raise InputError("the entries have no common denominator of at most 10^18 (the limit): "
-                                     "use decimals of at most 12 places or fractions over a few small "
-                                     "denominators", file=file, field=name, row=i, col=j)
+                    raise InputError(
+                        "the entries have no common denominator of at most 10^18 (the limit): "
+                        "use decimals of at most 12 places or fractions over a few small "
+                        "denominators",
+                        file=file,
+                        field=name,
+                        row=i,
+                        col=j,
+                    )

@@ -21,14 +21,14 @@ from typing import NamedTuple
 
 from ..policy.limits import check_number
 
-MAX_NUMBER_CHARS = 100       # a number (as text) is at most this long
+MAX_NUMBER_CHARS = 100  # a number (as text) is at most this long
 MAX_DECIMAL_EXPONENT = 1000  # |k| in 1.5e<k>
-MAX_TEXT_CHARS = 2000        # an answer for parse_exact
-MAX_DEPTH = 50               # nested groups, function calls and ^ chains
-MAX_POWER = 1000             # |p| and q of a rational exponent p/q
-MAX_BITS = 10_000            # bits of a rational's numerator or denominator (~3000 digits)
-MAX_RADICAND = 10**40        # numerator * denominator of a rational under a root
-MAX_TREE_DEPTH = 120         # levels of the value's expression tree
+MAX_TEXT_CHARS = 2000  # an answer for parse_exact
+MAX_DEPTH = 50  # nested groups, function calls and ^ chains
+MAX_POWER = 1000  # |p| and q of a rational exponent p/q
+MAX_BITS = 10_000  # bits of a rational's numerator or denominator (~3000 digits)
+MAX_RADICAND = 10**40  # numerator * denominator of a rational under a root
+MAX_TREE_DEPTH = 120  # levels of the value's expression tree
 
 _NON_FINITE = frozenset({"nan", "inf", "infinity", "oo", "∞"})
 
@@ -44,25 +44,31 @@ class ParseError(ValueError):
 
 # An unsigned decimal.  No nested quantifiers and no two adjacent quantifiers can
 # match the same characters, so matching is linear (no catastrophic backtracking).
-_DECIMAL = (r"(?:(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
-            r"(?:[eE](?P<exp>[+-]?[0-9]+))?")
+_DECIMAL = (
+    r"(?:(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]*))?|\.(?P<frac2>[0-9]+))"
+    r"(?:[eE](?P<exp>[+-]?[0-9]+))?"
+)
 _NUMBER_RE = re.compile(r"(?P<sign>[+-]?)" + _DECIMAL + r"(?:\s*/\s*(?P<den>[0-9]+))?")
 
 
 class _Decimal(NamedTuple):
     """The parts of a matched :data:`_DECIMAL`."""
 
-    digits: str      # integer and fraction digits run together
-    places: int      # digits after the point
-    exponent: int    # the decimal exponent (0 without one)
+    digits: str  # integer and fraction digits run together
+    places: int  # digits after the point
+    exponent: int  # the decimal exponent (0 without one)
     plain_int: bool  # digits only: no point, no exponent
 
     @classmethod
     def of(cls, m: re.Match) -> _Decimal:
         frac = m["frac"] if m["frac"] is not None else (m["frac2"] or "")
         exp_text = m["exp"]
-        return cls((m["int"] or "") + frac, len(frac), int(exp_text) if exp_text else 0,
-                   m["frac"] is None and m["frac2"] is None and exp_text is None)
+        return cls(
+            (m["int"] or "") + frac,
+            len(frac),
+            int(exp_text) if exp_text else 0,
+            m["frac"] is None and m["frac2"] is None and exp_text is None,
+        )
 
     def value(self) -> Fraction:
         n = int(self.digits)

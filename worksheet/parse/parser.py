@@ -36,16 +36,35 @@ from fractions import Fraction
 from typing import Callable, NoReturn
 
 from ..exact import (
-    NEG_INF, Add, Exact, Expr, Func, Mul, Pow, add, cos, exp, mul, power, sin, tanh,
+    NEG_INF,
+    Add,
+    Exact,
+    Expr,
+    Func,
+    Mul,
+    Pow,
+    add,
+    cos,
+    exp,
+    mul,
+    power,
+    sin,
+    tanh,
 )
 from .guards import _bits, _children, _node_float, _radicand_cost, _root_cost, _weight
 from .numbers import (
-    MAX_BITS, MAX_DEPTH, MAX_POWER, MAX_RADICAND, MAX_TEXT_CHARS, MAX_TREE_DEPTH, ParseError,
+    MAX_BITS,
+    MAX_DEPTH,
+    MAX_POWER,
+    MAX_RADICAND,
+    MAX_TEXT_CHARS,
+    MAX_TREE_DEPTH,
+    ParseError,
 )
 from .tokens import _CLOSER, _OPERAND_START, _show, _Token, _tokenize
 
-_ROOT_BUDGET = 100_000       # trial divisions exact.py may spend on square roots (~40 ms)
-_WORK_BUDGET = 12_000        # tree nodes exact.py's constructors may walk (~30 ms)
+_ROOT_BUDGET = 100_000  # trial divisions exact.py may spend on square roots (~40 ms)
+_WORK_BUDGET = 12_000  # tree nodes exact.py's constructors may walk (~30 ms)
 
 
 class Budget:
@@ -389,8 +408,11 @@ def parse_exact(text: str, budget: Budget | None = None) -> Exact:
     try:
         return parser.entry()
     except ParseError as exc:
-        if (budget is not None and exc.reason == "expression too costly to evaluate"
-                and (roots < _ROOT_BUDGET or nodes < _WORK_BUDGET)):
+        if (
+            budget is not None
+            and exc.reason == "expression too costly to evaluate"
+            and (roots < _ROOT_BUDGET or nodes < _WORK_BUDGET)
+        ):
             # the file's budget, not this entry's own, ran out
             budget.roots = budget.nodes = -1
             raise ParseError("too costly to read: the work budget of the file is spent") from None

@@ -12,8 +12,8 @@ _INFINITY_NAMES = frozenset({"oo", "inf", "infinity"})
 
 
 class _Token(NamedTuple):
-    kind: str       # num e func frac inf + - * / ^ ( ) { } end
-    pos: int        # 1-based
+    kind: str  # num e func frac inf + - * / ^ ( ) { } end
+    pos: int  # 1-based
     text: str
     value: object = None  # Fraction for num, function name for func
 
@@ -29,10 +29,19 @@ _TOKEN_RE = re.compile(
 )
 _FUNCS = frozenset({"exp", "sqrt", "sin", "cos", "tanh"})
 _LATEX = {
-    "sqrt": "func", "exp": "func", "sin": "func", "cos": "func", "tanh": "func",
-    "frac": "frac", "dfrac": "frac", "tfrac": "frac",
-    "cdot": "*", "times": "*", "infty": "inf",
-    "left": None, "right": None,  # \left( ... \right) are plain parentheses
+    "sqrt": "func",
+    "exp": "func",
+    "sin": "func",
+    "cos": "func",
+    "tanh": "func",
+    "frac": "frac",
+    "dfrac": "frac",
+    "tfrac": "frac",
+    "cdot": "*",
+    "times": "*",
+    "infty": "inf",
+    "left": None,
+    "right": None,  # \left( ... \right) are plain parentheses
 }
 _OPS = {"**": "^", "\u2212": "-", "\u221e": "inf"}  # others are their own kind
 _OPERAND_START = frozenset({"num", "e", "func", "frac", "inf", "(", "{"})

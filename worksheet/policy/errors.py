@@ -14,6 +14,7 @@ user can fix it without reading a traceback.
 
 from __future__ import annotations
 
+
 def printable(text: str) -> str:
     """``text`` with every non-printable character (newline, tab, ANSI escape,
     ...) shown as its Python escape (``\\n``, ``\\x1b``), so that a message
@@ -50,9 +51,15 @@ class ParamError(WorksheetError, ValueError):
 class InputError(WorksheetError, ValueError):
     """A value in an input or answer file that cannot be read."""
 
-    def __init__(self, message: str, *, file: str | None = None,
-                 field: str | None = None, row: int | None = None,
-                 col: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        field: str | None = None,
+        row: int | None = None,
+        col: int | None = None,
+    ):
         where = []
         if file:
             where.append(printable(str(file)))

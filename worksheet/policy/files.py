@@ -40,8 +40,9 @@ def refuse_existing(paths: Iterable) -> None:
     if existing:
         more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
         what = "a symbolic link" if existing[0].is_symlink() else ""
-        raise OutputError(f"{existing[0]} already exists{' as ' + what if what else ''}{more}; "
-                          "use --force to overwrite")
+        raise OutputError(
+            f"{existing[0]} already exists{' as ' + what if what else ''}{more}; use --force to overwrite"
+        )
 
 
 def check_targets(paths: Iterable[Path]) -> None:

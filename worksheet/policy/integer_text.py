@@ -55,7 +55,7 @@ def shown(value, width: int = 60) -> str:
     except Exception:  # noqa: BLE001 - an object whose repr fails: say what it is
         return f"a {type(value).__name__}"
     text = " ".join(text.split())  # one line (a numpy array's repr has several)
-    return text if len(text) <= width else text[:width - 3] + "..."
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def is_digit_limit_error(exc: BaseException) -> bool:
@@ -77,6 +77,9 @@ def long_number_error(text: str, *, file: str | None = None) -> InputError:
             line = text.count("\n", 0, m.start()) + 1
             keys = list(_KEY.finditer(text, 0, m.start()))
             field = next((g for g in keys[-1].groups() if g is not None), None) if keys else None
-            return InputError(f"line {line}: a whole number of {count} digits, more than the limit of "
-                              f"{limit} digits", file=file, field=field)
+            return InputError(
+                f"line {line}: a whole number of {count} digits, more than the limit of {limit} digits",
+                file=file,
+                field=field,
+            )
     return InputError(f"a whole number of more than the limit of {limit} digits", file=file)

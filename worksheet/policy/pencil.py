@@ -36,19 +36,22 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["PLACES", "TABLE_PLACES", "TOLERANCE", "HAND_LINE", "CALCULATOR_LINE", "line_for",
-           "round_places"]
+__all__ = ["PLACES", "TABLE_PLACES", "TOLERANCE", "HAND_LINE", "CALCULATOR_LINE", "line_for", "round_places"]
 
 PLACES = 4  # decimals an intermediate result and an answer are rounded to
 TABLE_PLACES = 4  # decimals of every value a sheet's table prints
 TOLERANCE = 0.001  # full marks within this of the key (or of the exact value)
 
-HAND_LINE = (r"By hand: given numbers, and results that are whole numbers or short decimals, are exact; read $e^x$, $\sigma$, $\tanh$, "
-             r"$\sqrt{\cdot}$, $\sin$, $\cos$ from the tables on this sheet (4 decimals); round every "
-             r"other result once, to 4 decimals, and go on with the rounded value; an answer within "
-             r"0.001 of the key gets full marks.")
-CALCULATOR_LINE = (r"With a calculator: keep full precision while you work, round each answer to 4 "
-                   r"decimals; an answer within 0.001 of the key gets full marks.")
+HAND_LINE = (
+    r"By hand: given numbers, and results that are whole numbers or short decimals, are exact; read $e^x$, $\sigma$, $\tanh$, "
+    r"$\sqrt{\cdot}$, $\sin$, $\cos$ from the tables on this sheet (4 decimals); round every "
+    r"other result once, to 4 decimals, and go on with the rounded value; an answer within "
+    r"0.001 of the key gets full marks."
+)
+CALCULATOR_LINE = (
+    r"With a calculator: keep full precision while you work, round each answer to 4 "
+    r"decimals; an answer within 0.001 of the key gets full marks."
+)
 
 
 def line_for(numbers: str) -> str:
@@ -58,11 +61,10 @@ def line_for(numbers: str) -> str:
 
 def round_places(x: Fraction, places: int = PLACES) -> Fraction:
     """``x`` rounded to ``places`` decimals, halves away from zero (as by hand), exactly."""
-    scale = 10 ** places
+    scale = 10**places
     n = x * scale
     whole = int(n)  # towards zero
     rest = abs(n - whole)
     if rest * 2 >= 1:
         whole += 1 if n > 0 else -1
     return Fraction(whole, scale)
-

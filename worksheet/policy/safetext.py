@@ -64,11 +64,14 @@ MAX_LABEL = 40
 MAX_LINE = 200
 MAX_PROSE = 4000
 
-GREEK = frozenset("""alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu
+GREEK = frozenset(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu
     nu xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega
-    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega""".split())
+    Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega""".split()
+)
 
-MATH_COMMANDS = GREEK | frozenset("""
+MATH_COMMANDS = GREEK | frozenset(
+    """
     frac dfrac tfrac sqrt cdot times div pm mp ast star circ odot otimes oplus
     sum prod le leq ge geq lt gt ne neq approx equiv sim propto ll gg
     infty partial nabla top intercal prime
@@ -80,10 +83,10 @@ MATH_COMMANDS = GREEK | frozenset("""
     lceil rceil
     exp log ln sin cos tan tanh max min arg det lim sup inf
     mathrm mathbf mathit mathcal mathbb boldsymbol operatorname text textrm
-""".split())
+""".split()
+)
 
-MATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                       " +-*/=()[],.:;!?'|>^_{}")
+MATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 +-*/=()[],.:;!?'|>^_{}")
 MATH_ESCAPES = frozenset(",;!{}| ")
 
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -128,13 +131,33 @@ def math_problem(latex: str) -> str | None:
 
 
 # commands that take arguments: how many (\sqrt also takes an optional [n] first)
-ARGUMENTS = {"frac": 2, "dfrac": 2, "tfrac": 2, "sqrt": 1, "hat": 1, "bar": 1, "tilde": 1, "vec": 1, "dot": 1,
-             "overline": 1, "underline": 1, "mathrm": 1, "mathbf": 1, "mathit": 1, "mathcal": 1, "mathbb": 1,
-             "boldsymbol": 1, "operatorname": 1, "text": 1, "textrm": 1}
+ARGUMENTS = {
+    "frac": 2,
+    "dfrac": 2,
+    "tfrac": 2,
+    "sqrt": 1,
+    "hat": 1,
+    "bar": 1,
+    "tilde": 1,
+    "vec": 1,
+    "dot": 1,
+    "overline": 1,
+    "underline": 1,
+    "mathrm": 1,
+    "mathbf": 1,
+    "mathit": 1,
+    "mathcal": 1,
+    "mathbb": 1,
+    "boldsymbol": 1,
+    "operatorname": 1,
+    "text": 1,
+    "textrm": 1,
+}
 # what may follow \left or \right (a delimiter; "." is the empty one)
 DELIMITER_CHARS = frozenset("()[]|./")
-DELIMITER_COMMANDS = frozenset("{ } | langle rangle lfloor rfloor lceil rceil vert Vert lvert rvert lVert rVert"
-                               .split())
+DELIMITER_COMMANDS = frozenset(
+    "{ } | langle rangle lfloor rfloor lceil rceil vert Vert lvert rvert lVert rVert".split()
+)
 
 
 def _structure_problem(tokens: list[tuple[str | None, str | None]]) -> str | None:
@@ -184,7 +207,7 @@ def _structure_problem(tokens: list[tuple[str | None, str | None]]) -> str | Non
                 if problem:
                     return problem
         elif command in ("left", "right"):
-            nxt = next(((c, ch) for c, ch in tokens[k + 1:] if ch != " "), (None, None))
+            nxt = next(((c, ch) for c, ch in tokens[k + 1 :] if ch != " "), (None, None))
             if not (nxt[1] in DELIMITER_CHARS or nxt[0] in DELIMITER_COMMANDS):
                 return f"\\{command} must be followed by a delimiter such as ( [ | . or \\{{"
             if command == "left":
@@ -295,8 +318,16 @@ def _check_formulas(s: str, *, field: str, file: str | None) -> str:
 # ---------------------------------------------------------------- file names
 MAX_FILE_NAME = 100  # characters of a base name (NAME-v2000-key.html must stay far below 255 bytes)
 WINDOWS_UNSAFE = frozenset('<>:"/\\|?*')
-WINDOWS_RESERVED = frozenset(["CON", "PRN", "AUX", "NUL", *(f"COM{k}" for k in "123456789\u00b9\u00b2\u00b3"),
-                              *(f"LPT{k}" for k in "123456789\u00b9\u00b2\u00b3")])
+WINDOWS_RESERVED = frozenset(
+    [
+        "CON",
+        "PRN",
+        "AUX",
+        "NUL",
+        *(f"COM{k}" for k in "123456789\u00b9\u00b2\u00b3"),
+        *(f"LPT{k}" for k in "123456789\u00b9\u00b2\u00b3"),
+    ]
+)
 
 
 def file_name_problem(name) -> str | None:
@@ -338,7 +369,7 @@ def check_file_name(name, *, field: str = "--name", file: str | None = None) -> 
     """``name`` if it can be the base name of output files (see :func:`file_name_problem`)."""
     problem = file_name_problem(name)
     if problem:
-        raise TextError(f"{_show(name) if isinstance(name, str) else type(name).__name__} {problem}",
-                        field=field, file=file)
+        raise TextError(
+            f"{_show(name) if isinstance(name, str) else type(name).__name__} {problem}", field=field, file=file
+        )
     return name
-

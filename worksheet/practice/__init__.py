@@ -32,8 +32,9 @@ from .exercises import Scope, check_focus
 __all__ = ["create_app", "serve", "Scope", "check_focus"]
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = True, scope: Scope | None = None,
-          announce=print) -> None:
+def serve(
+    host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = True, scope: Scope | None = None, announce=print
+) -> None:
     """Serve the practice pages with uvicorn (one process) until interrupted;
     ``announce`` gets the address once the socket is bound."""
     import socket
@@ -49,10 +50,19 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Tru
     url = f"http://{'[' + shown + ']' if ':' in shown else shown}:{bound}/"
     announce(f"worksheet practice: {url}  (Ctrl-C stops it)")
     if host in ("0.0.0.0", "::"):
-        announce("listening on every network interface: students on this network can open it at this "
-                 f"machine's address, port {bound}")
-    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False,
-                            limit_concurrency=256, timeout_keep_alive=5, h11_max_incomplete_event_size=16384)
+        announce(
+            "listening on every network interface: students on this network can open it at this "
+            f"machine's address, port {bound}"
+        )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        limit_concurrency=256,
+        timeout_keep_alive=5,
+        h11_max_incomplete_event_size=16384,
+    )
     server = uvicorn.Server(config)
     if open_browser:
         import threading

@@ -45,14 +45,27 @@ MAX_BODY = 1_100_000  # bytes of one request body: own numbers are at most 1 MB 
 MAX_QUERY = 4096  # characters of a query string
 MAX_FIELDS = 5000  # fields of one form
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-           (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY"),
-           (b"cross-origin-opener-policy", b"same-origin")]
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
 
-PAGES = ("home.html.j2", "problem.html.j2", "solution.html.j2", "own.html.j2", "mistakes.html.j2",
-         "error.html.j2", "base.html.j2")
+PAGES = (
+    "home.html.j2",
+    "problem.html.j2",
+    "solution.html.j2",
+    "own.html.j2",
+    "mistakes.html.j2",
+    "error.html.j2",
+    "base.html.j2",
+)
 _STATIC = {"practice.js": "text/javascript; charset=utf-8", "practice.css": "text/css; charset=utf-8"}
 
 
@@ -110,8 +123,10 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
     renderer = PracticeRenderer()
     for name in PAGES:  # read now: no request ever makes the app open a file
         renderer.page_template(name)
-    static = {name: (resources.files(__package__).joinpath("static", name).read_bytes(), media)
-              for name, media in _STATIC.items()}
+    static = {
+        name: (resources.files(__package__).joinpath("static", name).read_bytes(), media)
+        for name, media in _STATIC.items()
+    }
     title = scope.title or "Practise Transformer attention by hand"
 
     def html(name: str, status: int = 200, **context) -> HTMLResponse:
@@ -126,8 +141,11 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         for kind, summary, settings in scope.kinds():
             if scope.sections is None:
                 params = kinds.get(kind).Params
-                fields = [(f.name.replace("_", "-"), _default(f), "bool" if str(f.type) == "bool" else "text")
-                          for f in dc_fields(params) if f.name != "numbers"]
+                fields = [
+                    (f.name.replace("_", "-"), _default(f), "bool" if str(f.type) == "bool" else "text")
+                    for f in dc_fields(params)
+                    if f.name != "numbers"
+                ]
                 fixed = "seed=1"
             else:
                 fixed_settings = {k.replace("_", "-"): pr.setting_text(v) for k, v in settings.items()}
@@ -180,17 +198,28 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         own = ask.table is not None
         hidden = [("kind", ask.kind), ("table", ask.table)] if own else []
         return renderer.page(
-            "problem.html.j2", doc=doc, p=p, steps=steps, own=own, values=values, verdicts=verdicts,
-            progress=progress, revealed=revealed, hidden=hidden, problem_fields=json.dumps(ask.fields()),
+            "problem.html.j2",
+            doc=doc,
+            p=p,
+            steps=steps,
+            own=own,
+            values=values,
+            verdicts=verdicts,
+            progress=progress,
+            revealed=revealed,
+            hidden=hidden,
+            problem_fields=json.dumps(ask.fields()),
             action="/own" if own else f"/p/{ask.kind}?{ask.query()}",
             here=f"/p/{ask.kind}?{ask.query()}",
-            next_url=f"/p/{ask.kind}?{pr.Ask(ask.kind, ask.settings, min(ask.seed + 1, pr.MAX_SEED), ask.numbers).query()}")
+            next_url=f"/p/{ask.kind}?{pr.Ask(ask.kind, ask.settings, min(ask.seed + 1, pr.MAX_SEED), ask.numbers).query()}",
+        )
 
     def _in_scope(ask: pr.Ask) -> pr.Ask:
         served = scope.scoped(ask)
         if served is None:
-            raise pr.RequestError("this problem is not part of the lecturer's selection; "
-                                  "see the list of problems on the first page")
+            raise pr.RequestError(
+                "this problem is not part of the lecturer's selection; see the list of problems on the first page"
+            )
         return served
 
     # ---------------------------------------------------------------- JSON
@@ -224,8 +253,11 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         names = [s.name for s in p.steps]
         if step != "*" and step not in names:
             raise pr.RequestError("no such step")
-        return {s.name: str(Markup("<h4>Worked solution</h4>") + renderer.solution_of(s))
-                for s in p.steps if step in ("*", s.name)}
+        return {
+            s.name: str(Markup("<h4>Worked solution</h4>") + renderer.solution_of(s))
+            for s in p.steps
+            if step in ("*", s.name)
+        }
 
     def _ask_of(data: dict) -> pr.Ask:
         kind = data.get("kind")
@@ -234,8 +266,14 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         if "table" in data:
             ask = pr.own_ask(kind, data["table"])
         else:
-            ask = pr.ask_from(kind, {"seed": data.get("seed", 1), "numbers": data.get("numbers", "hand"),
-                                     "settings": data.get("settings") or {}})
+            ask = pr.ask_from(
+                kind,
+                {
+                    "seed": data.get("seed", 1),
+                    "numbers": data.get("numbers", "hand"),
+                    "settings": data.get("settings") or {},
+                },
+            )
         return _in_scope(ask)
 
     # ---------------------------------------------------------------- own numbers
@@ -243,8 +281,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         allowed = [k for k, _, _ in scope.kinds()]
         listed = [(k, s) for k, (_, s) in kinds.KINDS.items() if k in allowed and kinds.get(k).INPUTS]
         inputs = [(k, kinds.get(k).INPUTS) for k, _ in listed]
-        return html("own.html.j2", status, error=error, kind=kind, table=table or EXAMPLE, kinds=listed,
-                    inputs=inputs)
+        return html("own.html.j2", status, error=error, kind=kind, table=table or EXAMPLE, kinds=listed, inputs=inputs)
 
     async def own_get(request: Request):
         return own_page()
@@ -279,8 +316,11 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         return RedirectResponse(f"/p/{ask.kind}?{ask.query()}", status_code=303)
 
     def catalogue(message: str = "", status: int = 200) -> HTMLResponse:
-        rows = [(m.code, m.sentence, len(scope.exercising(m.code))) for m in mistakes.CATALOGUE.values()
-                if m.code not in mistakes.WITHOUT_RULE]
+        rows = [
+            (m.code, m.sentence, len(scope.exercising(m.code)))
+            for m in mistakes.CATALOGUE.values()
+            if m.code not in mistakes.WITHOUT_RULE
+        ]
         return html("mistakes.html.j2", status, message=message, catalogue=rows)
 
     def exercise(codes: tuple[str, ...]) -> pr.Ask | None:

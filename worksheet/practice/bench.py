@@ -29,8 +29,16 @@ import subprocess
 import sys
 import time
 
-KINDS = ("attention", "self-attention-basic", "softmax-scaling", "layer-norm", "feed-forward",
-         "multi-head-attention", "next-token", "positional-encoding")
+KINDS = (
+    "attention",
+    "self-attention-basic",
+    "softmax-scaling",
+    "layer-norm",
+    "feed-forward",
+    "multi-head-attention",
+    "next-token",
+    "positional-encoding",
+)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -47,8 +55,10 @@ def server_time(n: int = 30) -> list[str]:
     from . import create_app
 
     client = TestClient(create_app())
-    rows = ["| request, default size | new seed: p50 ms | p95 ms | seed served before: p50 ms | p95 ms |",
-            "|---|---:|---:|---:|---:|"]
+    rows = [
+        "| request, default size | new seed: p50 ms | p95 ms | seed served before: p50 ms | p95 ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for kind in ("attention", "multi-head-attention"):
         page_cold, page_warm, check_cold, check_warm = [], [], [], []
         client.get(f"/p/{kind}?seed=1")  # imports, templates
@@ -71,10 +81,14 @@ def server_time(n: int = 30) -> list[str]:
             client.post("/check", json=body)
             check_warm.append(time.perf_counter() - t)
         ms = lambda xs, q: f"{1000 * pct(xs, q):.1f}"  # noqa: E731
-        rows.append(f"| problem page, {kind} | {ms(page_cold, .5)} | {ms(page_cold, .95)} | "
-                    f"{ms(page_warm, .5)} | {ms(page_warm, .95)} |")
-        rows.append(f"| check one cell, {kind} | {ms(check_cold, .5)} | {ms(check_cold, .95)} | "
-                    f"{ms(check_warm, .5)} | {ms(check_warm, .95)} |")
+        rows.append(
+            f"| problem page, {kind} | {ms(page_cold, 0.5)} | {ms(page_cold, 0.95)} | "
+            f"{ms(page_warm, 0.5)} | {ms(page_warm, 0.95)} |"
+        )
+        rows.append(
+            f"| check one cell, {kind} | {ms(check_cold, 0.5)} | {ms(check_cold, 0.95)} | "
+            f"{ms(check_warm, 0.5)} | {ms(check_warm, 0.95)} |"
+        )
     return rows
 
 
@@ -116,8 +130,13 @@ async def student(client, base: str, until: float, think: float, rng: random.Ran
                 return
             await pause()
             given.setdefault(step, {})[f"{row},{col}"] = str(rng.choice([0, 1, -1, 2, "0.5", "0.25"]))
-            await timed("check", client.post(f"{base}/check", json={
-                "kind": kind, "seed": seed, "numbers": "hand", "settings": {}, "cells": given}))
+            await timed(
+                "check",
+                client.post(
+                    f"{base}/check",
+                    json={"kind": kind, "seed": seed, "numbers": "hand", "settings": {}, "cells": given},
+                ),
+            )
         await pause()
 
 
@@ -134,8 +153,10 @@ async def load(base: str, students: int, seconds: float, think: float) -> dict:
 
 def load_test(students: int, seconds: float, think: float) -> list[str]:
     port = free_port()
-    code = ("import uvicorn; from worksheet.practice import create_app; "
-            f"uvicorn.run(create_app(), host='127.0.0.1', port={port}, log_level='warning', access_log=False)")
+    code = (
+        "import uvicorn; from worksheet.practice import create_app; "
+        f"uvicorn.run(create_app(), host='127.0.0.1', port={port}, log_level='warning', access_log=False)"
+    )
     server = subprocess.Popen([sys.executable, "-c", code])
     try:
         import httpx
@@ -157,14 +178,20 @@ def load_test(students: int, seconds: float, think: float) -> list[str]:
         server.wait(timeout=30)
     errors = log.pop("errors", [])
     total = sum(len(v) for v in log.values())
-    rows = [f"{students} simulated students, {seconds:.0f} s, think time {think:g} s x (0.5..1.5), "
-            f"one server process; {total} requests in {wall:.1f} s ({total / wall:.1f}/s), "
-            f"{len(errors)} errors.", "",
-            "| request | count | p50 ms | p95 ms | max ms |", "|---|---:|---:|---:|---:|"]
+    rows = [
+        f"{students} simulated students, {seconds:.0f} s, think time {think:g} s x (0.5..1.5), "
+        f"one server process; {total} requests in {wall:.1f} s ({total / wall:.1f}/s), "
+        f"{len(errors)} errors.",
+        "",
+        "| request | count | p50 ms | p95 ms | max ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for kind in ("page", "check"):
         xs = log.get(kind, [])
-        rows.append(f"| {'problem page' if kind == 'page' else 'POST /check'} | {len(xs)} | "
-                    f"{1000 * pct(xs, .5):.1f} | {1000 * pct(xs, .95):.1f} | {1000 * max(xs, default=0):.1f} |")
+        rows.append(
+            f"| {'problem page' if kind == 'page' else 'POST /check'} | {len(xs)} | "
+            f"{1000 * pct(xs, 0.5):.1f} | {1000 * pct(xs, 0.95):.1f} | {1000 * max(xs, default=0):.1f} |"
+        )
     return rows
 
 

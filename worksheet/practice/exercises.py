@@ -52,15 +52,24 @@ class Ask:
         """The page's query string: ``seed=3&numbers=hand&causal=true``."""
         from urllib.parse import urlencode
 
-        return urlencode([("seed", self.seed), ("numbers", self.numbers),
-                          *((k.replace("_", "-"), setting_text(v)) for k, v in self.settings)])
+        return urlencode(
+            [
+                ("seed", self.seed),
+                ("numbers", self.numbers),
+                *((k.replace("_", "-"), setting_text(v)) for k, v in self.settings),
+            ]
+        )
 
     def fields(self) -> dict:
         """The JSON of ``POST /check`` and ``/reveal`` that names this problem."""
         if self.table is not None:
             return {"kind": self.kind, "table": self.table}
-        return {"kind": self.kind, "settings": {k: v for k, v in self.settings}, "seed": self.seed,
-                "numbers": self.numbers}
+        return {
+            "kind": self.kind,
+            "settings": {k: v for k, v in self.settings},
+            "seed": self.seed,
+            "numbers": self.numbers,
+        }
 
 
 def setting_text(v: Any) -> str:
@@ -83,8 +92,7 @@ class Scope:
     @classmethod
     def from_spec(cls, path, focus=()) -> "Scope":
         spec = load_spec(path)
-        sections = [(s.kind, {"numbers": spec.numbers, **{k: v for k, v in s.params.items()}})
-                    for s in spec.sections]
+        sections = [(s.kind, {"numbers": spec.numbers, **{k: v for k, v in s.params.items()}}) for s in spec.sections]
         words = [(s.prompt, s.question, s.answer, s.lines) for s in spec.sections]
         return cls(sections, words, spec.title or "", tuple(focus))
 
@@ -206,12 +214,10 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         if not _KEY.fullmatch(key):
             raise RequestError("a setting's name is letters, digits, - and _")
         value = setting_text(v) if isinstance(v, (bool, int, str)) else None
-        if value is None or len(value) > MAX_SETTING_CHARS or any(c in value for c in ",=") \
-                or not value.isprintable():
+        if value is None or len(value) > MAX_SETTING_CHARS or any(c in value for c in ",=") or not value.isprintable():
             raise RequestError(f"the setting {key} must be a short value without ',' or '='")
         if key.replace("-", "_") not in names or key.replace("-", "_") == "numbers":
-            raise RequestError(f"{kind} has no setting '{key}'; it has "
-                               f"{', '.join(n for n in names if n != 'numbers')}")
+            raise RequestError(f"{kind} has no setting '{key}'; it has {', '.join(n for n in names if n != 'numbers')}")
         parts.append(f"{key}={value}")
     spec = ProblemSpec.parse(f"{kind}:{','.join(parts)}")
     return Ask(kind, tuple(sorted(spec.options.items())), seed, numbers)
@@ -266,8 +272,7 @@ def _make_document(ask: Ask) -> Document:
             p = solve_table(ask.kind, parse_table(ask.table, label=OWN_LABEL), label=OWN_LABEL)
             return Document(f"Worked solution: {p.title}", [p], seed=None, numbers="own")
         prompt, question, answer, lines = ask.words or ("", "", "", 5)
-        spec = ProblemSpec(ask.kind, dict(ask.settings), prompt=prompt, question=question, answer=answer,
-                           lines=lines)
+        spec = ProblemSpec(ask.kind, dict(ask.settings), prompt=prompt, question=question, answer=answer, lines=lines)
         return build_document([spec], seed=ask.seed, options={"numbers": ask.numbers})
     except WorksheetError as exc:
         raise RequestError(str(exc)) from None

@@ -67,8 +67,9 @@ class PracticeRenderer(HtmlRenderer):
     def page(self, name: str, **context) -> str:
         return self.page_template(name).render(**context)
 
-    def cells(self, s: Step, values: Mapping[str, str] | None = None,
-              verdicts: Mapping[str, dict] | None = None) -> Markup:
+    def cells(
+        self, s: Step, values: Mapping[str, str] | None = None, verdicts: Mapping[str, dict] | None = None
+    ) -> Markup:
         """The answer grid of a step: one labelled input per entry, in reading
         order (column blocks one under the other for a wide matrix)."""
         values, verdicts = values or {}, verdicts or {}
@@ -94,13 +95,29 @@ class PracticeRenderer(HtmlRenderer):
                     if v and v.get("mistake"):
                         attrs += Markup(' data-mistake="%s"') % v["mistake"]
                     inner = verdict_inner(v["verdict"], v.get("mistake")) if v else Markup("")
-                    out.append(Markup(
-                        '<td><input type="text" id="%s" name="%s" value="%s" data-step="%s" data-row="%d" '
-                        'data-col="%d" aria-label="%s" aria-describedby="v-%s" autocomplete="off" '
-                        'spellcheck="false" size="7"%s>'
-                        '<span class="verdict" id="v-%s" data-verdict-for="%s"%s>%s</span></td>')
-                        % (cid, cid, values.get(cid, ""), s.name, i, j, cell_label(s, i, j), cid,
-                           listed + (Markup(' class="label"') if s.choices else Markup("")), cid, cid, attrs, inner))
+                    out.append(
+                        Markup(
+                            '<td><input type="text" id="%s" name="%s" value="%s" data-step="%s" data-row="%d" '
+                            'data-col="%d" aria-label="%s" aria-describedby="v-%s" autocomplete="off" '
+                            'spellcheck="false" size="7"%s>'
+                            '<span class="verdict" id="v-%s" data-verdict-for="%s"%s>%s</span></td>'
+                        )
+                        % (
+                            cid,
+                            cid,
+                            values.get(cid, ""),
+                            s.name,
+                            i,
+                            j,
+                            cell_label(s, i, j),
+                            cid,
+                            listed + (Markup(' class="label"') if s.choices else Markup("")),
+                            cid,
+                            cid,
+                            attrs,
+                            inner,
+                        )
+                    )
                 out.append(Markup("</tr>"))
             out.append(Markup("</tbody></table>"))
         return Markup("").join(out)

@@ -94,8 +94,10 @@ class TemplateRenderer:
         root = Path(templates) if templates else default_templates()
         folder = root / self.name
         if not folder.is_dir():
-            raise TemplateError(f"templates folder {root} has no {self.name}/ subfolder "
-                                f"(copy the whole templates/ folder: cp -r templates mytemplates)")
+            raise TemplateError(
+                f"templates folder {root} has no {self.name}/ subfolder "
+                f"(copy the whole templates/ folder: cp -r templates mytemplates)"
+            )
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(folder)),
             undefined=jinja2.StrictUndefined,
@@ -108,8 +110,14 @@ class TemplateRenderer:
         self._grids: dict[tuple, str] = {}
         self._chains: dict[bool, tuple] = {}
         self.env.filters.update(
-            given=self.given, exact=self.exact, decimal=self.decimal, grid=self.grid,
-            math=self.math, display=self.display, text=self.text, prose=self.prose,
+            given=self.given,
+            exact=self.exact,
+            decimal=self.decimal,
+            grid=self.grid,
+            math=self.math,
+            display=self.display,
+            text=self.text,
+            prose=self.prose,
         )
 
     # -- tables from the model (shared) -------------------------------------
@@ -122,18 +130,17 @@ class TemplateRenderer:
                 return fmt.given(x)
             return fmt.decimal(x, q.given_places)
 
-        return _shared("given", q, lambda q: Table([[cell(x) for x in row] for row in q.exact],
-                                                   q.rows, q.cols))
+        return _shared("given", q, lambda q: Table([[cell(x) for x in row] for row in q.exact], q.rows, q.cols))
 
     @staticmethod
     def exact_table(s: Step) -> Table:
         if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+
             def cell(x):
                 return fmt.exact_latex(x) if isinstance(x, (str, NegInf)) else fmt.decimal(x, s.places)
         else:
             cell = fmt.exact_latex
-        return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact],
-                                                   s.rows, s.cols))
+        return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact], s.rows, s.cols))
 
     @staticmethod
     def decimal_table(s: Step) -> Table:
@@ -209,11 +216,11 @@ class TemplateRenderer:
         except jinja2.TemplateSyntaxError as exc:
             raise TemplateError(f"{exc.filename or exc.name}, line {exc.lineno}: {exc.message}") from None
         except UnicodeDecodeError as exc:
-            raise TemplateError(f"{Path(self.env.loader.searchpath[0]) / name}: not UTF-8 text "
-                                f"(byte {exc.start + 1})") from None
+            raise TemplateError(
+                f"{Path(self.env.loader.searchpath[0]) / name}: not UTF-8 text (byte {exc.start + 1})"
+            ) from None
         except RecursionError:
-            raise TemplateError(f"{Path(self.env.loader.searchpath[0]) / name}: "
-                                f"nested too deeply to compile") from None
+            raise TemplateError(f"{Path(self.env.loader.searchpath[0]) / name}: nested too deeply to compile") from None
 
     def render(self, doc: Document, *, key: bool) -> str:
         """One document (a sheet or its key) as one file."""
@@ -225,9 +232,11 @@ class TemplateRenderer:
         with ``docs`` (tested): ``head`` + each document's ``doc`` block + ``foot``."""
         docs = list(docs)
         outlines = [d.outline() for d in docs] if self.has_frame(key) else []
-        return (self.head(outlines, key=key)
-                + "".join(self.body(d, i, len(docs), key=key) for i, d in enumerate(docs))
-                + self.foot(outlines, key=key))
+        return (
+            self.head(outlines, key=key)
+            + "".join(self.body(d, i, len(docs), key=key) for i, d in enumerate(docs))
+            + self.foot(outlines, key=key)
+        )
 
     def has_frame(self, key: bool) -> bool:
         """Does the sheet or key template have a ``head`` or ``foot`` block?"""
@@ -286,7 +295,8 @@ class TemplateRenderer:
         package = str(Path(__file__).resolve().parent.parent)
         last = max((k for k, (file, _) in enumerate(frames) if file.endswith(".j2")), default=None)
         if not isinstance(exc, (jinja2.TemplateError, RecursionError, UnicodeDecodeError)) and (
-                last is None or any(f.startswith(package) for f, _ in frames[last + 1:])):
+            last is None or any(f.startswith(package) for f, _ in frames[last + 1 :])
+        ):
             return None
         if isinstance(exc, RecursionError):
             reason = "templates call or include each other without end"
@@ -294,14 +304,16 @@ class TemplateRenderer:
             reason = f"a template it includes is not UTF-8 text (byte {exc.start + 1})"
         elif isinstance(exc, jinja2.TemplateNotFound):
             outside = str(exc.name).startswith("/") or ".." in str(exc.name).split("/")
-            reason = (f"template {exc.name!r} is not in {self.env.loader.searchpath[0]}"
-                      + (" (templates may include only templates of that folder)" if outside else ""))
+            reason = f"template {exc.name!r} is not in {self.env.loader.searchpath[0]}" + (
+                " (templates may include only templates of that folder)" if outside else ""
+            )
         elif isinstance(exc, jinja2.TemplateError):
             reason = exc.message or type(exc).__name__
         else:
             reason = f"{type(exc).__name__}: {exc}"
-        where = f"{frames[last][0]}, line {frames[last][1]}" if last is not None else \
-            f"{self.name} template, block {block}"
+        where = (
+            f"{frames[last][0]}, line {frames[last][1]}" if last is not None else f"{self.name} template, block {block}"
+        )
         return TemplateError(f"{where}: {reason}".replace("\n", " "))
 
     def _chain(self, key: bool) -> tuple[jinja2.Template, list[jinja2.Template]]:
@@ -315,8 +327,10 @@ class TemplateRenderer:
                     raise TemplateError(f"{tmpl.name}: templates extend each other in a loop")
                 parents.append(self._load(name))
             if not any("doc" in t.blocks for t in (tmpl, *parents)):
-                raise TemplateError(f"{tmpl.name} has no block 'doc' (copy the templates/ folder "
-                                    f"of this version of worksheet and restyle that)")
+                raise TemplateError(
+                    f"{tmpl.name} has no block 'doc' (copy the templates/ folder "
+                    f"of this version of worksheet and restyle that)"
+                )
             _check_outside_blocks(self.env, (parents or [tmpl])[-1].name)
             chain = self._chains[key] = (tmpl, parents)
         return chain
@@ -389,14 +403,26 @@ def _check_outside_blocks(env: jinja2.Environment, name: str) -> None:
                 yield from stray(node.else_)
             elif isinstance(node, nodes.Output):
                 yield from (n for n in node.nodes if not (isinstance(n, nodes.TemplateData) and not n.data.strip()))
-            elif not isinstance(node, (nodes.Block, nodes.Extends, nodes.Assign, nodes.AssignBlock, nodes.Macro,
-                                       nodes.Import, nodes.FromImport)):
+            elif not isinstance(
+                node,
+                (
+                    nodes.Block,
+                    nodes.Extends,
+                    nodes.Assign,
+                    nodes.AssignBlock,
+                    nodes.Macro,
+                    nodes.Import,
+                    nodes.FromImport,
+                ),
+            ):
                 yield node
 
     node = next(stray(env.parse(env.loader.get_source(env, name)[0]).body), None)
     if node is not None:
-        raise TemplateError(f"{name}, line {node.lineno}: output outside the head, doc and foot blocks "
-                            f"would be lost; move it into one of them")
+        raise TemplateError(
+            f"{name}, line {node.lineno}: output outside the head, doc and foot blocks "
+            f"would be lost; move it into one of them"
+        )
 
 
 def _extends(env: jinja2.Environment, name: str) -> str | None:

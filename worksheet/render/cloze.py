@@ -20,10 +20,36 @@ from markupsafe import escape
 
 __all__ = ["CLOZE_TYPES", "WORD_JOINER", "no_field", "no_legacy", "html_text", "plain_text", "cloze_escape", "xml_text"]
 
-CLOZE_TYPES = ("NUMERICAL", "NM", "MULTICHOICE", "MC", "MULTICHOICE_V", "MCV", "MULTICHOICE_H", "MCH",
-               "SHORTANSWER", "SA", "MW", "SHORTANSWER_C", "SAC", "MWC", "MULTICHOICE_S", "MCS",
-               "MULTICHOICE_VS", "MCVS", "MULTICHOICE_HS", "MCHS", "MULTIRESPONSE", "MR",
-               "MULTIRESPONSE_H", "MRH", "MULTIRESPONSE_S", "MRS", "MULTIRESPONSE_HS", "MRHS")
+CLOZE_TYPES = (
+    "NUMERICAL",
+    "NM",
+    "MULTICHOICE",
+    "MC",
+    "MULTICHOICE_V",
+    "MCV",
+    "MULTICHOICE_H",
+    "MCH",
+    "SHORTANSWER",
+    "SA",
+    "MW",
+    "SHORTANSWER_C",
+    "SAC",
+    "MWC",
+    "MULTICHOICE_S",
+    "MCS",
+    "MULTICHOICE_VS",
+    "MCVS",
+    "MULTICHOICE_HS",
+    "MCHS",
+    "MULTIRESPONSE",
+    "MR",
+    "MULTIRESPONSE_H",
+    "MRH",
+    "MULTIRESPONSE_S",
+    "MRS",
+    "MULTIRESPONSE_HS",
+    "MRHS",
+)
 # where Moodle could see the start of a field ("{", digits, ":", a type, ":"; any
 # word as the type, for plugins such as REGEXP) or of a stored field's place ("{#1}")
 _FIELD_START = re.compile(r"\{(?=[0-9]*:[A-Za-z_]*:|#)")
@@ -70,8 +96,18 @@ def plain_text(text: str) -> str:
 # are written as character references, which Moodle decodes.  So are "=" and
 # "%" (an answer starting with them would be read as its grade) and "{" (no
 # "{1:SHORTANSWER:" inside an answer, should a reader look for fields there).
-_CLOZE = {"}": "\\}", "#": "\\#", "~": "&#126;", "/": "&#47;", '"': "&#34;", "\\": "&#92;",
-          "&": "&amp;", "=": "&#61;", "%": "&#37;", "{": "&#123;"}
+_CLOZE = {
+    "}": "\\}",
+    "#": "\\#",
+    "~": "&#126;",
+    "/": "&#47;",
+    '"': "&#34;",
+    "\\": "&#92;",
+    "&": "&amp;",
+    "=": "&#61;",
+    "%": "&#37;",
+    "{": "&#123;",
+}
 
 
 def cloze_escape(text: str, *, html: bool = True) -> str:

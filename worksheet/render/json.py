@@ -23,8 +23,10 @@ def _value(q: Quantity) -> list:
     """The float64 nearest each exact entry (correctly rounded: the same on every
     machine), never numpy's cross-check ``q.value``; ``null`` for -oo.  A label
     entry (next-token's prediction) keeps its value, the label's index."""
-    return [[_label_value(q, i, j) if isinstance(x, str) else _nearest(x) for j, x in enumerate(row)]
-            for i, row in enumerate(q.exact)]
+    return [
+        [_label_value(q, i, j) if isinstance(x, str) else _nearest(x) for j, x in enumerate(row)]
+        for i, row in enumerate(q.exact)
+    ]
 
 
 def _nearest(x):
@@ -68,9 +70,13 @@ def step(s: Step) -> dict:
 
 
 def problem(p: Problem) -> dict:
-    out = {"kind": p.kind, "seed": p.seed, "params": p.params,
-           "inputs": {name: quantity(q) for name, q in p.inputs.items()},
-           "steps": [step(s) for s in p.steps]}
+    out = {
+        "kind": p.kind,
+        "seed": p.seed,
+        "params": p.params,
+        "inputs": {name: quantity(q) for name, q in p.inputs.items()},
+        "steps": [step(s) for s in p.steps],
+    }
     for s in out["steps"]:  # a spec's own points and weights of steps (worksheet.solution.points)
         if s["name"] in p.step_points:
             s["points"] = p.step_points[s["name"]]
@@ -83,16 +89,19 @@ def problem(p: Problem) -> dict:
 
 
 def document(doc: Document) -> dict:
-    return {"title": doc.title, "seed": doc.seed, "numbers": doc.numbers,
-            "problems": [problem(p) for p in doc.problems]}
+    return {
+        "title": doc.title,
+        "seed": doc.seed,
+        "numbers": doc.numbers,
+        "problems": [problem(p) for p in doc.problems],
+    }
 
 
 def variant_text(doc: Document) -> "Raw":
     """One variant's entry of the combined JSON (see :func:`variants_text`),
     already encoded, so variants can be encoded in parallel and joined."""
     out: list[str] = []
-    _encode({"id": doc.variant, "seed": doc.seed, "problems": [problem(p) for p in doc.problems]},
-            _VARIANT_NL, out)
+    _encode({"id": doc.variant, "seed": doc.seed, "problems": [problem(p) for p in doc.problems]}, _VARIANT_NL, out)
     return Raw("".join(out))
 
 
@@ -150,8 +159,14 @@ def _finite(o: float) -> str:
 
 
 # exact types only (bool before int; subclasses such as numpy floats take _scalar)
-_LEAF = {str: _str, Raw: str.__str__, float: _finite, int: _int, bool: lambda o: "true" if o else "false",
-         type(None): lambda o: "null"}
+_LEAF = {
+    str: _str,
+    Raw: str.__str__,
+    float: _finite,
+    int: _int,
+    bool: lambda o: "true" if o else "false",
+    type(None): lambda o: "null",
+}
 
 
 def _encode(o, nl: str, out: list) -> None:
@@ -182,8 +197,10 @@ def _encode(o, nl: str, out: list) -> None:
         if all(type(row) is list for row in o):  # a matrix: rows of leaves, in one join
             deeper = inner + " "
             try:
-                rows = ["[" + deeper + ("," + deeper).join([_LEAF[type(x)](x) for x in row]) + inner + "]"
-                        if row else "[]" for row in o]
+                rows = [
+                    "[" + deeper + ("," + deeper).join([_LEAF[type(x)](x) for x in row]) + inner + "]" if row else "[]"
+                    for row in o
+                ]
             except KeyError:
                 pass
             else:

@@ -5,8 +5,16 @@ from __future__ import annotations
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
 _TEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-    "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
     "'": "'",
 }
 
@@ -23,16 +31,21 @@ def stack(parts: list[str], gap: str) -> str:
     be measured and scaled as one box)."""
     if len(parts) == 1:
         return parts[0]
-    return ("\\begin{tabular}{@{}l@{}}\n" + f" \\\\[{gap}]\n".join(parts) + "\n\\end{tabular}")
+    return "\\begin{tabular}{@{}l@{}}\n" + f" \\\\[{gap}]\n".join(parts) + "\n\\end{tabular}"
 
 
 class LatexRenderer(TemplateRenderer):
     name = "tex"
     ext = "tex"
     # delimiters that do not fight TeX braces
-    env_options = dict(block_start_string="((*", block_end_string="*))",
-                       variable_start_string="(((", variable_end_string=")))",
-                       comment_start_string="((=", comment_end_string="=))")
+    env_options = dict(
+        block_start_string="((*",
+        block_end_string="*))",
+        variable_start_string="(((",
+        variable_end_string=")))",
+        comment_start_string="((=",
+        comment_end_string="=))",
+    )
 
     def __init__(self, templates=None):
         super().__init__(templates)
@@ -64,8 +77,14 @@ class LatexRenderer(TemplateRenderer):
             single = key or compact or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
             w = 0.0 if single else self.grid_width(s)
             last = rows[-1] if rows else None
-            if (last and not single and last[0][2] and last[0][1].shape[0] == s.shape[0] and len(last) < 3
-                    and sum(x[2] for x in last) + w + 0.5 * len(last) <= self.LINE_CM):
+            if (
+                last
+                and not single
+                and last[0][2]
+                and last[0][1].shape[0] == s.shape[0]
+                and len(last) < 3
+                and sum(x[2] for x in last) + w + 0.5 * len(last) <= self.LINE_CM
+            ):
                 last.append((i, s, w, 0.0))
             else:
                 rows.append([(i, s, w, 0.0)])
@@ -116,8 +135,10 @@ class LatexRenderer(TemplateRenderer):
         if len(arrays) == 1:
             return rf"\fitmath{{{symbol} = {{{stretch}{arrays[0]}}}}}"
         rows = r" \\[6pt] ".join(arrays)
-        return (rf"\fitmath{{{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}"
-                rf"\end{{array}}}}}}")
+        return (
+            rf"\fitmath{{{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}"
+            rf"\end{{array}}}}}}"
+        )
 
     def _bracketed(self, t: Table, a: int, b: int, numbered: bool) -> str:
         """Columns a..b-1 of ``t`` as one array: [row labels] | tick | cells | tick |.
@@ -127,33 +148,61 @@ class LatexRenderer(TemplateRenderer):
         lab = bool(t.rows)
         left = 2 if lab else 1  # the column of the left tick
         right = left + k + 1
-        pre = (r"r@{\,}|" if lab else "@{}|") + r"@{}p{2.5pt}@{\hspace{1.5pt}}" + "c" * k + r"@{\hspace{1.5pt}}p{2.5pt}@{}|@{}"
+        pre = (
+            (r"r@{\,}|" if lab else "@{}|")
+            + r"@{}p{2.5pt}@{\hspace{1.5pt}}"
+            + "c" * k
+            + r"@{\hspace{1.5pt}}p{2.5pt}@{}|@{}"
+        )
         ticks = rf"\cline{{{left}-{left}}}\cline{{{right}-{right}}}"
         heads = t.cols[a:b] if t.cols else ([str(j + 1) for j in range(a, b)] if numbered else None)
         head = ""
         if heads:
             first = [r"\multicolumn{1}{r@{\,}}{}"] if lab else []
-            head = " & ".join(first + [r"\multicolumn{1}{@{}c}{}"]
-                              + [self.label(h) if t.cols else r"\scriptstyle " + h for h in heads]
-                              + [r"\multicolumn{1}{c@{}}{}"]) + r" \\"
-        body = [" & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
-                for i, row in enumerate(t.cells)]
+            head = (
+                " & ".join(
+                    first
+                    + [r"\multicolumn{1}{@{}c}{}"]
+                    + [self.label(h) if t.cols else r"\scriptstyle " + h for h in heads]
+                    + [r"\multicolumn{1}{c@{}}{}"]
+                )
+                + r" \\"
+            )
+        body = [
+            " & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
+            for i, row in enumerate(t.cells)
+        ]
         # one row a line: a big matrix must not make a line longer than TeX reads
-        return (rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body)
-                + rf" \\{ticks}\end{{array}}")
+        return rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body) + rf" \\{ticks}\end{{array}}"
 
     def table(self, t: Table, math: bool) -> str:
         """A decimal table (booktabs); wider than MAX_COLS: one per column block."""
-        wrap = (lambda c: f"${c}$") if math else (
-            lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
+        wrap = (
+            (lambda c: f"${c}$")
+            if math
+            else (lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
+        )
         out = []
         for a, b in col_blocks(t.m):
-            head = " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]]) if t.cols else \
-                " & ".join([""] + [str(j + 1) for j in range(a, b)])
-            rows = [" & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row[a:b]])
-                    for i, row in enumerate(t.cells)]
-            out.append("\\begin{tabular}{l" + "r" * (b - a) + "}\n\\toprule\n" + head + r" \\" + "\n\\midrule\n"
-                       + (" \\\\\n".join(rows)) + " \\\\\n\\bottomrule\n\\end{tabular}")
+            head = (
+                " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]])
+                if t.cols
+                else " & ".join([""] + [str(j + 1) for j in range(a, b)])
+            )
+            rows = [
+                " & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row[a:b]])
+                for i, row in enumerate(t.cells)
+            ]
+            out.append(
+                "\\begin{tabular}{l"
+                + "r" * (b - a)
+                + "}\n\\toprule\n"
+                + head
+                + r" \\"
+                + "\n\\midrule\n"
+                + (" \\\\\n".join(rows))
+                + " \\\\\n\\bottomrule\n\\end{tabular}"
+            )
         return stack(out, "4pt")
 
     def empty_grid(self, t: Table) -> str:
@@ -166,16 +215,24 @@ class LatexRenderer(TemplateRenderer):
         blocks = col_blocks(t.m)
         for a, b in blocks:
             k = b - a
-            head = " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]]) if t.cols else \
-                " & ".join([""] + [str(j + 1) for j in range(a, b)])
-            rows = [" & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))]
-                               + [""] * k)
-                    for i in range(t.n)]
+            head = (
+                " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]])
+                if t.cols
+                else " & ".join([""] + [str(j + 1) for j in range(a, b)])
+            )
+            rows = [
+                " & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))] + [""] * k)
+                for i in range(t.n)
+            ]
             # no head row of plain column numbers 1..m unless the grid is in blocks
             top = (head + r" \\ \hline") if t.cols or len(blocks) > 1 else rf"\cline{{2-{k + 1}}}"
-            out.append(f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
-                       + top + "\n"
-                       + (" \\\\ \\hline\n".join(rows)) + " \\\\ \\hline\n\\end{tabular}")
+            out.append(
+                f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
+                + top
+                + "\n"
+                + (" \\\\ \\hline\n".join(rows))
+                + " \\\\ \\hline\n\\end{tabular}"
+            )
         # blocks as paragraphs: a tall grid may go on over a page break
         return "\n\n\\vspace{6pt}\n".join(out)
 

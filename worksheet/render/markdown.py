@@ -41,16 +41,25 @@ class MarkdownRenderer(TemplateRenderer):
         blocks = col_blocks(t.m)
         if len(blocks) > 1:
             return "\n\n".join(
-                self.table(Table([row[a:b] for row in t.cells], t.rows,
-                                 t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), math)
-                for a, b in blocks)
+                self.table(
+                    Table(
+                        [row[a:b] for row in t.cells],
+                        t.rows,
+                        t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)],
+                    ),
+                    math,
+                )
+                for a, b in blocks
+            )
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
-        lines = ["| " + " | ".join([""] + head) + " |",
-                 "|" + "---|" * (t.m + 1)]
+        lines = ["| " + " | ".join([""] + head) + " |", "|" + "---|" * (t.m + 1)]
         for i, row in enumerate(t.cells):
             label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
-            cells = [f"${c}$" for c in row] if math else [
-                "−∞" if c == "-inf" else c if is_number(c) or c == _BLANK else self.text(c) for c in row]
+            cells = (
+                [f"${c}$" for c in row]
+                if math
+                else ["−∞" if c == "-inf" else c if is_number(c) or c == _BLANK else self.text(c) for c in row]
+            )
             lines.append("| " + " | ".join([label] + [c.replace("|", "\\|") for c in cells]) + " |")
         return "\n".join(lines)
 

@@ -106,6 +106,7 @@ ROUNDED_TOTAL = 99_000  # the question mark aimed at when exact shares would exc
 MOODLE_LIMIT = 99_999  # below what Moodle stores for a mark (NUMBER(12,7): 5 digits before the point)
 PENALTY = "0.3333333"  # Moodle's default penalty per try (interactive quizzes)
 
+
 def number(x: float) -> str:
     """A float as Moodle's NUMERICAL reads it (``-?digits[.digits][e±digits]``): Python's repr."""
     x = float(x)
@@ -243,8 +244,13 @@ class MoodleRenderer(TemplateRenderer):
     # -- filters (HTML with TeX for MathJax) ----------------------------------
     def matrix(self, symbol: str, t: Table) -> Markup:
         """``symbol =`` beside its table (a paragraph of its own)."""
-        return Markup('<table><tr><td style="vertical-align:middle">') + self.math(f"{symbol} =") \
-            + Markup("</td><td>") + self.table(t, math=True) + Markup("</td></tr></table>")
+        return (
+            Markup('<table><tr><td style="vertical-align:middle">')
+            + self.math(f"{symbol} =")
+            + Markup("</td><td>")
+            + self.table(t, math=True)
+            + Markup("</td></tr></table>")
+        )
 
     def table(self, t: Table, math: bool) -> Markup:
         def cell(c: str) -> Markup:
@@ -260,12 +266,17 @@ class MoodleRenderer(TemplateRenderer):
     def _grid(self, t: Table, cell) -> Markup:
         """A ruled table with row and column headers (labels, or 1, 2, ...)."""
         head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
-        rows = [Markup('<table border="1" cellpadding="4" style="border-collapse:collapse;text-align:center">'),
-                Markup("<tr><th></th>") + Markup("").join(Markup("<th>%s</th>") % h for h in head) + Markup("</tr>")]
+        rows = [
+            Markup('<table border="1" cellpadding="4" style="border-collapse:collapse;text-align:center">'),
+            Markup("<tr><th></th>") + Markup("").join(Markup("<th>%s</th>") % h for h in head) + Markup("</tr>"),
+        ]
         for i, row in enumerate(t.cells):
             label = self.text(t.rows[i]) if t.rows else str(i + 1)
-            rows.append(Markup("<tr><th>%s</th>") % label
-                        + Markup("").join(Markup("<td>") + cell(c) + Markup("</td>") for c in row) + Markup("</tr>"))
+            rows.append(
+                Markup("<tr><th>%s</th>") % label
+                + Markup("").join(Markup("<td>") + cell(c) + Markup("</td>") for c in row)
+                + Markup("</tr>")
+            )
         rows.append(Markup("</table>"))
         return Markup("\n").join(rows)
 
@@ -312,8 +323,7 @@ class MoodleRenderer(TemplateRenderer):
     def foot(self, outlines: Sequence[Document], *, key: bool) -> str:
         return "</quiz>\n"
 
-    def body(self, doc: Document, index: int, count: int, *, key: bool = False,
-             bank: str = "worksheet") -> str:
+    def body(self, doc: Document, index: int, count: int, *, key: bool = False, bank: str = "worksheet") -> str:
         """Document ``index`` of ``count``: per problem k, its category then its question."""
         out = []
         for k, p in enumerate(doc.problems, 1):
@@ -332,13 +342,23 @@ class MoodleRenderer(TemplateRenderer):
         weights = field_weights(p)
         essay = not weights and bool(p.steps) and all(s.is_written for s in p.steps)  # only words
         points = {name: points_text(x) for name, x in p.points_of_steps().items()} if p.points is not None else {}
-        names = dict(doc=doc, p=p, k=k, weights=weights, places=PLACES, step_points=points, essay=essay,
-                     equal=not (p.step_points or p.step_weights),
-                     conventions=conventions([p]),  # this question's own, not the sheet's
-                     masked=any(isinstance(x, NegInf) for s in p.steps for row in s.exact for x in row))
+        names = dict(
+            doc=doc,
+            p=p,
+            k=k,
+            weights=weights,
+            places=PLACES,
+            step_points=points,
+            essay=essay,
+            equal=not (p.step_points or p.step_weights),
+            conventions=conventions([p]),  # this question's own, not the sheet's
+            masked=any(isinstance(x, NegInf) for s in p.steps for row in s.exact for x in row),
+        )
         q = ET.Element("question", type="essay" if essay else "cloze")
         variant = f" {doc.variant}" if doc.variant else ""
-        ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(question_name(f"{bank}{variant} P{k}: ", p.title))
+        ET.SubElement(ET.SubElement(q, "name"), "text").text = _xml_text(
+            question_name(f"{bank}{variant} P{k}: ", p.title)
+        )
         texts = {}
         for tag, template in (("questiontext", "question.html.j2"), ("generalfeedback", "feedback.html.j2")):
             texts[tag] = _xml_text(self._run(template, names))
@@ -347,9 +367,12 @@ class MoodleRenderer(TemplateRenderer):
             ET.SubElement(q, "defaultgrade").text = essay_grade(p.points)
             ET.SubElement(q, "penalty").text = "0"
             ET.SubElement(q, "hidden").text = "0"
-            for tag, text in (("responseformat", "editor"), ("responserequired", "1"),
-                              ("responsefieldlines", str(max(5, 2 * sum(s.lines for s in p.steps)))),
-                              ("attachments", "0")):
+            for tag, text in (
+                ("responseformat", "editor"),
+                ("responserequired", "1"),
+                ("responsefieldlines", str(max(5, 2 * sum(s.lines for s in p.steps)))),
+                ("attachments", "0"),
+            ):
                 ET.SubElement(q, tag).text = text
             ET.SubElement(ET.SubElement(q, "graderinfo", format="html"), "text").text = texts["generalfeedback"]
             ET.SubElement(ET.SubElement(q, "responsetemplate", format="html"), "text").text = ""
@@ -378,9 +401,21 @@ class MoodleRenderer(TemplateRenderer):
 
     def render_many(self, docs: Sequence[Document], *, key: bool = False, bank: str = "worksheet") -> str:
         docs = list(docs)
-        return (self.head(docs, key=key) + "".join(self.body(d, i, len(docs), bank=bank) for i, d in enumerate(docs))
-                + self.foot(docs, key=key))
+        return (
+            self.head(docs, key=key)
+            + "".join(self.body(d, i, len(docs), bank=bank) for i, d in enumerate(docs))
+            + self.foot(docs, key=key)
+        )
 
 
-__all__ = ["MoodleRenderer", "cloze_escape", "no_field", "field_weights", "step_shares", "question_mark",
-           "tolerance", "number", "category_path"]
+__all__ = [
+    "MoodleRenderer",
+    "cloze_escape",
+    "no_field",
+    "field_weights",
+    "step_shares",
+    "question_mark",
+    "tolerance",
+    "number",
+    "category_path",
+]

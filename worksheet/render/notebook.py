@@ -73,8 +73,10 @@ def _bracketed(symbol: str, relation: str, cells) -> str:
 
     # (HTML needs no </td> nor </tr>: the next <td>, <tr> or </table> ends them)
     body = "".join("<tr>" + "".join(f"<td>{c}" for c in row) for row in cells)
-    return (f'<div><math>{formula_inner(symbol)}<mo>{relation}</mo></math>'
-            f' <span class="b"><table>{body}</table></span></div>')
+    return (
+        f'<div><math>{formula_inner(symbol)}<mo>{relation}</mo></math>'
+        f' <span class="b"><table>{body}</table></span></div>'
+    )
 
 
 def _plain(x, integers: bool) -> str:
@@ -92,8 +94,11 @@ def _plain(x, integers: bool) -> str:
 def _decimals(r, s, relation: str) -> str:
     """``symbol ≈ [decimals]`` of a step (escaped text: a label stays text)."""
     t = r.decimal_table(s)
-    return _bracketed(s.symbol, relation, [[str(escape(c.replace("-", "\u2212", 1) if c[:1] == "-" else c))
-                                            for c in row] for row in t.cells])
+    return _bracketed(
+        s.symbol,
+        relation,
+        [[str(escape(c.replace("-", "\u2212", 1) if c[:1] == "-" else c)) for c in row] for row in t.cells],
+    )
 
 
 def _display(inner: str) -> str:
@@ -143,18 +148,21 @@ def notebook_html(doc) -> str:
 
     r = get("html")
     root = "ws-" + uuid.uuid4().hex[:8]
-    out = [f'<div id="{root}" class="tex2jax_ignore mathjax_ignore">',
-           "<style>" + CSS.format(R="#" + root) + "</style>",
-           f'<div class="t">{r.prose(doc.title)}</div>',
-           f'<p class="m">seed {doc.seed if doc.seed is not None else "—"}, numbers: {escape(doc.numbers)}</p>']
+    out = [
+        f'<div id="{root}" class="tex2jax_ignore mathjax_ignore">',
+        "<style>" + CSS.format(R="#" + root) + "</style>",
+        f'<div class="t">{r.prose(doc.title)}</div>',
+        f'<p class="m">seed {doc.seed if doc.seed is not None else "—"}, numbers: {escape(doc.numbers)}</p>',
+    ]
     many = len(doc.problems) > 1 or (doc.problems and doc.problems[0].title != doc.title)
     for k, p in enumerate(doc.problems, 1):
         if many:
             out.append(f'<div class="p">Problem {k}: {r.prose(p.title)}</div>')
         if p.intro:
             out.append(f"<p>{r.prose(p.intro)}</p>")
-        out.append('<div class="g">' + "".join(_matrix(q.symbol, q.exact, given_cell) for q in p.inputs.values())
-                   + "</div>")
+        out.append(
+            '<div class="g">' + "".join(_matrix(q.symbol, q.exact, given_cell) for q in p.inputs.values()) + "</div>"
+        )
         out.append("<ol>")
         for s in p.steps:
             out.append(f"<li><b>{r.prose(s.title)}</b> <code>{escape(s.name)}</code>")
@@ -199,6 +207,10 @@ def document(problem):
     from .. import kinds
     from ..solution.document import Document
 
-    return Document(problem.title, [problem], seed=problem.seed,
-                    numbers=str(problem.params.get("numbers") or "own"),
-                    conventions=kinds.conventions([problem]))
+    return Document(
+        problem.title,
+        [problem],
+        seed=problem.seed,
+        numbers=str(problem.params.get("numbers") or "own"),
+        conventions=kinds.conventions([problem]),
+    )

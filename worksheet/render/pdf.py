@@ -75,8 +75,10 @@ def engine() -> tuple[str, str] | None:
 
 
 def missing_message() -> str:
-    return ("no LaTeX found (latexmk or pdflatex) to make PDFs; install it, e.g. on Debian/Ubuntu: "
-            f"apt-get install {' '.join(DEBIAN_PACKAGES)}")
+    return (
+        "no LaTeX found (latexmk or pdflatex) to make PDFs; install it, e.g. on Debian/Ubuntu: "
+        f"apt-get install {' '.join(DEBIAN_PACKAGES)}"
+    )
 
 
 def first_error(log: str) -> str:
@@ -84,7 +86,7 @@ def first_error(log: str) -> str:
     lines = log.splitlines()
     for k, line in enumerate(lines):
         if line.startswith("!"):
-            where = next((w.split(" ", 1)[0] for w in lines[k + 1:k + 12] if re.match(r"l\.\d+", w)), "")
+            where = next((w.split(" ", 1)[0] for w in lines[k + 1 : k + 12] if re.match(r"l\.\d+", w)), "")
             return f"{line}{' (' + where + ')' if where else ''}"
     return "LaTeX stopped without an error message"
 
@@ -97,8 +99,10 @@ def read_pages(aux: str) -> dict[int, tuple[int, int]]:
     return {i: (m.get("first", 0), m.get("last", m.get("first", 0))) for i, m in sorted(marks.items())}
 
 
-_REFERS_BACK = re.compile(r"\\(page)?ref\b|\\eqref|\\cite|\\tableofcontents|\\listof|"
-                          r"\\PreviousTotalPages|lastpage|hyperref|\\label")
+_REFERS_BACK = re.compile(
+    r"\\(page)?ref\b|\\eqref|\\cite|\\tableofcontents|\\listof|"
+    r"\\PreviousTotalPages|lastpage|hyperref|\\label"
+)
 
 
 def needs_second_pass(source: str) -> bool:
@@ -125,8 +129,14 @@ def latex_env() -> dict[str, str]:
     * ``max_print_line``: log lines unwrapped, easier to read and parse.
     """
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return {**os.environ, "max_print_line": "10000", "openin_any": "p", "openout_any": "p",
-            "SOURCE_DATE_EPOCH": epoch if epoch.isdigit() else "0", "FORCE_SOURCE_DATE": "1"}
+    return {
+        **os.environ,
+        "max_print_line": "10000",
+        "openin_any": "p",
+        "openout_any": "p",
+        "SOURCE_DATE_EPOCH": epoch if epoch.isdigit() else "0",
+        "FORCE_SOURCE_DATE": "1",
+    }
 
 
 def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
@@ -146,16 +156,29 @@ def compile_tex(source: str, tex_name: str = "worksheet.tex") -> Compiled:
             runs = [[exe, *LATEX_FLAGS, f"{stem}.tex"]] * (2 if needs_second_pass(source) else 1)
         for cmd in runs:
             try:
-                proc = subprocess.run(cmd, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True,
-                                      text=True, errors="replace", timeout=TIMEOUT, env=env)
+                proc = subprocess.run(
+                    cmd,
+                    cwd=folder,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=TIMEOUT,
+                    env=env,
+                )
             except subprocess.TimeoutExpired:
-                raise LatexError(f"LaTeX took longer than {TIMEOUT} s on {tex_name}",
-                                 tex_name=tex_name, log=_read(folder / f"{stem}.log"), source=source) from None
+                raise LatexError(
+                    f"LaTeX took longer than {TIMEOUT} s on {tex_name}",
+                    tex_name=tex_name,
+                    log=_read(folder / f"{stem}.log"),
+                    source=source,
+                ) from None
             log = _read(folder / f"{stem}.log") or proc.stdout + proc.stderr
             pdf = folder / f"{stem}.pdf"
             if proc.returncode != 0 or not pdf.exists():
-                raise LatexError(f"LaTeX failed on {tex_name}: {first_error(log)}",
-                                 tex_name=tex_name, log=log, source=source)
+                raise LatexError(
+                    f"LaTeX failed on {tex_name}: {first_error(log)}", tex_name=tex_name, log=log, source=source
+                )
         return Compiled(pdf.read_bytes(), log, read_pages(_read(folder / f"{stem}.pages")))
 
 

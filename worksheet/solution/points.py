@@ -48,14 +48,18 @@ def split_points(total: Any, steps: Iterable[tuple[str, Any, Any]]) -> dict[str,
     fixed = {name: as_fraction(p) for name, _, p in steps if p is not None}
     rest = total - sum(fixed.values(), Fraction(0))
     if rest < 0:
-        raise ValueError(f"the steps' own points add up to {points_text(sum(fixed.values()))}, "
-                         f"more than the {points_text(total)} of the problem")
+        raise ValueError(
+            f"the steps' own points add up to {points_text(sum(fixed.values()))}, "
+            f"more than the {points_text(total)} of the problem"
+        )
     free = [(name, as_fraction(1 if w is None else w)) for name, w, p in steps if p is None]
     weight = sum((w for _, w in free), Fraction(0))
     if not free:
         if rest:
-            raise ValueError(f"every step has its own points and they add up to "
-                             f"{points_text(total - rest)}, not the problem's {points_text(total)}")
+            raise ValueError(
+                f"every step has its own points and they add up to "
+                f"{points_text(total - rest)}, not the problem's {points_text(total)}"
+            )
         return fixed
     if weight <= 0:
         raise ValueError("the steps without their own points weigh nothing")
@@ -68,7 +72,7 @@ def points_text(x: Any, places: int = 2) -> str:
     x = as_fraction(x)
     if x.denominator == 1:
         return str(x.numerator)
-    scaled = x * 10 ** places
+    scaled = x * 10**places
     n = scaled.numerator // scaled.denominator
     r = scaled - n
     if r > Fraction(1, 2) or (r == Fraction(1, 2) and n % 2):

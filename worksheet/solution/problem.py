@@ -33,8 +33,7 @@ ATOL = 1e-12
 def matrix(rows: Sequence[Sequence]) -> Matrix:
     """Freeze nested sequences into a tuple-of-tuples matrix (ints -> Fraction)."""
     return tuple(
-        tuple(Fraction(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in row)
-        for row in rows
+        tuple(Fraction(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in row) for row in rows
     )
 
 
@@ -88,7 +87,11 @@ class Quantity:
     def show_decimals(self) -> bool:
         """A decimal table adds something: not all integers, not labels, not a step
         carried rounded (its one table already is the decimals)."""
-        return not getattr(self, "rounded", False) and not self.integral and not any(isinstance(x, str) for row in self.exact for x in row)
+        return (
+            not getattr(self, "rounded", False)
+            and not self.integral
+            and not any(isinstance(x, str) for row in self.exact for x in row)
+        )
 
     @_once
     def symbol(self) -> str:
@@ -103,8 +106,9 @@ class Quantity:
         from ..exact import to_sympy
 
         n, m = self.shape
-        return sympy.Matrix(n, m, [sympy.Symbol(x) if isinstance(x, str) else to_sympy(x)
-                                   for row in self.exact for x in row])
+        return sympy.Matrix(
+            n, m, [sympy.Symbol(x) if isinstance(x, str) else to_sympy(x) for row in self.exact for x in row]
+        )
 
 
 @dataclass(frozen=True)
@@ -170,30 +174,55 @@ class Problem:
     aids: list[Aid] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # key-only remarks
     points: Any = None  # set by exam specs
-    step_points: dict[str, Any] = field(default_factory=dict)  # a spec's own points of steps (worksheet.solution.points)
+    step_points: dict[str, Any] = field(
+        default_factory=dict
+    )  # a spec's own points of steps (worksheet.solution.points)
     step_weights: dict[str, Any] = field(default_factory=dict)  # a spec's weights of steps in the split
     record: dict[str, Any] = field(default_factory=dict)  # key facts the JSON records beside the steps
 
-    def add_input(self, name: str, exact: Matrix, rows=None, cols=None,
-                  latex_name: str | None = None) -> Quantity:
+    def add_input(self, name: str, exact: Matrix, rows=None, cols=None, latex_name: str | None = None) -> Quantity:
         q = Quantity(name, exact, to_array(exact), _labels(rows), _labels(cols), latex_name)
         self.inputs[name] = q
         return q
 
-    def add_step(self, name: str, exact: Matrix, value: np.ndarray, *, title: str,
-                 formula: str, work: Sequence[str] = (), note: str = "",
-                 rows=None, cols=None, latex_name: str | None = None,
-                 rounded: bool = False, places: int = 4, choices: Sequence[str] | None = None) -> Step:
+    def add_step(
+        self,
+        name: str,
+        exact: Matrix,
+        value: np.ndarray,
+        *,
+        title: str,
+        formula: str,
+        work: Sequence[str] = (),
+        note: str = "",
+        rows=None,
+        cols=None,
+        latex_name: str | None = None,
+        rounded: bool = False,
+        places: int = 4,
+        choices: Sequence[str] | None = None,
+    ) -> Step:
         """Add a step after checking its exact value against ``value``."""
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 1:
             value = value.reshape(1, -1)
         verify(f"{self.kind}.{name}", exact, value, rounded=rounded)
-        step = Step(name, exact, value, _labels(rows), _labels(cols), latex_name,
-                    title=title, formula=formula, work=tuple(work), note=note,
-                    rounded=rounded, places=places,
-                    exact_shown=shows_exact(exact, self.params.get("numbers", "hand")),
-                    choices=None if choices is None else tuple(choices))
+        step = Step(
+            name,
+            exact,
+            value,
+            _labels(rows),
+            _labels(cols),
+            latex_name,
+            title=title,
+            formula=formula,
+            work=tuple(work),
+            note=note,
+            rounded=rounded,
+            places=places,
+            exact_shown=shows_exact(exact, self.params.get("numbers", "hand")),
+            choices=None if choices is None else tuple(choices),
+        )
         self.steps.append(step)
         return step
 
@@ -217,8 +246,9 @@ class Problem:
             return {}
         from .points import split_points
 
-        return split_points(self.points, [(s.name, self.step_weights.get(s.name), self.step_points.get(s.name))
-                                          for s in self.steps])
+        return split_points(
+            self.points, [(s.name, self.step_weights.get(s.name), self.step_points.get(s.name)) for s in self.steps]
+        )
 
     def printed_steps(self, key: bool) -> list[Step]:
         """The steps a key prints (all) or a student sheet asks for: a sheet
@@ -253,21 +283,26 @@ class Problem:
             from ..policy.integer_text import shown
 
             names = ", ".join([*self.inputs, *(s.name for s in self.steps)])
-            raise UnknownStepError(f"name {shown(name)} is neither an input nor a step of {self.kind}; "
-                                   f"it has {names}") from None
+            raise UnknownStepError(
+                f"name {shown(name)} is neither an input nor a step of {self.kind}; it has {names}"
+            ) from None
 
     # -- for notebooks and library users (see worksheet.api) ------------------
     def to_numpy(self) -> dict[str, np.ndarray]:
         """The inputs, then each computed step, as float64 arrays by name (copies; -inf
         where masked; written steps have no matrix)."""
-        return {**{n: q.value.copy() for n, q in self.inputs.items()},
-                **{s.name: s.value.copy() for s in self.steps if not s.is_written}}
+        return {
+            **{n: q.value.copy() for n, q in self.inputs.items()},
+            **{s.name: s.value.copy() for s in self.steps if not s.is_written},
+        }
 
     def to_sympy(self) -> dict:
         """The inputs, then each computed step, as a ``sympy.Matrix`` by name (the exact
         values; written steps have none).  Imports sympy."""
-        return {**{n: q.to_sympy() for n, q in self.inputs.items()},
-                **{s.name: s.to_sympy() for s in self.steps if not s.is_written}}
+        return {
+            **{n: q.to_sympy() for n, q in self.inputs.items()},
+            **{s.name: s.to_sympy() for s in self.steps if not s.is_written},
+        }
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The same as :meth:`to_numpy` (its earlier name)."""

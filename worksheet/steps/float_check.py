@@ -32,8 +32,9 @@ def np_causal(S: np.ndarray) -> np.ndarray:
     return out
 
 
-def np_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, causal: bool = False,
-                 given: dict | None = None) -> dict:
+def np_attention(
+    Q: np.ndarray, K: np.ndarray, V: np.ndarray, *, causal: bool = False, given: dict | None = None
+) -> dict:
     """Float64 ``softmax(Q K^T / sqrt(d_k)) V`` step by step (the independent check).
 
     Keys: ``scores``, ``scaled``, ``masked`` (causal only), ``weights``, ``output``.

@@ -23,9 +23,24 @@ from .worklines import SHORT, entry, work_result, work_term
 __all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "relabel_last"]
 
 
-def sum_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str, formula: str,
-             sym: str, a_sym: str, b_sym: str, rows=None, cols=None, latex_name: str | None = None,
-             note: str = "", entry_at: tuple[int, int] | None = None) -> Matrix:
+def sum_step(
+    p: Problem,
+    name: str,
+    A: Matrix,
+    B: Matrix,
+    value,
+    *,
+    title: str,
+    formula: str,
+    sym: str,
+    a_sym: str,
+    b_sym: str,
+    rows=None,
+    cols=None,
+    latex_name: str | None = None,
+    note: str = "",
+    entry_at: tuple[int, int] | None = None,
+) -> Matrix:
     """A step ``C = A + B`` (entrywise; a one-row ``B`` is added to every row), one entry worked."""
     C = add_row(A, B) if shape(B)[0] == 1 and shape(A)[0] != 1 else entrywise(add, A, B)
     i, j = entry_at or (0, 0)
@@ -37,8 +52,9 @@ def sum_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str, 
         res = "\\approx " + res[2:]
     rel = "\\approx" if ra or rb else "="
     work = [f"{entry(sym, i, j)} = {entry(a_sym, i, j)} + {b_entry} {rel} {sa} + {sb} {res}"]
-    p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               latex_name=latex_name, note=note)
+    p.add_step(
+        name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols, latex_name=latex_name, note=note
+    )
     return C
 
 
@@ -85,8 +101,9 @@ class Carry:
         # hand mode: the values of the rounding chain (table values, worksheet.policy.pencil), else the exact rounded
         R = s.chain if s.chain is not None and self.places == 4 else round_matrix(s.exact, self.places)
         _verify(f"{p.kind}.{s.name}", R, s.value, rounded=True)
-        p.steps[-1] = _dataclasses.replace(s, exact=R, rounded=True, places=self.places,
-                                           exact_shown=shows_exact(R, p.params.get("numbers", "hand")))
+        p.steps[-1] = _dataclasses.replace(
+            s, exact=R, rounded=True, places=self.places, exact_shown=shows_exact(R, p.params.get("numbers", "hand"))
+        )
         return R
 
 

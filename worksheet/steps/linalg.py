@@ -13,8 +13,17 @@ from ..policy.errors import ShapeError
 from ..exact import NEG_INF, add, mul, rational
 from ..solution.problem import Matrix, shape
 
-__all__ = ["matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
-           "require_matmul", "require_shape"]
+__all__ = [
+    "matmul",
+    "transpose",
+    "entrywise",
+    "hstack",
+    "columns",
+    "add_row",
+    "causal_mask",
+    "require_matmul",
+    "require_shape",
+]
 
 
 def matmul(A: Matrix, B: Matrix) -> Matrix:
@@ -76,7 +85,8 @@ def require_matmul(a_name: str, A: Matrix, b_name: str, B: Matrix) -> None:
     if k != k2:
         raise ShapeError(
             f"{a_name} is {n} x {k} and {b_name} is {k2} x {m}: "
-            f"{a_name} {b_name} needs the columns of {a_name} ({k}) to equal the rows of {b_name} ({k2})")
+            f"{a_name} {b_name} needs the columns of {a_name} ({k}) to equal the rows of {b_name} ({k2})"
+        )
 
 
 def require_shape(name: str, A: Matrix, rows: int | None, cols: int | None, why: str = "") -> None:

@@ -17,8 +17,15 @@ from ..exact.nodes import Add, Exact, Func, Mul, NegInf, Pow, exact
 from ..exact.tree import _order, _split, add, exp, mul, power
 from ..solution.problem import Matrix
 
-__all__ = ["softmax_rows", "softmax_matmul", "softmax_matmul_sum", "softmax_row", "ratio_of_exp_sums",
-           "exp_combination", "over_sum"]
+__all__ = [
+    "softmax_rows",
+    "softmax_matmul",
+    "softmax_matmul_sum",
+    "softmax_row",
+    "ratio_of_exp_sums",
+    "exp_combination",
+    "over_sum",
+]
 
 
 def exp_combination(pairs: Iterable[tuple]) -> Exact:
@@ -61,8 +68,7 @@ def ratio_of_exp_sums(num: Iterable[tuple], den: Iterable) -> Exact:
     """
     den = [b for b in den if not isinstance(b, NegInf)]
     if not den:
-        raise ValueError("softmax of a row with every entry masked (-oo): "
-                         "every row needs at least one unmasked entry")
+        raise ValueError("softmax of a row with every entry masked (-oo): every row needs at least one unmasked entry")
     top = exp_combination((exact(c), exp(a)) for c, a in num if not isinstance(a, NegInf))
     bottom = add(*(exp(b) for b in den))
     if top == 0:
@@ -80,8 +86,12 @@ def over_sum(top, inv, total) -> Exact:
             return inv if top == 1 else Mul(top, (inv,))
         if isinstance(top, Func) and top.name == "exp":
             return Mul(ONE, (top, inv))
-        if isinstance(top, Mul) and len(top.factors) == 1 and isinstance(top.factors[0], Func) \
-                and top.factors[0].name == "exp":
+        if (
+            isinstance(top, Mul)
+            and len(top.factors) == 1
+            and isinstance(top.factors[0], Func)
+            and top.factors[0].name == "exp"
+        ):
             return Mul(top.coeff, (top.factors[0], inv))
         if isinstance(top, Add):
             c = _proportional(top, total)
@@ -117,8 +127,7 @@ def softmax_row(row: list) -> list:
     out = []
     live = [a for a in row if not isinstance(a, NegInf)]
     if not live:
-        raise ValueError("softmax of a row with every entry masked (-oo): "
-                         "every row needs at least one unmasked entry")
+        raise ValueError("softmax of a row with every entry masked (-oo): every row needs at least one unmasked entry")
     rational = all(type(a) is Fraction for a in live)
     for a_j in row:
         if isinstance(a_j, NegInf):

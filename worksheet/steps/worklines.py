@@ -40,9 +40,24 @@ from ..exact import NegInf, is_rational, to_latex, to_str
 from ..solution.number_format import decimal, terminating_places
 from ..solution.problem import EXACT_SHOWN_CHARS, Matrix, Problem, shape
 
-__all__ = ["SHORT", "LONG_SUM", "lx", "join_terms", "terms_count", "dot_latex", "entry", "approx",
-           "work_term", "work_result", "dot_work", "chain", "nonzero_entry", "busiest_entry",
-           "shown", "latex_text"]
+__all__ = [
+    "SHORT",
+    "LONG_SUM",
+    "lx",
+    "join_terms",
+    "terms_count",
+    "dot_latex",
+    "entry",
+    "approx",
+    "work_term",
+    "work_result",
+    "dot_work",
+    "chain",
+    "nonzero_entry",
+    "busiest_entry",
+    "shown",
+    "latex_text",
+]
 
 SHORT = 40  # an exact entry "reads well" while its str() has at most this many characters
 
@@ -180,8 +195,18 @@ def shown(p: Problem, x) -> bool:
     return p.params.get("numbers") != "calculator" or len(to_latex(x)) <= EXACT_SHOWN_CHARS
 
 
-_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                 "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+_TEXT_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "#": r"\#",
+    "^": r"\^{}",
+    "_": r"\_",
+    "%": r"\%",
+    "~": r"\~{}",
+}
 
 
 def latex_text(s: str) -> str:
