@@ -10,7 +10,6 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -316,10 +315,6 @@ def _csv_index(text: str, name: str) -> int:
     return int(text)
 
 
-def _step_field(number: int | None, step: str) -> str:
-    return _clip(step) if number is None else f"problem {number}, {_clip(step)}"
-
-
 def _raw_matrix(value: Any, *, file: str, where: str) -> list[list[Any]]:
     """A list of rows (a flat list is one row, a single entry a 1 x 1) with bounded size."""
     if isinstance(value, list):
@@ -375,31 +370,3 @@ def parse_entry(x: Any, labels: bool, budget: Budget | None = None) -> Given:
     if isinstance(value, NegInf):
         return Given(text, neg_inf=True)
     return Given(text, mp_value(value), format_decimal_places(text))
-
-
-# ---------------------------------------------------------------- values from a program
-def file_values(m: Any) -> Any:
-    """A matrix as lists of ints and exact text (what an input or answer file reads to):
-    a program's matrices read like a file's (``worksheet.solve``, ``worksheet.check``)."""
-    if hasattr(m, "tolist"):  # numpy arrays and sympy matrices
-        m = m.tolist()
-    if isinstance(m, (list, tuple)):
-        return [file_values(x) for x in m]
-    return file_value(m)
-
-
-def file_value(x: Any) -> Any:
-    """One value as a file would give it: floats as their shortest text (exact decimal), -inf as -oo."""
-    if isinstance(x, (bool, str, int)) or x is None:
-        return x
-    if isinstance(x, Fraction):
-        return f"{x.numerator}/{x.denominator}"
-    if isinstance(x, (list, tuple)):
-        return [file_value(v) for v in x]
-    if hasattr(x, "dtype") and hasattr(x, "item"):  # a numpy scalar
-        return file_value(x.item())
-    if isinstance(x, float):
-        return "-oo" if x == float("-inf") else repr(x)
-    if getattr(x, "is_Number", False) or getattr(x, "free_symbols", None) == set():  # a sympy number
-        return str(x)
-    return x  # the reader names what it cannot take

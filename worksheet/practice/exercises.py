@@ -102,9 +102,6 @@ class Scope:
             return [(k, summary, {}) for k, (_, summary) in kinds.KINDS.items()]
         return [(k, kinds.KINDS[k][1], s) for k, s in self.sections]
 
-    def allows(self, ask: Ask) -> bool:
-        return self.scoped(ask) is not None
-
     def scoped(self, ask: Ask) -> Ask | None:
         """The problem as this scope serves it (a spec section's prompt and
         written question added), or None when it is outside the scope."""
