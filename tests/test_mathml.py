@@ -291,3 +291,12 @@ def test_any_formula_of_these_pieces_converts_as_the_converter_does(tokens):
     except Exception:  # noqa: BLE001 - the converter itself refuses it: nothing to compare
         return
     assert h.convert_inner(skeleton) == whole, latex
+
+
+def test_a_decimal_table_prints_numbers_with_a_minus_and_labels_as_text():
+    from worksheet.render.base import Table
+
+    out = str(get("html").table(Table([["1.5000", "-0.2500", "-inf", r"1\input{/etc/passwd}", "-<script>"]]),
+                                math=False))
+    assert "<td>1.5000</td>" in out and "<td>\u22120.2500</td>" in out and "<td>&minus;&infin;</td>" in out
+    assert "<script>" not in out and "\u2212&lt;script&gt;" in out and r"1\input{/etc/passwd}" in out

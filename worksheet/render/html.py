@@ -330,6 +330,19 @@ def given_cell(x) -> str:
     return ml.entry(x)
 
 
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def _decimal_cell(c: str) -> str:
+    """A decimal-table cell as HTML text: a proper minus; anything that is
+    not a plain decimal (a label) escaped."""
+    if c == "-inf":
+        return "&minus;&infin;"
+    if _PLAIN_DECIMAL.fullmatch(c):
+        return "\u2212" + c[1:] if c[0] == "-" else c
+    return str(escape(c.replace("-", "\u2212", 1) if c.startswith("-") else c))
+
+
 def exact_cell(x) -> str:
     """An exact step entry as MathML (a label as text)."""
     return ml.text(x) if isinstance(x, str) else ml.entry(x)
@@ -374,8 +387,7 @@ class HtmlRenderer(TemplateRenderer):
     def table(self, t: Table, math: bool) -> Markup:
         if math:
             return self._blocks(t, lambda c: _CELL + formula_inner(c) + "</math>", "matrix")
-        return self._blocks(t, lambda c: "&minus;&infin;" if c == "-inf" else
-                            escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
+        return self._blocks(t, _decimal_cell, "decimals")
 
     def empty_grid(self, t: Table) -> Markup:
         return self._blocks(t, lambda c: "", "grid")
