@@ -148,8 +148,9 @@ def pieces(latex: str) -> list[str] | None:
     m = _BMATRIX.search(latex)
     if m:
         before, after = pieces(latex[:m.start()]), pieces(latex[m.end():])
-        if before is None or after is None:
-            return None
+        if before is None or after is None or (after and after[0][0] in "^_'") or (
+                before and (before[-1][-1] in "^_\\" or _ARG_CMD.search(before[-1]))):
+            return None  # a script or an argument that belongs to the matrix: convert whole
         return before + [m.group()] + after
     if _WHOLE_ONLY.search(latex):
         return None
@@ -178,8 +179,10 @@ def pieces(latex: str) -> list[str] | None:
 def convert_inner(latex: str) -> str:
     """What the converter puts inside ``<math><mrow>...</mrow></math>`` for
     ``latex``, from cached pieces where it may."""
+    if not latex.strip():
+        return ""  # an empty group: \frac{}{1}, \left(\right)
     parts = pieces(latex)
-    if parts is None or len(parts) == 1:
+    if not parts:  # convert whole
         return _convert(latex)
     return "".join(_convert(p) for p in parts)
 
@@ -249,7 +252,7 @@ def _convert(latex: str) -> str:
                        for row in rows)
         return f"<mo>[</mo><mtable>{body}</mtable><mo>]</mo>"
     if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
-        if latex[0] == "(" and latex[1] not in "^_'":
+        if latex[0] == "(" and latex[1] not in "^_' ":
             return _convert("(") + _convert(latex[1:])
         m = _CLOSING.search(latex)
         if m and m.start() > 0 and not latex[:m.start()].endswith(("\\right", "\\")):
@@ -298,7 +301,9 @@ def _compact(markup: str) -> str:
 
 _PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
 _PRIME_SUP = re.compile(r"<msup>(<mi>[^<]*</mi>)" + _PRIME + "</msup>")
-_PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(.*?)" + _PRIME + "</msubsup>")
+# (the subscript: one token, or one <mrow> without another inside, so a match never runs into the next element)
+_PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mrow>(?:(?!</?mrow>).)*</mrow>)"
+                           + _PRIME + "</msubsup>")
 _PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
 
 
@@ -323,6 +328,19 @@ def given_cell(x) -> str:
     if isinstance(x, Fraction) and fmt.terminating_places(x) is not None:
         return ml.number(fmt.given(x))
     return ml.entry(x)
+
+
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def _decimal_cell(c: str) -> str:
+    """A decimal-table cell as HTML text: a proper minus; anything that is
+    not a plain decimal (a label) escaped."""
+    if c == "-inf":
+        return "&minus;&infin;"
+    if _PLAIN_DECIMAL.fullmatch(c):
+        return "\u2212" + c[1:] if c[0] == "-" else c
+    return str(escape(c.replace("-", "\u2212", 1) if c.startswith("-") else c))
 
 
 def exact_cell(x) -> str:
@@ -369,8 +387,7 @@ class HtmlRenderer(TemplateRenderer):
     def table(self, t: Table, math: bool) -> Markup:
         if math:
             return self._blocks(t, lambda c: _CELL + formula_inner(c) + "</math>", "matrix")
-        return self._blocks(t, lambda c: "&minus;&infin;" if c == "-inf" else
-                            escape(c.replace("-", "\N{MINUS SIGN}", 1) if c.startswith("-") else c), "decimals")
+        return self._blocks(t, _decimal_cell, "decimals")
 
     def empty_grid(self, t: Table) -> Markup:
         return self._blocks(t, lambda c: "", "grid")
