@@ -68,9 +68,17 @@ def labelled_doc(label: str) -> Document:
 
 
 def prose_doc(text: str) -> Document:
-    """``text`` as a prompt, a written question and its model answer."""
-    return build_document([ProblemSpec("attention", {}, 2, prompt=f"Mind {text} here", question=f"Why {text}?",
-                                       answer=f"Because {text}.")], seed=3)
+    """``text`` as a prompt, a written question and its model answer.  Put in
+    after the build: the library refuses at input what the allow-list refuses
+    (``$$``, ``$\\input{x}$``), and the renderer must still show it as text."""
+    import dataclasses
+
+    doc = build_document([ProblemSpec("attention", {}, 2, prompt="Mind PH here", question="Why PH?",
+                                      answer="Because PH.")], seed=3)
+    p = doc.problems[0]
+    p.intro = p.intro.replace("PH", text)
+    p.steps[-1] = dataclasses.replace(p.steps[-1], title=f"Why {text}?", written=f"Because {text}.")
+    return doc
 
 
 # ---------------------------------------------------------------- labels
