@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import worksheet
+from worksheet.build import ProblemSpec
 from worksheet.policy.errors import ArgumentError, UnknownStepError, WorksheetError
 
 
@@ -104,6 +105,13 @@ def _calls():
             "build_document(options)",
             ("options", "causal"),
             lambda v: worksheet.build_document(["attention"], options=v),
+        ),
+        ("build_document(title)", ("title",), lambda v: worksheet.build_document(["attention"], title=v)),
+        ("build_document(course)", ("course",), lambda v: worksheet.build_document(["attention"], course=v)),
+        (
+            "build_document(prompt)",
+            ("prompt",),
+            lambda v: worksheet.build_document([ProblemSpec("attention", {}, prompt=v)]),
         ),
         ("solve_inputs(inputs)", ("inputs", "X"), lambda v: worksheet.solve_inputs("self-attention-basic", v)),
         ("solve_inputs(X)", ("inputs", "X"), lambda v: worksheet.solve_inputs("self-attention-basic", {"X": v})),

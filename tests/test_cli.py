@@ -329,7 +329,17 @@ def test_json_nan_in_an_answer_file_names_step_row_and_column(runner, cli, tmp_p
 
 
 def _run(code: str, *args, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, **kw)
+    # Ctrl-C as in a terminal, even when pytest itself was started in the background
+    # by a shell (which makes it, and so its children, ignore SIGINT)
+    import signal
+
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

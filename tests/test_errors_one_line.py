@@ -172,6 +172,13 @@ def test_digits_and_shown_never_convert_a_long_integer():
 
 
 # ---------------------------------------------------------------- Ctrl-C during a parallel build
+def _ctrl_c_live() -> None:
+    """In the child: Ctrl-C as in a terminal.  A process started in the
+    background by a non-interactive shell (``pytest ... &``) ignores SIGINT,
+    and its children inherit that; a user's foreground command does not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
@@ -222,6 +229,7 @@ def test_ctrl_c_during_a_parallel_build_stops_every_worker_writes_nothing_and_ex
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=_ctrl_c_live,
     )
     try:
         for _ in range(15000):  # poll until both workers are inside a chunk (counted waits, no clock)

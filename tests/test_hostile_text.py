@@ -314,6 +314,13 @@ def test_hostile_student_names_in_answer_files_reach_reports_and_the_summary_as_
 
 
 # ---------------------------------------------------------------- the library API, property-based
+def predicted(s: str):
+    """next-token solved through the API so that ``s`` is the predicted token: a
+    label-valued entry (the cell that reached HTML as markup, issue 17 §1), a
+    row of the vocabulary table and a drop-down choice in Moodle."""
+    return worksheet.solve("next-token", {"h": [[1, 0]], "W_vocab": [[0, 5, 0], [0, 0, 1]]}, vocab=["a", s, "c"])
+
+
 @given(st.text(min_size=1, max_size=12))
 @example("<mtr>")  # the row label that reached HTML as markup (issue 17 §1)
 @example("</math>")
@@ -329,6 +336,9 @@ def test_any_accepted_label_from_the_api_is_shown_in_markdown_json_and_moodle(s)
     p = worksheet.problem("attention", tokens=[s, "b", "c"], seq_len=3)
     md = p._repr_markdown_()
     assert s in md_shown(md)
+    q = predicted(s)
+    assert md_read(q._repr_markdown_()).count(s) >= md_read(predicted(BENIGN)._repr_markdown_()).count(BENIGN)
+    assert json.loads(get("json").render(document(q), key=True))["problems"][0]["steps"][-1]["exact"] == [[s]]
     assert json.loads(get("json").render(document(p), key=True))["problems"][0]["params"]["tokens"][0] == s
     (q,) = mu.questions(MoodleRenderer().render(document(p)))
     assert s in mu.html_tags_and_text(q.text)[1]
@@ -344,9 +354,9 @@ def test_any_accepted_label_from_the_api_is_text_in_the_notebook_display(s):
         check_label(s, field="tokens")
     except TextError:
         return
-    p = worksheet.problem("attention", tokens=[s, "b", "c"], seq_len=3)
+    p, base = predicted(s), predicted(BENIGN)
     tags, shown = html_shown(p._repr_html_())
-    ref, ref_shown = html_shown(worksheet.problem("attention", tokens=[BENIGN, "b", "c"], seq_len=3)._repr_html_())
+    ref, ref_shown = html_shown(base._repr_html_())
     assert tags <= ref and shown.count(s) >= ref_shown.count(BENIGN)
 
 

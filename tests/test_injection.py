@@ -263,13 +263,17 @@ def test_spec_prompt_with_allowed_maths_is_typeset(runner, cli, tmp_path):
 
 
 def test_pdf_of_a_spec_prompt_never_holds_the_file(runner, cli, tmp_path):
-    """The prompt is refused; and a library caller who bypasses the spec check
-    gets the formula printed as text (prose never runs off-list maths)."""
+    """The prompt is refused, by the library too (issue 17 §2); and a prompt
+    put into a problem after the check is printed as text (prose never runs
+    off-list maths)."""
     require_latex()
     from worksheet.build import ProblemSpec
     from worksheet.render.pdf import compile_tex
 
-    doc = build_document([ProblemSpec("attention", {}, prompt=PASSWD)], seed=1)
+    with pytest.raises(WorksheetError, match="prompt"):
+        build_document([ProblemSpec("attention", {}, prompt=PASSWD)], seed=1)
+    doc = build_document([ProblemSpec("attention", {}, prompt="PH")], seed=1)
+    doc.problems[0].intro = doc.problems[0].intro.replace("PH", PASSWD)
     tex = get("tex").render(doc, key=False)
     assert r"\input{" not in tex
     text = pdf_text_of(compile_tex(tex).pdf, tmp_path)

@@ -341,11 +341,54 @@ def test_prose_is_escaped_text_or_allowed_maths(s):
         assert {e.tag for e in element(m).iter()} <= MATHML_TAGS
 
 
-TOKENS = ["a", "x", "1", "12", "-2", "0.25", "(", ")", "(-1)", r"\frac{1}{2}", r"\frac{a}{1 + b}", "e^{-1}",
-          r"e^{-\frac{1}{2}}", "x_{1}", r"\alpha_{1k}", r"\sqrt{3}", r"\sqrt{1 + 0}", "+", "-", "=", r"\cdot",
-          r"\approx", r"\left(", r"\right)", "^2", "_{i}", "'", r"\sum_k", r"\max_j", r"\,", r"\quad", " ", " ",
-          r"\begin{bmatrix} 1 & -2 \\ 0.5 & x \end{bmatrix}", r"\text{tok}", ",", r"\sin\left(1\right)", "s'_{13}",
-          "W^Q_{:,2}", r"\hat{x}_{12}", r"\mathrm{PE}_{1,2}", r"\{", r"\}", r"\infty", "k^{(1)}_{12}", "{b_1}_{2}"]
+TOKENS = [
+    "a",
+    "x",
+    "1",
+    "12",
+    "-2",
+    "0.25",
+    "(",
+    ")",
+    "(-1)",
+    r"\frac{1}{2}",
+    r"\frac{a}{1 + b}",
+    "e^{-1}",
+    r"e^{-\frac{1}{2}}",
+    "x_{1}",
+    r"\alpha_{1k}",
+    r"\sqrt{3}",
+    r"\sqrt{1 + 0}",
+    "+",
+    "-",
+    "=",
+    r"\cdot",
+    r"\approx",
+    r"\left(",
+    r"\right)",
+    "^2",
+    "_{i}",
+    "'",
+    r"\sum_k",
+    r"\max_j",
+    r"\,",
+    r"\quad",
+    " ",
+    " ",
+    r"\begin{bmatrix} 1 & -2 \\ 0.5 & x \end{bmatrix}",
+    r"\text{tok}",
+    ",",
+    r"\sin\left(1\right)",
+    "s'_{13}",
+    "W^Q_{:,2}",
+    r"\hat{x}_{12}",
+    r"\mathrm{PE}_{1,2}",
+    r"\{",
+    r"\}",
+    r"\infty",
+    "k^{(1)}_{12}",
+    "{b_1}_{2}",
+]
 
 
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12))
@@ -366,7 +409,8 @@ def test_any_formula_of_these_pieces_converts_as_the_converter_does(tokens):
 def test_a_decimal_table_prints_numbers_with_a_minus_and_labels_as_text():
     from worksheet.render.base import Table
 
-    out = str(get("html").table(Table([["1.5000", "-0.2500", "-inf", r"1\input{/etc/passwd}", "-<script>"]]),
-                                math=False))
+    out = str(
+        get("html").table(Table([["1.5000", "-0.2500", "-inf", r"1\input{/etc/passwd}", "-<script>"]]), math=False)
+    )
     assert "<td>1.5000</td>" in out and "<td>\u22120.2500</td>" in out and "<td>&minus;&infin;</td>" in out
     assert "<script>" not in out and "\u2212&lt;script&gt;" in out and r"1\input{/etc/passwd}" in out

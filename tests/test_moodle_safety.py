@@ -13,7 +13,7 @@ hostile text must still be shown, character for character.
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import moodle_util as mu
@@ -118,15 +118,18 @@ def labelled_doc(label: str) -> Document:
 
 
 def prose_doc(text: str) -> Document:
-    """``text`` as a prompt, a written question and its model answer."""
-    return build_document(
-        [
-            ProblemSpec(
-                "attention", {}, 2, prompt=f"Mind {text} here", question=f"Why {text}?", answer=f"Because {text}."
-            )
-        ],
-        seed=3,
+    """``text`` as a prompt, a written question and its model answer.  Put in
+    after the build: the library refuses at input what the allow-list refuses
+    (``$$``, ``$\\input{x}$``), and the renderer must still show it as text."""
+    import dataclasses
+
+    doc = build_document(
+        [ProblemSpec("attention", {}, 2, prompt="Mind PH here", question="Why PH?", answer="Because PH.")], seed=3
     )
+    p = doc.problems[0]
+    p.intro = p.intro.replace("PH", text)
+    p.steps[-1] = dataclasses.replace(p.steps[-1], title=f"Why {text}?", written=f"Because {text}.")
+    return doc
 
 
 # ---------------------------------------------------------------- labels
@@ -161,6 +164,7 @@ def test_a_label_with_cloze_or_tex_syntax_adds_no_field_and_no_maths(label):
 @example("<mtr>")
 @example("}{#")
 def test_any_label_adds_no_field_and_no_maths_and_is_shown(label):
+    assume(label.strip() not in {"a", "b", "c", "d", "p", "y"})  # the other labels of the problems: distinct
     hostile, harmless = labelled_doc(label), labelled_doc("zz")
     qs = render(hostile)
     assert_only_our_fields(hostile, qs)

@@ -71,6 +71,7 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
     if unknown:
         raise ParamError(f"{spec.kind} has no setting '{unknown[0]}'; it has {', '.join(kind.Params.field_names())}")
     params = kind.Params.from_options(merged)
+    _check_spec_text(spec)
     inputs = kind.generate(problem_rng(seed, index, variant), params)
     problem = kind.solve(inputs, params, seed=seed)
     problem.points = spec.points
@@ -156,6 +157,7 @@ def build_document(
 ) -> Document:
     """Generate and solve the problems of one sheet, in the order given."""
     specs = _problem_specs(problems)
+    _check_document_text(title, doc_fields)
     if options is not None:
         mapping_argument(options, "options", "a dict of settings, e.g. {'causal': True}")
     options = dict(options or {})
@@ -175,6 +177,37 @@ def build_document(
         conventions=kinds.conventions(probs),
         **doc_fields,
     )
+
+
+def _check_spec_text(spec: ProblemSpec) -> None:
+    """A problem's prompt, written question and model answer, as a spec file's
+    are checked (worksheet.policy.safetext.check_prose): text, printable, allowed maths."""
+    from ..policy.safetext import check_prose
+
+    for field in ("prompt", "question", "answer"):
+        value = getattr(spec, field)
+        if not isinstance(value, str):
+            raise ArgumentError(f"{field} must be text, not {type(value).__name__}")
+        if value:
+            check_prose(value, field=field)
+
+
+def _check_document_text(title, doc_fields: dict) -> None:
+    """The title and the document's text fields, as the command line and a spec
+    file check them: a title and one-line course and date, instructions as prose."""
+    from ..policy.safetext import check_line, check_prose, check_title
+
+    if title is not None:
+        if not isinstance(title, str):
+            raise ArgumentError(f"title must be text, not {type(title).__name__}")
+        check_title(title, field="title")
+    for field, check in (("course", check_line), ("date", check_line), ("instructions", check_prose)):
+        value = doc_fields.get(field)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise ArgumentError(f"{field} must be text, not {type(value).__name__}")
+        check(value, field=field)
 
 
 def _problem_specs(problems) -> list[ProblemSpec]:
