@@ -17,8 +17,17 @@ import worksheet
 PACKAGE = Path(worksheet.__file__).parent
 
 # bottom to top; the layers of one entry are one floor (they may import each other)
-LAYERS = [("policy",), ("exact",), ("solution",), ("parse",), ("steps",), ("kinds",), ("check", "render"),
-          ("build",), ("top",)]
+LAYERS = [
+    ("policy",),
+    ("exact",),
+    ("solution",),
+    ("parse",),
+    ("steps",),
+    ("kinds",),
+    ("check", "render"),
+    ("build",),
+    ("top",),
+]
 FLOOR = {name: i for i, names in enumerate(LAYERS) for name in names}
 MAX_LINES = 450
 MAX_TOP_MODULES = 4  # besides __init__.py
@@ -54,7 +63,7 @@ def imports(module: str) -> set[str]:
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
@@ -90,7 +99,7 @@ def test_no_modules_import_each_other_in_a_circle():
 
     def visit(m):
         if m in path:
-            circles.append(path[path.index(m):] + [m])
+            circles.append(path[path.index(m) :] + [m])
             return
         if m in done:
             return
@@ -126,8 +135,7 @@ def test_no_two_module_names_differ_only_by_a_suffix_or_a_plural():
     def alike(a: str, b: str) -> bool:
         if a in kind_modules and b in kind_modules:
             return False
-        return (a + "s" == b or a.startswith(b + "_") or a.endswith("_" + b)
-                or a.replace("_", "") == b.replace("_", ""))
+        return a + "s" == b or a.startswith(b + "_") or a.endswith("_" + b) or a.replace("_", "") == b.replace("_", "")
 
     assert sorted((a, b) for a in names for b in names if a != b and alike(a, b)) == []
 
@@ -151,9 +159,14 @@ def test_no_module_outside_kinds_names_a_kind():
         if layer(module) == "kinds" or module == "worksheet.bench":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
-                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
-                      and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
                 if node.value.partition(":")[0] in KINDS:

@@ -37,8 +37,7 @@ from .solution import notebook as _notebook
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "build_document", "solve_inputs", "solve_file", "write_document", "problem", "solve",
-           "check"]
+__all__ = ["__version__", "build_document", "solve_inputs", "solve_file", "write_document", "problem", "solve", "check"]
 
 
 def problem(kind: str, seed: int = 1, **params):

@@ -13,15 +13,57 @@ check and render.  The names below are the package's face (``from
 worksheet.build import build_document``).
 """
 
-from .output import (Rendered, output_names, planned_files, render_document, render_documents, variant_id,
-                     variants_csv, write_document, write_documents, write_rendered)
-from .sheets import (build_document, check_seed, make_problem, problem_rng, solve_example, solve_file,
-                       solve_inputs, solve_table)
+from .output import (
+    Rendered,
+    output_names,
+    planned_files,
+    render_document,
+    render_documents,
+    variant_id,
+    variants_csv,
+    write_document,
+    write_documents,
+    write_rendered,
+)
+from .sheets import (
+    build_document,
+    check_seed,
+    make_problem,
+    problem_rng,
+    solve_example,
+    solve_file,
+    solve_inputs,
+    solve_table,
+)
 from .spec import DEFAULT_KINDS, BuildPlan, ProblemSpec, resolve_build
 from .variants import VariantPlan, build_variants, default_jobs, render_variants, variant_seed
 
-__all__ = ["DEFAULT_KINDS", "BuildPlan", "ProblemSpec", "resolve_build", "check_seed", "problem_rng",
-           "make_problem", "build_document", "variant_id", "solve_inputs", "solve_file", "solve_example",
-           "solve_table", "Rendered", "output_names", "planned_files", "render_document", "render_documents",
-           "variants_csv", "write_document", "write_documents", "write_rendered", "VariantPlan",
-           "build_variants", "default_jobs", "render_variants", "variant_seed"]
+__all__ = [
+    "DEFAULT_KINDS",
+    "BuildPlan",
+    "ProblemSpec",
+    "resolve_build",
+    "check_seed",
+    "problem_rng",
+    "make_problem",
+    "build_document",
+    "variant_id",
+    "solve_inputs",
+    "solve_file",
+    "solve_example",
+    "solve_table",
+    "Rendered",
+    "output_names",
+    "planned_files",
+    "render_document",
+    "render_documents",
+    "variants_csv",
+    "write_document",
+    "write_documents",
+    "write_rendered",
+    "VariantPlan",
+    "build_variants",
+    "default_jobs",
+    "render_variants",
+    "variant_seed",
+]

@@ -11,8 +11,7 @@ from ..exact import to_latex
 from ..solution.number_format import decimal
 from ..steps import scaled_dot_product as blocks
 
-__all__ = ["sub", "prev_h", "prev_state", "dot_terms", "affine_work", "act_work", "units", "x_sym",
-           "prev_unit", "num"]
+__all__ = ["sub", "prev_h", "prev_state", "dot_terms", "affine_work", "act_work", "units", "x_sym", "prev_unit", "num"]
 
 
 def sub(letter: str, t: int, T: int, j: int | None = None) -> str:
@@ -44,9 +43,11 @@ def affine_work(pre_sym: str, t: int, T: int, j: int, gate: str, x_row, W, h_row
     """``a^f_{1} = x W_{f}[:,1] + h_{0} W_{hf}[:,1] + b_{f,1} = (...) + (...) + 1 = 2``."""
     xs = x_sym(t, T)
     lhs = f"{pre_sym}_{{{j + 1}}}" if T == 1 else f"{pre_sym}_{{{t},{j + 1}}}"
-    return (rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
-            rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
-            rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}")
+    return (
+        rf"{lhs} = {xs} W_{{{gate}}}[:,{j + 1}] + {prev_h(t, T)} W_{{h{gate}}}[:,{j + 1}] + b_{{{gate},{j + 1}}}"
+        rf" = {dot_terms(x_row, [r[j] for r in W])} + {dot_terms(h_row, [r[j] for r in W_h])}"
+        rf" + {blocks.work_term(b[0][j])[0]} {blocks.work_result(a)}"
+    )
 
 
 def act_work(lhs: str, act, a, value) -> str:

@@ -16,13 +16,20 @@ def show(shown, fmt: str) -> str:
     answer key in Markdown."""
     doc = shown if isinstance(shown, Document) else document(shown)
     if fmt == "html":
-        return get("html").body(doc, 0, 1, key=True).replace('<details class="solution">',
-                                                               '<details class="solution" open>')
+        return (
+            get("html")
+            .body(doc, 0, 1, key=True)
+            .replace('<details class="solution">', '<details class="solution" open>')
+        )
     return get("md").render(doc, key=True)
 
 
 def document(problem) -> Document:
     """One problem as a document of its own, stating its conventions."""
-    return Document(problem.title, [problem], seed=problem.seed,
-                    numbers=str(problem.params.get("numbers") or "own"),
-                    conventions=kinds.conventions([problem]))
+    return Document(
+        problem.title,
+        [problem],
+        seed=problem.seed,
+        numbers=str(problem.params.get("numbers") or "own"),
+        conventions=kinds.conventions([problem]),
+    )

@@ -46,8 +46,12 @@ def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> No
         return
     i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
     root = to_latex(sqrt(d_k))
-    line = blocks.chain(blocks.entry(sym, i, j), f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
-                        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}", to_latex(out[i][j]))
+    line = blocks.chain(
+        blocks.entry(sym, i, j),
+        f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
+        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}",
+        to_latex(out[i][j]),
+    )
     if not is_rational(out[i][j]):
         line += f" \\approx {blocks.approx(out[i][j])}"
     blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
@@ -65,8 +69,10 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
 
     i, j = max(cells, key=score)  # the first of the best
     terms = " + ".join(f"{blocks.approx(W[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
-    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {blocks.approx(Z[i][j])}"]
+    work = [
+        f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
+        f"\\approx {blocks.approx(Z[i][j])}"
+    ]
     if not is_rational(Z[i][j]):
         work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
     blocks.relabel_last(p, work=tuple(work))
