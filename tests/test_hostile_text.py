@@ -24,7 +24,7 @@ import json
 import re
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import moodle_util as mu
@@ -318,6 +318,7 @@ def predicted(s: str):
     """next-token solved through the API so that ``s`` is the predicted token: a
     label-valued entry (the cell that reached HTML as markup, issue 17 §1), a
     row of the vocabulary table and a drop-down choice in Moodle."""
+    assume(s.strip() not in ("a", "c"))  # the other words of the vocabulary: labels are distinct
     return worksheet.solve("next-token", {"h": [[1, 0]], "W_vocab": [[0, 5, 0], [0, 0, 1]]}, vocab=["a", s, "c"])
 
 
@@ -328,6 +329,7 @@ def predicted(s: str):
 @example("\\(x\\)")
 @example("&amp;")
 @example("=1+2")
+@example("a")  # a label the vocabulary already has: skipped, labels are distinct
 def test_any_accepted_label_from_the_api_is_shown_in_markdown_json_and_moodle(s):
     try:
         check_label(s, field="tokens")
@@ -349,6 +351,7 @@ def test_any_accepted_label_from_the_api_is_shown_in_markdown_json_and_moodle(s)
 @example("<mtr>")  # the row label that reached HTML as markup (issue 17 §1)
 @example("</math>")
 @example("<mphantom>")
+@example("a")  # a label the vocabulary already has: skipped, labels are distinct
 def test_any_accepted_label_from_the_api_is_text_in_the_notebook_display(s):
     try:
         check_label(s, field="tokens")

@@ -163,6 +163,7 @@ def test_a_label_with_cloze_or_tex_syntax_adds_no_field_and_no_maths(label):
 @example("[tex]")
 @example("<mtr>")
 @example("}{#")
+@example("a")  # a label the problems already have: skipped, labels are distinct
 def test_any_label_adds_no_field_and_no_maths_and_is_shown(label):
     assume(label.strip() not in {"a", "b", "c", "d", "p", "y"})  # the other labels of the problems: distinct
     hostile, harmless = labelled_doc(label), labelled_doc("zz")
