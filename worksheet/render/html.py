@@ -419,7 +419,10 @@ class HtmlRenderer(TemplateRenderer):
             out.append("<tr>" + (f"<th>{escape(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
             out += [f"<td>{cell(c)}</td>" for c in row]
             out.append(right + "</tr>")
-        out.append("</tbody></table>")
+        out.append("</tbody>")
+        if br and t.cols:  # a blank row as tall as the head, so ``symbol =`` is level with the bracket's middle
+            out.append(f'<tfoot aria-hidden="true"><tr><th colspan="{t.m + 2 + numbered}">&#160;</th></tr></tfoot>')
+        out.append("</table>")
         return "".join(out)
 
     def math(self, latex: str) -> Markup:
