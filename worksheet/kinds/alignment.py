@@ -248,6 +248,13 @@ def _row(values) -> Matrix:
     return (tuple(values),)
 
 
+def _worked_column(x, W: Matrix, out) -> int:
+    """The column c of ``out = x W`` to work out: a non-zero entry with the most
+    non-zero terms (the first such); a 0 result teaches nothing."""
+    return max(range(len(out)), key=lambda c: (out[c] != 0, sum(1 for a, row in zip(x, W) if a != 0 and row[c] != 0),
+                                               -c))
+
+
 def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Matrix:
     """The step ``scores`` for any score function, with its worked lines."""
     s, H = inputs["s"][0], inputs["H"]
@@ -274,8 +281,9 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         W_a = inputs["W_a"]
         u = blocks.matmul((s,), W_a)[0]  # (d,): s W_a
         e = [_dot(u, h) for h in H]
-        col = [row[0] for row in W_a]
-        work.append(rf"u = s \, W_a, \quad u_1 = {blocks.dot_latex(s, col)} = {to_latex(u[0])}")
+        c = _worked_column(s, W_a, u)
+        col = [row[c] for row in W_a]
+        work.append(rf"u = s \, W_a, \quad u_{{{c + 1}}} = {blocks.dot_latex(s, col)} = {to_latex(u[c])}")
         work.append(r"u = s \, W_a = \begin{bmatrix} " + " & ".join(to_latex(x) for x in u) + r" \end{bmatrix}")
         work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j])} = {to_latex(e[j])}")
         note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
@@ -291,11 +299,12 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         pre = [blocks.matmul((tuple(s) + tuple(h),), W_a)[0] for h in H]  # (n, d_a)
         e = [add(*(mul(v, tanh(a)) for v, a in zip(v_a, row))) for row in pre]
         concat = tuple(s) + tuple(H[j])
-        col = [row[0] for row in W_a]
+        c = _worked_column(concat, W_a, pre[j])
+        col = [row[c] for row in W_a]
         work.append(rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat)
                     + r" \end{bmatrix}")
-        work.append(rf"a_{{{j + 1},1}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,1}} = {blocks.dot_latex(concat, col)}"
-                    rf" = {to_latex(pre[j][0])}")
+        work.append(rf"a_{{{j + 1},{c + 1}}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,{c + 1}}} = "
+                    rf"{blocks.dot_latex(concat, col)} = {to_latex(pre[j][c])}")
         work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
                     + r" \end{bmatrix}")
         if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it

@@ -265,12 +265,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     if S is not None:
         blocks.sum_step(p, "residual", X, S, blocks.carried(carry, lambda: A(X) + A(S), ref["residual"]),
                         title="Residual connection", formula="R = X + F", sym="r", a_sym="x", b_sym="f",
-                        rows=tokens, latex_name="R",
+                        rows=tokens, latex_name="R", places=carry.places if carry and carry.rounding else None,
                         note="Add the sublayer's input back before normalising (Add & Norm).")
         R, r_sym = after(p.steps[-1].exact), "r"
     else:
         R, r_sym = X, "x"
-    i = 0  # the worked row
     # a carried chain (encoder block): the values come rounded, the work is in decimals and the
     # square root is rounded like every carried value before dividing by it
     carried = carry is not None and carry.rounding
@@ -282,6 +281,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 2) mean, one per row
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
+    i = next((r for r in range(n) if M[r][0] != 0), 0)  # the worked row: a mean of 0 teaches nothing
     terms = blocks.join_terms([term(x) for x in R[i]])
     p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
                title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
@@ -341,7 +341,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 5) scale and shift
     Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
-    j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1), j)
+    j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1 and Y[i][jj] != 0),
+             next((jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0), j))  # y = 0 teaches nothing
     p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
                title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
                work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "

@@ -1,6 +1,14 @@
 """Which entry of a step the key works out, and working out a better one:
 an entry that is 0, or a sum of zeros, teaches nothing (used by multi-head
 attention, whose heads are small and often have such entries).
+
+The other choices live beside the step builders that use them:
+:func:`worksheet.steps.worklines.nonzero_entry`, ``busiest_entry`` and
+``sum_entry`` (an entrywise sum: no 0 result, no 0 term),
+:func:`worksheet.steps.scaled_dot_product.teaching_row` (a softmax row whose
+scores vary and whose maximum is not 0), and the layer-norm kind's worked row
+(a non-zero mean).  ``tests/test_entry_choice.py`` audits every kind's worked
+lines over many seeds for trivial entries.
 """
 
 from __future__ import annotations
@@ -8,6 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..exact import NegInf, is_rational, sqrt, to_latex
+from ..solution.number_format import terminating_places
 from ..solution.problem import Matrix, Problem
 from . import scaled_dot_product as blocks
 
@@ -30,12 +39,12 @@ def teaching_entry(A: Matrix, B: Matrix, C: Matrix | None = None) -> tuple[int, 
 
 
 def varied_row(S: Matrix) -> int | None:
-    """The first row whose unmasked scores are not all equal (its weights are not 1/n each)."""
-    for i, row in enumerate(S):
-        live = [float(x) for x in row if not isinstance(x, NegInf)]
-        if len(live) > 1 and max(live) != min(live):
-            return i
-    return None
+    """The first row whose unmasked scores are not all equal (its weights are
+    not 1/n each) and whose maximum is not 0 (``m_i = 0`` subtracts nothing),
+    else the first whose scores are not all equal."""
+    rows = [[x for x in row if not isinstance(x, NegInf)] for row in S]
+    varied = [i for i, live in enumerate(rows) if len(live) > 1 and max(map(float, live)) != min(map(float, live))]
+    return next((i for i in varied if blocks.max_not_zero(rows[i])), next(iter(varied), None))
 
 
 def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> None:
@@ -52,8 +61,8 @@ def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> No
         f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}",
         to_latex(out[i][j]),
     )
-    if not is_rational(out[i][j]):
-        line += f" \\approx {blocks.approx(out[i][j])}"
+    if not is_rational(out[i][j]) or (terminating_places(Fraction(out[i][j])) or 5) > 4:
+        line += f" \\approx {blocks.approx(out[i][j])}"  # as the 4-place table (and a carried chain) has it
     blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
 
 

@@ -18,7 +18,7 @@ from ..exact import to_str as _to_str
 from .linalg import add_row, entrywise
 from ..solution.problem import Matrix, Problem, shape, shows_exact
 from ..solution.problem import verify as _verify
-from .worklines import SHORT, entry, work_result, work_term
+from .worklines import SHORT, entry, sum_entry, work_result, work_term
 
 __all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "relabel_last"]
 
@@ -40,14 +40,17 @@ def sum_step(
     latex_name: str | None = None,
     note: str = "",
     entry_at: tuple[int, int] | None = None,
+    places: int | None = None,
 ) -> Matrix:
-    """A step ``C = A + B`` (entrywise; a one-row ``B`` is added to every row), one entry worked."""
+    """A step ``C = A + B`` (entrywise; a one-row ``B`` is added to every row), one
+    entry worked: ``entry_at``, else one whose result and terms are not 0 (:func:`sum_entry`);
+    ``places``: a carried chain's decimals print with that many places."""
     C = add_row(A, B) if shape(B)[0] == 1 and shape(A)[0] != 1 else entrywise(add, A, B)
-    i, j = entry_at or (0, 0)
+    i, j = entry_at or sum_entry(A, B, C)
     b = B[0][j] if shape(B)[0] == 1 else B[i][j]
     b_entry = f"{b_sym}_{{{j + 1}}}" if shape(B)[0] == 1 and shape(A)[0] != 1 else entry(b_sym, i, j)
-    (sa, ra), (sb, rb) = work_term(A[i][j]), work_term(b)
-    res = work_result(C[i][j])
+    (sa, ra), (sb, rb) = work_term(A[i][j], places=places), work_term(b, places=places)
+    res = work_result(C[i][j], places=places)
     if (ra or rb) and res.startswith("= "):
         res = "\\approx " + res[2:]
     rel = "\\approx" if ra or rb else "="

@@ -35,7 +35,7 @@ from .float_check import given_value, np_attention, np_causal, np_softmax, pleas
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
-                        join_terms, latex_text, lx, nonzero_entry, shown, terms_count, work_result,
+                        join_terms, latex_text, lx, max_not_zero, nonzero_entry, shown, terms_count, work_result,
                         work_term)
 
 __all__ = [
@@ -49,7 +49,7 @@ __all__ = [
     "require_matmul", "require_shape",
     "softmax_rows", "softmax_matmul",
     "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
-    "join_terms", "latex_text", "lx", "nonzero_entry", "shown", "terms_count", "work_result", "work_term",
+    "join_terms", "latex_text", "lx", "max_not_zero", "nonzero_entry", "shown", "terms_count", "work_result", "work_term",
     "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
     "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
 ]
@@ -114,11 +114,13 @@ def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str
 
 def teaching_row(S: Matrix, live=lambda x: not isinstance(x, NegInf)) -> int:
     """The row a worked softmax (and its weighted sum) shows: the first whose
-    live entries are not all equal (equal weights 1/n teach nothing), else the
-    first with two live entries, else the first."""
+    live entries are not all equal (equal weights 1/n teach nothing) and whose
+    maximum is not 0 (``m_i = 0`` subtracts nothing), else the first whose entries
+    are not all equal, else the first with two live entries, else the first."""
     rows = [[x for x in row if live(x)] for row in S]
-    return next((r for r, xs in enumerate(rows) if len(set(map(to_str, xs))) > 1),
-                next((r for r, xs in enumerate(rows) if len(xs) > 1), 0))
+    varied = [r for r, xs in enumerate(rows) if len(set(map(to_str, xs))) > 1]
+    return next((r for r in varied if max_not_zero(rows[r])),
+                next(iter(varied), next((r for r, xs in enumerate(rows) if len(xs) > 1), 0)))
 
 
 def aids_allowed(p: Problem) -> bool:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from ..exact import NegInf, is_rational, to_latex, to_str
+from ..exact import NegInf, is_rational, sign, to_latex, to_str
 from ..solution.number_format import decimal, terminating_places
 from ..solution.problem import EXACT_SHOWN_CHARS, Matrix, Problem, shape
 
@@ -55,6 +55,8 @@ __all__ = [
     "chain",
     "nonzero_entry",
     "busiest_entry",
+    "sum_entry",
+    "max_not_zero",
     "shown",
     "latex_text",
 ]
@@ -99,7 +101,7 @@ def approx(x, places: int = 4) -> str:
     return decimal(x, places)
 
 
-def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
+def work_term(x, limit: int = SHORT, places: int | None = None) -> tuple[str, bool]:
     """LaTeX of one number inside a worked line, and whether it was rounded.
 
     Integers print as integers, terminating rationals as decimals (as the
@@ -107,15 +109,16 @@ def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
     carries), other rationals as fractions (``\\frac{1}{3}``); short
     irrational values exactly (``\\sin\\left(1\\right)``); anything longer as
     4 decimals (then the line says ``\\approx``).  Negative numbers and sums
-    come in parentheses, ready for a product.
+    come in parentheses, ready for a product.  ``places``: a value of a carried
+    chain, whose decimals print with (at least) that many places, ``-0.4060``.
     """
     if isinstance(x, NegInf):
         return r"(-\infty)", False
     if is_rational(x):
         q = Fraction(x)
-        places = terminating_places(q)
-        if q.denominator > 1 and places is not None:
-            s = decimal(q, places)  # exact: a terminating decimal with these places
+        own = terminating_places(q)
+        if q.denominator > 1 and own is not None:
+            s = decimal(q, max(own, places or 0))  # exact: a terminating decimal with these places
             return (f"({s})" if q < 0 else s), False
         return lx(q), False
     if len(to_str(x)) <= limit:
@@ -125,33 +128,36 @@ def work_term(x, limit: int = SHORT) -> tuple[str, bool]:
     return (f"({s})" if s.startswith("-") else s), True
 
 
-def work_result(x, limit: int = SHORT) -> str:
+def work_result(x, limit: int = SHORT, places: int | None = None) -> str:
     """``= value`` for the end of a worked line: exact when short, else ``\\approx`` 4 decimals."""
     if isinstance(x, NegInf) or (is_rational(x) and len(to_str(x)) <= limit):
-        s, _ = work_term(x, limit)
+        s, _ = work_term(x, limit, places)
         return "= " + (s[1:-1] if s.startswith("(") and s.endswith(")") else s)
     if len(to_str(x)) <= limit:
         return f"= {to_latex(x)} \\approx {approx(x)}"
     return f"\\approx {approx(x)}"
 
 
-def dot_work(lhs: str, a: Sequence, b: Sequence, result, *, plus=None, limit: int = SHORT) -> str:
+def dot_work(
+    lhs: str, a: Sequence, b: Sequence, result, *, plus=None, limit: int = SHORT, places: int | None = None
+) -> str:
     """``lhs = a_1 b_1 + a_2 b_2 + ... (+ plus) = result``, one worked entry of a product.
 
     Numbers print as :func:`work_term` says (``limit=0``: every irrational
-    number as 4 decimals); if any is rounded the line uses ``\\approx``.
+    number as 4 decimals; ``places``: carried decimals with 4 places); if any
+    is rounded the line uses ``\\approx``, else a rational result is exact.
     """
     rounded = False
     terms = []
     for x, y in zip(a, b):
-        (sx, rx), (sy, ry) = work_term(x, limit), work_term(y, limit)
+        (sx, rx), (sy, ry) = work_term(x, limit, places), work_term(y, limit, places)
         rounded = rounded or rx or ry
         terms.append(f"{sx} \\cdot {sy}")
     if plus is not None:
         s, r = work_term(plus, limit)
         rounded = rounded or r
         terms.append(s)
-    res = work_result(result, 0 if rounded else limit)
+    res = work_result(result, 0 if rounded else SHORT if is_rational(result) else limit, places)
     if rounded and res.startswith("= "):
         res = "\\approx " + res[2:]
     rel = "\\approx" if rounded else "="
@@ -187,6 +193,31 @@ def busiest_entry(A: Matrix, B: Matrix) -> tuple[int, int]:
             if k > best:
                 best, at = k, (i, j)
     return at
+
+
+def sum_entry(A: Matrix, B: Matrix, C: Matrix) -> tuple[int, int]:
+    """The worked entry of an entrywise sum ``C = A + B`` (a one-row ``B`` added
+    to every row): the first, in reading order, whose result and both terms are
+    non-zero; else whose result is; else (0, 0).  A result of 0, or a term of 0
+    (the result then equals an input), teaches nothing."""
+    n, m = shape(C)
+    cells = [(i, j) for i in range(n) for j in range(m)]
+
+    def b(i, j):
+        return B[0][j] if len(B) == 1 else B[i][j]
+
+    for ok in (lambda i, j: C[i][j] != 0 and A[i][j] != 0 and b(i, j) != 0, lambda i, j: C[i][j] != 0):
+        at = next(((i, j) for i, j in cells if ok(i, j)), None)
+        if at is not None:
+            return at
+    return (0, 0)
+
+
+def max_not_zero(xs) -> bool:
+    """The maximum of ``xs`` (exact, no -oo) is not 0, decided exactly: a softmax
+    row whose maximum ``m_i`` is 0 subtracts nothing, a trivial worked line."""
+    signs = [sign(x) for x in xs]
+    return any(s > 0 for s in signs) or 0 not in signs
 
 
 def shown(p: Problem, x) -> bool:
