@@ -127,6 +127,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 _CROSS_WEIGHTS = (
     (r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"),
     (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
+    (r"W\^O_\{:,", r"{W^O_c}_{:,"),
     (r"W\^O(?![_{])", r"W^O_c"),
 )
 SYMBOLS = {

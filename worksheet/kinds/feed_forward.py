@@ -139,7 +139,16 @@ def _terms(A: Matrix, W: Matrix, i: int, j: int) -> int:
 
 
 def _affine_work(
-    sym: str, a_sym: str, w_sym: str, b_sym: str, A: Matrix, W: Matrix, b: Matrix, C: Matrix, at: tuple[int, int]
+    sym: str,
+    a_sym: str,
+    w_sym: str,
+    b_sym: str,
+    A: Matrix,
+    W: Matrix,
+    b: Matrix,
+    C: Matrix,
+    at: tuple[int, int],
+    places: int | None = None,
 ) -> str:
     i, j = at
     return blocks.dot_work(
@@ -149,6 +158,7 @@ def _affine_work(
         [r[j] for r in W],
         C[i][j],
         plus=b[0][j],
+        places=places,
     )
 
 
@@ -180,6 +190,9 @@ def solve(
     def after(m: Matrix) -> Matrix:
         return carry.after(p) if carry is not None else m
 
+    def places() -> int | None:  # a carried chain: its decimals print with 4 places, as its tables
+        return carry.places if carry is not None and carry.rounding else None
+
     # 1) first linear map, bias included
     Hp = blocks.add_row(blocks.matmul(X, W_1), b_1)
     neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
@@ -190,7 +203,7 @@ def solve(
         blocks.carried(carry, lambda: A(X) @ A(W_1) + A(b_1), ref["hidden_pre"]),
         title="Pre-activations (first linear map)",
         formula="H' = X W_1 + b_1",
-        work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at)],
+        work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at, places())],
         rows=tokens,
         latex_name="H'",
         note="The bias $b_1$ is added to every row (every token).",
@@ -203,7 +216,8 @@ def solve(
     pos = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) > 0]
     work = [
         rf"{blocks.entry('h', i, j)} = \max(0, {blocks.entry(HP, i, j)}) = "
-        rf"\max(0, {blocks.work_term(Hp[i][j])[0].strip('()')}) {blocks.work_result(H[i][j])}"
+        rf"\max(0, {blocks.work_term(Hp[i][j], places=places())[0].strip('()')}) "
+        rf"{blocks.work_result(H[i][j], places=places())}"
         for i, j in (neg[:1] + pos[:1])
     ]
     p.add_step(
@@ -227,7 +241,7 @@ def solve(
         blocks.carried(carry, lambda: A(H) @ A(W_2) + A(b_2), ref["output"]),
         title="Output (second linear map)",
         formula="O = H W_2 + b_2",
-        work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2))],
+        work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2), places())],
         rows=tokens,
         latex_name="O",
         note="No ReLU after the second layer.",

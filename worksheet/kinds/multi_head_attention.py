@@ -360,12 +360,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     if carry is not None:
         carry.rounding = any(branches)
+    places = 4 if carry is not None and carry.rounding else None  # carried: decimals as the tables print them
 
     # concat: the heads side by side
     C = blocks.hstack(*heads)
     head_chains = [blocks.chain_of(p, hd) for hd in heads]  # hand mode: as the rounding chain gave them
     shown_heads = heads if any(c is None for c in head_chains) else head_chains
-    row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0)[0].strip("()") for x in hd[0])
+    row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0, places)[0].strip("()") for x in hd[0])
                                    for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
     one = H == 1  # one head: nothing to concatenate, C is the head's output
@@ -395,7 +396,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     Oc = None if Cc is None else blocks.chain_product(Cc, W_O)
     work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
                             C[i] if Cc is None else Cc[i], [r[j] for r in W_O],
-                            O[i][j] if Oc is None else Oc[i][j], limit=0)]
+                            O[i][j] if Oc is None else Oc[i][j], limit=0, places=places)]
     if not blocks.is_rational(O[i][j]):
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
     p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
