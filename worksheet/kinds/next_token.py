@@ -250,7 +250,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((vocab[best],),),
         np.array([[float(best)]]),
         title="Prediction (greedy: the most probable token)",
-        formula=r"\hat{y} = \arg\max_j \, p_j",
+        formula=r"\hat{y} = \operatorname{arg}\max_j \, p_j",  # latex2mathml leaves \arg as text
         work=work,
         note=note,
         cols=("next token",),

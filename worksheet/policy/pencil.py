@@ -44,7 +44,7 @@ TOLERANCE = 0.001  # full marks within this of the key (or of the exact value)
 
 HAND_LINE = (
     r"By hand: given numbers, and results that are whole numbers or short decimals, are exact; read $e^x$, $\sigma$, $\tanh$, "
-    r"$\sqrt{\cdot}$, $\sin$, $\cos$ from the tables on this sheet (4 decimals); round every "
+    r"$\sqrt{x}$, $\sin$, $\cos$ from the tables on this sheet (4 decimals); round every "
     r"other result once, to 4 decimals, and go on with the rounded value; an answer within "
     r"0.001 of the key gets full marks."
 )
