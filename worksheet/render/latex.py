@@ -156,7 +156,7 @@ class LatexRenderer(TemplateRenderer):
         )
         ticks = rf"\cline{{{left}-{left}}}\cline{{{right}-{right}}}"
         heads = t.cols[a:b] if t.cols else ([str(j + 1) for j in range(a, b)] if numbered else None)
-        head = foot = ""
+        head = ""
         if heads:
             first = [r"\multicolumn{1}{r@{\,}}{}"] if lab else []
             head = (
@@ -168,19 +168,18 @@ class LatexRenderer(TemplateRenderer):
                 )
                 + r" \\"
             )
-            # an invisible row as tall as the head below the bracket: the array is
-            # centred on the math axis, so ``symbol =`` sits beside the middle of
-            # the bracket, not up at the column labels
-            labels = "".join(self.label(h) if t.cols else r"\scriptstyle " + h for h in heads)
-            foot = rf"\multicolumn{{{right}}}{{c}}{{\vphantom{{{labels}}}}}"
         body = [
             " & ".join(([self.label(t.rows[i])] if lab else []) + [""] + list(row[a:b]) + [""])
             for i, row in enumerate(t.cells)
         ]
         # one row a line: a big matrix must not make a line longer than TeX reads
-        return (
-            rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body) + rf" \\{ticks}{foot}\end{{array}}"
-        )
+        array = rf"\begin{{array}}{{{pre}}}{head}{ticks}" + "\n" + " \\\\\n".join(body) + rf" \\{ticks}\end{{array}}"
+        if not heads:
+            return array
+        # an array is centred on the math axis, its head row included, so the bracket
+        # hangs half a row low; raised by half that row (one strut, \arraystretch\baselineskip)
+        # ``symbol =`` sits beside the middle of the bracket, with no space added below
+        return rf"\raisebox{{\dimexpr\arraystretch\baselineskip/2\relax}}{{$" + array + "$}"
 
     def table(self, t: Table, math: bool) -> str:
         """A decimal table (booktabs); wider than MAX_COLS: one per column block."""
