@@ -179,7 +179,7 @@ class LatexRenderer(TemplateRenderer):
         # an array is centred on the math axis, its head row included, so the bracket
         # hangs half a row low; raised by half that row (one strut, \arraystretch\baselineskip)
         # ``symbol =`` sits beside the middle of the bracket, with no space added below
-        return rf"\raisebox{{\dimexpr\arraystretch\baselineskip/2\relax}}{{$" + array + "$}"
+        return r"\raisebox{\dimexpr\arraystretch\baselineskip/2\relax}{$" + array + "$}"
 
     def table(self, t: Table, math: bool) -> str:
         """A decimal table (booktabs); wider than MAX_COLS: one per column block."""
