@@ -36,6 +36,7 @@ SEEDS = range(1, 21)
 ZERO_RESULT = re.compile(r"(?:=|\\approx)\s*-?0(?:\.0+)?\s*$")
 ZERO = r"\(?-?0(?:\.0+)?\)?"
 ADDS_ZERO = re.compile(rf"(?:=|\\approx) (?:\S+ \+ {ZERO}|{ZERO} \+ \S+) (?:=|\\approx)")
+IDENTITY = re.compile(rf"(?:=|\\approx) 1 \\cdot \S+ \+ {ZERO} (?:=|\\approx)")  # gamma = 1, beta = 0: y = x-hat
 NUM = r"\(?-?\d+(?:\.\d+)?\)?"
 RELU_CLIP = re.compile(r"\\max\(0, [^()]*\) = \\max\(0, -[\d.]+\) = 0$")
 ROW_MAX = re.compile(r"^m(?:_\{\d+\})? = \\max_j ")
@@ -88,6 +89,7 @@ def _audit(kind: str, options: dict, numbers: str) -> list[str]:
                         (ZERO_RESULT.search(line) and not _forced(p, k, line, step))
                         or ADDS_ZERO.search(line)
                         or _all_zero_sum(line)
+                        or (IDENTITY.search(line) and step.exact != p.steps[k - 1].exact)  # unless y = x-hat throughout
                     )
                     if trivial:
                         bad.append(f"seed {seed} {step.name}: {line[:160]}")
@@ -112,6 +114,7 @@ def test_the_audit_sees_trivial_lines():
     assert not _all_zero_sum(r"z_{12} = 1 \cdot 0 + 2 \cdot 1 = 2")
     assert RELU_CLIP.search(r"h_{23} = \max(0, h'_{23}) = \max(0, -1) = 0")
     assert ROW_MAX.match(r"m_{1} = \max_j s'_{1j} = 0")
+    assert IDENTITY.search(r"y_{11} = \gamma_{1} \hat{x}_{11} + \beta_{1} = 1 \cdot 0.8835 + 0 = 0.8835")
 
 
 def test_sum_entry_avoids_zero_terms_and_results():

@@ -59,3 +59,10 @@ def test_no_tex_command_reaches_mathml_or_the_title(pages):
 def test_the_softmax_scaling_title_reads_as_maths(pages):
     title = re.search(r"<title>(.*?)</title>", pages["softmax-scaling", "hand", "w-key.html"]).group(1)
     assert "√d_k" in title
+
+
+def test_a_user_title_keeps_its_braces_outside_maths():
+    from worksheet.policy.safetext import plain_title
+
+    assert plain_title("Set {#1}") == "Set {#1}"
+    assert plain_title(r"Why scale by $\sqrt{d_k}$") == "Why scale by √d_k"

@@ -341,8 +341,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 5) scale and shift
     Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
-    j = next((jj for jj in range(d) if N[i][jj] != 0 and gamma[0][jj] != 1 and Y[i][jj] != 0),
-             next((jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0), j))  # y = 0 teaches nothing
+    ok = [jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0]  # y = 0, or y = 1 x + 0, teaches nothing
+    j = next((jj for jj in ok if gamma[0][jj] != 1), next((jj for jj in ok if beta[0][jj] != 0), next(iter(ok), j)))
     p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
                title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
                work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "

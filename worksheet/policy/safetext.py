@@ -373,3 +373,18 @@ def check_file_name(name, *, field: str = "--name", file: str | None = None) -> 
             f"{_show(name) if isinstance(name, str) else type(name).__name__} {problem}", field=field, file=file
         )
     return name
+
+
+def plain_title(s: str) -> str:
+    """A title as plain text, where no markup can be written (an HTML page's
+    ``<title>``): its ``$...$`` maths without TeX (``$\\sqrt{d_k}$`` is
+    ``√d_k``); text outside maths as it is."""
+
+    def bare(m: re.Match) -> str:
+        roots = re.sub(r"\\sqrt\{([^{}]*)\}", "√\\1", m[1])
+        return re.sub(r"\\([A-Za-z]+)", r"\1", roots).translate(_BRACES)
+
+    return re.sub(r"\$([^$]*)\$", bare, s).replace("$", "")
+
+
+_BRACES = str.maketrans("", "", "{}")

@@ -18,7 +18,7 @@ from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
 from ..solution.problem import Quantity, Step
-from ..policy.safetext import math_problem
+from ..policy.safetext import math_problem, plain_title
 
 
 def default_templates() -> Path:
@@ -118,6 +118,7 @@ class TemplateRenderer:
             display=self.display,
             text=self.text,
             prose=self.prose,
+            plain_title=plain_title,
         )
 
     # -- tables from the model (shared) -------------------------------------
@@ -153,7 +154,7 @@ class TemplateRenderer:
 
         return _shared("decimal", s, make)
 
-    # -- filters: what the templates call -----------------------------------
+    # -- filters: what the templates call (and plain_title, below) ---------
     # Each is made once per renderer and object: the sheet and the key of a
     # document print the same given matrices, and answer grids of one shape
     # and labels are the same text.
