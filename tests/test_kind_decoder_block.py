@@ -267,9 +267,14 @@ def test_cross_attention_names_its_own_matrices_and_no_symbol_is_undefined():
 
     p = build_document(["decoder-block"], seed=1).problems[0]
     f = {s.name: s.formula for s in p.steps}
-    assert f["cross.Q_1"] == r"Q_1 = Y_1 W^{Q}_{c,1}"
-    assert f["cross.K_1"] == r"K_1 = H_{\mathrm{enc}} W^{K}_{c,1}" and f["cross.V_1"].endswith(r"W^{V}_{c,1}")
-    assert f["cross.output"] == r"O_c = C W^O_c"
+    assert f["cross.Q_1"] == r"Q_{c,1} = Y_1 W^{Q}_{c,1}"
+    assert f["cross.K_1"] == r"K_{c,1} = H_{\mathrm{enc}} W^{K}_{c,1}" and f["cross.V_1"].endswith(r"W^{V}_{c,1}")
+    assert f["cross.scaled_1"].startswith(r"S'_{c,1} = \frac{S_{c,1}}{\sqrt{d_k}}")
+    assert f["cross.weights_1"] == r"A_{c,1} = \operatorname{softmax}(S'_{c,1})"
+    assert f["cross.output"] == r"O_c = C_c W^O_c"
+    # one symbol, one thing: the self- and the cross-attention define no matrix of the same name
+    defined = {part: {f[n].split(" = ")[0] for n in f if n.startswith(part)} for part in ("self.", "cross.")}
+    assert defined["self."] & defined["cross."] == set(), defined
     assert f["norm1.residual"] == "R = X + O" and f["norm2.residual"] == "R = Y_1 + O_c"
     assert f["norm3.residual"] == "R = Y_2 + O_f" and f["ffn.hidden_pre"] == "U' = Y_2 W_1 + b_1"
     for s in p.steps:  # no undefined F anywhere, and one head is not "concatenated"

@@ -130,6 +130,13 @@ _CROSS_WEIGHTS = (
     (r"W\^O_\{:,", r"{W^O_c}_{:,"),
     (r"W\^O(?![_{])", r"W^O_c"),
 )
+# the cross-attention's own Q, K, V, S, S', A, head and C carry a c as its weights do
+# (Q_{c,1}, not the self-attention's Q_1: one symbol, one thing on the page)
+_CROSS_MATRICES = (
+    (r"(?<![\\A-Za-z^])([QKVSA]'?)_(?:(\d+)|\{(\d+)\})", r"\1_{c,\2\3}"),
+    (r"\\mathrm\{head\}_(?:(\d+)|\{(\d+)\})", r"\\mathrm{head}_{c,\1\2}"),
+    chain.symbol("C", "C_c"),
+)
 SYMBOLS = {
     "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
     "cross.": (
@@ -137,6 +144,7 @@ SYMBOLS = {
         chain.symbol("H", r"H_{\mathrm{enc}}"),
         chain.symbol("O", "O_c"),
         *_CROSS_WEIGHTS,
+        *_CROSS_MATRICES,
         chain.entry("x", "y"),
     ),
     "norm2.": (
