@@ -51,7 +51,8 @@ def breakable(latex: str) -> str:
     out = latex.replace("\\cdot ", "\\cdot\\nobreak ")
     out = re.sub(r"(?<!\\), ", r",\\allowbreak ", out)
     out = _TEXT.sub(
-        lambda m: "".join(r"\allowbreak\ " if w.isspace() else rf"\text{{{w}}}" for w in re.split("( +)", m[1]) if w), out
+        lambda m: "".join(r"\allowbreak\ " if w.isspace() else rf"\text{{{w}}}" for w in re.split("( +)", m[1]) if w),
+        out,
     )
     if not _TALL.search(out):  # every bracket short: all of them breakable
         return _DELIMS.sub(lambda m: {"left": r"\bigl", "middle": r"\bigm", "right": r"\bigr"}[m[1]], out)
@@ -213,7 +214,9 @@ class LatexRenderer(TemplateRenderer):
             rows = r" \\[6pt] ".join(arrays)
             return rf"{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}\end{{array}}}}"
 
-        return fall_back([col_blocks(t.m), *self.narrower(t)], body, lambda x: rf"\fitmath{{{x}}}", "$\\displaystyle {}$")
+        return fall_back(
+            [col_blocks(t.m), *self.narrower(t)], body, lambda x: rf"\fitmath{{{x}}}", "$\\displaystyle {}$"
+        )
 
     @staticmethod
     def narrower(t: Table) -> list[list[tuple[int, int]]]:
@@ -265,8 +268,12 @@ class LatexRenderer(TemplateRenderer):
             if math
             else (lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
         )
-        return fall_back([col_blocks(t.m), *self.narrower(t)], lambda blocks: self._tabulars(t, blocks, wrap),
-                         lambda x: rf"\fitwide{{{x}}}", "{}")
+        return fall_back(
+            [col_blocks(t.m), *self.narrower(t)],
+            lambda blocks: self._tabulars(t, blocks, wrap),
+            lambda x: rf"\fitwide{{{x}}}",
+            "{}",
+        )
 
     @staticmethod
     def _tabulars(t: Table, blocks, wrap) -> str:
