@@ -79,10 +79,19 @@ def cell_em(cell: str) -> float:
 
 
 def table_em(t: Table, a: int, b: int) -> float:
-    """A rough width (em) of columns a..b-1 of a table, with its row labels."""
-    labels = max((0.5 * len(x) for x in t.rows), default=0.0) if t.rows else 1.0
-    cols = [max([cell_em(row[j]) for row in t.cells] + [0.5 * len(t.cols[j]) if t.cols else 0.5]) for j in range(a, b)]
+    """A rough width (em) of columns a..b-1 of a table, with its row labels.
+    A label counts as at least LABEL_CHARS characters, so that whether a
+    matrix gets fallbacks does not depend on the words of short labels."""
+    labels = max((_label_em(x) for x in t.rows), default=0.0) if t.rows else 1.0
+    cols = [max([cell_em(row[j]) for row in t.cells] + [_label_em(t.cols[j]) if t.cols else 0.5]) for j in range(a, b)]
     return labels + sum(c + 1.0 for c in cols) + 1.0
+
+
+LABEL_CHARS = 8
+
+
+def _label_em(label: str) -> float:
+    return 0.5 * max(len(label), LABEL_CHARS)
 
 
 def narrower_blocks(m: int) -> list[list[tuple[int, int]]]:
