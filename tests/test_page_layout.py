@@ -226,6 +226,19 @@ def test_the_midterm_printed_from_chromium_takes_at_most_1_3_times_the_pdf_pages
         assert "To 4 decimals" in pdf_text(midterm / f"{name}-printed.pdf")
 
 
+def test_no_heading_or_caption_ends_a_page_of_the_key_printed_from_chromium(midterm):
+    """A long solution goes on over a page break in print, but a step's
+    heading stays with its first lines and a caption with its table."""
+    pages = pdf_text(midterm / "midterm-key-printed.pdf").split("\f")
+    assert len(pages) > 10
+    lone = []
+    for n, page in enumerate(pages, 1):
+        lines = [x.strip() for x in page.splitlines() if x.strip()]
+        if lines and (HEADING.match(lines[-1]) or CAPTION.match(lines[-1]) or re.match(r"^\d+\. ", lines[-1])):
+            lone.append((n, lines[-1]))
+    assert not lone, lone
+
+
 def test_every_decimal_of_the_printed_key_tables_prints_whole(midterm):
     """Cells are wide enough for their numbers: no decimal of a key's table
     wraps inside its cell on paper."""
