@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
@@ -42,6 +43,7 @@ _DELIMS = re.compile(r"\\(left|middle|right)(?![a-zA-Z])")
 _LEFT_RIGHT = re.compile(r"\\left\(((?:(?!\\left|\\right).)*)\\right\)")
 
 
+@lru_cache(maxsize=8192)
 def breakable(latex: str) -> str:
     """The form of a worked line that TeX may break into lines: never right
     after a product sign (a factor stays with its factor), after the commas
@@ -67,6 +69,7 @@ _WIDE_EM = 22.0
 _COMMAND = re.compile(r"\\[a-zA-Z]+\s*|[{}^_&\\ ]")
 
 
+@lru_cache(maxsize=8192)
 def cell_em(cell: str) -> float:
     """A rough width (em) of a cell: half an em a visible character; a
     fraction as wide as its longer part."""
