@@ -196,7 +196,10 @@ class LatexRenderer(TemplateRenderer):
     @staticmethod
     def room(s, key: bool) -> str:
         """Space a step needs below its heading (for \\needspace, so that a
-        heading is never the last line of a page), in cm: its grid, or its lines."""
+        heading is never the last line of a page), in cm: its grid, or its
+        lines.  The key's templates ask for none (a key's step breaks only at
+        \\workbreak, after its first worked line); 5 cm for a lecturer's own
+        template that still does."""
         if key:
             return "5"
         if s.is_written:
