@@ -22,6 +22,7 @@ under WORKSHEET_REQUIRE_CHROMIUM=1 (as .ci/run sets both)."""
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import shutil
@@ -201,21 +202,44 @@ def print_html(page: Path, out: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def midterm(tmp_path_factory):
+def midterm_pdf(tmp_path_factory):
+    """examples/midterm.toml (4 variants) as PDF and HTML, built by the CLI."""
     from click.testing import CliRunner
 
     from worksheet.cli import main
 
     require_latex()
-    _chromium()
     out = tmp_path_factory.mktemp("midterm")
     res = CliRunner().invoke(
         main, ["build", "--spec", str(EXAMPLES / "midterm.toml"), "--format", "pdf,html", "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
-    for name in ("midterm", "midterm-key"):
-        print_html(out / f"{name}.html", out / f"{name}-printed.pdf")
     return out
+
+
+@pytest.fixture(scope="module")
+def midterm(midterm_pdf):
+    """The midterm, and its HTML printed by Chromium."""
+    _chromium()
+    for name in ("midterm", "midterm-key"):
+        print_html(midterm_pdf / f"{name}.html", midterm_pdf / f"{name}-printed.pdf")
+    return midterm_pdf
+
+
+@pytest.mark.parametrize("name, column", [("midterm", "pages"), ("midterm-key", "key_pages")])
+def test_the_midterm_pdf_has_no_lone_heading_and_no_half_empty_page(midterm_pdf, name, column):
+    """Points 1 and 2 for a whole exam: every variant's sheet and key (their
+    page ranges from midterm-variants.csv)."""
+    with open(midterm_pdf / "midterm-variants.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    ranges = {i: tuple(map(int, r[column].split("-"))) for i, r in enumerate(rows, 1)}
+    pages = lu.pages(midterm_pdf / f"{name}.pdf", ranges)
+    assert len(pages) == max(last for _, last in ranges.values())
+    for p, following in zip(pages, pages[1:] + [None]):
+        line = p.last_line
+        assert not (line and (HEADING.match(line.text) or CAPTION.match(line.text))), (p.number, line.text)
+        starts_problem = following is not None and any(x.text.startswith("Problem ") for x in following.lines[:3])
+        assert p.fill >= 0.5 or p.last_of_doc or starts_problem, (p.number, p.fill)
 
 
 @pytest.mark.parametrize("name", ["midterm", "midterm-key"])
