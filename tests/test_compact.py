@@ -40,7 +40,8 @@ def test_compact_keeps_every_worked_line_and_sets_two_columns_of_smaller_type(tm
     assert _displays(compact) == _displays(normal) and len(_displays(compact)) > 20
     assert r"\documentclass[10pt,a4paper,twocolumn]{article}" in compact
     assert r"\documentclass[11pt,a4paper]{article}" in normal and "twocolumn" not in normal
-    assert r"\renewcommand{\fracrows}{\renewcommand{\arraystretch}{1.45}}" in compact  # smaller matrices
+    # smaller matrices: rows of fractions no taller than they need, a small gap between them
+    assert r"\renewcommand{\fracrows}{\renewcommand{\arraystretch}{1.15}\setlength{\extrarowheight}{3pt}}" in compact
     assert r"\footnotesize" in compact
     sheet = (tmp_path / "c" / "worksheet.tex").read_text(encoding="utf-8")
     assert r"\ifdim\gridcell>1.4cm" in sheet  # smaller answer cells

@@ -148,11 +148,13 @@ def test_user_text_is_escaped(pages):
 def test_key_steps_are_in_details_and_the_sheet_has_grids(pages):
     key = (pages / "worksheet-key.html").read_text()
     sheet = (pages / "worksheet.html").read_text()
-    assert key.count('<details class="solution">') == key.count('<section class="step">') > 10
+    assert key.count('<details class="solution">') == key.count('<section class="step solved">') > 10
     assert "<details" not in sheet
-    steps, grids = sheet.count('<section class="step">'), sheet.count('<table class="grid">')
+    steps, grids = sheet.count('<section class="step'), sheet.count('<table class="grid">')
     written = sum(s.is_written for p in build_document(kinds.names(), seed=1).problems for s in p.steps)
     assert steps - written <= grids <= steps  # a written step (softmax-scaling) may get ruled lines instead
+    # a step with a grid has its heading beside the grid in print; one with ruled lines, above them
+    assert sheet.count('<section class="step answered">') == steps - written
     assert "Name:" in sheet and "Student ID:" in sheet
 
 

@@ -68,18 +68,23 @@ def formula_inner(latex: str) -> str:
 # (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
 # the first child of its row, which MathML sets as a prefix, not as a binary
 # minus with space around (the converter leaves it loose: "( − 1)").
-_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>)")
+_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>|<mfrac><m[ni]>[^<]*</m[ni]><m[ni]>[^<]*</m[ni]></mfrac>)")
+_MINUS_LOOSE = re.compile("<mo>\u2212</mo>(?=<m)")
 _SIGN_AFTER = (tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:")
                + (">&lt;</mo>", ">&gt;</mo>"))
 
 
 def _signs(markup: str) -> str:
     """Each minus that follows an opening parenthesis, a relation or an
-    operator, grouped with its number or letter into one <mrow>."""
+    operator, grouped with its number, letter or simple fraction (``= -1/4``)
+    into one <mrow>."""
     if "<mo>\u2212</mo><m" not in markup:
         return markup
-    return _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
-                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
+    out = _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
+                           if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
+    # a sign before anything bigger (-(2/(1+e)), -e^x): a prefix operator, no space after it
+    return _MINUS_LOOSE.sub(lambda g: '<mo form="prefix">\u2212</mo>'
+                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], out)
 
 
 # -- user text inside formulas: never given to the converter ----------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
 _TEX_SPECIAL = {
@@ -32,6 +35,91 @@ def stack(parts: list[str], gap: str) -> str:
     if len(parts) == 1:
         return parts[0]
     return "\\begin{tabular}{@{}l@{}}\n" + f" \\\\[{gap}]\n".join(parts) + "\n\\end{tabular}"
+
+
+_TALL = re.compile(r"\\(frac|dfrac|sum|prod|sqrt|int|begin)\b")
+_TEXT = re.compile(r"\\text\{([^{}]* [^{}]*)\}")  # words in a formula: a break between any two
+_DELIMS = re.compile(r"\\(left|middle|right)(?![a-zA-Z])")
+_LEFT_RIGHT = re.compile(r"\\left\(((?:(?!\\left|\\right).)*)\\right\)")
+
+
+@lru_cache(maxsize=8192)
+def breakable(latex: str) -> str:
+    """The form of a worked line that TeX may break into lines: never right
+    after a product sign (a factor stays with its factor), after the commas
+    of a list and between the words of its text, and brackets around short material (``\\left( ... \\right)``
+    with no fraction, sum or root inside: one unbreakable group otherwise)
+    as ``\\bigl( ... \\bigr)``, inside which TeX may break."""
+    out = latex.replace("\\cdot ", "\\cdot\\nobreak ")
+    out = re.sub(r"(?<!\\), ", r",\\allowbreak ", out)
+    out = _TEXT.sub(
+        lambda m: "".join(r"\allowbreak\ " if w.isspace() else rf"\text{{{w}}}" for w in re.split("( +)", m[1]) if w),
+        out,
+    )
+    if not _TALL.search(out):  # every bracket short: all of them breakable
+        return _DELIMS.sub(lambda m: {"left": r"\bigl", "middle": r"\bigm", "right": r"\bigr"}[m[1]], out)
+    return _LEFT_RIGHT.sub(lambda m: m[0] if _TALL.search(m[1]) else rf"\bigl({m[1]}\bigr)", out)
+
+
+# about the widths of what a line holds, in em of the body font: a line of a
+# sheet is 17 cm of 11 pt type (about 44 em), a column of a --compact sheet
+# 9 cm of 8 pt (about 32 em); anything that might not fit the narrower at 85%
+# gets narrower column blocks to fall back on (see \fitalt)
+_WIDE_EM = 22.0
+_COMMAND = re.compile(r"\\[a-zA-Z]+\s*|[{}^_&\\ ]")
+
+
+@lru_cache(maxsize=8192)
+def cell_em(cell: str) -> float:
+    """A rough width (em) of a cell: half an em a visible character; a
+    fraction as wide as its longer part."""
+    if r"\frac" in cell:
+        parts = re.findall(r"\{([^{}]*)\}", cell)
+        longest = max((len(_COMMAND.sub("", x)) for x in parts), default=1)
+        rest = len(_COMMAND.sub("", re.sub(r"\{[^{}]*\}", "", cell)))
+        return 0.5 * (longest + rest) + 0.5
+    return 0.5 * len(_COMMAND.sub("", cell)) + 0.3
+
+
+def table_em(t: Table, a: int, b: int) -> float:
+    """A rough width (em) of columns a..b-1 of a table, with its row labels.
+    A label counts as at least LABEL_CHARS characters, so that whether a
+    matrix gets fallbacks does not depend on the words of short labels."""
+    labels = max((_label_em(x) for x in t.rows), default=0.0) if t.rows else 1.0
+    cols = [max([cell_em(row[j]) for row in t.cells] + [_label_em(t.cols[j]) if t.cols else 0.5]) for j in range(a, b)]
+    return labels + sum(c + 1.0 for c in cols) + 1.0
+
+
+LABEL_CHARS = 8
+
+
+def _label_em(label: str) -> float:
+    return 0.5 * max(len(label), LABEL_CHARS)
+
+
+def narrower_blocks(m: int) -> list[list[tuple[int, int]]]:
+    """Column blocks to fall back on for a table of ``m`` columns too wide
+    for the line: the columns in two, three, ... blocks, down to blocks of 2."""
+    out, base = [], len(col_blocks(m))
+    k = max(2, -(-m // base) // 2)
+    while True:
+        blocks = [(a, min(a + k, m)) for a in range(0, m, k)]
+        if len(blocks) > base and (not out or len(blocks) > len(out[-1])):
+            out.append(blocks)
+        if k <= 2:
+            return out
+        k = k // 2 + k % 2 if k > 3 else 2
+
+
+def fall_back(options: list, body, last, measured: str) -> str:
+    """A matrix or table in the first of ``options`` (column blocks) that
+    fits the line at 85% or more: ``\\fitalt`` tries each in turn, the last
+    is fitted as it is (``last``); ``measured`` puts a try in a box (a
+    matrix in display maths)."""
+    out = last(body(options[-1]))
+    for blocks in reversed(options[:-1]):
+        out = rf"\fitalt{{{measured.format(body(blocks))}}}{{{out}}}"
+    return out
 
 
 class LatexRenderer(TemplateRenderer):
@@ -108,7 +196,10 @@ class LatexRenderer(TemplateRenderer):
     @staticmethod
     def room(s, key: bool) -> str:
         """Space a step needs below its heading (for \\needspace, so that a
-        heading is never the last line of a page), in cm: its grid, or its lines."""
+        heading is never the last line of a page), in cm: its grid, or its
+        lines.  The key's templates ask for none (a key's step breaks only at
+        \\workbreak, after its first worked line); 5 cm for a lecturer's own
+        template that still does."""
         if key:
             return "5"
         if s.is_written:
@@ -128,17 +219,27 @@ class LatexRenderer(TemplateRenderer):
         its column numbers (see col_blocks)."""
         tall = any(r"\frac" in c for row in t.cells for c in row)
         stretch = r"\fracrows " if tall else ""  # fractions need taller rows
-        blocks = col_blocks(t.m)
         if tall:  # fractions at a readable size (display style), not script-size
             t = Table([[r"\displaystyle " + c for c in row] for row in t.cells], t.rows, t.cols)
-        arrays = [self._bracketed(t, a, b, len(blocks) > 1) for a, b in blocks]
-        if len(arrays) == 1:
-            return rf"\fitmath{{{symbol} = {{{stretch}{arrays[0]}}}}}"
-        rows = r" \\[6pt] ".join(arrays)
-        return (
-            rf"\fitmath{{{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}"
-            rf"\end{{array}}}}}}"
+
+        def body(blocks):
+            arrays = [self._bracketed(t, a, b, len(blocks) > 1) for a, b in blocks]
+            if len(arrays) == 1:
+                return f"{symbol} = {{{stretch}{arrays[0]}}}"
+            rows = r" \\[6pt] ".join(arrays)
+            return rf"{symbol} = {{{stretch}\begin{{array}}[c]{{@{{}}l@{{}}}}{rows}\end{{array}}}}"
+
+        return fall_back(
+            [col_blocks(t.m), *self.narrower(t)], body, lambda x: rf"\fitmath{{{x}}}", "$\\displaystyle {}$"
         )
+
+    @staticmethod
+    def narrower(t: Table) -> list[list[tuple[int, int]]]:
+        """The narrower column blocks to fall back on when ``t`` may be too
+        wide for a line (at most two: see :func:`narrower_blocks`)."""
+        if max(table_em(t, a, b) for a, b in col_blocks(t.m)) <= _WIDE_EM:
+            return []
+        return narrower_blocks(t.m)[:2]
 
     def _bracketed(self, t: Table, a: int, b: int, numbered: bool) -> str:
         """Columns a..b-1 of ``t`` as one array: [row labels] | tick | cells | tick |.
@@ -188,8 +289,17 @@ class LatexRenderer(TemplateRenderer):
             if math
             else (lambda c: r"$-\infty$" if c == "-inf" else f"${c}$" if is_number(c) else tex_escape(c))
         )
+        return fall_back(
+            [col_blocks(t.m), *self.narrower(t)],
+            lambda blocks: self._tabulars(t, blocks, wrap),
+            lambda x: rf"\fitwide{{{x}}}",
+            "{}",
+        )
+
+    @staticmethod
+    def _tabulars(t: Table, blocks, wrap) -> str:
         out = []
-        for a, b in col_blocks(t.m):
+        for a, b in blocks:
             head = (
                 " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]])
                 if t.cols
@@ -246,7 +356,11 @@ class LatexRenderer(TemplateRenderer):
         return f"${latex}$"
 
     def display(self, latex: str) -> str:
-        return rf"\[ \fitmath{{{latex}}} \]"
+        """A displayed formula (\\fitline): too wide for the line even at 85%,
+        TeX breaks it into lines, in the breakable form of :func:`breakable`."""
+        alt = breakable(latex)
+        # the optional argument in braces: it may hold a "]"
+        return rf"\[ \fitline[{{{alt}}}]{{{latex}}} \]" if alt != latex else rf"\[ \fitline{{{latex}}} \]"
 
     def text(self, s: str) -> str:
         return tex_escape(s)
