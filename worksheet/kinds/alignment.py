@@ -51,6 +51,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
@@ -190,14 +191,14 @@ def _np_scores(inputs: dict[str, np.ndarray], score: str) -> np.ndarray:
     if score == "dot":
         return s @ H.T
     if score == "scaled-dot":
-        return s @ H.T / np.sqrt(s.shape[1])
+        return s @ H.T / precise.sqrt(s.shape[1])
     if score == "general":
         return s @ inputs["W_a"] @ H.T
     if score == "location":
         return s @ inputs["W_a"]
     if score == "additive":
-        return (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
-    return s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
+        return (precise.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
+    return s @ H.T / (precise.norm(s) * precise.norm(H, axis=1))[None, :]
 
 
 # ---------------------------------------------------------------- solving

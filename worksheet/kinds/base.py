@@ -60,6 +60,7 @@ import numpy as np
 from ..policy.errors import GenerationError, InputError, ParamError, WorksheetError
 from ..exact import rational
 from ..solution.problem import Matrix, Problem
+from ..steps import precise
 from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
 
@@ -226,6 +227,30 @@ def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> R
     return run
 
 
+def precise_reference(
+    kind_name: str, params, inputs: Mapping[str, Any], given: Mapping | None = None
+) -> dict[str, np.ndarray]:
+    """A kind's ``reference`` run at high precision (:mod:`worksheet.steps.precise`):
+    ``inputs`` exact matrices (or any arrays), ``given`` step values (exact
+    matrices or arrays, each taken as it is), ``params`` the kind's Params or
+    its JSON params.  The steps come back as object arrays of mpf, the same
+    digits on every machine (:func:`worksheet.steps.precise.to_float64` for
+    the correctly rounded float64).  Raises what the reference raises."""
+    from . import get
+
+    module = get(kind_name)
+    if not isinstance(params, module.Params):
+        params = module.Params.from_options(dict(params), checked=False)
+
+    def mp(v):
+        return precise.to_mp(v) if isinstance(v, (tuple, list)) else precise.as_mp(v)
+
+    with precise.high_precision():
+        return module.reference(
+            {k: mp(v) for k, v in inputs.items()}, params, given={k: mp(v) for k, v in (given or {}).items()}
+        )
+
+
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
     """An :class:`InputError` ``missing matrix 'NAME' (WHY)`` for the first of
     ``names`` not in ``inputs``; ``why`` is one hint for all, or one per name."""
@@ -237,7 +262,7 @@ def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str
 
 def np_softmax_all(z: np.ndarray) -> np.ndarray:
     """Float64 softmax over every entry of ``z`` (one row of logits or scores)."""
-    e = np.exp(z - z.max())
+    e = precise.exp(z - z.max())
     return e / e.sum()
 
 

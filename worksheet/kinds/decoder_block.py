@@ -56,6 +56,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
@@ -252,7 +253,7 @@ def reference(
     dropped) and every later step is computed from them (``worksheet check``).
     """
     heads = params.heads
-    r = chain.Reference(inputs, float(params.epsilon), given)
+    r = chain.Reference(inputs, precise.number(params.epsilon), given)
     put, part = r.put, r.part
     sa = put(
         "self.",

@@ -59,6 +59,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
@@ -201,7 +202,7 @@ def reference(
     marks a step "carried forward" when it follows from a student's own
     earlier answers).
     """
-    r = chain.Reference(inputs, float(params.epsilon), given)
+    r = chain.Reference(inputs, precise.number(params.epsilon), given)
     put, part = r.put, r.part
     X = inputs["X"]
     n, d = X.shape

@@ -30,6 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..exact import to_float
@@ -108,7 +109,7 @@ def reference(
     """
     g = given or {}
     out = {"hidden_pre": base.given_or(g, "hidden_pre", lambda: inputs["X"] @ inputs["W_1"] + inputs["b_1"])}
-    out["hidden"] = base.given_or(g, "hidden", lambda: np.maximum(out["hidden_pre"], 0.0))
+    out["hidden"] = base.given_or(g, "hidden", lambda: np.maximum(out["hidden_pre"], precise.number(0)))
     out["output"] = base.given_or(g, "output", lambda: out["hidden"] @ inputs["W_2"] + inputs["b_2"])
     return out
 
@@ -245,9 +246,9 @@ def _no_relu_first(v, params):
 
 @mistakes.register("feed-forward", "output", "relu-after-second-layer")
 def _relu_second(v, params):
-    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0.0)
+    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], precise.number(0))
 
 
 @mistakes.register("feed-forward", "output", "relu-after-second-layer")
 def _relu_both(v, params):
-    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)
+    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], precise.number(0))

@@ -95,7 +95,11 @@ def reference(
         x, hp = X[t - 1 : t], h
         z = put("z", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_z"], hp, inputs["W_hz"], inputs["b_z"])))
         r = put("r", t, lambda: rec.np_sigmoid(rec.np_affine(x, inputs["W_r"], hp, inputs["W_hr"], inputs["b_r"])))
-        n = put("n", t, lambda: np.tanh(x @ inputs["W_n"] + inputs["b_n"] + r * (hp @ inputs["W_hn"] + inputs["b_hn"])))
+        n = put(
+            "n",
+            t,
+            lambda: rec.precise.tanh(x @ inputs["W_n"] + inputs["b_n"] + r * (hp @ inputs["W_hn"] + inputs["b_hn"])),
+        )
         h = put("h", t, lambda: (1 - z) * n + z * hp)
     return out
 
@@ -242,7 +246,7 @@ def _gru_n_sigmoid(v, params):
 @mistakes.register("gru-cell", "n", "reset-outside")
 def _gru_reset_outside(v, params):
     x, h = _gru_prev(v)
-    return np.tanh(x @ v["W_n"] + v["b_n"] + (v["r"] * h) @ v["W_hn"] + v["b_hn"])
+    return rec.precise.tanh(x @ v["W_n"] + v["b_n"] + (v["r"] * h) @ v["W_hn"] + v["b_hn"])
 
 
 @mistakes.register("gru-cell", "h", "gru-cho-update")

@@ -120,7 +120,7 @@ def reference(
             )
         c_prev = c
         c = put("c", t, lambda: gates["f"] * c_prev + gates["i"] * gates["g"])
-        h = put("h", t, lambda: gates["o"] * np.tanh(c))
+        h = put("h", t, lambda: gates["o"] * rec.precise.tanh(c))
     return out
 
 

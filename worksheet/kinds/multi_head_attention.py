@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..steps.entry_choice import rework_scaled, rework_weighted, teaching_entry, varied_row
 from ..policy.errors import ShapeError
@@ -215,7 +216,7 @@ def np_steps(inputs: dict[str, np.ndarray], heads: int, causal: bool, *,
         K = put(f"K_{h}", lambda: src @ head_columns(inputs["W_K"], h, d_k))
         V = put(f"V_{h}", lambda: src @ head_columns(inputs["W_V"], h, d_v))
         put(f"scores_{h}", lambda: Q @ K.T)
-        logits = put(f"scaled_{h}", lambda: out[f"scores_{h}"] / np.sqrt(d_k))
+        logits = put(f"scaled_{h}", lambda: out[f"scores_{h}"] / precise.sqrt(d_k))
         if causal:
             logits = put(f"masked_{h}", lambda: blocks.np_causal(logits))
         put(f"weights_{h}", lambda: blocks.np_softmax(logits))

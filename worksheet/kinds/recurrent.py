@@ -44,6 +44,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, exp, is_rational, mul, power, tanh
@@ -69,9 +70,8 @@ def sigmoid(a):
 
 
 def np_sigmoid(a: np.ndarray) -> np.ndarray:
-    """Float64 σ, without overflow for large |a|."""
-    a = np.asarray(a, dtype=np.float64)
-    return np.where(a >= 0, 1.0 / (1.0 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1.0 + np.exp(-np.abs(a))))
+    """σ without overflow for large |a| (float64, or high precision: :func:`.precise.sigmoid`)."""
+    return precise.sigmoid(a)
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Act:
 
 
 SIGMA = Act(sigmoid, np_sigmoid, r"\sigma")
-TANH = Act(tanh, np.tanh, r"\tanh")
+TANH = Act(tanh, precise.tanh, r"\tanh")
 
 
 # ---------------------------------------------------------------- parameters and inputs
@@ -431,5 +431,5 @@ def gate_with(act: str, gate: str):
     the wrong one of the two (``tanh-for-sigmoid`` in the LSTM and the GRU)."""
     def rule(v, params):
         a = np_pre(v, gate)
-        return np.tanh(a) if act == "tanh" else np_sigmoid(a)
+        return precise.tanh(a) if act == "tanh" else np_sigmoid(a)
     return rule

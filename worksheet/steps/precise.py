@@ -1,0 +1,223 @@
+"""Precision-generic numpy: the float64 references and mistake rules, also run
+at high precision.
+
+Every kind's ``reference`` and every mistake rule computes with numpy.  Run on
+float64 arrays it is the independent cross-check of the exact steps, exactly as
+always (the functions here call the numpy ufunc on float arrays).  Run on
+numpy *object* arrays of mpmath ``mpf`` (inside :func:`high_precision`, at
+:data:`DPS` digits) the same code gives values that are the same on every
+machine: mpmath uses no libm, so no CPU or numpy build changes a digit.  That
+is what a number the project writes is taken from where it is not exact (the
+flawed chain of find-the-mistake, the JSON ``value`` of a carried-rounded
+step, the expectations of a ``check`` report, a generator's accept/reject).
+
+numpy's matmul, ``+ - * /``, ``sum``, ``max``, ``where`` and comparisons work on
+object arrays of mpf already; the functions below are the ones that do not
+(``exp``, ``tanh``, ``sqrt``, ``sin``, ``cos``, ``isinf``, ``isnan``,
+``isfinite``, ``norm``).  Arrays dispatch on their dtype (object: mpmath
+entry by entry); a plain Python number (an ``int`` width, a Fraction
+parameter) dispatches on the mode: mpmath inside :func:`high_precision`,
+numpy outside.  Use :func:`number` for a constant that enters a computation
+(``1 / temperature``) so it stays exact in the high-precision run.
+
+:func:`to_mp` turns exact matrices (Fractions and the exact tree's nodes,
+evaluated by :func:`worksheet.exact.mp_eval._mp_eval`) into mpf arrays.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from contextlib import contextmanager
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from ..exact.mp_eval import _mp_eval
+from ..exact.nodes import NegInf
+
+__all__ = [
+    "DPS",
+    "high_precision",
+    "is_high",
+    "number",
+    "to_mp",
+    "as_mp",
+    "to_float64",
+    "exp",
+    "tanh",
+    "sqrt",
+    "sin",
+    "cos",
+    "isinf",
+    "isnan",
+    "isfinite",
+    "norm",
+    "sigmoid",
+]
+
+DPS = 60  # decimal digits of the high-precision run (float(mpf) is then correctly rounded but for ties)
+
+_HIGH = contextvars.ContextVar("worksheet_high_precision", default=False)
+
+
+@contextmanager
+def high_precision(dps: int = DPS):
+    """Inside: mpmath works at ``dps`` digits and plain numbers go to mpmath."""
+    token = _HIGH.set(True)
+    try:
+        with mpmath.workdps(dps):
+            yield
+    finally:
+        _HIGH.reset(token)
+
+
+def is_high(x=None) -> bool:
+    """Is ``x`` high precision (an object array, an mpf)? With no ``x``: the mode."""
+    if x is None:
+        return _HIGH.get()
+    if isinstance(x, np.ndarray):
+        return x.dtype == object
+    return isinstance(x, mpmath.mpf) or (_HIGH.get() and isinstance(x, (int, Fraction, float)))
+
+
+def number(x):
+    """A constant of a computation (int, Fraction, float): an mpf in the high
+    mode, else a float (as the float64 reference always used it)."""
+    if _HIGH.get():
+        if isinstance(x, Fraction):
+            return mpmath.mpf(x.numerator) / x.denominator
+        return mpmath.mpf(x)
+    return float(x)
+
+
+def _mp_scalar(x):
+    if isinstance(x, mpmath.mpf):
+        return x
+    if isinstance(x, NegInf):
+        return mpmath.mpf("-inf")
+    if isinstance(x, np.integer):
+        x = int(x)
+    if isinstance(x, (Fraction, int)) or not isinstance(x, (float, np.floating)):
+        return _mp_eval(Fraction(x) if isinstance(x, int) else x, mpmath)
+    return mpmath.mpf(float(x))
+
+
+def to_mp(matrix) -> np.ndarray:
+    """An exact matrix (rows of Fractions, exact nodes, -oo) as an object array of mpf."""
+    rows = [[_mp_scalar(x) for x in row] for row in matrix]
+    out = np.empty((len(rows), len(rows[0]) if rows else 0), dtype=object)
+    for i, row in enumerate(rows):
+        for j, x in enumerate(row):
+            out[i, j] = x
+    return out
+
+
+def as_mp(value) -> np.ndarray:
+    """Any array-like value (floats, say a student's answer) as an object array
+    of mpf: each float exactly as it is (its binary value)."""
+    a = np.asarray(value)
+    if a.dtype == object:
+        return np.frompyfunc(_mp_scalar, 1, 1)(a).astype(object) if a.size else a
+    return (
+        np.frompyfunc(lambda v: mpmath.mpf(float(v)), 1, 1)(a.astype(np.float64)).astype(object)
+        if a.size
+        else a.astype(object)
+    )
+
+
+RESOLUTION = mpmath.mpf(10) ** (20 - DPS)  # below it a high-precision result is 0 (see to_float64)
+
+
+def to_float64(value) -> np.ndarray:
+    """An array (object of mpf, or float) as float64: ``float(mpf)`` rounds
+    correctly (half to even) from the high-precision value.  An entry below
+    :data:`RESOLUTION` (1e-40) is 0: a cancellation the run cannot tell from 0
+    (the mean of 0.1 and -0.1 leaves about 1e-62, binary 0.1 being inexact)."""
+    a = np.asarray(value)
+    if a.dtype != object:
+        return np.asarray(a, dtype=np.float64)
+    return np.asarray(np.frompyfunc(lambda v: 0.0 if abs(v) < RESOLUTION else float(v), 1, 1)(a), dtype=np.float64)
+
+
+def _generic(np_fn, mp_fn):
+    ufunc = np.frompyfunc(lambda v: mp_fn(_mp_scalar(v)), 1, 1)
+
+    def fn(x):
+        if isinstance(x, np.ndarray):
+            if x.dtype == object:
+                return ufunc(x).astype(object) if x.size else x.copy()
+            return np_fn(x)
+        if is_high(x):
+            return mp_fn(_mp_scalar(x))
+        return np_fn(x)
+
+    fn.__name__ = np_fn.__name__
+    fn.__doc__ = f"``numpy.{np_fn.__name__}`` on float arrays, ``mpmath.{mp_fn.__name__}`` on object arrays."
+    return fn
+
+
+def _predicate(np_fn, mp_fn):
+    def fn(x):
+        if isinstance(x, np.ndarray) and x.dtype == object:
+            return np.frompyfunc(lambda v: bool(mp_fn(_mp_scalar(v))), 1, 1)(x).astype(bool)
+        if isinstance(x, mpmath.mpf):
+            return bool(mp_fn(x))
+        return np_fn(x)
+
+    fn.__name__ = np_fn.__name__
+    return fn
+
+
+exp = _generic(np.exp, mpmath.exp)
+tanh = _generic(np.tanh, mpmath.tanh)
+sqrt = _generic(np.sqrt, mpmath.sqrt)
+sin = _generic(np.sin, mpmath.sin)
+cos = _generic(np.cos, mpmath.cos)
+isinf = _predicate(np.isinf, mpmath.isinf)
+isnan = _predicate(np.isnan, mpmath.isnan)
+isfinite = _predicate(np.isfinite, lambda v: not (mpmath.isinf(v) or mpmath.isnan(v)))
+
+
+def norm(x, axis=None):
+    """``numpy.linalg.norm`` (2-norm of a vector or of each row with ``axis=1``)."""
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return sqrt((x * x).sum(axis=axis))
+    return np.linalg.norm(x, axis=axis)
+
+
+def sigmoid(a):
+    """The logistic σ without overflow for large |a| (float arrays: the float64
+    formula the recurrent kinds always used)."""
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        return np.frompyfunc(lambda v: 1 / (1 + mpmath.exp(-_mp_scalar(v))), 1, 1)(a).astype(object)
+    a = np.asarray(a, dtype=np.float64)
+    return np.where(a >= 0, 1.0 / (1.0 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1.0 + np.exp(-np.abs(a))))
+
+
+def power(base, exponent):
+    """``numpy.power`` (float base and exponents); ``mpmath.power`` entry by entry
+    when the exponents are an object array or the mode is high."""
+    if (isinstance(exponent, np.ndarray) and exponent.dtype == object) or is_high(base):
+        e = exponent if isinstance(exponent, np.ndarray) else np.asarray(exponent, dtype=object)
+        b = _mp_scalar(base)
+        return np.frompyfunc(lambda v: mpmath.power(b, _mp_scalar(v)), 1, 1)(e).astype(object)
+    return np.power(base, exponent)
+
+
+def array(values) -> np.ndarray:
+    """Plain numbers (ints, Fractions) as a float64 array, or in the high mode
+    as an object array of mpf (exactly)."""
+    if _HIGH.get():
+        return np.frompyfunc(_mp_scalar, 1, 1)(np.asarray(values, dtype=object)).astype(object)
+    return np.asarray(values, dtype=np.float64)
+
+
+def arange(n: int) -> np.ndarray:
+    """``numpy.arange(n, dtype=float64)``, or mpf integers in the high mode."""
+    return array(list(range(n))) if _HIGH.get() else np.arange(n, dtype=np.float64)
+
+
+def empty(shape, like) -> np.ndarray:
+    """An array to fill of the precision of ``like`` (object for mpf, else float64)."""
+    return np.empty(shape, dtype=object if is_high(like) else np.float64)
