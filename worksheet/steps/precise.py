@@ -140,43 +140,43 @@ def to_float64(value) -> np.ndarray:
     return np.asarray(np.frompyfunc(lambda v: 0.0 if abs(v) < RESOLUTION else float(v), 1, 1)(a), dtype=np.float64)
 
 
-def _generic(np_fn, mp_fn):
+def _generic(name: str, mp_fn):
+    """numpy's ``name`` on float arrays (looked up when called, so a test may
+    stand a table-reading numpy in for ``np``), ``mp_fn`` entry by entry on object arrays."""
     ufunc = np.frompyfunc(lambda v: mp_fn(_mp_scalar(v)), 1, 1)
 
     def fn(x):
-        if isinstance(x, np.ndarray):
-            if x.dtype == object:
-                return ufunc(x).astype(object) if x.size else x.copy()
-            return np_fn(x)
-        if is_high(x):
+        if isinstance(x, np.ndarray) and x.dtype == object:
+            return ufunc(x).astype(object) if x.size else x.copy()
+        if not isinstance(x, np.ndarray) and is_high(x):
             return mp_fn(_mp_scalar(x))
-        return np_fn(x)
+        return getattr(np, name)(x)
 
-    fn.__name__ = np_fn.__name__
-    fn.__doc__ = f"``numpy.{np_fn.__name__}`` on float arrays, ``mpmath.{mp_fn.__name__}`` on object arrays."
+    fn.__name__ = name
+    fn.__doc__ = f"``numpy.{name}`` on float arrays, ``mpmath.{mp_fn.__name__}`` on object arrays."
     return fn
 
 
-def _predicate(np_fn, mp_fn):
+def _predicate(name: str, mp_fn):
     def fn(x):
         if isinstance(x, np.ndarray) and x.dtype == object:
             return np.frompyfunc(lambda v: bool(mp_fn(_mp_scalar(v))), 1, 1)(x).astype(bool)
         if isinstance(x, mpmath.mpf):
             return bool(mp_fn(x))
-        return np_fn(x)
+        return getattr(np, name)(x)
 
-    fn.__name__ = np_fn.__name__
+    fn.__name__ = name
     return fn
 
 
-exp = _generic(np.exp, mpmath.exp)
-tanh = _generic(np.tanh, mpmath.tanh)
-sqrt = _generic(np.sqrt, mpmath.sqrt)
-sin = _generic(np.sin, mpmath.sin)
-cos = _generic(np.cos, mpmath.cos)
-isinf = _predicate(np.isinf, mpmath.isinf)
-isnan = _predicate(np.isnan, mpmath.isnan)
-isfinite = _predicate(np.isfinite, lambda v: not (mpmath.isinf(v) or mpmath.isnan(v)))
+exp = _generic("exp", mpmath.exp)
+tanh = _generic("tanh", mpmath.tanh)
+sqrt = _generic("sqrt", mpmath.sqrt)
+sin = _generic("sin", mpmath.sin)
+cos = _generic("cos", mpmath.cos)
+isinf = _predicate("isinf", mpmath.isinf)
+isnan = _predicate("isnan", mpmath.isnan)
+isfinite = _predicate("isfinite", lambda v: not (mpmath.isinf(v) or mpmath.isnan(v)))
 
 
 def norm(x, axis=None):
