@@ -209,9 +209,10 @@ def _cells(grid, wrong) -> list[Cell]:
 
 def _unrounded(kp: KeyProblem, run) -> None:
     """A step the key carries rounded is right both as carried (its exact
-    string, and its JSON ``value``: the float of the carried value) and as the
-    unrounded chain gives it: that float comes from the kind's reference run
-    on the key's inputs (the JSON holds only what is the same on every machine)."""
+    string) and as the unrounded chain gives it (its JSON ``value``, computed
+    at high precision when the key was written): that float is recomputed here
+    by the kind's reference run on the key's inputs, so a key written before
+    the ``value`` was the unrounded one is marked the same."""
     rounded = [ks for ks in kp.steps if ks.rounded and not ks.__dict__.get("_unrounded")]
     if not rounded or run is None:
         return
