@@ -88,6 +88,7 @@ _DIGITS = """
 import numpy as np, mpmath
 from worksheet import kinds
 from worksheet.kinds import base
+from worksheet.solution.problem import to_array
 for name in kinds.names():
     if name == "find-the-mistake":
         continue
@@ -95,6 +96,7 @@ for name in kinds.names():
     for numbers in ("hand", "calculator"):
         params = m.Params(numbers=numbers)
         inputs = m.generate(np.random.default_rng(11), params)
+        m.reference({k: to_array(v) for k, v in inputs.items()}, params)  # numpy's (nudged) exp, tanh, ...
         for step, v in sorted(base.precise_reference(name, params, inputs).items()):
             print(name, numbers, step, [mpmath.nstr(x, 50) for x in v.flat])
 """
@@ -112,7 +114,7 @@ def test_the_high_precision_run_does_not_move_when_exp_tanh_sin_cos_answer_one_b
 
     plain, nudged = run(False), run(True)
     calls = sum(int(x) for x in (tmp_path / "calls").read_text().split())
-    assert calls > 100, "the nudge was not active (generation calls numpy's exp and tanh)"
+    assert calls > 100, "the nudge was not active (the float64 references call numpy's exp and tanh)"
     assert plain.count("\n") > 200
     assert plain == nudged
 
@@ -137,3 +139,19 @@ def test_the_functions_dispatch_on_the_dtype():
         assert abs(third * 3 - 1) < mpmath.mpf(10) ** -55
         assert precise.isinf(precise.as_mp(np.array([[-np.inf, 1.0]]))).tolist() == [[True, False]]
     assert precise.number(2) == 2.0 and type(precise.number(2)) is float
+
+
+def test_a_screened_generation_decision_is_the_high_precision_one(monkeypatch):
+    """A threshold right at a value: numpy's exp nudged one bit either way moves the
+    float64 value across it, the decision (kinds/screen.py) stays the high-precision one."""
+    from worksheet.kinds import multi_head_attention as mha, screen
+
+    params = mha.Params()
+    m = mha.generate(np.random.default_rng(4), params)
+    high = base.precise_reference("multi-head-attention", params, m, floats=True)
+    t = float(high["weights_1"][0, 0])
+    exp = np.exp
+    for step in (np.inf, -np.inf):
+        monkeypatch.setattr(np, "exp", lambda x, step=step: np.nextafter(exp(x), step))
+        for test in (lambda ref: ref["weights_1"][0, 0] > t, lambda ref: ref["weights_1"][0, 0] >= t):
+            assert screen.screened("multi-head-attention", mha.reference, params, m, test) == test(high)

@@ -231,14 +231,12 @@ def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> R
 
 
 def precise_reference(
-    kind_name: str, params, inputs: Mapping[str, Any], given: Mapping | None = None
+    kind_name: str, params, inputs: Mapping[str, Any], given: Mapping | None = None, *, floats: bool = False
 ) -> dict[str, np.ndarray]:
-    """A kind's ``reference`` run at high precision (:mod:`worksheet.steps.precise`):
-    ``inputs`` exact matrices (or any arrays), ``given`` step values (exact
-    matrices or arrays, each taken as it is), ``params`` the kind's Params or
-    its JSON params.  The steps come back as object arrays of mpf, the same
-    digits on every machine (:func:`worksheet.steps.precise.to_float64` for
-    the correctly rounded float64).  Raises what the reference raises."""
+    """A kind's ``reference`` at high precision (:mod:`worksheet.steps.precise`): ``inputs``
+    exact matrices (or arrays), ``given`` step values, ``params`` Params or JSON params.
+    The steps are object arrays of mpf, the same digits on every machine; ``floats=True``:
+    their correctly rounded float64 (None where mpmath divides by zero: numpy's nan)."""
     from . import get
 
     module = get(kind_name)
@@ -249,9 +247,15 @@ def precise_reference(
         return precise.to_mp(v) if isinstance(v, (tuple, list)) else precise.as_mp(v)
 
     with precise.high_precision():
-        return module.reference(
-            {k: mp(v) for k, v in inputs.items()}, params, given={k: mp(v) for k, v in (given or {}).items()}
-        )
+        try:
+            out = module.reference(
+                {k: mp(v) for k, v in inputs.items()}, params, given={k: mp(v) for k, v in (given or {}).items()}
+            )
+        except ZeroDivisionError:
+            if floats:
+                return None
+            raise
+    return {k: precise.to_float64(v) for k, v in out.items()} if floats else out
 
 
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:

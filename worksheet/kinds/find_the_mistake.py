@@ -39,7 +39,7 @@ other mistakes and a build is reproducible whatever ``PYTHONHASHSEED`` is.
 The worked solution shows each step to 4 decimals (exact where it is an
 integer or a short decimal); the corrected steps on the key are exact.
 
-The flawed chain is computed at high precision (:mod:`.flawed_chain`: mpmath
+The flawed chain is computed at high precision (:mod:`.flawed`: mpmath
 at 60 digits, no libm), so its shown decimals are the same on every machine.
 It carries what the right solution carries: a step the kind carries rounded
 (the encoder and decoder blocks, the recurrent cells by hand) goes on with its
@@ -64,7 +64,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import kinds as registry
-from . import flawed_chain, mistakes
+from . import flawed, mistakes
 from ..policy.errors import ParamError
 from ..exact import NegInf, to_float, to_str
 from ..steps.layer_steps import round_matrix
@@ -75,7 +75,7 @@ TITLE = "Find the mistake"
 CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
 EXCLUDED = ("find-the-mistake",)
-SLIP_PLACES = flawed_chain.SHOWN_PLACES  # decimals of the shown worked solution
+SLIP_PLACES = flawed.SHOWN_PLACES  # decimals of the shown worked solution
 
 
 @dataclass(frozen=True)
@@ -149,8 +149,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
 
 # ---------------------------------------------------------------- planting
-# The flawed chain is computed at high precision in :mod:`.flawed_chain`.
-Planted = flawed_chain.Planted
+# The flawed chain is computed at high precision in :mod:`.flawed`.
+Planted = flawed.Planted
 
 
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
@@ -206,9 +206,9 @@ def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
 
 def candidates(problem: Problem, inputs: dict | None = None) -> list[Planted]:
     """Every (mistake, first step) that changes this worked solution, each with
-    its consistent flawed chain (:func:`.flawed_chain.candidates`; ``inputs`` is
+    its consistent flawed chain (:func:`.flawed.candidates`; ``inputs`` is
     not read: the chain starts from the exact inputs)."""
-    return flawed_chain.candidates(problem)
+    return flawed.candidates(problem)
 
 
 def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
@@ -221,9 +221,9 @@ def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
 # ---------------------------------------------------------------- the problem
 def shown(value: np.ndarray) -> Matrix:
     """A flawed step as printed: 4 decimals, rounded half away from zero exactly
-    from the high-precision flawed chain (:mod:`.flawed_chain`; the same on every
+    from the high-precision flawed chain (:mod:`.flawed`; the same on every
     machine); -oo stays -oo."""
-    return flawed_chain.shown(value)
+    return flawed.shown(value)
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
