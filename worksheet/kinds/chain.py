@@ -20,8 +20,8 @@ and scores stay integers (see ``multi_head_attention.solve``).
 Checks.  A rounded step is checked twice: its own arithmetic exactly against
 a float64 recomputation from the carried values (``blocks.carried``), and
 within ``model.verify``'s rounded tolerance (5e-3) against the float64 value
-of the unrounded chain (the step's numpy ``value``; the JSON writes the
-carried value, rounded from the exact one).  When 4
+of the unrounded chain (the step's numpy ``value``; the JSON writes as
+``exact`` the carried value, as ``value`` the unrounded chain at 60 digits).  When 4
 places drift further than that (a layer norm of a row with a tiny variance
 magnifies rounding), the whole block is recomputed carrying 6, 8, 12, then 16
 places, and says so.

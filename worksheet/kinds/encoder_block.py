@@ -24,7 +24,8 @@ so a student who rounds as told writes exactly the key.  Each head is its own
 branch: head 2's Q, K, V and scores stay integers.  Rounded steps say
 ``"rounded": true``; the key prints one table per step, every entry with 4
 places.  The step's numpy ``value`` holds the float64 of the unrounded chain
-(computed first, independently; the JSON writes the carried value), and every
+(computed first, independently; the JSON writes the carried value as ``exact``, and as
+``value`` the unrounded chain evaluated at 60 digits), and every
 carried step must lie within 5e-3 of it; if 4
 places drift further (a layer-norm row with a tiny variance magnifies
 rounding, or its variance even rounds to 0), the block is recomputed carrying

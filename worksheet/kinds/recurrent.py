@@ -27,7 +27,8 @@ rounding on, every step is marked ``rounded``, as in the encoder block.  Each
 step's exact value is checked against a float64 recomputation from the
 carried values (its own arithmetic, 1e-9); its ``value`` is the unrounded
 float64 chain of the kind's ``reference`` (independent numpy, PyTorch's
-formulas; the JSON writes the carried value), which a rounded step must stay within 5e-3 of; a user's own
+formulas; the JSON writes as ``value`` the unrounded chain evaluated at 60
+digits, as ``exact`` the carried value), which a rounded step must stay within 5e-3 of; a user's own
 numbers that drift further are an InputError ("use --numbers calculator").
 
 Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
