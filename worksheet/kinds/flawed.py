@@ -100,29 +100,34 @@ def _carry(s: Step, value):
     return precise.to_mp(rounded(value, s.places))
 
 
-Wrong = Callable[[Step, mistakes.Values, dict], "np.ndarray | None"]
-
-
 def walk(
-    problem: Problem, inputs: dict, steps: list[Step], wrong_at: Callable[[Step, dict], object]
+    problem: Problem,
+    inputs: dict,
+    steps: list[Step],
+    wrong_at: Callable[[Step, dict], object],
+    right: list | None = None,
 ) -> tuple[str, dict] | None:
     """The flawed chain: each step recomputed (high precision) from the steps so
     far, or ``wrong_at(step, data)`` where that gives a value; rounded steps
     carried rounded.  ``(first wrong step, values)``, or None when no step
-    went wrong or a later step cannot follow."""
+    went wrong or a later step cannot follow.  ``right``: the recomputations of
+    the chain without a mistake, step by step (:func:`right_chain`), which the
+    steps before the mistake reuse."""
     data = dict(inputs)
     given: dict[str, np.ndarray] = {}
     first, out, stale, values = None, None, True, {}
-    for s in steps:
-        if stale:
+    for k, s in enumerate(steps):
+        if first is None and right is not None and k < len(right):
+            out, stale = right[k], False  # the same given so far: the right chain's
+        elif stale:
             out, stale = _reference(problem, inputs, given), False
+        if first is None and right is not None and k == len(right):
+            right.append(out)  # recording the right chain (right_chain)
         recomputed = None if out is None else out.get(s.name)
         if first is None and s.rounded and not labels(s):
             recomputed = precise.to_mp(s.exact)  # before the mistake: the key's carried value
         data[s.name] = (
-            recomputed
-            if recomputed is not None
-            else (values.get(s.name) if s.name in values else precise.as_mp(s.value))
+            recomputed if recomputed is not None else (values.get(s.name) if s.name in values else _right_value(s))
         )
         wrong = wrong_at(s, data)
         if wrong is not None:
@@ -139,7 +144,21 @@ def walk(
     return first, values
 
 
-def plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Planted | None:
+def _right_value(s: Step) -> np.ndarray:
+    """A step of the right solution where no recomputation gives it (a mistake that
+    spans several steps, half made): its exact value, or for labels its index."""
+    return precise.as_mp(s.value) if labels(s) else precise.to_mp(s.exact)
+
+
+def right_chain(problem: Problem, inputs: dict, steps: list[Step]) -> list:
+    """The reference's results as :func:`walk` recomputes them step by step when no
+    mistake is made (before the mistake every flawed chain is this one)."""
+    outs: list = []
+    walk(problem, inputs, steps, lambda s, data: None, outs)
+    return outs
+
+
+def plant(problem: Problem, inputs: dict, steps: list[Step], code: str, right: list | None = None) -> Planted | None:
     """Mistake ``code`` made wherever its rule applies (and changes the value)."""
 
     def wrong_at(s: Step, data: dict):
@@ -155,11 +174,11 @@ def plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Plant
                 return precise.as_mp(candidate)
         return None
 
-    found = walk(problem, inputs, steps, wrong_at)
+    found = walk(problem, inputs, steps, wrong_at, right)
     return None if found is None else Planted(code, *found)
 
 
-def slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
+def slip(problem: Problem, inputs: dict, steps: list[Step], right: list | None = None) -> Planted | None:
     """One entry of one step changed (by 1 on an integer step, else by 0.1), the
     later steps following from it: the entry is drawn from the middle step with
     at least two entries (stable)."""
@@ -179,7 +198,7 @@ def slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
             out[i, j] = out[i, j] + precise.number(1 if integral else Fraction(1, 10))
         return out
 
-    found = walk(problem, inputs, steps, wrong_at)
+    found = walk(problem, inputs, steps, wrong_at, right)
     return None if found is None else Planted(mistakes.SLIP, *found)
 
 
@@ -188,9 +207,13 @@ def candidates(problem: Problem) -> list[Planted]:
     its consistent flawed chain, in catalogue order."""
     steps = [s for s in problem.steps if not s.is_written]
     inputs = mp_inputs(problem)
+    right = right_chain(problem, inputs, steps)
     found: dict[str, Planted] = {}
     for code in mistakes.codes_for(problem.kind):
-        planted = slip(problem, inputs, steps) if code == mistakes.SLIP else plant(problem, inputs, steps, code)
+        if code == mistakes.SLIP:
+            planted = slip(problem, inputs, steps, right)
+        else:
+            planted = plant(problem, inputs, steps, code, right)
         if planted is not None and all(printable(v) for v in planted.values.values()):
             found[code] = planted
     return [found[c] for c in mistakes.CATALOGUE if c in found]
