@@ -231,8 +231,7 @@ def test_every_seed_gives_a_printable_worked_solution(of):
 def test_a_mistake_that_would_divide_by_a_zero_variance_is_not_offered():
     """normalized-across-tokens on two tokens with an equal feature divides by 0: never planted."""
     right = build_document(["layer-norm"], seed=1).problems[0]
-    floats = {k: q.value for k, q in right.inputs.items()}
-    options = ftm.candidates(right, floats)
+    options = ftm.candidates(right)
     assert options and "normalized-across-tokens" not in {o.code for o in options}
     for o in options:
         assert all(not np.isnan(precise.to_float64(v)).any() for v in o.values.values())

@@ -204,10 +204,9 @@ def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
     return params.get("of", "attention"), params.get("options", {}), before
 
 
-def candidates(problem: Problem, inputs: dict | None = None) -> list[Planted]:
+def candidates(problem: Problem) -> list[Planted]:
     """Every (mistake, first step) that changes this worked solution, each with
-    its consistent flawed chain (:func:`.flawed.candidates`; ``inputs`` is
-    not read: the chain starts from the exact inputs)."""
+    its consistent flawed chain (:func:`.flawed.candidates`, from the exact inputs)."""
     return flawed.candidates(problem)
 
 
