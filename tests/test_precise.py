@@ -51,7 +51,7 @@ def test_every_reference_gives_the_same_values_at_high_precision(name, numbers):
         high = base.precise_reference(name, params, {k: q.exact for k, q in p.inputs.items()})
         assert sorted(high) == sorted(floats)
         for step, value in floats.items():
-            assert high[step].dtype == object and all(isinstance(x, mpmath.mpf) for x in high[step].flat), step
+            assert high[step].dtype == object and all(isinstance(x, precise.MPF) for x in high[step].flat), step
             _close(high[step], value, (name, seed, step))
 
 
@@ -85,7 +85,7 @@ def test_every_mistake_rule_gives_the_same_values_at_high_precision(name):
 
 
 _DIGITS = """
-import numpy as np, mpmath
+import numpy as np
 from worksheet import kinds
 from worksheet.kinds import base
 from worksheet.solution.problem import to_array
@@ -98,7 +98,7 @@ for name in kinds.names():
         inputs = m.generate(np.random.default_rng(11), params)
         m.reference({k: to_array(v) for k, v in inputs.items()}, params)  # numpy's (nudged) exp, tanh, ...
         for step, v in sorted(base.precise_reference(name, params, inputs).items()):
-            print(name, numbers, step, [mpmath.nstr(x, 50) for x in v.flat])
+            print(name, numbers, step, [x._mpf_ for x in v.flat])  # every bit
 """
 
 
@@ -135,8 +135,8 @@ def test_the_functions_dispatch_on_the_dtype():
             assert high.dtype == object
         assert np.allclose(precise.to_float64(high), ref(x), rtol=1e-15)
     with precise.high_precision():
-        third = precise.number(mpmath.mpf(1) / 3) if False else precise.number(__import__("fractions").Fraction(1, 3))
-        assert abs(third * 3 - 1) < mpmath.mpf(10) ** -55
+        third = precise.number(__import__("fractions").Fraction(1, 3))
+        assert abs(third * 3 - 1) < 1e-55
         assert precise.isinf(precise.as_mp(np.array([[-np.inf, 1.0]]))).tolist() == [[True, False]]
     assert precise.number(2) == 2.0 and type(precise.number(2)) is float
 
@@ -155,3 +155,35 @@ def test_a_screened_generation_decision_is_the_high_precision_one(monkeypatch):
         monkeypatch.setattr(np, "exp", lambda x, step=step: np.nextafter(exp(x), step))
         for test in (lambda ref: ref["weights_1"][0, 0] > t, lambda ref: ref["weights_1"][0, 0] >= t):
             assert screen.screened("multi-head-attention", mha.reference, params, m, test) == test(high)
+
+
+def test_threads_get_the_same_digits_while_mpmaths_global_precision_changes():
+    """A practice server marks in several threads: each computes in its own context
+    at 60 digits, whatever another thread does with mpmath's global precision."""
+    import threading
+
+    m = kinds.get("decoder-block")
+    params = m.Params()
+    inputs = m.generate(np.random.default_rng(2), params)
+    want = {k: [x._mpf_ for x in v.flat] for k, v in base.precise_reference("decoder-block", params, inputs).items()}
+    results, stop = [], threading.Event()
+
+    def churn():
+        while not stop.is_set():
+            with mpmath.workprec(20):
+                mpmath.exp(mpmath.mpf(1))
+
+    def work():
+        out = base.precise_reference("decoder-block", params, inputs)
+        results.append({k: [x._mpf_ for x in v.flat] for k, v in out.items()})
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    stop.set()
+    churner.join()
+    assert len(results) == 4 and all(r == want for r in results)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-import mpmath
 import numpy as np
 
 from . import base, mistakes
@@ -38,12 +37,16 @@ class Planted:
 
 
 def exact_of(value: np.ndarray) -> Matrix:
-    """A high-precision array as exact numbers: each mpf as the Fraction it is, -oo as -oo."""
+    """A high-precision array (no NaN, no +oo: see :func:`printable`) as exact
+    numbers: each mpf (or float) as the Fraction it is, -oo as -oo."""
 
     def one(v):
-        v = mpmath.mpf(v)
-        if mpmath.isinf(v) and v < 0:
-            return NEG_INF
+        if not isinstance(v, precise.MPF):
+            return NEG_INF if v == -np.inf else Fraction(float(v))
+        if precise.isinf(v) or precise.isnan(v):
+            if v < 0:
+                return NEG_INF
+            raise ValueError("a sheet cannot show NaN or +oo")
         sign, man, exp, _ = v._mpf_  # the value is (-1)^sign man 2^exp, exactly
         return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
 
@@ -95,8 +98,8 @@ def _reference(problem: Problem, inputs: dict, given: dict) -> dict | None:
 
 def _carry(s: Step, value):
     """A rounded step goes on with its shown places (as the right solution carries it)."""
-    if not s.rounded or np.asarray(value).dtype != object:
-        return value
+    if not s.rounded or np.asarray(value).dtype != object or not printable(value):
+        return value  # (a value no sheet can show is dropped at the end: candidates)
     return precise.to_mp(rounded(value, s.places))
 
 

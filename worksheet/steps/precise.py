@@ -22,11 +22,17 @@ numpy outside.  Use :func:`number` for a constant that enters a computation
 
 :func:`to_mp` turns exact matrices (Fractions and the exact tree's nodes,
 evaluated by :func:`worksheet.exact.mp_eval._mp_eval`) into mpf arrays.
+
+Threads: every number is made by a private mpmath context of each thread, set
+once to :data:`DPS` digits (:func:`context`), never by mpmath's global ``mp``,
+whose precision other code changes for a while (``workprec``): a practice
+server marks in several threads at once, and each gets the same digits.
 """
 
 from __future__ import annotations
 
 import contextvars
+import threading
 from contextlib import contextmanager
 from fractions import Fraction
 
@@ -38,6 +44,8 @@ from ..exact.nodes import NegInf
 
 __all__ = [
     "DPS",
+    "MPF",
+    "context",
     "high_precision",
     "is_high",
     "number",
@@ -58,16 +66,26 @@ __all__ = [
 
 DPS = 60  # decimal digits of the high-precision run (float(mpf) is then correctly rounded but for ties)
 
+MPF = mpmath.ctx_mp_python._mpf  # the type of an mpf of any mpmath context
 _HIGH = contextvars.ContextVar("worksheet_high_precision", default=False)
+_LOCAL = threading.local()
+
+
+def context():
+    """This thread's mpmath context, at :data:`DPS` digits (never changed)."""
+    ctx = getattr(_LOCAL, "ctx", None)
+    if ctx is None:
+        ctx = _LOCAL.ctx = mpmath.MPContext()
+        ctx.dps = DPS
+    return ctx
 
 
 @contextmanager
-def high_precision(dps: int = DPS):
-    """Inside: mpmath works at ``dps`` digits and plain numbers go to mpmath."""
+def high_precision():
+    """Inside: plain numbers (``number``, the widths given to ``sqrt``) go to mpmath."""
     token = _HIGH.set(True)
     try:
-        with mpmath.workdps(dps):
-            yield
+        yield
     finally:
         _HIGH.reset(token)
 
@@ -78,29 +96,31 @@ def is_high(x=None) -> bool:
         return _HIGH.get()
     if isinstance(x, np.ndarray):
         return x.dtype == object
-    return isinstance(x, mpmath.mpf) or (_HIGH.get() and isinstance(x, (int, Fraction, float)))
+    return isinstance(x, MPF) or (_HIGH.get() and isinstance(x, (int, Fraction, float)))
 
 
 def number(x):
     """A constant of a computation (int, Fraction, float): an mpf in the high
     mode, else a float (as the float64 reference always used it)."""
     if _HIGH.get():
+        ctx = context()
         if isinstance(x, Fraction):
-            return mpmath.mpf(x.numerator) / x.denominator
-        return mpmath.mpf(x)
+            return ctx.mpf(x.numerator) / x.denominator
+        return ctx.mpf(x)
     return float(x)
 
 
 def _mp_scalar(x):
-    if isinstance(x, mpmath.mpf):
+    if isinstance(x, MPF):
         return x
+    ctx = context()
     if isinstance(x, NegInf):
-        return mpmath.mpf("-inf")
+        return ctx.mpf("-inf")
     if isinstance(x, np.integer):
         x = int(x)
     if isinstance(x, (Fraction, int)) or not isinstance(x, (float, np.floating)):
-        return _mp_eval(Fraction(x) if isinstance(x, int) else x, mpmath)
-    return mpmath.mpf(float(x))
+        return _mp_eval(Fraction(x) if isinstance(x, int) else x, ctx)
+    return ctx.mpf(float(x))
 
 
 def to_mp(matrix) -> np.ndarray:
@@ -120,13 +140,13 @@ def as_mp(value) -> np.ndarray:
     if a.dtype == object:
         return np.frompyfunc(_mp_scalar, 1, 1)(a).astype(object) if a.size else a
     return (
-        np.frompyfunc(lambda v: mpmath.mpf(float(v)), 1, 1)(a.astype(np.float64)).astype(object)
+        np.frompyfunc(lambda v: context().mpf(float(v)), 1, 1)(a.astype(np.float64)).astype(object)
         if a.size
         else a.astype(object)
     )
 
 
-RESOLUTION = mpmath.mpf(10) ** (20 - DPS)  # below it a high-precision result is 0 (see to_float64)
+RESOLUTION = 10.0 ** (20 - DPS)  # below it a high-precision result is 0 (see to_float64)
 
 
 def to_float64(value) -> np.ndarray:
@@ -140,43 +160,47 @@ def to_float64(value) -> np.ndarray:
     return np.asarray(np.frompyfunc(lambda v: 0.0 if abs(v) < RESOLUTION else float(v), 1, 1)(a), dtype=np.float64)
 
 
-def _generic(name: str, mp_fn):
+def _generic(name: str):
     """numpy's ``name`` on float arrays (looked up when called, so a test may
-    stand a table-reading numpy in for ``np``), ``mp_fn`` entry by entry on object arrays."""
-    ufunc = np.frompyfunc(lambda v: mp_fn(_mp_scalar(v)), 1, 1)
+    stand a table-reading numpy in for ``np``), mpmath's entry by entry on object arrays."""
+
+    def one(v):
+        return getattr(context(), name)(_mp_scalar(v))
+
+    ufunc = np.frompyfunc(one, 1, 1)
 
     def fn(x):
         if isinstance(x, np.ndarray) and x.dtype == object:
             return ufunc(x).astype(object) if x.size else x.copy()
         if not isinstance(x, np.ndarray) and is_high(x):
-            return mp_fn(_mp_scalar(x))
+            return one(x)
         return getattr(np, name)(x)
 
     fn.__name__ = name
-    fn.__doc__ = f"``numpy.{name}`` on float arrays, ``mpmath.{mp_fn.__name__}`` on object arrays."
+    fn.__doc__ = f"``numpy.{name}`` on float arrays, ``mpmath.{name}`` on object arrays."
     return fn
 
 
-def _predicate(name: str, mp_fn):
+def _predicate(name: str, test):
     def fn(x):
         if isinstance(x, np.ndarray) and x.dtype == object:
-            return np.frompyfunc(lambda v: bool(mp_fn(_mp_scalar(v))), 1, 1)(x).astype(bool)
-        if isinstance(x, mpmath.mpf):
-            return bool(mp_fn(x))
+            return np.frompyfunc(lambda v: bool(test(_mp_scalar(v))), 1, 1)(x).astype(bool)
+        if isinstance(x, MPF):
+            return bool(test(x))
         return getattr(np, name)(x)
 
     fn.__name__ = name
     return fn
 
 
-exp = _generic("exp", mpmath.exp)
-tanh = _generic("tanh", mpmath.tanh)
-sqrt = _generic("sqrt", mpmath.sqrt)
-sin = _generic("sin", mpmath.sin)
-cos = _generic("cos", mpmath.cos)
-isinf = _predicate("isinf", mpmath.isinf)
-isnan = _predicate("isnan", mpmath.isnan)
-isfinite = _predicate("isfinite", lambda v: not (mpmath.isinf(v) or mpmath.isnan(v)))
+exp = _generic("exp")
+tanh = _generic("tanh")
+sqrt = _generic("sqrt")
+sin = _generic("sin")
+cos = _generic("cos")
+isinf = _predicate("isinf", lambda v: context().isinf(v))
+isnan = _predicate("isnan", lambda v: context().isnan(v))
+isfinite = _predicate("isfinite", lambda v: not (context().isinf(v) or context().isnan(v)))
 
 
 def norm(x, axis=None):
@@ -190,7 +214,7 @@ def sigmoid(a):
     """The logistic σ without overflow for large |a| (float arrays: the float64
     formula the recurrent kinds always used)."""
     if isinstance(a, np.ndarray) and a.dtype == object:
-        return np.frompyfunc(lambda v: 1 / (1 + mpmath.exp(-_mp_scalar(v))), 1, 1)(a).astype(object)
+        return np.frompyfunc(lambda v: 1 / (1 + context().exp(-_mp_scalar(v))), 1, 1)(a).astype(object)
     a = np.asarray(a, dtype=np.float64)
     return np.where(a >= 0, 1.0 / (1.0 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1.0 + np.exp(-np.abs(a))))
 
@@ -201,7 +225,7 @@ def power(base, exponent):
     if (isinstance(exponent, np.ndarray) and exponent.dtype == object) or is_high(base):
         e = exponent if isinstance(exponent, np.ndarray) else np.asarray(exponent, dtype=object)
         b = _mp_scalar(base)
-        return np.frompyfunc(lambda v: mpmath.power(b, _mp_scalar(v)), 1, 1)(e).astype(object)
+        return np.frompyfunc(lambda v: context().power(b, _mp_scalar(v)), 1, 1)(e).astype(object)
     return np.power(base, exponent)
 
 
