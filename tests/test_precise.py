@@ -187,3 +187,18 @@ def test_threads_get_the_same_digits_while_mpmaths_global_precision_changes():
     stop.set()
     churner.join()
     assert len(results) == 4 and all(r == want for r in results)
+
+
+@pytest.mark.parametrize("name", ["lstm-cell", "gru-cell"])
+def test_a_carried_cell_measures_its_drift_against_the_high_precision_chain(name):
+    """Whether the carried chain drifts too far (5e-3) is decided on the 60-digit
+    unrounded chain: a rounded step's value is that chain's float64."""
+    from worksheet.build import build_document
+
+    for seed in (1, 2):
+        p = build_document([f"{name}:steps=2"], seed=seed).problems[0]
+        high = base.precise_reference(name, p.params, {k: q.exact for k, q in p.inputs.items()}, floats=True)
+        rounded = [s for s in p.steps if s.rounded]
+        assert rounded
+        for s in rounded:
+            assert np.array_equal(s.value, high[s.name]), s.name

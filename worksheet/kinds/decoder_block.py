@@ -350,7 +350,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
-    b = chain.Builder(p, carry, ref, PARTS, STAGES)
+    drift = base.precise_reference(p.kind, params, {k: q.exact for k, q in p.inputs.items()}, floats=True)
+    b = chain.Builder(p, carry, ref, PARTS, STAGES, drift)
 
     b.add(
         "self.",

@@ -267,7 +267,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-    b = chain.Builder(p, carry, ref, PARTS, STAGES)
+    drift = base.precise_reference(p.kind, params, {k: q.exact for k, q in p.inputs.items()}, floats=True)
+    b = chain.Builder(p, carry, ref, PARTS, STAGES, drift)
 
     if params.positional:
         b.add(
