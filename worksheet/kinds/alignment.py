@@ -58,6 +58,7 @@ from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from ..policy.pencil import round_places
 from . import base
+from . import screen
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
@@ -149,9 +150,9 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             return False
         if score == "additive":
             pre = _np_additive_pre(f["s"], f["H"], f["W_a"])
-            e = base.precise_reference("alignment", params, m, floats=True)["scores"]  # tanh: the same everywhere
+            e = screen.precise_floats("alignment", params, m)["scores"]  # tanh: the same everywhere
             return bool(np.abs(pre).max() <= 2 and n > 1 and np.ptp(e) > 0.05) or (n == 1 and np.abs(pre).max() <= 2)
-        ref = base.precise_reference("alignment", params, m, floats=True)
+        ref = screen.precise_floats("alignment", params, m)
         if ref is None:  # a division by zero (a zero vector's cosine): numpy's nan
             return False
         e = ref["scores"]

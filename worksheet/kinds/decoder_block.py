@@ -350,7 +350,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     hand = params.numbers == "hand"
 
-    drift = base.precise_reference(p.kind, params, {k: q.exact for k, q in p.inputs.items()}, floats=True)
+    drift = screen.precise_floats(p.kind, params, {k: q.exact for k, q in p.inputs.items()})
     b = chain.Builder(p, carry, ref, PARTS, STAGES, drift)
 
     b.add(

@@ -267,7 +267,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-    drift = base.precise_reference(p.kind, params, {k: q.exact for k, q in p.inputs.items()}, floats=True)
+    drift = screen.precise_floats(p.kind, params, {k: q.exact for k, q in p.inputs.items()})
     b = chain.Builder(p, carry, ref, PARTS, STAGES, drift)
 
     if params.positional:

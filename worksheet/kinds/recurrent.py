@@ -52,6 +52,7 @@ from ..exact import add, exp, is_rational, mul, power, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
+from . import screen
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
                          sub, units, x_sym)  # (the cells use them as rec.<name>)
 
@@ -380,7 +381,7 @@ def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs:
     p = Problem(kind, title, actual, seed=seed, intro=intro(runs, places_of(params), hand))
     for n in (key,) + needed:
         p.add_input(n, inputs[n], rows=time_labels(T) if n == "X" else None, latex_name=latex_names.get(n))
-    drift = base.precise_reference(kind, params, {n: q.exact for n, q in p.inputs.items()}, floats=True)
+    drift = screen.precise_floats(kind, params, {n: q.exact for n, q in p.inputs.items()})
     chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params), drift)
     return p, chain, Table() if hand else None
 
