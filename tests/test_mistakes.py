@@ -401,3 +401,34 @@ def test_encoder_block_mistake_is_carried_forward_to_the_end(tmp_path):
     names = [s.name for s in p.steps]
     later = names[names.index("norm1.variance") + 1 :]
     assert all(statuses(report)[n] in ("carried-forward", "correct") for n in later), report.text()
+
+
+@pytest.mark.parametrize("of", ["encoder-block", "decoder-block"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_find_the_mistake_in_a_block_is_diagnosed_and_its_shown_steps_before_it_are_the_keys(tmp_path, of, seed):
+    """The block's flawed chain carries the shown 4-place values (as the key carries its own):
+    the shown steps before the mistake are exactly the key's, a student who copies the flawed
+    solution is told the planted mistake, and the key's corrected steps are marked correct."""
+    from worksheet.steps.layer_steps import round_matrix
+
+    key, doc = make_key(tmp_path, [f"find-the-mistake:of={of}"], seed=seed)
+    p = doc.problems[0]
+    right = build_document([of], seed=seed).problems[0]
+    first, code = p.record["step"], p.record["mistake"]
+    names = [s.name for s in right.steps if not s.is_written]
+    for name in names[: names.index(first)]:
+        assert p.inputs[f"shown.{name}"].exact == round_matrix(right.step(name).exact, 4), name
+    answers = {s.name: s.value for s in p.steps if s.name not in ("step", "mistake", "corrections")}
+    report = check_answers(key, write_toml(tmp_path / "right.toml", table(answers)))
+    assert all(statuses(report)[n] == "correct" for n in answers), report.text()
+    wrong = dict(answers, **{n: p.inputs[f"shown.{n}"].value for n in names[names.index(first) :]})
+    report = check_answers(key, write_toml(tmp_path / "wrong.toml", table(wrong)))
+    assert statuses(report)[first] == "incorrect", report.text()
+    # every later shown step follows from the shown ones before it, as a pencil gives it
+    later = names[names.index(first) + 1 :]
+    made = mistakes_of(report)  # the mistake made again in a later step where its rule applies
+    assert all(statuses(report)[n] in ("carried-forward", "correct") or made.get(n) == code for n in later), (
+        report.text()
+    )
+    if code != mistakes.SLIP:  # named where check can tell it (one wrong entry is told as a slip)
+        assert {code, mistakes.SLIP} & set(made.values()), report.text()

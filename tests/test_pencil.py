@@ -47,6 +47,8 @@ KINDS = kinds.names() + [
     "find-the-mistake:of=lstm-cell",
     "find-the-mistake:of=gru-cell",
     "find-the-mistake:of=multi-head-attention",
+    "find-the-mistake:of=encoder-block",
+    "find-the-mistake:of=decoder-block",
     "next-token:temperature=1/2",
 ]
 
@@ -108,7 +110,7 @@ def _kind_modules():
 
     import worksheet.kinds as pkg
 
-    mods = [importlib.import_module("worksheet.steps.float_check")]
+    mods = [importlib.import_module(f"worksheet.steps.{m}") for m in ("float_check", "precise")]
     for info in pkgutil.iter_modules(pkg.__path__):
         mods.append(importlib.import_module(f"worksheet.kinds.{info.name}"))
     return [m for m in mods if hasattr(m, "np")]
@@ -139,6 +141,12 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
         )
         run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
         answers, given = {}, {}
+        if key_problem.kind == "find-the-mistake":  # the right steps before the mistake: as printed
+            for name, value in key_problem.inputs.items():
+                if name == f"shown.{key_problem.params['step']}":
+                    break
+                if name.startswith("shown."):
+                    given[name[len("shown.") :]] = value
         for ks in key_problem.steps:
             if ks.written:
                 continue

@@ -19,8 +19,8 @@ strings are our own output and are read with :func:`worksheet.parse.parse_exact`
 parser's limit) the step's float ``value`` is the expected value instead.
 A step that says ``"rounded": true`` (the encoder block carries values
 rounded to 4 places along its chain) accepts both: an answer right for the
-unrounded chain (recomputed from the key's inputs by the kind's reference,
-since the JSON ``value`` of such a step is its carried value; an exact form
+unrounded chain (the JSON ``value`` of such a step, which ``check``
+recomputes from the key's inputs by the kind's reference; an exact form
 within half a unit in the 4th place) or right for the rounded ``exact``
 string the sheet works with.
 

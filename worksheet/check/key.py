@@ -234,8 +234,8 @@ def _key_cell(text: Any, x: float, rounded: bool, budget: Budget | None = None) 
         return Expected(None, False, "-oo")
     if rounded:
         # the exact string holds the value carried rounded along the chain (what the sheet
-        # shows), the float the unrounded value (put in by marking._unrounded from the
-        # kind's reference; the JSON's is the carried value): both are right, an exact
+        # shows), the float the unrounded value (the JSON's, put in again by
+        # marking._unrounded from the kind's reference): both are right, an exact
         # form within the key's own rounding of the float
         e = expected_float(x)
         alt = None

@@ -15,7 +15,7 @@ from ..parse import Budget
 from .answers import Answers, _clip, _raw_matrix, parse_entry, read_answers
 from .key import Key, KeyProblem, KeyStep, read_key
 from .reading import _shown_entry
-from .recompute import _Own, recomputer
+from .recompute import _Own, precise_recomputer, recomputer
 from .report import Cell, ProblemResult, Report, StepResult
 from .tolerance import Expected, Given, Tolerance, close, decimal_text, expected_float
 
@@ -207,11 +207,23 @@ def _cells(grid, wrong) -> list[Cell]:
     return out
 
 
+def _precise_cells(wrong, own: _Own, given: dict, name: str):
+    """The wrong entries found against a float64 recomputation, each expected value
+    taken from the same recomputation at high precision (the same on every machine)."""
+    r = own.recompute_precise(given)
+    v = None if r is None else r.get(name)
+    if v is None or v.ndim != 2 or any(i >= v.shape[0] or j >= v.shape[1] for i, j, _ in wrong):
+        return wrong
+    return [(i, j, expected_float(float(v[i, j]))) for i, j, _ in wrong]
+
+
 def _unrounded(kp: KeyProblem, run) -> None:
     """A step the key carries rounded is right both as carried (its exact
-    string, and its JSON ``value``: the float of the carried value) and as the
-    unrounded chain gives it: that float comes from the kind's reference run
-    on the key's inputs (the JSON holds only what is the same on every machine)."""
+    string) and as the unrounded chain gives it (its JSON ``value``, computed
+    at high precision when the key was written): that float is recomputed here
+    at high precision (``run``: :func:`.recompute.precise_recomputer`) from the
+    key's inputs, so a key written before the ``value`` was the unrounded one
+    is marked the same."""
     rounded = [ks for ks in kp.steps if ks.rounded and not ks.__dict__.get("_unrounded")]
     if not rounded or run is None:
         return
@@ -234,7 +246,7 @@ def _mark_problem(
     lines: dict[str, str] | None = None,
 ) -> ProblemResult:
     run = recomputer(kp.kind, kp.params, kp.inputs)
-    _unrounded(kp, run)
+    _unrounded(kp, None if run is None else precise_recomputer(kp.kind, kp.params, kp.inputs))
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
     own = _Own(kp, run)
     shares = kp.shares()
@@ -259,6 +271,7 @@ def _mark_problem(
             results.append(StepResult(ks.name, "correct", title=ks.title))
             continue
         carried = []  # wrong entries against each recomputation from the student's own answers
+        bases = []  # the answers each of those was recomputed from
         for g in own.givens(k):
             r = own.recompute(g)
             if r is not None and ks.name in r:
@@ -266,6 +279,7 @@ def _mark_problem(
                 if w:  # allow for the rounding of the earlier answers it was computed from
                     w = _wrong(grid, r[ks.name], tol, own.slack(g, ks.name))
                 carried.append(w)
+                bases.append(g)
                 if w == []:
                     break
         if [] in carried:
@@ -279,6 +293,8 @@ def _mark_problem(
         code = _diagnose(kp, k, grid, key_vals, own, tol)
         res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape)
         nearest = min((w for w in carried if w is not None), key=len, default=None)
+        if nearest:  # the expected values a report prints: from the high-precision recomputation
+            nearest = _precise_cells(nearest, own, bases[carried.index(nearest)], ks.name)
         if wrong_key is None:  # a shape the key does not have
             if code is None and nearest is None:
                 res.unreadable = (

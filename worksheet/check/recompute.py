@@ -8,12 +8,33 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinds.base import Recompute, recomputer
+from ..kinds.base import Recompute, precise_reference, recomputer
+from ..policy.errors import WorksheetError
+from ..steps.precise import to_float64
 from .key import KeyProblem
 
 __all__ = ["Recompute", "recomputer"]  # (the recomputation is the kinds' own; _Own is private to check)
 
 SLACK_ENTRIES = 32  # rounded earlier entries moved one by one (more: 8 draws of random signs)
+
+
+def precise_recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> Recompute:
+    """``given -> steps`` as :func:`recomputer`, but run at high precision
+    (:func:`worksheet.kinds.base.precise_reference`: mpmath at 60 digits on the
+    key's float inputs and the student's values, each taken as the binary
+    number it is), each step the float64 correctly rounded from it: the same
+    on every machine.  What a report prints as an expected value carried
+    forward; the marking itself compares with the float64 :func:`recomputer`."""
+
+    def run(given: dict) -> dict | None:
+        try:
+            with np.errstate(all="ignore"):
+                out = precise_reference(kind_name, params, inputs, given)
+            return {k: to_float64(v) for k, v in out.items()}
+        except (ArithmeticError, ValueError, KeyError, TypeError, IndexError, WorksheetError):
+            return None  # a student's odd shapes or values: simply no recomputation
+
+    return run
 
 
 class _Own:
@@ -32,6 +53,8 @@ class _Own:
         self.rounding: dict[str, np.ndarray] = {}  # per entry, see Given.rounding
         self.wrong: set[str] = set()  # steps marked incorrect
         self._cache: dict = {}
+        self._precise = None  # the high-precision recomputation (precise_recomputer), made when first asked
+        self._precise_cache: dict = {}
 
     def givens(self, k: int) -> list[dict[str, np.ndarray]]:
         """The overrides for recomputing step k: all earlier answers, then only the wrong ones."""
@@ -52,6 +75,17 @@ class _Own:
         if key not in self._cache:
             self._cache[key] = (self.run(given), given)  # keep given alive: ids stay unique
         return self._cache[key][0]
+
+    def recompute_precise(self, given: dict[str, np.ndarray]) -> dict | None:
+        """:meth:`recompute` at high precision: the values a report prints."""
+        if self.run is None:
+            return None
+        if self._precise is None:
+            self._precise = precise_recomputer(self.kp.kind, self.kp.params, self.kp.inputs)
+        key = tuple(sorted((n, id(v)) for n, v in given.items()))
+        if key not in self._precise_cache:
+            self._precise_cache[key] = (self._precise(given), given)
+        return self._precise_cache[key][0]
 
     def slack(self, given: dict[str, np.ndarray], step: str) -> np.ndarray | None:
         """How far the rounding of the ``given`` answers can move ``step`` (a linear bound).

@@ -8,6 +8,7 @@ Below :mod:`.numeric` and :mod:`.rounding`, which both build on it.
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 
 from .core import _HUGE_ARG
@@ -16,13 +17,21 @@ from .nodes import Add, Mul, Pow
 __all__ = ["iv_eval", "mp_float"]
 
 
+_LOCAL = threading.local()
+
+
 def mp_float(x) -> float:
     """mpmath at 80 bits (no libm: the same on every machine); the fallback of
-    :func:`.rounding.nearest` for values it cannot bound (huge arguments)."""
-    import mpmath
+    :func:`.rounding.nearest` for values it cannot bound (huge arguments).  Each
+    thread has its own context, fixed at 80 bits (mpmath's global one would be
+    shared: another thread could change its precision mid-way)."""
+    ctx = getattr(_LOCAL, "ctx", None)
+    if ctx is None:
+        import mpmath
 
-    with mpmath.workprec(80):
-        v = _mp_eval(x, mpmath)
+        ctx = _LOCAL.ctx = mpmath.MPContext()
+        ctx.prec = 80
+    v = _mp_eval(x, ctx)
     try:
         return float(v)
     except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf

@@ -51,12 +51,14 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from ..policy.pencil import round_places
 from . import base
+from . import screen
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
@@ -148,9 +150,12 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             return False
         if score == "additive":
             pre = _np_additive_pre(f["s"], f["H"], f["W_a"])
-            e = np.tanh(pre) @ f["v_a"].T
+            e = screen.precise_floats("alignment", params, m)["scores"]  # tanh: the same everywhere
             return bool(np.abs(pre).max() <= 2 and n > 1 and np.ptp(e) > 0.05) or (n == 1 and np.abs(pre).max() <= 2)
-        e = reference(f, params)["scores"]
+        ref = screen.precise_floats("alignment", params, m)
+        if ref is None:  # a division by zero (a zero vector's cosine): numpy's nan
+            return False
+        e = ref["scores"]
         if score == "cosine" and np.count_nonzero(e == 0) > 1:  # mostly orthogonal: dull
             return False
         if n == 1:
@@ -190,14 +195,14 @@ def _np_scores(inputs: dict[str, np.ndarray], score: str) -> np.ndarray:
     if score == "dot":
         return s @ H.T
     if score == "scaled-dot":
-        return s @ H.T / np.sqrt(s.shape[1])
+        return s @ H.T / precise.sqrt(s.shape[1])
     if score == "general":
         return s @ inputs["W_a"] @ H.T
     if score == "location":
         return s @ inputs["W_a"]
     if score == "additive":
-        return (np.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
-    return s @ H.T / (np.linalg.norm(s) * np.linalg.norm(H, axis=1))[None, :]
+        return (precise.tanh(_np_additive_pre(s, H, inputs["W_a"])) @ inputs["v_a"].T).T
+    return s @ H.T / (precise.norm(s) * precise.norm(H, axis=1))[None, :]
 
 
 # ---------------------------------------------------------------- solving

@@ -60,6 +60,7 @@ import numpy as np
 from ..policy.errors import GenerationError, InputError, ParamError, WorksheetError
 from ..exact import rational
 from ..solution.problem import Matrix, Problem
+from ..steps import precise
 from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
 
@@ -219,11 +220,42 @@ def recomputer(kind_name: str, params: dict, inputs: dict[str, np.ndarray]) -> R
         except Exception:  # a student's odd shapes or values: simply no recomputation
             return None
         try:
-            return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+            # float64 (at high precision, see precise_reference: the mpf arrays as they are)
+            return {
+                k: np.asarray(v, dtype=object if precise.is_high(np.asarray(v)) else np.float64) for k, v in out.items()
+            }
         except (TypeError, ValueError):
             return None
 
     return run
+
+
+def precise_reference(
+    kind_name: str, params, inputs: Mapping[str, Any], given: Mapping | None = None, *, floats: bool = False
+) -> dict[str, np.ndarray]:
+    """A kind's ``reference`` at high precision (:mod:`worksheet.steps.precise`): ``inputs``
+    exact matrices (or arrays), ``given`` step values, ``params`` Params or JSON params.
+    The steps are object arrays of mpf, the same digits on every machine; ``floats=True``:
+    their correctly rounded float64 (None where mpmath divides by zero: numpy's nan)."""
+    from . import get
+
+    module = get(kind_name)
+    if not isinstance(params, module.Params):
+        params = module.Params.from_options(dict(params), checked=False)
+
+    def mp(v):
+        return precise.to_mp(v) if isinstance(v, (tuple, list)) else precise.as_mp(v)
+
+    with precise.high_precision():
+        try:
+            out = module.reference(
+                {k: mp(v) for k, v in inputs.items()}, params, given={k: mp(v) for k, v in (given or {}).items()}
+            )
+        except ZeroDivisionError:
+            if floats:
+                return None
+            raise
+    return {k: precise.to_float64(v) for k, v in out.items()} if floats else out
 
 
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
@@ -237,7 +269,7 @@ def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str
 
 def np_softmax_all(z: np.ndarray) -> np.ndarray:
     """Float64 softmax over every entry of ``z`` (one row of logits or scores)."""
-    e = np.exp(z - z.max())
+    e = precise.exp(z - z.max())
     return e / e.sum()
 
 

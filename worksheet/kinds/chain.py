@@ -20,8 +20,8 @@ and scores stay integers (see ``multi_head_attention.solve``).
 Checks.  A rounded step is checked twice: its own arithmetic exactly against
 a float64 recomputation from the carried values (``blocks.carried``), and
 within ``model.verify``'s rounded tolerance (5e-3) against the float64 value
-of the unrounded chain (the step's numpy ``value``; the JSON writes the
-carried value, rounded from the exact one).  When 4
+of the unrounded chain (the step's numpy ``value``; the JSON writes as
+``exact`` the carried value, as ``value`` the unrounded chain at 60 digits).  When 4
 places drift further than that (a layer norm of a row with a tiny variance
 magnifies rounding), the whole block is recomputed carrying 6, 8, 12, then 16
 places, and says so.
@@ -151,8 +151,13 @@ def copy(
     last: str | None = None,
     last_title: str | None = None,
     symbols=(),
+    drift: dict | None = None,
 ) -> None:
     """Add ``sub``'s steps to ``p`` as ``prefix + name``, with the unrounded chain's value.
+
+    A rounded step must stay within 5e-3 of the unrounded chain: of ``drift``, that
+    chain at 60 digits, when given (the same on every machine, so how many places a
+    block carries does not depend on numpy's last bit), else of ``ref``.
 
     ``last`` renames the final step (the block's ``output`` is the last
     Add & Norm's scale-and-shift step, asked for once, not twice).  ``symbols``
@@ -176,7 +181,8 @@ def copy(
         value = ref[name]
         if s.rounded:
             try:
-                verify(f"{p.kind}.{name}", s.exact, value, rounded=True)
+                against = drift[name] if drift is not None and name in drift else value
+                verify(f"{p.kind}.{name}", s.exact, against, rounded=True)
             except VerificationError as exc:
                 raise Drift(str(exc)) from None
         title = (last_title or s.title) if final else f"{stage}: {s.title}"
@@ -368,11 +374,14 @@ class Builder:
     ``solve`` on the inputs ``PARTS`` wires to it, and copies its steps in
     under the part's prefix (:func:`run`, :func:`wire`, :func:`copy`)."""
 
-    def __init__(self, p: Problem, carry: blocks.Carry, ref: dict, parts: dict, stages: dict[str, str]):
+    def __init__(
+        self, p: Problem, carry: blocks.Carry, ref: dict, parts: dict, stages: dict[str, str], drift: dict | None = None
+    ):
         self.p, self.carry, self.ref, self.parts, self.stages = p, carry, ref, parts, stages
+        self.drift = drift  # the unrounded chain at 60 digits (see copy)
 
     def add(self, prefix: str, step: str, solve, params, note: str = "", symbols=(), **last) -> None:
         """Part ``prefix`` (``step`` names it in errors) solved with ``params``; ``last``
         as :func:`copy`'s ``last`` and ``last_title``; ``symbols`` rename its matrices."""
         sub = run(step, solve, wire(self.p, self.parts[prefix][1]), params, self.carry)
-        copy(self.p, sub, prefix, self.stages[prefix], self.ref, note, symbols=symbols, **last)
+        copy(self.p, sub, prefix, self.stages[prefix], self.ref, note, symbols=symbols, drift=self.drift, **last)

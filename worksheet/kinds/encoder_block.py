@@ -24,7 +24,8 @@ so a student who rounds as told writes exactly the key.  Each head is its own
 branch: head 2's Q, K, V and scores stay integers.  Rounded steps say
 ``"rounded": true``; the key prints one table per step, every entry with 4
 places.  The step's numpy ``value`` holds the float64 of the unrounded chain
-(computed first, independently; the JSON writes the carried value), and every
+(computed first, independently; the JSON writes the carried value as ``exact``, and as
+``value`` the unrounded chain evaluated at 60 digits), and every
 carried step must lie within 5e-3 of it; if 4
 places drift further (a layer-norm row with a tiny variance magnifies
 rounding, or its variance even rounds to 0), the block is recomputed carrying
@@ -59,9 +60,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
-from ..solution.problem import Matrix, Problem, shape, to_array
+from ..solution.problem import Matrix, Problem, shape
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
+from . import screen
 
 TITLE = "Transformer encoder block"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
@@ -172,8 +175,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         )
         return {k: m[k] for k in INPUTS}
 
-    def ok(m):
-        ref = reference({k: to_array(v) for k, v in m.items()}, params)
+    def ok(m):  # decided on the high-precision values (screen.py): the same draw on any CPU
+        return screen.screened("encoder-block", reference, params, m, test)
+
+    def test(ref):
         pre = ref["ffn.hidden_pre"]
         return (
             ref["norm1.variance"].min() >= 0.25
@@ -201,7 +206,7 @@ def reference(
     marks a step "carried forward" when it follows from a student's own
     earlier answers).
     """
-    r = chain.Reference(inputs, float(params.epsilon), given)
+    r = chain.Reference(inputs, precise.number(params.epsilon), given)
     put, part = r.put, r.part
     X = inputs["X"]
     n, d = X.shape
@@ -262,7 +267,8 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-    b = chain.Builder(p, carry, ref, PARTS, STAGES)
+    drift = screen.precise_floats(p.kind, params, {k: q.exact for k, q in p.inputs.items()})
+    b = chain.Builder(p, carry, ref, PARTS, STAGES, drift)
 
     if params.positional:
         b.add(

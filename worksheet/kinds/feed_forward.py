@@ -30,11 +30,13 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..exact import to_float
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import screen
 
 TITLE = "Position-wise feed-forward network"
 # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
@@ -82,7 +84,9 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             }
 
     def ok(m):
-        ref = reference({k: to_array(v) for k, v in m.items()}, params)
+        ref = screen.precise_floats("feed-forward", params, m)  # the same on any CPU
+        if ref is None:  # a division by zero: numpy's nan
+            return False
         H = ref["hidden_pre"]
         return (
             (H < 0).any()
@@ -108,7 +112,7 @@ def reference(
     """
     g = given or {}
     out = {"hidden_pre": base.given_or(g, "hidden_pre", lambda: inputs["X"] @ inputs["W_1"] + inputs["b_1"])}
-    out["hidden"] = base.given_or(g, "hidden", lambda: np.maximum(out["hidden_pre"], 0.0))
+    out["hidden"] = base.given_or(g, "hidden", lambda: np.maximum(out["hidden_pre"], precise.number(0)))
     out["output"] = base.given_or(g, "output", lambda: out["hidden"] @ inputs["W_2"] + inputs["b_2"])
     return out
 
@@ -259,9 +263,9 @@ def _no_relu_first(v, params):
 
 @mistakes.register("feed-forward", "output", "relu-after-second-layer")
 def _relu_second(v, params):
-    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], 0.0)
+    return np.maximum(v["hidden_pre"] @ v["W_2"] + v["b_2"], precise.number(0))
 
 
 @mistakes.register("feed-forward", "output", "relu-after-second-layer")
 def _relu_both(v, params):
-    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], 0.0)
+    return np.maximum(v["hidden"] @ v["W_2"] + v["b_2"], precise.number(0))

@@ -39,11 +39,20 @@ other mistakes and a build is reproducible whatever ``PYTHONHASHSEED`` is.
 The worked solution shows each step to 4 decimals (exact where it is an
 integer or a short decimal); the corrected steps on the key are exact.
 
+The flawed chain is computed at high precision (:mod:`.flawed`: mpmath
+at 60 digits, no libm), so its shown decimals are the same on every machine.
+It carries what the right solution carries: a step the kind carries rounded
+(the encoder and decoder blocks, the recurrent cells by hand) goes on with its
+shown places, so each later shown step follows from the printed ones, and the
+steps before the mistake show exactly what the key shows (so a student who
+corrects the solution from the printed steps before the mistake gets the
+key's values).
+
 Kinds with rule-based mistakes can be used (``worksheet list``: attention,
 self-attention-basic, softmax-scaling, multi-head-attention,
 positional-encoding, layer-norm, feed-forward, cross-attention, alignment
-with ``score=scaled-dot``, and any kind that registers rules); the block
-kinds (encoder, decoder) are too long for one sheet.
+with ``score=scaled-dot``, the encoder and decoder blocks, the LSTM and GRU
+cells, and any kind that registers rules).
 """
 
 from __future__ import annotations
@@ -55,9 +64,9 @@ from fractions import Fraction
 import numpy as np
 
 from .. import kinds as registry
-from . import mistakes
+from . import flawed, mistakes
 from ..policy.errors import ParamError
-from ..exact import NEG_INF, to_str
+from ..exact import NegInf, to_float, to_str
 from ..steps.layer_steps import round_matrix
 from ..solution.problem import Matrix, Problem, Step
 from . import base
@@ -65,8 +74,8 @@ from . import base
 TITLE = "Find the mistake"
 CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
-EXCLUDED = ("find-the-mistake", "encoder-block", "decoder-block")
-SLIP_PLACES = 4  # decimals of the shown worked solution
+EXCLUDED = ("find-the-mistake",)
+SLIP_PLACES = flawed.SHOWN_PLACES  # decimals of the shown worked solution
 
 
 @dataclass(frozen=True)
@@ -140,11 +149,8 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 
 
 # ---------------------------------------------------------------- planting
-@dataclass(frozen=True)
-class Planted:
-    code: str  # the mistake's code
-    step: str  # the first wrong step
-    values: dict  # step name -> the flawed worked solution's float values
+# The flawed chain is computed at high precision in :mod:`.flawed`.
+Planted = flawed.Planted
 
 
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
@@ -198,97 +204,10 @@ def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
     return params.get("of", "attention"), params.get("options", {}), before
 
 
-def candidates(problem: Problem, inputs: dict[str, np.ndarray]) -> list[Planted]:
+def candidates(problem: Problem) -> list[Planted]:
     """Every (mistake, first step) that changes this worked solution, each with
-    its consistent flawed chain, in catalogue order."""
-    steps = [s for s in problem.steps if not s.is_written]
-    found: dict[str, Planted] = {}
-    for code in mistakes.codes_for(problem.kind):
-        planted = _slip(problem, inputs, steps) if code == mistakes.SLIP else \
-            _plant(problem, inputs, steps, code)
-        if planted is not None and all(_printable(v) for v in planted.values.values()):
-            found[code] = planted
-    return [found[c] for c in mistakes.CATALOGUE if c in found]
-
-
-def _changes(wrong, right: np.ndarray) -> bool:
-    """Does the wrong value show on a sheet with 4 decimals?"""
-    if wrong is None:
-        return False
-    wrong = np.asarray(wrong, dtype=np.float64)
-    if wrong.shape != right.shape:
-        return True  # kept only if the later steps can follow from it
-    with np.errstate(invalid="ignore"):
-        same_inf = np.isinf(wrong) & np.isinf(right) & (np.sign(wrong) == np.sign(right))
-        diff = np.where(same_inf, 0.0, np.abs(wrong - right))
-    return bool(np.nanmax(np.where(np.isnan(diff), np.inf, diff)) > 5e-4)
-
-
-def _plant(problem: Problem, inputs: dict, steps: list[Step], code: str) -> Planted | None:
-    """Walk the steps, making mistake ``code`` wherever its rule applies."""
-    data = dict(inputs)
-    given: dict[str, np.ndarray] = {}
-    first = None
-    for s in steps:
-        try:  # None while a mistake that spans several steps is half made
-            recomputed = of_reference(inputs, problem.kind, problem.params, given)[s.name]
-        except (ValueError, KeyError):
-            recomputed = None
-        data[s.name] = s.value if recomputed is None else recomputed
-        wrong = None
-        for c, rule, ctx in mistakes.rules(problem.kind, s.name):
-            if c != code:
-                continue
-            try:
-                with np.errstate(all="ignore"):
-                    candidate = rule(mistakes.Values(data, **ctx), problem.params)
-            except (KeyError, ValueError, IndexError):
-                continue
-            if _changes(candidate, data[s.name]):
-                wrong = np.asarray(candidate, dtype=np.float64)
-                break
-        if wrong is not None:
-            given[s.name] = data[s.name] = wrong
-            first = first or s.name
-        elif recomputed is None:
-            return None
-        elif given:
-            given[s.name] = recomputed
-    if first is None:
-        return None
-    return Planted(code, first, _finish(problem, inputs, steps, given))
-
-
-def _slip(problem: Problem, inputs: dict, steps: list[Step]) -> Planted | None:
-    """One entry of one step changed, the later steps following from it: the
-    entry is drawn from the middle step with at least two entries (stable)."""
-    usable_steps = [s for s in steps if s.value.size >= 2 and not _labels(s)
-                    and np.isfinite(s.value).any()]
-    if not usable_steps:
-        return None
-    s = usable_steps[len(usable_steps) // 2]
-    wrong = np.array(s.value, dtype=np.float64, copy=True)
-    finite = np.argwhere(np.isfinite(wrong))
-    i, j = finite[len(finite) // 2]
-    integral = all(isinstance(x, Fraction) and x.denominator == 1 for row in s.exact for x in row)
-    wrong[i, j] += 1.0 if integral else 0.1
-    given = {s.name: wrong}
-    return Planted(mistakes.SLIP, s.name, _finish(problem, inputs, steps, given))
-
-
-def _finish(problem: Problem, inputs: dict, steps: list[Step], given: dict) -> dict:
-    out = of_reference(inputs, problem.kind, problem.params, given)
-    return {s.name: np.asarray(given.get(s.name, out[s.name]), dtype=np.float64) for s in steps}
-
-
-def _printable(value: np.ndarray) -> bool:
-    """A flawed value a sheet can show: no NaN and no +oo (a division by a
-    zero variance, say); -oo (a masked score) is fine."""
-    return not (np.isnan(value).any() or np.isposinf(value).any())
-
-
-def _labels(s: Step) -> bool:
-    return any(isinstance(x, str) for row in s.exact for x in row)
+    its consistent flawed chain (:func:`.flawed.candidates`, from the exact inputs)."""
+    return flawed.candidates(problem)
 
 
 def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
@@ -300,23 +219,17 @@ def _draw(options: list[Planted], inputs: dict[str, Matrix]) -> Planted:
 
 # ---------------------------------------------------------------- the problem
 def shown(value: np.ndarray) -> Matrix:
-    """A flawed step as printed: 4 decimals, exact (-oo stays -oo).
-
-    The flawed chain is float64 (a mistake is a wrong rule applied to numpy
-    values), so this is the one written number not rounded from an exact
-    value: an entry within about 1e-12 of a rounding tie could print
-    differently where numpy's last bit differs.  Steps before the wrong one
-    are rounded from their exact values instead (``solve``)."""
-    scale = 10 ** SLIP_PLACES
-    return tuple(tuple(NEG_INF if v == -np.inf else Fraction(round(float(v) * scale), scale) for v in row)
-                 for row in value.tolist())
+    """A flawed step as printed: 4 decimals, rounded half away from zero exactly
+    from the high-precision flawed chain (:mod:`.flawed`; the same on every
+    machine); -oo stays -oo."""
+    return flawed.shown(value)
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     module = registry.get(params.of)
     right = module.solve(inputs, params.kind_params(), seed=seed)
-    floats = {k: q.value for k, q in right.inputs.items()}
-    options = candidates(right, floats)
+    plantable = candidates(right)
+    options = plantable
     if params.mistake is not None:
         options = [o for o in options if o.code == params.mistake]
         if not options:
@@ -327,8 +240,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     planted = _draw(options, inputs)
     # on offer: only the mistakes that can be planted in this problem (a code that would change
     # nothing, or that later steps cannot follow, such as concat-wrong-axis, is not listed)
-    plantable = {o.code for o in candidates(right, floats)}
-    offered = [c for c in mistakes.codes_for(params.of) if c in plantable]
+    offered = [c for c in mistakes.codes_for(params.of) if c in {o.code for o in plantable}]
     order = [s.name for s in right.steps if not s.is_written]
     at = order.index(planted.step)
     mistake = mistakes.CATALOGUE[planted.code]
@@ -351,10 +263,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             continue
         value = planted.values[s.name]
         same = value.shape == s.value.shape
-        # before the wrong step the student is right: the exact value rounded (the same
-        # on every machine); from it on, and for a step carried rounded (whose float is
-        # the unrounded chain the flawed one follows), the float64 chain rounded (see shown)
-        right_so_far = k < at and not s.rounded and not any(isinstance(x, str) for row in s.exact for x in row)
+        # before the wrong step the student is right: the key's value rounded (a step carried
+        # rounded is the key's carried value); from it on the flawed chain rounded (see shown)
+        right_so_far = k < at and not any(isinstance(x, str) for row in s.exact for x in row)
         q = p.add_input(f"shown.{s.name}", round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
                         rows=s.rows if same else None,
                         cols=s.cols if same else None,
@@ -395,7 +306,7 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
     what the solution shows, what is right); nothing when the shapes differ."""
     from ..solution.number_format import decimal
 
-    r = np.asarray(right.value, dtype=np.float64)
+    r = np.array([[-np.inf if isinstance(x, NegInf) else to_float(x) for x in row] for row in right.exact])
     if wrong.shape != r.shape:
         return (rf"\text{{The step has shape }} {wrong.shape[0]} \times {wrong.shape[1]}"
                 rf"\text{{; it should be }} {r.shape[0]} \times {r.shape[1]}",)

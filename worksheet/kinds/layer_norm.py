@@ -42,6 +42,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
@@ -184,7 +185,7 @@ def add_sqrt_aid(p: Problem, args, places: int) -> None:
 
 def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):  # a constant row with eps = 0: caught by solve
-        return (R - mean) / np.sqrt(var + eps)
+        return (R - mean) / precise.sqrt(var + eps)
 
 
 def reference(inputs: dict[str, np.ndarray], params: Params, *,
@@ -197,7 +198,7 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
-    return np_steps(inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"], float(params.epsilon),
+    return np_steps(inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"], precise.number(params.epsilon),
                     given=given)
 
 
@@ -397,7 +398,7 @@ def _R(v: mistakes.Values) -> np.ndarray:
 
 def _eps(params) -> float:
     eps = params.get("eps")
-    return 0.0 if eps in (None, "") else float(Fraction(str(eps)))
+    return precise.number(Fraction(0) if eps in (None, "") else Fraction(str(eps)))
 
 
 @mistakes.register("layer-norm", "residual", "missing-residual")
@@ -426,4 +427,4 @@ def _variance_down_columns(v, params):
 @mistakes.register("layer-norm", "normalized", "normalized-across-tokens")
 def _normalized_down_columns(v, params):
     R = _R(v)
-    return (R - R.mean(axis=0, keepdims=True)) / np.sqrt(R.var(axis=0, keepdims=True) + _eps(params))
+    return (R - R.mean(axis=0, keepdims=True)) / precise.sqrt(R.var(axis=0, keepdims=True) + _eps(params))

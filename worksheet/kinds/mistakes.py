@@ -56,6 +56,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 
 from . import registry as _kinds
+from ..steps import precise
 from ..policy.errors import WorksheetError
 
 __all__ = [
@@ -330,7 +331,7 @@ def codes_for(kind: str) -> list[str]:
 def softmax(S: np.ndarray, axis: int = -1) -> np.ndarray:
     """Softmax along ``axis``; -inf entries get weight 0."""
     m = np.max(S, axis=axis, keepdims=True)
-    e = np.exp(S - m)
+    e = precise.exp(S - m)
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -346,8 +347,8 @@ def _below(S: np.ndarray) -> np.ndarray:
 
 
 def _where(S: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
-    out = np.array(S, dtype=np.float64, copy=True)
-    out[mask] = value
+    out = np.array(S, dtype=object if precise.is_high(S) else np.float64, copy=True)
+    out[mask] = precise.number(value) if precise.is_high(S) else value
     return out
 
 
@@ -394,7 +395,7 @@ def _scaled_by_d_k(v, params):
 def _scaled_by_sqrt_d_model(v, params):
     for x in ("X", "X_dec"):
         if x in v:
-            return v["scores"] / np.sqrt(v[x].shape[1])
+            return v["scores"] / precise.sqrt(v[x].shape[1])
     return None  # Q, K, V given directly: there is no d_model
 
 

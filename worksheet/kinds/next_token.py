@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
 from ..exact import to_latex
@@ -117,9 +118,9 @@ def reference(
     out = {"logits": logits}
     z = logits
     if temperature != 1:
-        z = out["scaled_logits"] = base.given_or(g, "scaled_logits", lambda: logits / float(temperature))
+        z = out["scaled_logits"] = base.given_or(g, "scaled_logits", lambda: logits / precise.number(temperature))
     p = base.given_or(g, "probabilities", lambda: base.np_softmax_all(z))
-    pred = base.given_or(g, "prediction", lambda: np.array([[float(np.argmax(p[0]))]]))
+    pred = base.given_or(g, "prediction", lambda: precise.array([[int(np.argmax(p[0]))]]))
     return {**out, "probabilities": p, "prediction": pred}
 
 

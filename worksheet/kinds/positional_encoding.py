@@ -39,6 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
@@ -135,9 +136,9 @@ def np_steps(
     """The float64 steps ``angles``, ``PE`` and (with X) ``X_plus_PE`` for the
     given positions, width and base (the encoder block calls it too)."""
     g = given or {}
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)
-    i = np.arange(pairs(d_model), dtype=np.float64)
-    angles = base.given_or(g, "angles", lambda: pos / np.power(float(base_), 2 * i / d_model))
+    pos = precise.array(list(positions)).reshape(-1, 1)
+    i = precise.arange(pairs(d_model))
+    angles = base.given_or(g, "angles", lambda: pos / precise.power(precise.number(base_), 2 * i / d_model))
     PE = base.given_or(g, "PE", lambda: _np_encoding(angles, len(pos), d_model))
     out = {"angles": angles, "PE": PE}
     if X is not None:
@@ -147,9 +148,9 @@ def np_steps(
 
 def _np_encoding(angles: np.ndarray, n: int, d_model: int) -> np.ndarray:
     """sin of the angles in the even columns, cos in the odd ones."""
-    PE = np.empty((n, d_model))
-    PE[:, 0::2] = np.sin(angles)
-    PE[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    PE = precise.empty((n, d_model), angles)
+    PE[:, 0::2] = precise.sin(angles)
+    PE[:, 1::2] = precise.cos(angles[:, : d_model // 2])
     return PE
 
 
@@ -292,9 +293,9 @@ def solve(
 
 
 def _np_pe(angles: np.ndarray, d: int) -> np.ndarray:
-    PE = np.empty((angles.shape[0], d))
-    PE[:, 0::2] = np.sin(angles)
-    PE[:, 1::2] = np.cos(angles[:, : d // 2])
+    PE = precise.empty((angles.shape[0], d), angles)
+    PE[:, 0::2] = precise.sin(angles)
+    PE[:, 1::2] = precise.cos(angles[:, : d // 2])
     return PE
 
 
@@ -329,23 +330,23 @@ def _pe_width(v: mistakes.Values, params) -> int:
 
 
 def _pe_base(params) -> float:
-    return float(params.get("base") or 10000)
+    return precise.number(int(params.get("base") or 10000))
 
 
 def _sin_cos(angle_of_column: np.ndarray) -> np.ndarray:
     """PE from one angle per column: sin on even columns, cos on odd ones."""
     out = np.empty_like(angle_of_column)
-    out[:, 0::2] = np.sin(angle_of_column[:, 0::2])
-    out[:, 1::2] = np.cos(angle_of_column[:, 1::2])
+    out[:, 0::2] = precise.sin(angle_of_column[:, 0::2])
+    out[:, 1::2] = precise.cos(angle_of_column[:, 1::2])
     return out
 
 
 @mistakes.register(("positional-encoding",), "PE", "pe-sin-cos-swapped")
 def _pe_swapped(v, params):
     A, d = v["angles"], _pe_width(v, params)
-    out = np.empty((A.shape[0], d))
-    out[:, 0::2] = np.cos(A)
-    out[:, 1::2] = np.sin(A[:, : d // 2])
+    out = precise.empty((A.shape[0], d), A)
+    out[:, 0::2] = precise.cos(A)
+    out[:, 1::2] = precise.sin(A[:, : d // 2])
     return out
 
 
@@ -354,8 +355,8 @@ def _pe_column_exponent(scale: float):
 
     def rule(v, params):
         d = _pe_width(v, params)
-        j = np.arange(d, dtype=np.float64)
-        return _sin_cos(_positions(v) / np.power(_pe_base(params), scale * j / d))
+        j = precise.arange(d)
+        return _sin_cos(_positions(v) / precise.power(_pe_base(params), precise.number(scale) * j / d))
 
     return rule
 
@@ -366,6 +367,6 @@ mistakes.register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column
 
 @mistakes.register("positional-encoding", "angles", "pe-index-not-halved")
 def _angles_by_column(v, params):
-    i = np.arange(v["angles"].shape[1], dtype=np.float64)  # pair i has the sine column 2i
+    i = precise.arange(v["angles"].shape[1])  # pair i has the sine column 2i
     d = _pe_width(v, params)
-    return _positions(v) / np.power(_pe_base(params), 2 * (2 * i) / d)
+    return _positions(v) / precise.power(_pe_base(params), 2 * (2 * i) / d)

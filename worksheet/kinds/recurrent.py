@@ -27,7 +27,8 @@ rounding on, every step is marked ``rounded``, as in the encoder block.  Each
 step's exact value is checked against a float64 recomputation from the
 carried values (its own arithmetic, 1e-9); its ``value`` is the unrounded
 float64 chain of the kind's ``reference`` (independent numpy, PyTorch's
-formulas; the JSON writes the carried value), which a rounded step must stay within 5e-3 of; a user's own
+formulas; the JSON writes as ``value`` the unrounded chain evaluated at 60
+digits, as ``exact`` the carried value), which a rounded step must stay within 5e-3 of; a user's own
 numbers that drift further are an InputError ("use --numbers calculator").
 
 Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
@@ -44,12 +45,14 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, exp, is_rational, mul, power, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
 from . import base
+from . import screen
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
                          sub, units, x_sym)  # (the cells use them as rec.<name>)
 
@@ -69,9 +72,8 @@ def sigmoid(a):
 
 
 def np_sigmoid(a: np.ndarray) -> np.ndarray:
-    """Float64 σ, without overflow for large |a|."""
-    a = np.asarray(a, dtype=np.float64)
-    return np.where(a >= 0, 1.0 / (1.0 + np.exp(-np.abs(a))), np.exp(-np.abs(a)) / (1.0 + np.exp(-np.abs(a))))
+    """σ without overflow for large |a| (float64, or high precision: :func:`.precise.sigmoid`)."""
+    return precise.sigmoid(a)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class Act:
 
 
 SIGMA = Act(sigmoid, np_sigmoid, r"\sigma")
-TANH = Act(tanh, np.tanh, r"\tanh")
+TANH = Act(tanh, precise.tanh, r"\tanh")
 
 
 # ---------------------------------------------------------------- parameters and inputs
@@ -227,11 +229,13 @@ class Chain:
     point on, every step is marked ``rounded`` and gates are carried with 4
     decimals (the table's).  ``ref`` -- what the step's ``value`` holds -- is
     the unrounded chain of :func:`reference`, which a rounded step must stay
-    within 5e-3 of.
+    within 5e-3 of; for a rounded step that chain at 60 digits (``drift``, when
+    given: the same on every machine, so whether a chain drifts too far does
+    not depend on numpy's last bit).
     """
 
-    def __init__(self, p: Problem, ref: dict[str, np.ndarray]):
-        self.p, self.ref, self.rounding = p, ref, False
+    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None):
+        self.p, self.ref, self.drift, self.rounding = p, ref, drift or {}, False
 
     def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
             carried: bool = False, **kw) -> Matrix:
@@ -242,7 +246,7 @@ class Chain:
         self.rounding = True
         shown = GATE_PLACES if places is None else places
         R = exact if carried else rounded(exact, shown)
-        self.p.add_step(step, R, self.ref[step], rounded=True, places=shown, **kw)
+        self.p.add_step(step, R, self.drift.get(step, self.ref[step]), rounded=True, places=shown, **kw)
         return R
 
 
@@ -377,7 +381,8 @@ def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs:
     p = Problem(kind, title, actual, seed=seed, intro=intro(runs, places_of(params), hand))
     for n in (key,) + needed:
         p.add_input(n, inputs[n], rows=time_labels(T) if n == "X" else None, latex_name=latex_names.get(n))
-    chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params))
+    drift = screen.precise_floats(kind, params, {n: q.exact for n, q in p.inputs.items()})
+    chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params), drift)
     return p, chain, Table() if hand else None
 
 
@@ -431,5 +436,5 @@ def gate_with(act: str, gate: str):
     the wrong one of the two (``tanh-for-sigmoid`` in the LSTM and the GRU)."""
     def rule(v, params):
         a = np_pre(v, gate)
-        return np.tanh(a) if act == "tanh" else np_sigmoid(a)
+        return precise.tanh(a) if act == "tanh" else np_sigmoid(a)
     return rule

@@ -53,6 +53,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
+from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import mul, power, sqrt, to_float, to_latex
@@ -114,13 +115,20 @@ def classify(weights: np.ndarray) -> str:
     return "right"
 
 
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """One row's softmax at 60 digits (the float row taken as the binary numbers it
+    is), as float64: a draw is accepted the same way on every machine."""
+    with precise.high_precision():
+        return precise.to_float64(blocks.np_softmax(precise.as_mp(z)))
+
+
 def _shows_all_three(t: np.ndarray, d_k: int) -> bool:
     root = math.sqrt(d_k)
     s = t * root
     return (
-        classify(blocks.np_softmax(s[None, :])) == "peaked"
-        and classify(blocks.np_softmax(t[None, :])) == "right"
-        and classify(blocks.np_softmax(s[None, :] / d_k)) == "flat"
+        classify(_softmax(s[None, :])) == "peaked"
+        and classify(_softmax(t[None, :])) == "right"
+        and classify(_softmax(s[None, :] / d_k)) == "flat"
         and np.count_nonzero(t == t.max()) == 1
     )
 
@@ -163,7 +171,11 @@ def reference(
     s, d_k = inputs["scores"], params.d_k
     return {
         name: base.given_or(g, name, lambda: blocks.np_softmax(s / divisor))
-        for name, divisor in (("softmax_raw", 1.0), ("softmax_sqrt_dk", np.sqrt(d_k)), ("softmax_dk", float(d_k)))
+        for name, divisor in (
+            ("softmax_raw", 1.0),
+            ("softmax_sqrt_dk", precise.sqrt(d_k)),
+            ("softmax_dk", precise.number(d_k)),
+        )
     }
 
 
@@ -291,11 +303,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 # softmax_sqrt_dk is the softmax of scores / sqrt(d_k): also taken of the raw scores, or of scores / d_k.
 def _softmax_of_scores_over(divisor):
     def rule(v, params):
-        d_k = float(params["d_k"])
+        d_k = precise.number(int(params["d_k"]))
         return mistakes.softmax(v["scores"] / divisor(d_k))
 
     return rule
 
 
-mistakes.register("softmax-scaling", "softmax_sqrt_dk", "no-scaling")(_softmax_of_scores_over(lambda d: 1.0))
+mistakes.register("softmax-scaling", "softmax_sqrt_dk", "no-scaling")(_softmax_of_scores_over(lambda d: 1))
 mistakes.register("softmax-scaling", "softmax_sqrt_dk", "scaled-by-d_k")(_softmax_of_scores_over(lambda d: d))

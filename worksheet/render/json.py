@@ -10,6 +10,7 @@ import json
 import math
 from fractions import Fraction
 
+from ..policy.errors import WorksheetError
 from ..solution.document import Document
 from ..exact import to_float, to_str
 from ..solution.problem import Problem, Quantity, Step
@@ -56,8 +57,37 @@ def quantity(q: Quantity) -> dict:
     return out
 
 
-def step(s: Step) -> dict:
+def _unrounded(p: Problem) -> dict:
+    """The unrounded chain of a problem with steps carried rounded: the kind's
+    reference on the exact inputs at high precision (mpmath, no libm: the same on
+    every machine), each entry's float64 correctly rounded from it.  {} when the
+    problem carries nothing rounded (or the reference cannot run on it)."""
+    if not any(s.rounded for s in p.steps):
+        return {}
+    from ..kinds.base import precise_reference
+    from ..steps.precise import to_float64
+
+    inputs = {k: q.exact for k, q in p.inputs.items() if not any(isinstance(x, str) for row in q.exact for x in row)}
+    try:
+        out = precise_reference(p.kind, p.params, inputs)
+    except (ArithmeticError, ValueError, KeyError, TypeError, IndexError, WorksheetError):
+        return {}
+    return {s.name: to_float64(out[s.name]) for s in p.steps if s.rounded and s.name in out}
+
+
+def _floats(arr, like: Quantity) -> list | None:
+    """An array as the JSON's ``value`` rows (``null`` for an infinity), if it has ``like``'s shape."""
+    if arr.shape != like.value.shape:
+        return None
+    return [[None if math.isinf(v) or math.isnan(v) else v for v in row] for row in arr.tolist()]
+
+
+def step(s: Step, unrounded: dict | None = None) -> dict:
+    """A step; a step carried rounded (``"rounded": true``) has as ``value`` the
+    unrounded computation (BRIEF.md), its ``exact`` the carried value."""
     out = {"name": s.name, "title": s.title, "formula": s.formula, **quantity(s)}
+    if s.rounded and unrounded and s.name in unrounded:
+        out["value"] = _floats(unrounded[s.name], s) or out["value"]
     if s.work:
         out["work"] = list(s.work)
     if s.rounded:
@@ -70,12 +100,13 @@ def step(s: Step) -> dict:
 
 
 def problem(p: Problem) -> dict:
+    unrounded = _unrounded(p)
     out = {
         "kind": p.kind,
         "seed": p.seed,
         "params": p.params,
         "inputs": {name: quantity(q) for name, q in p.inputs.items()},
-        "steps": [step(s) for s in p.steps],
+        "steps": [step(s, unrounded) for s in p.steps],
     }
     for s in out["steps"]:  # a spec's own points and weights of steps (worksheet.solution.points)
         if s["name"] in p.step_points:

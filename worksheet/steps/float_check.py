@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import precise
+
 __all__ = ["given_value", "np_softmax", "np_causal", "np_attention", "pleasant_logits"]
 
 
@@ -20,15 +22,15 @@ def given_value(given: dict, name: str, compute):
 
 
 def np_softmax(S: np.ndarray) -> np.ndarray:
-    """Float64 row softmax (the independent check); -inf entries give 0."""
+    """Row softmax (float64: the independent check; or high precision, :mod:`.precise`); -inf entries give 0."""
     m = np.max(S, axis=-1, keepdims=True)
-    e = np.exp(S - m)
+    e = precise.exp(S - m)
     return e / e.sum(axis=-1, keepdims=True)
 
 
 def np_causal(S: np.ndarray) -> np.ndarray:
     out = S.copy()
-    out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = -np.inf
+    out[np.triu_indices(S.shape[0], k=1, m=S.shape[1])] = precise.number(-np.inf) if precise.is_high(S) else -np.inf
     return out
 
 
@@ -43,7 +45,7 @@ def np_attention(
     """
     g = given or {}
     out = {"scores": given_value(g, "scores", lambda: Q @ K.T)}
-    out["scaled"] = logits = given_value(g, "scaled", lambda: out["scores"] / np.sqrt(K.shape[1]))
+    out["scaled"] = logits = given_value(g, "scaled", lambda: out["scores"] / precise.sqrt(K.shape[1]))
     if causal:
         out["masked"] = logits = given_value(g, "masked", lambda: np_causal(logits))
     out["weights"] = given_value(g, "weights", lambda: np_softmax(logits))
