@@ -37,7 +37,7 @@ import pytest
 import layout_util as lu
 from pdf_util import page_count, pdf_text, require_latex
 from worksheet import kinds
-from worksheet.build import build_document
+from worksheet.build import ProblemSpec, build_document
 from worksheet.render import get
 from worksheet.render import pdf as pdfmod
 from worksheet.render.latex import breakable, narrower_blocks
@@ -65,6 +65,9 @@ CASES = {
     "attention+lstm-key": (lambda: [build_document(["attention", "lstm-cell"], seed=s) for s in (1, 2, 3)], True),
     "attention+lstm-sheet": (lambda: [build_document(["attention", "lstm-cell"], seed=s) for s in (1, 2, 3)], False),
     "encoder+decoder-key": (lambda: [build_document(["encoder-block", "decoder-block"], seed=1)], True),
+    # givens taller than the rest of the first page (a block's whole worked solution): the
+    # problem starts below the conventions, not on page 2 with page 1 left empty
+    "find-the-mistake-decoder-sheet": (lambda: [build_document([ProblemSpec("find-the-mistake", {"of": "decoder-block"})], seed=1)], False),
 }
 COMPACT = {
     "compact-hand-key": (lambda: _docs("hand", seeds=(1,), compact=True), True),
@@ -108,10 +111,12 @@ def test_no_page_is_more_than_half_empty_unless_a_problem_ends_there(compiled, n
     _, pages = compiled(name)
     assert len(pages) >= 3
     half = []
+    started = False  # has a problem begun on this page or before (else the page is the sheet's head only)
     for p, following in zip(pages, pages[1:] + [None]):
+        started = started or any(x.text.startswith("Problem ") for x in p.lines)
         if p.fill >= 0.5 or p.last_of_doc:
             continue
-        if following is not None and any(x.text.startswith("Problem ") for x in following.lines[:3]):
+        if started and following is not None and any(x.text.startswith("Problem ") for x in following.lines[:3]):
             continue  # the problem ended here: the next one starts on a new page
         half.append((p.number, round(p.fill, 2)))
     assert not half, half
