@@ -67,7 +67,10 @@ CASES = {
     "encoder+decoder-key": (lambda: [build_document(["encoder-block", "decoder-block"], seed=1)], True),
     # givens taller than the rest of the first page (a block's whole worked solution): the
     # problem starts below the conventions, not on page 2 with page 1 left empty
-    "find-the-mistake-decoder-sheet": (lambda: [build_document([ProblemSpec("find-the-mistake", {"of": "decoder-block"})], seed=1)], False),
+    "find-the-mistake-decoder-sheet": (
+        lambda: [build_document([ProblemSpec("find-the-mistake", {"of": "decoder-block"})], seed=1)],
+        False,
+    ),
 }
 COMPACT = {
     "compact-hand-key": (lambda: _docs("hand", seeds=(1,), compact=True), True),
