@@ -162,6 +162,10 @@ def test_carried_steps_show_what_the_chain_gives(kind):
             shown = {decimal(x, 4) for row in table for x in row if not isinstance(x, NegInf)}
             for line in s.work:
                 ends_rounded = re.search(r"\\approx -?\d+\.\d{4}\s*$", line)
+                if re.search(
+                    r"(?<!\\approx )(?<![\d.(])-?\d+\.0000(?!\d)", line
+                ):  # an integer prints as one, not 3.0000
+                    bad.append(f"{kind} seed {seed} {s.name}: an integer with decimals in {line[:150]}")
                 for m in _DECIMAL.finditer(line):
                     places = len(m.group(2))
                     if places < 4 or (places > 4 and not ends_rounded):

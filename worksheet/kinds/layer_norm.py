@@ -359,9 +359,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
 
 def _decimal_term(x, places: int) -> str:
-    """A carried value in a worked line: a decimal with ``places`` places, or the exact
-    decimal when it has a few more (a square of a carried value), in
-    parentheses when negative."""
+    """A carried value in a worked line: an integer as an integer (``3``, not
+    ``3.0000``), else a decimal with ``places`` places, or the exact decimal
+    when it has a few more (a square of a carried value), in parentheses when
+    negative."""
+    if blocks.is_rational(x) and Fraction(x).denominator == 1:
+        s = str(Fraction(x).numerator)
+        return f"({s})" if s.startswith("-") else s
     p = terminating_places(Fraction(x), 2 * places) if blocks.is_rational(x) else None
     s = _exact_decimal(Fraction(x), p) if p is not None and p > places else blocks.approx(x, places)
     return f"({s})" if s.startswith("-") else s

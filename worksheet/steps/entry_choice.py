@@ -61,7 +61,8 @@ def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> No
         f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}",
         to_latex(out[i][j]),
     )
-    if not is_rational(out[i][j]) or (terminating_places(Fraction(out[i][j])) or 5) > 4:
+    own = terminating_places(Fraction(out[i][j])) if is_rational(out[i][j]) else None
+    if own is None or own > 4:  # an integer (0 places) or a short decimal is all there is to say
         line += f" \\approx {blocks.approx(out[i][j])}"  # as the 4-place table (and a carried chain) has it
     blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
 
@@ -79,11 +80,13 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
     i, j = max(cells, key=score)  # the first of the best
     Zc = p.steps[-1].chain  # hand mode: from the weights as the chain gave them (worksheet.policy.pencil)
     Ws = W if Zc is None else blocks.chain_of(p, W)
-    terms = " + ".join(f"{blocks.approx(Ws[i][k])} \\cdot {blocks.lx(V[k][j])}" for k in range(len(V)))
-    work = [
-        f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-        f"\\approx {blocks.approx(Z[i][j] if Zc is None else Zc[i][j])}"
-    ]
+    line = blocks.weighted_sum(
+        [Ws[i][k] for k in range(len(V))],
+        [V[k][j] for k in range(len(V))],
+        Z[i][j] if Zc is None else Zc[i][j],
+        Ws is not W or any(st.rounded and st.exact == W for st in p.steps),
+    )
+    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} {line}"]
     if not is_rational(Z[i][j]):
         work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
     blocks.relabel_last(p, work=tuple(work))

@@ -35,8 +35,8 @@ from .float_check import given_value, np_attention, np_causal, np_softmax, pleas
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
-                        join_terms, latex_text, lx, max_not_zero, nonzero_entry, shown, terms_count, work_result,
-                        work_term)
+                        join_terms, latex_text, lx, max_not_zero, nonzero_entry, shown, terms_count,
+                        weighted_sum, work_result, work_term)
 
 __all__ = [
     # step builders (this module)
@@ -49,7 +49,8 @@ __all__ = [
     "require_matmul", "require_shape",
     "softmax_rows", "softmax_matmul",
     "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
-    "join_terms", "latex_text", "lx", "max_not_zero", "nonzero_entry", "shown", "terms_count", "work_result", "work_term",
+    "join_terms", "latex_text", "lx", "max_not_zero", "nonzero_entry", "shown", "terms_count", "weighted_sum",
+    "work_result", "work_term",
     "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
     "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
 ]
@@ -279,9 +280,10 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     Wc = chain_of(p, W)  # hand mode: the weights as the chain gave them, then Z from those
     Zc = chain_product(Wc, V) if Wc is not None and all(is_rational(x) for r in V for x in r) else None
     Ws = W if Zc is None else Wc
-    terms = join_terms([f"{approx(Ws[i][k])} \\cdot {lx(V[k][j])}" for k in range(len(V))])
-    work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} \\approx {terms} "
-            f"\\approx {approx(Z[i][j] if Zc is None else Zc[i][j])}{terms_count(len(V))}"]
+    line = weighted_sum([Ws[i][k] for k in range(len(V))], [V[k][j] for k in range(len(V))],
+                        Z[i][j] if Zc is None else Zc[i][j],
+                        Ws is not W or any(st.rounded and st.exact == W for st in p.steps))
+    work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,

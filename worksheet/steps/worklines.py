@@ -52,6 +52,7 @@ __all__ = [
     "work_term",
     "work_result",
     "dot_work",
+    "weighted_sum",
     "chain",
     "nonzero_entry",
     "busiest_entry",
@@ -126,6 +127,30 @@ def work_term(x, limit: int = SHORT, places: int | None = None) -> tuple[str, bo
         return (rf"\left({s}\right)" if " " in s or s.startswith("-") else s), False
     s = approx(x)
     return (f"({s})" if s.startswith("-") else s), True
+
+
+def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = False) -> str:
+    """``\\approx 0.2119 \\cdot (-1) + 0.5761 \\cdot 0 \\approx -0.2119``: the terms and
+    result of one entry of ``A V``, the weights as the sheet's 4-place table has them.
+
+    A weight or a result that is an integer prints as one (a masked row's
+    weights ``1`` and ``0``; a result of ``-1``, not ``-1.0000``).  The
+    relation is ``=`` where no weight was rounded: every weight an integer,
+    or a decimal of at most 4 places that is its exact value (not so for
+    ``carried`` weights, the 4-place values a rounding chain goes on with,
+    which stand for a softmax's irrational values), else ``\\approx``.
+    """
+
+    def integer(x) -> bool:
+        return is_rational(x) and Fraction(x).denominator == 1
+
+    def exact(w) -> bool:
+        return integer(w) or (not carried and is_rational(w) and terminating_places(Fraction(w), 4) is not None)
+
+    rel = "=" if all(exact(w) for w in weights) else r"\approx"
+    terms = join_terms([f"{lx(w) if integer(w) else approx(w)} \\cdot {lx(v)}" for w, v in zip(weights, values)])
+    res = to_latex(result) if integer(result) else approx(result)
+    return f"{rel} {terms} {rel} {res}"
 
 
 def work_result(x, limit: int = SHORT, places: int | None = None) -> str:
