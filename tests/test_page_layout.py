@@ -316,3 +316,31 @@ def test_html_fractions_are_display_size_and_minus_signs_are_signs(midterm, name
     assert seen > 50 and not small, small
     assert "<mn>-" not in html and "<mo>-</mo>" not in html
     assert not re.search("<mo[^>]*>[(=\u2248]</mo><mo>\u2212</mo>", html)
+
+
+def _printed_fills(path: Path) -> list[float]:
+    """Each printed page's lowest ink as a share of the page's height (20 dpi grey)."""
+    out = subprocess.run(["pdftoppm", "-gray", "-r", "20", str(path)], capture_output=True, check=True).stdout
+    fills, at = [], 0
+    while at < len(out):
+        m = re.match(rb"P5\s+(\d+)\s+(\d+)\s+255\s", out[at:])
+        w, h = int(m[1]), int(m[2])
+        start = at + m.end()
+        px, at = out[start : start + w * h], start + w * h
+        inked = [y for y in range(h) if min(px[y * w : (y + 1) * w]) < 128]
+        fills.append((inked[-1] + 1) / h if inked else 0.0)
+    return fills
+
+
+@pytest.mark.parametrize("name", ["midterm", "midterm-key"])
+def test_no_printed_html_page_is_more_than_half_empty_unless_its_variant_ends_there(midterm, name):
+    """Point 2 for the HTML printed from Chromium: a page is at least half
+    full, unless the next page starts another variant (each variant starts a
+    new page, its first page naming it in the header) or it is the last."""
+    printed = midterm / f"{name}-printed.pdf"
+    fills = _printed_fills(printed)
+    texts = pdf_text(printed).split("\f")  # pdftotext ends every page with a form feed
+    starts = [bool(re.search(r"Variant v\d+", t)) for t in texts[: len(fills)]]
+    assert sum(starts) == 4  # the midterm's 4 variants, each naming itself once
+    half = [(k + 1, round(f, 2)) for k, f in enumerate(fills) if f < 0.5 and k + 1 < len(fills) and not starts[k + 1]]
+    assert not half, half
