@@ -344,3 +344,42 @@ def test_no_printed_html_page_is_more_than_half_empty_unless_its_variant_ends_th
     assert sum(starts) == 4  # the midterm's 4 variants, each naming itself once
     half = [(k + 1, round(f, 2)) for k, f in enumerate(fills) if f < 0.5 and k + 1 < len(fills) and not starts[k + 1]]
     assert not half, half
+
+
+_BBOX_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">([^<]*)</word>')
+_BBOX_PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', re.S)
+
+
+def _column_last_lines(pdf: Path) -> list[tuple[int, int, str]]:
+    """(page, column, text of the column's last line) for a two-column PDF;
+    the running header (top 6%) and the footer line ("page N") left out."""
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    out = []
+    for n, (w, h, body) in enumerate(_BBOX_PAGE.findall(xml), 1):
+        words = [(float(x), float(y), unescape(t)) for x, y, t in _BBOX_WORD.findall(body)]
+        foot = {round(y) for _, y, t in words if t == "page"}
+        for col in (0, 1):
+            mine = [
+                (x, y, t)
+                for x, y, t in words
+                if (x >= float(w) / 2) == bool(col) and y > 0.06 * float(h) and round(y) not in foot
+            ]
+            if mine:
+                bottom = max(y for _, y, _ in mine)
+                line = [t for x, y, t in sorted(mine) if y > bottom - 3]
+                out.append((n, col, " ".join(line)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(COMPACT))
+def test_no_compact_column_ends_with_a_heading_or_a_caption(compiled, name, tmp_path):
+    """Point 1 in the --compact keys' two columns: every column's last line
+    is not a step or problem heading, nor a caption whose table went on to the
+    next column."""
+    result, _ = compiled(name)
+    pdf = tmp_path / f"{name}.pdf"
+    pdf.write_bytes(result.pdf)
+    last = _column_last_lines(pdf)
+    assert len(last) > 10  # both columns of many pages were read
+    lone = [(n, col, text) for n, col, text in last if HEADING.match(text) or CAPTION.match(text)]
+    assert not lone, lone
