@@ -8,26 +8,12 @@ import re
 
 import pytest
 
+from worksheet import kinds
 from worksheet.build import build_document, render_document
 from worksheet.policy.pencil import HAND_LINE
 from worksheet.render.html import mathml
 
-KINDS = [
-    "attention",
-    "self-attention-basic",
-    "softmax-scaling",
-    "multi-head-attention",
-    "positional-encoding",
-    "layer-norm",
-    "feed-forward",
-    "cross-attention",
-    "alignment",
-    "encoder-block",
-    "decoder-block",
-    "next-token",
-    "lstm-cell",
-    "gru-cell",
-]
+KINDS = [k for k in kinds.names() if k != "find-the-mistake"]  # every kind that is not about another
 
 
 @pytest.fixture(scope="module")

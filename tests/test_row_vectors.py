@@ -10,26 +10,12 @@ import subprocess
 import pytest
 
 from pdf_util import require_latex, require_poppler
+from worksheet import kinds
 from worksheet.build import build_document, render_document
 from worksheet.render import get
 from worksheet.render.base import Table
 
-KINDS = [
-    "attention",
-    "self-attention-basic",
-    "softmax-scaling",
-    "multi-head-attention",
-    "positional-encoding",
-    "layer-norm",
-    "feed-forward",
-    "cross-attention",
-    "alignment",
-    "encoder-block",
-    "decoder-block",
-    "next-token",
-    "lstm-cell",
-    "gru-cell",
-]
+KINDS = [k for k in kinds.names() if k != "find-the-mistake"]  # every kind that is not about another
 
 
 @pytest.fixture(scope="module")
