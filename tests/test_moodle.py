@@ -257,20 +257,24 @@ def test_a_written_step_is_left_to_a_person_and_its_model_answer_is_the_feedback
 
 
 def test_every_answer_is_the_double_nearest_the_exact_value_a_rounded_step_its_carried_value(tmp_path, runner, cli):
-    """One answer per field: the float64 nearest the key's exact value (for a
-    rounded step the carried value the sheet shows, where the JSON ``value`` is
-    the unrounded chain's, within the carried rounding), never numpy's float."""
+    """The first answer of a field is the float64 nearest the key's exact value
+    (for a rounded step the carried value the sheet shows), never numpy's float;
+    a rounded step also accepts its JSON ``value``, the unrounded chain's (as
+    ``check`` does), where that differs; other steps have one answer."""
     qs, key = build(tmp_path, runner, cli, "encoder-block")
     p = key["problems"][0]
-    seen = 0
+    seen = both = 0
     for f, (s, i, j, x, v) in zip(read_both(qs[0].text), asked_cells(p)):
-        assert [a.value for a in f.right] == [to_float(parse_exact(x))]
+        right = [a.value for a in f.right]
+        assert right[0] == to_float(parse_exact(x))
         if s.get("rounded"):
             seen += 1
-            assert abs(v - to_float(parse_exact(x))) <= 5e-5 + 5e-3  # carried rounding, and its drift
+            assert abs(v - right[0]) <= 5e-5 + 5e-3  # carried rounding, and its drift
+            assert right[1:] == ([v] if abs(v - right[0]) > 1e-9 else [])
+            both += len(right) == 2
         else:
-            assert v == to_float(parse_exact(x))
-    assert seen > 0
+            assert right == [v] == [to_float(parse_exact(x))]
+    assert seen > 0 and both > 0
 
 
 def test_feedback_is_the_worked_key_and_the_question_shows_no_answer(tmp_path, runner, cli):

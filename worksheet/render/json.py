@@ -57,7 +57,7 @@ def quantity(q: Quantity) -> dict:
     return out
 
 
-def _unrounded(p: Problem) -> dict:
+def unrounded(p: Problem) -> dict:
     """The unrounded chain of a problem with steps carried rounded: the kind's
     reference on the exact inputs at high precision (mpmath, no libm: the same on
     every machine), each entry's float64 correctly rounded from it.  {} when the
@@ -100,13 +100,13 @@ def step(s: Step, unrounded: dict | None = None) -> dict:
 
 
 def problem(p: Problem) -> dict:
-    unrounded = _unrounded(p)
+    chain = unrounded(p)
     out = {
         "kind": p.kind,
         "seed": p.seed,
         "params": p.params,
         "inputs": {name: quantity(q) for name, q in p.inputs.items()},
-        "steps": [step(s, unrounded) for s in p.steps],
+        "steps": [step(s, chain) for s in p.steps],
     }
     for s in out["steps"]:  # a spec's own points and weights of steps (worksheet.solution.points)
         if s["name"] in p.step_points:

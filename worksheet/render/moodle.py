@@ -13,12 +13,14 @@ Moodle's MathJax filter.  The general feedback is the worked key
 
 Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
 
-* a number: ``{w:NUMERICAL:=value:tolerance}``; ``value`` is the step's float64
-  value (the JSON ``value``) and ``tolerance`` the one ``worksheet check`` allows
+* a number: ``{w:NUMERICAL:=value:tolerance}``; ``value`` is the float64
+  nearest the entry's exact value (the JSON ``value``; for a rounded step the
+  carried value) and ``tolerance`` the one ``worksheet check`` allows
   and the sheet prints, 0.001 (:func:`worksheet.parse.numbers.decimal_tolerance`,
   :mod:`worksheet.policy.pencil`).  A step whose
-  key carries values rounded along a chain (``rounded``) also accepts the
-  rounded value, as ``check`` does: a second alternative ``~=rounded:tolerance``;
+  key carries values rounded along a chain (``rounded``: ``value`` is the
+  carried value) also accepts the unrounded chain's value (the JSON ``value``
+  of that step), as ``check`` does: a second alternative ``~=unrounded:tolerance``;
   so does a hand-mode step whose rounding chain (:mod:`worksheet.policy.pencil`) gives
   another 4-place value than the exact one's rounding (both within 0.001);
 * a masked entry (-oo) is printed in the table, not asked;
@@ -99,6 +101,7 @@ from ..solution.problem import Problem, Step
 from .base import Table, TemplateRenderer, prose_parts
 from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
 from .cloze import xml_text as _xml_text
+from .json import unrounded
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 MAX_TOTAL = 10_000  # largest question mark (sum of weights) with exactly equal shares
@@ -240,6 +243,15 @@ class MoodleRenderer(TemplateRenderer):
     def __init__(self, templates=None):
         super().__init__(templates)
         self.env.globals.update(cloze=self.cloze)
+        self._chains: dict[int, tuple[Problem, dict]] = {}
+
+    def _unrounded(self, p: Problem) -> dict:
+        """The unrounded chain of a problem that carries rounded steps (the JSON
+        ``value`` of those, :func:`worksheet.render.json.unrounded`), once per problem."""
+        got = self._chains.get(id(p))
+        if got is None or got[0] is not p:
+            got = self._chains[id(p)] = (p, unrounded(p))
+        return got[1]
 
     # -- filters (HTML with TeX for MathJax) ----------------------------------
     def matrix(self, symbol: str, t: Table) -> Markup:
@@ -297,6 +309,7 @@ class MoodleRenderer(TemplateRenderer):
     def cloze(self, p: Problem, s: Step, weight: int) -> Markup:
         """The step's answer grid: a Cloze field per asked entry, masked entries given."""
         n, m = s.shape
+        unrounded = self._unrounded(p).get(s.name) if s.rounded else None
 
         def field(i: int, j: int) -> Markup:
             x, v = s.exact[i][j], float(s.value[i, j])
@@ -310,6 +323,8 @@ class MoodleRenderer(TemplateRenderer):
             values = [to_float(x)]
             if s.chain is not None:  # hand mode: the value the rounding chain gives (worksheet.policy.pencil)
                 values.append(to_float(s.chain[i][j]))
+            if unrounded is not None and math.isfinite(unrounded[i, j]):  # a carried step: the unrounded chain too
+                values.append(float(unrounded[i, j]))
             values = [values[0]] + [w for w in values[1:] if abs(w - values[0]) > 1e-9]
             return Markup(numerical(weight, values))
 
