@@ -135,6 +135,40 @@ def entry(letter: str, new: str) -> tuple[str, str]:
     return rf"(?<![\\A-Za-z]){re.escape(letter)}_(?=\{{)", new + "_"
 
 
+def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+    """The renames that index Add & Norm ``k``'s symbols by ``k`` in a block (README, "Notation").
+
+    A whole matrix or column carries ``k`` as a subscript, as the block's
+    ``\\gamma_k`` and ``\\beta_k`` do: ``R_k``, ``\\mu_k``, ``\\sigma^2_k``,
+    ``\\hat{X}_k``, ``Y_k``.  Its entries carry ``k`` in square brackets, as a
+    head ``h``'s ``Q_h`` has entries ``q^{(h)}_{ij}``: ``r^{[k]}_{ij}``,
+    ``\\mu^{[k]}_i``, ``(\\sigma^{[k]}_i)^2``, ``\\hat{x}^{[k]}_{ij}``,
+    ``y^{[k]}_{ij}``, ``\\gamma^{[k]}_j``; so ``\\mu_1`` is Add & Norm 1's column
+    of means and ``\\mu^{[1]}_2`` the mean of its token 2, never the other way.
+    ``x``: the (matrix, entry letter) the part's ``X`` is in the block (``("Y_1",
+    "y^{[1]}")``), None when it is the block's own X; ``sublayer``: the same for
+    the part's ``F``, the sublayer output added back (``("O_c", "{O_c}")``).
+    Our own output is renamed before ``X``, so that ``X``'s new entries
+    ``y^{[k-1]}`` are not renamed again.
+    """
+    own = (
+        symbol("Y", f"Y_{k}"),
+        entry("y", f"y^{{[{k}]}}"),
+        symbol("R", f"R_{k}"),
+        entry("r", f"r^{{[{k}]}}"),
+        (r"\\mu_", rf"\\mu^{{[{k}]}}_"),
+        (r"\\mu(?![_^A-Za-z])", rf"\\mu_{k}"),
+        (r"\\sigma\^2_(\{[^{}]*\}|[A-Za-z0-9])", rf"(\\sigma^{{[{k}]}}_\1)^2"),
+        (r"\\sigma\^2(?![_])", rf"\\sigma^2_{k}"),
+        (r"\\hat\{x\}_", rf"\\hat{{x}}^{{[{k}]}}_"),
+        (r"\\hat\{X\}", rf"\\hat{{X}}_{k}"),
+        (r"\\gamma_", rf"\\gamma^{{[{k}]}}_"),
+        (r"\\beta_", rf"\\beta^{{[{k}]}}_"),
+    )
+    inputs = (symbol("X", x[0]), entry("x", x[1])) if x is not None else ()
+    return own + inputs + (symbol("F", sublayer[0]), entry("f", sublayer[1]))
+
+
 def renamed(text: str, symbols) -> str:
     for pattern, repl in symbols:
         text = re.sub(pattern, repl, text)

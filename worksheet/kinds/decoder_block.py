@@ -124,8 +124,9 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 
 
 # each part's matrices as the block names them, so that one symbol means one thing on the
-# page (chain.copy): Add & Norm k gives Y_k, the cross-attention O_c with W^Q_c..., the
-# feed-forward hidden layer U (H is the encoder output) and its output O_f
+# page (chain.copy): Add & Norm k's symbols carry k (R_k, mu_k, ..., its output Y_k; entries
+# r^{[k]}_{ij}: chain.add_norm), the cross-attention O_c with W^Q_c..., the feed-forward
+# hidden layer U (H is the encoder output) and its output O_f
 _CROSS_WEIGHTS = (
     (r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"),
     (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
@@ -140,32 +141,30 @@ _CROSS_MATRICES = (
     chain.symbol("C", "C_c"),
 )
 SYMBOLS = {
-    "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
+    "norm1.": chain.add_norm(1, None, ("O", "o")),
     "cross.": (
         chain.symbol("X", "Y_1"),
         chain.symbol("H", r"H_{\mathrm{enc}}"),
         chain.symbol("O", "O_c"),
         *_CROSS_WEIGHTS,
         *_CROSS_MATRICES,
-        chain.entry("x", "y"),
+        (r"\^\{\((\d+)\)\}", r"^{(c,\1)}"),  # a head's entries: q^{(c,1)}_{ij} of Q_{c,1}
+        chain.entry("x", "y^{[1]}"),
+        chain.entry("c", "{C_c}"),
+        chain.entry("o", "{O_c}"),
     ),
-    "norm2.": (
-        chain.symbol("Y", "Y_2"),
-        chain.symbol("X", "Y_1"),
-        chain.symbol("F", "O_c"),
-        chain.entry("x", "y"),
-        chain.entry("f", "o"),
-    ),
+    "norm2.": chain.add_norm(2, ("Y_1", "y^{[1]}"), ("O_c", "{O_c}")),
     "ffn.": (
         chain.symbol("X", "Y_2"),
         chain.symbol("H'", "U'"),
         chain.symbol("H", "U"),
         chain.symbol("O", "O_f"),
-        chain.entry("x", "y"),
+        chain.entry("x", "y^{[2]}"),
         chain.entry("h'", "u'"),
         chain.entry("h", "u"),
+        chain.entry("o", "{O_f}"),
     ),
-    "norm3.": (chain.symbol("X", "Y_2"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
+    "norm3.": chain.add_norm(3, ("Y_2", "y^{[2]}"), ("O_f", "{O_f}")),
 }
 
 

@@ -91,21 +91,23 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-# each part's matrices as the block names them (chain.copy): Add & Norm 1 gives Y_1, the
-# feed-forward hidden layer is U and its output O_f; the sublayer output of an Add & Norm
-# is named, never an undefined F
+# each part's matrices as the block names them (chain.copy): Add & Norm k's symbols carry k
+# (R_k, mu_k, ..., its output Y_k; entries r^{[k]}_{ij}: chain.add_norm), the feed-forward
+# hidden layer is U and its output O_f; the sublayer output of an Add & Norm is named, never
+# an undefined F
 SYMBOLS = {
-    "norm1.": (chain.symbol("F", "O"), chain.symbol("Y", "Y_1"), chain.entry("f", "o")),
+    "norm1.": chain.add_norm(1, None, ("O", "o")),
     "ffn.": (
         chain.symbol("X", "Y_1"),
         chain.symbol("H'", "U'"),
         chain.symbol("H", "U"),
         chain.symbol("O", "O_f"),
-        chain.entry("x", "y"),
+        chain.entry("x", "y^{[1]}"),
         chain.entry("h'", "u'"),
         chain.entry("h", "u"),
+        chain.entry("o", "{O_f}"),
     ),
-    "norm2.": (chain.symbol("X", "Y_1"), chain.symbol("F", "O_f"), chain.entry("x", "y"), chain.entry("f", "o")),
+    "norm2.": chain.add_norm(2, ("Y_1", "y^{[1]}"), ("O_f", "{O_f}")),
 }
 
 

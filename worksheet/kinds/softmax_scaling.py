@@ -248,7 +248,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ),
     )
     readings = []  # one sentence per softmax, for the model answer
-    for name, divisor, title, formula, scaled_sym in cases:
+    # one symbol per softmax on the page: alpha, z, m for the raw scores; alpha', z', m' for
+    # s / sqrt(d_k) (the scaled scores are S' elsewhere); alpha'', z'', m'' for s / d_k (scaled twice)
+    for (name, divisor, title, formula, scaled_sym), mark in zip(cases, ("", "'", "''")):
         z = (tuple(mul(x, power(divisor, -1)) for x in s[0]),)  # (1, n)
         value = ref[name]
         # the reading and its numbers from the exact weights (their correctly rounded
@@ -277,22 +279,25 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             name,
             z,
             value,
-            sym=r"\alpha",
-            src_sym="z",
+            sym=rf"\alpha{mark}",
+            src_sym=f"z{mark}",
+            max_sym=f"m{mark}",
             title=title,
-            formula=r"\alpha = " + formula,
+            formula=rf"\alpha{mark} = " + formula,
             cols=keys,
             note=note,
             latex_name=formula,
             vector=True,
         )
         lines = [
-            rf"z = {scaled_sym or 's'} = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in z[0]) + r" \end{bmatrix}"
+            rf"z{mark} = {scaled_sym or 's'} = \begin{{bmatrix}} "
+            + " & ".join(to_latex(x) for x in z[0])
+            + r" \end{bmatrix}"
         ]
         if name == "softmax_sqrt_dk":
             lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
         tiny = [
-            rf"\alpha_{{{k + 1}}} \approx " + _sci(x) for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5
+            rf"\alpha{mark}_{{{k + 1}}} \approx " + _sci(x) for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5
         ]  # 0.0000 to 4 places, but not 0
         blocks.extend_work(p, name, before=lines, after=tiny)
     p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)

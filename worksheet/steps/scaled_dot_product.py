@@ -143,17 +143,18 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                  title: str = "Attention weights (softmax along each row)",
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
-                 latex_name: str | None = "A", vector: bool = False) -> Matrix:
+                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m") -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
-    ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``).
+    ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
+    ``max_sym``: the maximum's letter (``m'`` beside a second softmax on the page).
 
     Adds (once per problem, hand mode only) an aid with the values of e^x the
     rows need, when every exponent is rational.
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
-    m_i = "m" if vector else f"m_{{{i + 1}}}"
+    m_i = max_sym if vector else f"{max_sym}_{{{i + 1}}}"
     shifted = shifted_exponents(S[i])
     top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
     src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
