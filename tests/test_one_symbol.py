@@ -103,8 +103,9 @@ def test_check_takes_an_add_and_norms_symbol_and_not_another_ones(tmp_path):
         a.write_text(json.dumps({"step": [[answer]], "mistake": [["sample-variance"]]}), encoding="utf-8")
         return {r.name: r.status for r in check_answers(key, a).problems[0].steps}["step"]
 
-    for answer in (rf"$\sigma^2_{k}$", rf"\sigma^2_{{{k}}}", f"sigma^2_{k}", step):
+    # as typed in TeX, in words, by its name, or in the Unicode the sheet prints (σ²₁)
+    for answer in (rf"$\sigma^2_{k}$", rf"\sigma^2_{{{k}}}", f"sigma^2_{k}", step, f"σ²_{k}", f"σ²{'₀₁₂₃'[k]}"):
         assert status(answer) == "correct", answer
     other = k % 3 + 1
-    for answer in (rf"$\sigma^2_{other}$", f"norm{other}.variance", rf"$\mu_{k}$"):
+    for answer in (rf"$\sigma^2_{other}$", f"norm{other}.variance", rf"$\mu_{k}$", f"σ²_{other}", f"μ_{k}"):
         assert status(answer) != "correct", answer

@@ -89,12 +89,31 @@ def exact_latex(x) -> str:
     return to_latex(x)
 
 
+# what a symbol typed in Unicode (as printed on the sheet) spells in TeX: Greek
+# letters by name, superscript and subscript digits, primes, a hat (x-hat is \hat{x})
+_UNICODE_TEX = {
+    **{g: rf"\{n}" for g, n in zip("αβγδθλμσ", ("alpha", "beta", "gamma", "delta", "theta", "lambda", "mu", "sigma"))},
+    "Θ": r"\Theta",
+    "ε": r"\varepsilon",
+    "µ": r"\mu",
+    "′": "'",
+    "″": "''",
+    "ᵀ": r"^\top",
+    **{c: f"^{d}" for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")},
+    **{c: f"_{d}" for c, d in zip("₀₁₂₃₄₅₆₇₈₉", "0123456789")},
+}
+
+
 def label_key(text: str) -> str:
     """What two spellings of a step's symbol or name share, for ``check``: no font
     commands, braces, dollars, spaces, backslashes or underscores, case folded
-    (``Z``, ``$Z$``; ``\\mathrm{head}_{1}``, ``head_1`` and ``head1`` meet)."""
+    (``Z``, ``$Z$``; ``\\mathrm{head}_{1}``, ``head_1`` and ``head1`` meet), and
+    the Unicode a sheet prints read as its TeX (``σ²_1`` is ``\\sigma^2_1``,
+    ``X̂₁`` is ``\\hat{X}_1``)."""
     import re
 
-    t = re.sub(r"\\(mathrm|operatorname|text|mathbf|boldsymbol)", "", str(text))
+    t = "".join(_UNICODE_TEX.get(c, c) for c in str(text))
+    t = re.sub(r"(\w)\u0302", r"\\hat{\1}", t)  # a combining circumflex: the letter's hat
+    t = re.sub(r"\\(mathrm|operatorname|text|mathbf|boldsymbol)", "", t)
     t = re.sub(r"[{}$\\\s_]", "", t)
     return t.casefold()
