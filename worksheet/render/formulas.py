@@ -3,8 +3,11 @@ r"""LaTeX formulas to MathML for the HTML pages (split from :mod:`worksheet.rend
 Formulas and worked lines are LaTeX strings converted by ``latex2mathml``,
 cached by pieces (:func:`convert_inner`); user text inside ``\text{...}``
 never goes through the converter (:func:`take_texts`).  After the
-conversion, signs are grouped with their numbers and primes set beside
-their base (:func:`formula_inner`).
+conversion the MathML is spaced as TeX spaces the same formula
+(:func:`formula_inner`): signs grouped with their numbers, named operators
+(``softmax``, ``max``) spaced like ``\mathop``, no space before a relation
+that opens a formula (``\le 0``), primes beside their base and stacked
+over a subscript (``S'_{c,1}``).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ def formula_inner(latex: str) -> str:
     arguments taken out (:func:`take_texts`), the rest converted piece by
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
-    inner = _signs(convert_inner(skeleton))
+    inner = _opening_relation(_operators(_signs(convert_inner(skeleton))))
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
@@ -68,6 +71,60 @@ def _signs(markup: str) -> str:
     # a sign before anything bigger (-(2/(1+e)), -e^x): a prefix operator, no space after it
     return _MINUS_LOOSE.sub(lambda g: '<mo form="prefix">\u2212</mo>'
                             if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], out)
+
+
+# A named operator (\operatorname{softmax}, \max) is an <mo> to the
+# converter, which a browser spaces as an unknown operator: a thick space on
+# each side ("= softmax (z)", with its relation's space on top).  TeX spaces
+# it as \mathop: a thin space to an ordinary neighbour, none before "(" and
+# none beside a relation or an operator, whose own space is enough.
+_NAMED_OP = re.compile(r"<mo>([A-Za-z]{2,})</mo>")
+_SCRIPTED = ("<msub>", "<munder>", "<msubsup>", "<munderover>", "<msup>", "<mover>")
+_OPEN_NEXT = ('<mo stretchy="false">(</mo>', "<mo>(</mo>", '<mrow><mo stretchy="true" fence="true" form="prefix">(')
+_TAG = re.compile(r"<(/?)(m[a-z]+)[^>]*?(/?)>")
+THIN = "0.1667em"
+
+
+def _element_end(markup: str, at: int) -> int:
+    """The index just past the element that opens at ``markup[at]``."""
+    depth = 0
+    for m in _TAG.finditer(markup, at):
+        if m[3]:
+            continue  # <mspace/>
+        depth += -1 if m[1] else 1
+        if depth == 0:
+            return m.end()
+    return len(markup)
+
+
+def _operators(markup: str) -> str:
+    r"""Each named operator spaced as TeX spaces ``\mathop`` (see above); a
+    script on it (``\max_j``) goes with it."""
+    if "<mo>" not in markup or _NAMED_OP.search(markup) is None:
+        return markup
+    out, at = [], 0
+    for m in _NAMED_OP.finditer(markup):
+        start = m.start()
+        scripted = markup.endswith(_SCRIPTED, 0, start)
+        begin = markup.rindex("<", 0, start) if scripted else start
+        end = _element_end(markup, begin) if scripted else m.end()
+        before = markup[:begin]
+        left = "0" if not before or before.endswith("</mo>") or before.endswith("<mrow>") else THIN
+        after = markup[end:]
+        right = "0" if not after or after.startswith(_OPEN_NEXT) or after.startswith(("<mo>", "</")) else THIN
+        out.append(markup[at:start] + f'<mo lspace="{left}" rspace="{right}">{m[1]}</mo>')
+        at = m.end()
+    return "".join(out) + markup[at:]
+
+
+# A relation that opens a formula ("every exponent $\le 0$") has nothing on
+# its left: TeX puts no space there, the browser its relation space.
+_RELATIONS = "=\u2248\u2264\u2265\u2260\u2261\u223c\u2243\u221d\u2208\u2192\u21d2\u226a\u226b"
+_OPENING_RELATION = re.compile("^<mo>([" + _RELATIONS + "]|&lt;|&gt;)</mo>")
+
+
+def _opening_relation(markup: str) -> str:
+    return _OPENING_RELATION.sub(r'<mo lspace="0">\1</mo>', markup, count=1)
 
 
 # -- user text inside formulas: never given to the converter ----------------
@@ -293,13 +350,19 @@ _PRIME_SUP = re.compile(r"<msup>(<mi>[^<]*</mi>)" + _PRIME + "</msup>")
 _PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mrow>(?:(?!</?mrow>).)*</mrow>)"
                            + _PRIME + "</msubsup>")
 _PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
+# over a subscript: the prime at the size of its base (as beside a base without
+# one), lowered to where TeX sets the superscript \prime of S'_{c,1}
+_PRIME_OVER = f'<mpadded voffset="-0.45em"><mstyle scriptlevel="-1">{_PRIME_MO}</mstyle></mpadded>'
 
 
 def _primes(m: str) -> str:
     """S' as S followed by a prime at the base line: the converter makes the
     prime a superscript, and the prime glyph, already raised, then prints
-    small and high like an acute accent (S´).  ``S'_{ij}`` likewise."""
+    small and high like an acute accent (S´).  ``S'_{ij}``: the prime and
+    the subscript stacked on S, as TeX sets them (a prime beside S with the
+    subscript after it reads as two marks apart), the prime as big as beside
+    a bare S."""
     if "&#x02032;" not in m:
         return m
     m = _PRIME_SUP.sub(lambda g: f"<mrow>{g[1]}{_PRIME_MO}</mrow>", m)
-    return _PRIME_SUBSUP.sub(lambda g: f"<msub><mrow>{g[1]}{_PRIME_MO}</mrow>{g[2]}</msub>", m)
+    return _PRIME_SUBSUP.sub(lambda g: f"<msubsup>{g[1]}{g[2]}{_PRIME_OVER}</msubsup>", m)
