@@ -30,6 +30,7 @@ from markupsafe import Markup, escape
 from ..solution import number_format as fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
+from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, _shared, col_blocks
 from .formulas import (  # noqa: F401  (re-exported: the converter's names, as before the split)
     _CELL,
@@ -76,13 +77,18 @@ def exact_cell(x) -> str:
     return ml.text(x) if isinstance(x, str) else ml.entry(x)
 
 
+def label_html(s: str) -> Markup:
+    """A row or column label: text, or maths for a :class:`MathLabel`."""
+    return Markup(mathml(s)) if isinstance(s, MathLabel) else escape(s)
+
+
 class HtmlRenderer(TemplateRenderer):
     name = "html"
     ext = "html"
     env_options = dict(autoescape=True)
 
     def label(self, s: str) -> Markup:
-        return escape(s)
+        return label_html(s)
 
     # -- matrices: printed from the exact values (see given_cell, exact_cell) --
     def given(self, q) -> Markup:
@@ -133,7 +139,7 @@ class HtmlRenderer(TemplateRenderer):
 
     @staticmethod
     def _table(t: Table, cell, css: str) -> str:
-        head = [str(escape(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        head = [str(label_html(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         br = css == "matrix"  # bracket columns left and right of the entries
         numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
         out = [f'<table class="{css}">']
@@ -144,7 +150,7 @@ class HtmlRenderer(TemplateRenderer):
         out.append("<tbody>")
         left, right = ('<td class="lb"></td>', '<td class="rb"></td>') if br else ("", "")
         for i, row in enumerate(t.cells):
-            out.append("<tr>" + (f"<th>{escape(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
+            out.append("<tr>" + (f"<th>{label_html(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
             out += [f"<td>{cell(c)}</td>" for c in row]
             out.append(right + "</tr>")
         out.append("</tbody>")

@@ -332,8 +332,18 @@ def shows_exact(exact: Matrix, numbers: str) -> bool:
     return all(isinstance(x, str) or len(to_latex(x)) <= EXACT_SHOWN_CHARS for row in exact for x in row)
 
 
+class MathLabel(str):
+    """A row or column label that is maths, not text (positional encoding's
+    pair index ``i = 0``).  Its characters are LaTeX that reads as plain text
+    too, so JSON, CSV and answer files carry it as it is; the tex, html,
+    Markdown and Moodle pages set it as maths, where a user's label (a token)
+    is always text.  Only a kind makes one: user input is never a MathLabel."""
+
+    __slots__ = ()
+
+
 def _labels(labels):
-    return None if labels is None else tuple(str(x) for x in labels)
+    return None if labels is None else tuple(x if isinstance(x, str) else str(x) for x in labels)
 
 
 def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False) -> None:
