@@ -46,3 +46,17 @@ def test_a_users_label_that_reads_like_maths_stays_text():
     html = get("html").render(document(p), key=True)
     assert r"\text{i = 0}" in tex and "{i = 0}" not in tex.replace(r"\text{i = 0}", "")
     assert "<th>i = 0</th>" in html and "<th><math><mi>i</mi>" not in html
+
+
+def test_no_default_label_reads_as_a_digit():
+    """The shipped default tokens (ours, not a user's) have no lone "I", "l"
+    or "O", which beside a row of numbers read as 1 and 0: the decoder's
+    target is "<s> I'm a student"."""
+    from worksheet import kinds
+
+    for kind in kinds.names():
+        for p in build_document([kind], seed=1).problems:
+            for q in (*p.inputs.values(), *p.steps):
+                assert not {"I", "l", "O", "o", "|"} & set((q.rows or ()) + (q.cols or ())), (kind, q.name)
+    p = build_document(["decoder-block"], seed=1).problems[0]
+    assert p.inputs["X"].rows == ("<s>", "I'm")
