@@ -172,5 +172,8 @@ class HtmlRenderer(TemplateRenderer):
     def text(self, s: str) -> Markup:
         return escape(s)
 
+    def code(self, word: str) -> Markup:
+        return Markup("<code>%s</code>") % word
+
     def prose(self, s: str) -> Markup:
         return Markup(super().prose(s))  # the base caches it (the same conventions on every sheet)

@@ -367,6 +367,9 @@ class LatexRenderer(TemplateRenderer):
     def text(self, s: str) -> str:
         return tex_escape(s)
 
+    def code(self, word: str) -> str:
+        return rf"\texttt{{{tex_escape(word)}}}"
+
 
 def _text_label(s: str) -> str:
     """A row or column label in a table (text mode): text, or maths for a :class:`MathLabel`."""

@@ -77,5 +77,8 @@ class MarkdownRenderer(TemplateRenderer):
         """A row or column label: text, or maths for a :class:`MathLabel`."""
         return self.math(s) if isinstance(s, MathLabel) else self.text(s)
 
+    def code(self, word: str) -> str:
+        return f"`{word}`" if "`" not in word else self.text(word)
+
     def text(self, s: str) -> str:
         return str(s).translate(_MD_SPECIAL)

@@ -293,6 +293,9 @@ class MoodleRenderer(TemplateRenderer):
     def text(self, s: str) -> Markup:
         return Markup(html_text(s))
 
+    def code(self, word: str) -> Markup:
+        return Markup("<code>") + self.text(word) + Markup("</code>")
+
     def prose(self, s: str) -> Markup:
         """Words with ``$maths$``: a formula off the allow-list is text (see prose_parts)."""
         return Markup(super().prose(s))

@@ -342,6 +342,19 @@ class MathLabel(str):
     __slots__ = ()
 
 
+# a word of code in prose (an intro, a note): between two private-use characters, which no
+# user text may hold (worksheet.policy.safetext refuses characters that are not printable),
+# so only a kind marks code, and no label, title or prompt ever becomes code
+CODE_OPEN, CODE_CLOSE = "\ue100", "\ue101"
+
+
+def code(word: str) -> str:
+    """``word`` (a mistake code such as ``no-scaling``) marked as code in
+    prose: typewriter in tex, ``<code>`` in html and Moodle, backticks in
+    Markdown (see ``TemplateRenderer.prose``)."""
+    return CODE_OPEN + word + CODE_CLOSE
+
+
 def _labels(labels):
     return None if labels is None else tuple(x if isinstance(x, str) else str(x) for x in labels)
 
