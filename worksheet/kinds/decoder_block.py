@@ -343,7 +343,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
         intro=(
             "Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
             "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
-            f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
+            f"self-attention ($H = {H}$ {'head' if H == 1 else 'heads'}, token $i$ sees tokens $j \\le i$), Add & Norm, "
             "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
             "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
             f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)
