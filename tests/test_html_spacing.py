@@ -101,3 +101,17 @@ def test_no_page_keeps_a_named_operator_with_the_default_operator_spaces(kind):
     files = render_document(build_document([kind], seed=1), ["html"])
     for text in files.values():
         assert re.search(r"<mo>[A-Za-z]{2,}</mo>", text) is None
+
+
+def test_parentheses_around_a_flat_sum_are_of_the_text_size():
+    """A stretchy fence draws Latin Modern Math's size variant, with wide side
+    bearings ("( 0.25 + 1 )"); TeX sets text-size parentheses there."""
+    flat = mathml(r"\frac{1}{4} \left( 0.25 + (-1) \right) = 2")
+    assert 'stretchy="true"' not in flat
+    assert '<mrow><mo stretchy="false">(</mo><mn>0.25</mn><mo>+</mo>' in flat
+    tall = mathml(r"\left( \frac{1}{2} + 1 \right)")
+    assert tall.count('stretchy="true"') == 2
+    # a named operator before flattened parentheses still touches them
+    assert '<mo lspace="0" rspace="0">softmax</mo><mrow><mo stretchy="false">(' in mathml(
+        r"\operatorname{softmax}\left( a + b \right)"
+    )

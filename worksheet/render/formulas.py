@@ -5,7 +5,8 @@ cached by pieces (:func:`convert_inner`); user text inside ``\text{...}``
 never goes through the converter (:func:`take_texts`).  After the
 conversion the MathML is spaced as TeX spaces the same formula
 (:func:`formula_inner`): signs grouped with their numbers, named operators
-(``softmax``, ``max``) spaced like ``\mathop``, no space before a relation
+(``softmax``, ``max``) spaced like ``\mathop``, parentheses of the text
+size around flat content, no space before a relation
 that opens a formula (``\le 0``), primes beside their base and stacked
 over a subscript (``S'_{c,1}``).
 """
@@ -44,7 +45,7 @@ def formula_inner(latex: str) -> str:
     arguments taken out (:func:`take_texts`), the rest converted piece by
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
-    inner = _opening_relation(_operators(_signs(convert_inner(skeleton))))
+    inner = _opening_relation(_operators(_flat_fences(_signs(convert_inner(skeleton)))))
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
@@ -80,7 +81,8 @@ def _signs(markup: str) -> str:
 # none beside a relation or an operator, whose own space is enough.
 _NAMED_OP = re.compile(r"<mo>([A-Za-z]{2,})</mo>")
 _SCRIPTED = ("<msub>", "<munder>", "<msubsup>", "<munderover>", "<msup>", "<mover>")
-_OPEN_NEXT = ('<mo stretchy="false">(</mo>', "<mo>(</mo>", '<mrow><mo stretchy="true" fence="true" form="prefix">(')
+_OPEN_NEXT = ('<mo stretchy="false">(</mo>', "<mo>(</mo>", '<mrow><mo stretchy="true" fence="true" form="prefix">(',
+              '<mrow><mo stretchy="false">(')
 _TAG = re.compile(r"<(/?)(m[a-z]+)[^>]*?(/?)>")
 THIN = "0.1667em"
 
@@ -115,6 +117,30 @@ def _operators(markup: str) -> str:
         out.append(markup[at:start] + f'<mo lspace="{left}" rspace="{right}">{m[1]}</mo>')
         at = m.end()
     return "".join(out) + markup[at:]
+
+
+# \left( ... \right) around a flat sum (no fraction, script or root): TeX sets
+# parentheses of the text size there; a browser draws a stretchy fence with
+# the wide side bearings of Latin Modern Math's size variants ("( 0.25 + 1 )").
+_FENCE_OPEN = '<mrow><mo stretchy="true" fence="true" form="prefix">('
+_FENCE_CLOSE = '<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>'
+_TALL = re.compile("<(?:mfrac|msup|msub|msubsup|munder|mover|munderover|msqrt|mroot|mtable|mpadded)[ >]")
+
+
+def _flat_fences(markup: str) -> str:
+    """Each stretchy pair of parentheses around flat content made of the text size."""
+    if _FENCE_OPEN not in markup:
+        return markup
+    at = 0
+    while (start := markup.find(_FENCE_OPEN, at)) >= 0:
+        end = _element_end(markup, start)
+        group = markup[start:end]
+        if group.endswith(_FENCE_CLOSE) and _TALL.search(group) is None:
+            flat = ('<mrow><mo stretchy="false">(' + group[len(_FENCE_OPEN):-len(_FENCE_CLOSE)]
+                    + '<mo stretchy="false">)</mo></mrow>')
+            markup = markup[:start] + flat + markup[end:]
+        at = start + 1
+    return markup
 
 
 # A relation that opens a formula ("every exponent $\le 0$") has nothing on
