@@ -115,3 +115,10 @@ def test_parentheses_around_a_flat_sum_are_of_the_text_size():
     assert '<mo lspace="0" rspace="0">softmax</mo><mrow><mo stretchy="false">(' in mathml(
         r"\operatorname{softmax}\left( a + b \right)"
     )
+
+
+def test_a_matrix_symbol_with_a_fraction_is_set_display_size_as_in_the_latex_key():
+    key = render_document(build_document(["softmax-scaling"], seed=1), ["html"])["worksheet-key.html"]
+    assert '<span class="sym"><math><mrow displaystyle="true"><mo lspace="0" rspace="0">softmax</mo>' in key
+    # a symbol without a fraction is left as it is
+    assert '<span class="sym"><math><mi>s</mi><mo>=</mo></math></span>' in key

@@ -113,6 +113,8 @@ class HtmlRenderer(TemplateRenderer):
         answer matrices look alike.  Wider than MAX_COLS: column blocks, each
         headed by its column numbers.  ``cell`` prints one entry as MathML."""
         sym = formula_inner(symbol)
+        if "<mfrac>" in sym:  # as in the LaTeX key, where the symbol stands in display maths: s/√d_k full size
+            sym = f'<mrow displaystyle="true">{sym}</mrow>'
         if not t.rows and not t.cols and len(col_blocks(t.m)) == 1:
             return Markup(_MATH[False] + ml.matrix(t.cells, cell=cell, symbol=sym) + "</math>")
         return Markup(f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
