@@ -122,3 +122,12 @@ def test_a_matrix_symbol_with_a_fraction_is_set_display_size_as_in_the_latex_key
     assert '<span class="sym"><math><mrow displaystyle="true"><mo lspace="0" rspace="0">softmax</mo>' in key
     # a symbol without a fraction is left as it is
     assert '<span class="sym"><math><mi>s</mi><mo>=</mo></math></span>' in key
+
+
+def test_a_formula_keeps_the_punctuation_after_it_on_its_line():
+    from worksheet.render.html import HtmlRenderer
+
+    out = HtmlRenderer().prose(r"Row convention: $f_t = x$, and likewise $i_t$. A <b>$y$</b>")
+    assert '<span class="nowrap"><math><msub><mi>f</mi><mi>t</mi></msub><mo>=</mo><mi>x</mi></math>,</span>' in out
+    assert '<span class="nowrap"><math><msub><mi>i</mi><mi>t</mi></msub></math>.</span>' in out
+    assert "&lt;b&gt;<math><mi>y</mi></math>&lt;/b&gt;" in out  # user text stays text

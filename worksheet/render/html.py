@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -75,6 +76,16 @@ def _decimal_cell(c: str) -> str:
 def exact_cell(x) -> str:
     """An exact step entry as MathML (a label as text)."""
     return ml.text(x) if isinstance(x, str) else ml.entry(x)
+
+
+_MATH_PUNCT = re.compile(r"(<math>(?:(?!</math>).)*</math>)([,.;:!?)]+)")
+
+
+@lru_cache(maxsize=4096)
+def _glued(html: str) -> str:
+    """Prose with each formula kept on one line with the punctuation after it (a
+    line must not start with the comma after "f_t = ...", as TeX never does)."""
+    return _MATH_PUNCT.sub(r'<span class="nowrap">\1\2</span>', html) if "</math>" in html else html
 
 
 def label_html(s: str) -> Markup:
@@ -178,4 +189,4 @@ class HtmlRenderer(TemplateRenderer):
         return Markup("<code>%s</code>") % word
 
     def prose(self, s: str) -> Markup:
-        return Markup(super().prose(s))  # the base caches it (the same conventions on every sheet)
+        return Markup(_glued(super().prose(s)))  # the base caches it (the same conventions on every sheet)
