@@ -131,3 +131,8 @@ def test_a_formula_keeps_the_punctuation_after_it_on_its_line():
     assert '<span class="nowrap"><math><msub><mi>f</mi><mi>t</mi></msub><mo>=</mo><mi>x</mi></math>,</span>' in out
     assert '<span class="nowrap"><math><msub><mi>i</mi><mi>t</mi></msub></math>.</span>' in out
     assert "&lt;b&gt;<math><mi>y</mi></math>&lt;/b&gt;" in out  # user text stays text
+
+
+def test_an_ellipsis_is_a_symbol_not_an_operator_with_thick_spaces():
+    assert "<mo>,</mo><mi>\u2026</mi><mo>,</mo>" in mathml(r"h_1, \dots, h_{3}")
+    assert "<mi>\u22ef</mi>" in mathml(r"\left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{2} \,\right]")

@@ -46,6 +46,8 @@ def formula_inner(latex: str) -> str:
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
     inner = _opening_relation(_operators(_flat_fences(_signs(convert_inner(skeleton)))))
+    if "\u2026</mo>" in inner or "\u22ef</mo>" in inner:  # \dots, \cdots: symbols, not operators with thick spaces
+        inner = inner.replace("<mo>\u2026</mo>", "<mi>\u2026</mi>").replace("<mo>\u22ef</mo>", "<mi>\u22ef</mi>")
     if texts:
         inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
     return inner
