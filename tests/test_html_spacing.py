@@ -45,7 +45,7 @@ def test_a_relation_that_opens_a_formula_has_no_space_before_it():
 
 def test_a_prime_over_a_subscript_is_stacked_with_it_on_the_base():
     out = mathml(r"S'_{c,1} = 2")
-    assert out.startswith("<math><msubsup><mi>S</mi><mrow><mi>c</mi><mo>,</mo><mn>1</mn></mrow><mpadded")
+    assert out.startswith('<math><msubsup><mi>S</mi><mrow><mi>c</mi><mo rspace="0">,</mo><mn>1</mn></mrow><mpadded')
     assert PRIME in out and "<msub><mrow><mi>S</mi>" not in out
     # a prime without a subscript stays beside its base, at the base line
     assert mathml("S' = 2").startswith(f'<math><mrow><mi>S</mi><mo lspace="0" rspace="0">{PRIME}</mo></mrow>')
@@ -136,3 +136,10 @@ def test_a_formula_keeps_the_punctuation_after_it_on_its_line():
 def test_an_ellipsis_is_a_symbol_not_an_operator_with_thick_spaces():
     assert "<mo>,</mo><mi>\u2026</mi><mo>,</mo>" in mathml(r"h_1, \dots, h_{3}")
     assert "<mi>\u22ef</mi>" in mathml(r"\left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{2} \,\right]")
+
+
+def test_a_comma_between_indices_has_no_space_after_it():
+    assert '<msub><mi>z</mi><mrow><mn>1</mn><mo rspace="0">,</mo><mn>2</mn></mrow></msub>' in mathml("z_{1,2} = 1")
+    assert '<mrow><mn>1</mn><mo rspace="0">,</mo><mn>1</mn></mrow><mi>z</mi></msubsup>' in mathml("a^{z}_{1,1}")
+    # a comma between arguments or items keeps its space
+    assert mathml("f(a, b) = h_1, h_2").count("<mo>,</mo>") == 2

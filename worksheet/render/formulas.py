@@ -46,6 +46,8 @@ def formula_inner(latex: str) -> str:
     piece (:func:`convert_inner`), the texts put back escaped."""
     skeleton, texts = take_texts(latex)
     inner = _opening_relation(_operators(_flat_fences(_signs(convert_inner(skeleton)))))
+    if "<mo>,</mo>" in inner:  # a comma between indices (s_{1,2}): no space after it, as TeX sets scripts
+        inner = _INDEX_LIST.sub(lambda m: m[0].replace("<mo>,</mo>", _INDEX_COMMA), inner)
     if "\u2026</mo>" in inner or "\u22ef</mo>" in inner:  # \dots, \cdots: symbols, not operators with thick spaces
         inner = inner.replace("<mo>\u2026</mo>", "<mi>\u2026</mi>").replace("<mo>\u22ef</mo>", "<mi>\u22ef</mi>")
     if texts:
@@ -119,6 +121,12 @@ def _operators(markup: str) -> str:
         out.append(markup[at:start] + f'<mo lspace="{left}" rspace="{right}">{m[1]}</mo>')
         at = m.end()
     return "".join(out) + markup[at:]
+
+
+# the indices of a subscript, such as 1,2 in s_{1,2} or a^z_{1,1}: TeX puts no
+# space after a comma in a script (a browser: a thin one, "z_{1, 2}")
+_INDEX_LIST = re.compile(r"(?<=</mi>)<mrow>(?:<m[in]>[^<]*</m[in]><mo>,</mo>)+<m[in]>[^<]*</m[in]></mrow>(?=</msub>|<m)")
+_INDEX_COMMA = '<mo rspace="0">,</mo>'
 
 
 # \left( ... \right) around a flat sum (no fraction, script or root): TeX sets
