@@ -48,6 +48,8 @@ def formula_inner(latex: str) -> str:
     inner = _opening_relation(_operators(_flat_fences(_signs(convert_inner(skeleton)))))
     if "<mo>,</mo>" in inner:  # a comma between indices (s_{1,2}): no space after it, as TeX sets scripts
         inner = _INDEX_LIST.sub(lambda m: m[0].replace("<mo>,</mo>", _INDEX_COMMA), inner)
+    if "<msub><mrow><msub>" in inner:  # {b_1}_{3}: entry 3 of b_1, set apart from b_1's own index
+        inner = _SUB_OF_SUB.sub(r'\1<mpadded voffset="-0.2em"><mrow><mspace width="0.1em"/>\2</mrow></mpadded></msub>', inner)
     if "\u2026</mo>" in inner or "\u22ef</mo>" in inner:  # \dots, \cdots: symbols, not operators with thick spaces
         inner = inner.replace("<mo>\u2026</mo>", "<mi>\u2026</mi>").replace("<mo>\u22ef</mo>", "<mi>\u22ef</mi>")
     if texts:
@@ -125,8 +127,12 @@ def _operators(markup: str) -> str:
 
 # the indices of a subscript, such as 1,2 in s_{1,2} or a^z_{1,1}: TeX puts no
 # space after a comma in a script (a browser: a thin one, "z_{1, 2}")
-_INDEX_LIST = re.compile(r"(?<=</mi>)<mrow>(?:<m[in]>[^<]*</m[in]><mo>,</mo>)+<m[in]>[^<]*</m[in]></mrow>(?=</msub>|<m)")
+_INDEX_LIST = re.compile(r"(?:(?<=</mi>)|(?<=</msub></mrow>))<mrow>(?:<m[in]>[^<]*</m[in]><mo>,</mo>)+<m[in]>[^<]*</m[in]></mrow>(?=</msub>|<m)")
 _INDEX_COMMA = '<mo rspace="0">,</mo>'
+# {b_1}_{3}, {W_1}_{:,3}: TeX hangs the outer index lower than the inner one and a
+# little apart; a browser sets both level, "b_{13}", which reads as row 1, column 3
+_SCRIPT = r"(?:<m[ino]>[^<]*</m[ino]>|<mrow>(?:(?!</?mrow>)[^\n])*</mrow>)"
+_SUB_OF_SUB = re.compile(rf"(<msub><mrow><msub>{_SCRIPT}{_SCRIPT}</msub></mrow>)({_SCRIPT})</msub>")
 
 
 # \left( ... \right) around a flat sum (no fraction, script or root): TeX sets
