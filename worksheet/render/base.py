@@ -17,7 +17,7 @@ from ..solution import number_format as fmt
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
-from ..solution.problem import CODE_CLOSE, CODE_OPEN, Quantity, Step
+from ..solution.problem import Quantity, Step, code_split
 from ..policy.safetext import math_problem, plain_title
 
 
@@ -211,10 +211,7 @@ class TemplateRenderer:
         return out
 
     def _words(self, s: str) -> str:
-        if CODE_OPEN not in s:
-            return self.text(s)
-        parts = _CODE.split(s)  # words, code, words, ...
-        return "".join(self.code(p) if k % 2 else self.text(p) for k, p in enumerate(parts) if p)
+        return "".join(self.code(p) if k % 2 else self.text(p) for k, p in enumerate(code_split(s)) if p)
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:
@@ -355,9 +352,6 @@ def is_number(cell: str) -> bool:
     """Is a decimal-table cell a number (printed as maths)?  Anything else,
     such as a token label, is text and escaped, even when it starts with a digit."""
     return _NUMBER.fullmatch(cell) is not None
-
-
-_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
 
 
 def prose_parts(s: str) -> list[tuple[bool, str]]:

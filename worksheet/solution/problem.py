@@ -12,6 +12,7 @@ that reaches a renderer has been verified.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -353,6 +354,14 @@ def code(word: str) -> str:
     prose: typewriter in tex, ``<code>`` in html and Moodle, backticks in
     Markdown (see ``TemplateRenderer.prose``)."""
     return CODE_OPEN + word + CODE_CLOSE
+
+
+_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
+
+
+def code_split(s: str) -> list[str]:
+    """``s`` split into words, code, words, ... (see :func:`code`)."""
+    return _CODE.split(s) if CODE_OPEN in s else [s]
 
 
 def _labels(labels):
