@@ -394,7 +394,7 @@ _PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mro
 _PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
 # over a subscript: the prime at the size of its base (as beside a base without
 # one), lowered to where TeX sets the superscript \prime of S'_{c,1}
-_PRIME_OVER = f'<mpadded voffset="-0.45em"><mstyle scriptlevel="-1">{_PRIME_MO}</mstyle></mpadded>'
+_PRIME_OVER = '<mpadded voffset="-.45em"><mo scriptlevel="-1" lspace="0" rspace="0">&#x02032;</mo></mpadded>'
 
 
 def _primes(m: str) -> str:
