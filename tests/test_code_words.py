@@ -20,7 +20,11 @@ CODES = ("no-scaling", "scaled-by-d_k")
 
 def test_the_mistake_codes_on_offer_are_code_in_every_printed_format():
     files = render_document(build_document(["find-the-mistake"], seed=1), ["tex", "html", "md", "moodle"])
-    assert r"one of: \texttt{no-scaling}, \texttt{scaled-by-d\_k}," in files["worksheet.tex"]
+    # typewriter, breakable after its hyphens (a list of long codes must not run into the margin)
+    assert (
+        r"one of: \texttt{no-\allowbreak{}scaling}, \texttt{scaled-\allowbreak{}by-\allowbreak{}d\_k},"
+        in files["worksheet.tex"]
+    )
     assert "one of: <code>no-scaling</code>, <code>scaled-by-d_k</code>," in files["worksheet.html"]
     assert "one of: `no-scaling`, `scaled-by-d_k`," in files["worksheet.md"]
     assert "one of: &lt;code&gt;no-scaling&lt;/code&gt;," in files["worksheet-moodle.xml"]  # HTML inside the XML

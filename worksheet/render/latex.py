@@ -368,7 +368,9 @@ class LatexRenderer(TemplateRenderer):
         return tex_escape(s)
 
     def code(self, word: str) -> str:
-        return rf"\texttt{{{tex_escape(word)}}}"
+        """Typewriter, breakable after each hyphen (TeX breaks no typewriter word by itself,
+        and a list of long codes such as ``mask-zero-instead-of-inf`` would run into the margin)."""
+        return r"\texttt{" + tex_escape(word).replace("-", r"-\allowbreak{}") + "}"
 
 
 def _text_label(s: str) -> str:
