@@ -152,3 +152,10 @@ def test_an_index_of_an_indexed_symbol_hangs_lower_and_apart_as_in_tex():
     assert f"<msub><mrow><msub><mi>b</mi><mn>1</mn></msub></mrow>{lowered}<mn>3</mn></mrow></mpadded></msub>" in out
     assert f'</msub></mrow>{lowered}<mrow><mi>:</mi><mo rspace="0">,</mo><mn>3</mn></mrow>' in out
     assert "mpadded" not in mathml("b_{13} + b_{1,3}")
+
+
+def test_capital_greek_is_upright_as_tex_sets_it():
+    assert mathml(r"\Theta = \Sigma + \theta") == (
+        '<math><mi mathvariant="normal">\u0398</mi><mo>=</mo><mi mathvariant="normal">\u03a3</mi>'
+        "<mo>+</mo><mi>\u03b8</mi></math>"
+    )

@@ -50,6 +50,8 @@ def formula_inner(latex: str) -> str:
         inner = _INDEX_LIST.sub(lambda m: m[0].replace("<mo>,</mo>", _INDEX_COMMA), inner)
     if "<msub><mrow><msub>" in inner:  # {b_1}_{3}: entry 3 of b_1, set apart from b_1's own index
         inner = _SUB_OF_SUB.sub(r'\1<mpadded voffset="-0.2em"><mrow><mspace width="0.1em"/>\2</mrow></mpadded></msub>', inner)
+    if _CAPITAL_GREEK.search(inner):  # \Theta, \Sigma: upright, as TeX sets capital Greek (a browser slants it)
+        inner = _CAPITAL_GREEK.sub(r'<mi mathvariant="normal">\1</mi>', inner)
     if "\u2026</mo>" in inner or "\u22ef</mo>" in inner:  # \dots, \cdots: symbols, not operators with thick spaces
         inner = inner.replace("<mo>\u2026</mo>", "<mi>\u2026</mi>").replace("<mo>\u22ef</mo>", "<mi>\u22ef</mi>")
     if texts:
@@ -129,6 +131,7 @@ def _operators(markup: str) -> str:
 # space after a comma in a script (a browser: a thin one, "z_{1, 2}")
 _INDEX_LIST = re.compile(r"(?:(?<=</mi>)|(?<=</msub></mrow>))<mrow>(?:<m[in]>[^<]*</m[in]><mo>,</mo>)+<m[in]>[^<]*</m[in]></mrow>(?=</msub>|<m)")
 _INDEX_COMMA = '<mo rspace="0">,</mo>'
+_CAPITAL_GREEK = re.compile("<mi>([\u0393\u0394\u0398\u039b\u039e\u03a0\u03a3\u03a5\u03a6\u03a8\u03a9])</mi>")
 # {b_1}_{3}, {W_1}_{:,3}: TeX hangs the outer index lower than the inner one and a
 # little apart; a browser sets both level, "b_{13}", which reads as row 1, column 3
 _SCRIPT = r"(?:<m[ino]>[^<]*</m[ino]>|<mrow>(?:(?!</?mrow>)[^\n])*</mrow>)"
