@@ -141,6 +141,7 @@ def test_an_ellipsis_is_a_symbol_not_an_operator_with_thick_spaces():
 def test_a_comma_between_indices_has_no_space_after_it():
     assert '<msub><mi>z</mi><mrow><mn>1</mn><mo rspace="0">,</mo><mn>2</mn></mrow></msub>' in mathml("z_{1,2} = 1")
     assert '<mrow><mn>1</mn><mo rspace="0">,</mo><mn>1</mn></mrow><mi>z</mi></msubsup>' in mathml("a^{z}_{1,1}")
+    assert '</mrow><mo rspace="0">,</mo><mi>i</mi></mrow></msub>' in mathml(r"\theta_{\mathrm{pos},i}")
     # a comma between arguments or items keeps its space
     assert mathml("f(a, b) = h_1, h_2").count("<mo>,</mo>") == 2
 

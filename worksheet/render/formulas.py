@@ -47,7 +47,7 @@ def formula_inner(latex: str) -> str:
     skeleton, texts = take_texts(latex)
     inner = _opening_relation(_operators(_flat_fences(_signs(convert_inner(skeleton)))))
     if "<mo>,</mo>" in inner:  # a comma between indices (s_{1,2}): no space after it, as TeX sets scripts
-        inner = _INDEX_LIST.sub(lambda m: m[0].replace("<mo>,</mo>", _INDEX_COMMA), inner)
+        inner = _script_commas(inner)
     if "<msub><mrow><msub>" in inner:  # {b_1}_{3}: entry 3 of b_1, set apart from b_1's own index
         inner = _SUB_OF_SUB.sub(r'\1<mpadded voffset="-0.2em"><mrow><mspace width="0.1em"/>\2</mrow></mpadded></msub>', inner)
     if _CAPITAL_GREEK.search(inner):  # \Theta, \Sigma: upright, as TeX sets capital Greek (a browser slants it)
@@ -127,10 +127,23 @@ def _operators(markup: str) -> str:
     return "".join(out) + markup[at:]
 
 
-# the indices of a subscript, such as 1,2 in s_{1,2} or a^z_{1,1}: TeX puts no
-# space after a comma in a script (a browser: a thin one, "z_{1, 2}")
-_INDEX_LIST = re.compile(r"(?:(?<=</mi>)|(?<=</msub></mrow>))<mrow>(?:<m[in]>[^<]*</m[in]><mo>,</mo>)+<m[in]>[^<]*</m[in]></mrow>(?=</msub>|<m)")
+# the indices of a subscript, such as 1,2 in s_{1,2}, a^z_{1,1} or \theta_{\mathrm{pos},i}:
+# TeX puts no space after a comma in a script (a browser: a thin one, "z_{1, 2}")
 _INDEX_COMMA = '<mo rspace="0">,</mo>'
+_SCRIPTS = re.compile("<(msub|msup|msubsup)>")
+
+
+def _script_commas(markup: str) -> str:
+    """Each comma in a script (after the base of an msub, msup or msubsup) without space after it."""
+    out, at = [], 0
+    for m in _SCRIPTS.finditer(markup):
+        if m.start() < at:
+            continue  # inside a script already done
+        base_end = _element_end(markup, m.end())
+        end = _element_end(markup, m.start())
+        out.append(markup[at:base_end] + markup[base_end:end].replace("<mo>,</mo>", _INDEX_COMMA))
+        at = end
+    return "".join(out) + markup[at:]
 _CAPITAL_GREEK = re.compile("<mi>([\u0393\u0394\u0398\u039b\u039e\u03a0\u03a3\u03a5\u03a6\u03a8\u03a9])</mi>")
 # {b_1}_{3}, {W_1}_{:,3}: TeX hangs the outer index lower than the inner one and a
 # little apart; a browser sets both level, "b_{13}", which reads as row 1, column 3
