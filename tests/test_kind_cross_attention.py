@@ -90,8 +90,8 @@ def test_the_key_says_where_q_k_and_v_come_from():
     assert "wrong way round" in p.step("V").note
     assert p.step("Q").formula == r"Q = X_\mathrm{dec} W^Q"
     assert p.step("K").formula == r"K = H_\mathrm{enc} W^K" and p.step("V").formula == r"V = H_\mathrm{enc} W^V"
-    assert p.inputs["X_dec"].rows == ("<s>", "I") and p.inputs["H_enc"].rows == ("Je", "suis", "étudiant")
-    assert p.step("scores").rows == ("<s>", "I") and p.step("scores").cols == ("Je", "suis", "étudiant")
+    assert p.inputs["X_dec"].rows == ("<s>", "I'm") and p.inputs["H_enc"].rows == ("Je", "suis", "étudiant")
+    assert p.step("scores").rows == ("<s>", "I'm") and p.step("scores").cols == ("Je", "suis", "étudiant")
     assert "2 $\\times$ 3" in p.step("scores").note
     for s in p.steps:
         assert s.title and s.formula and s.work

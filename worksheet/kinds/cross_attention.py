@@ -15,8 +15,9 @@ V from the encoder output (some slides say the decoder takes Q and K from the
 encoder; that is wrong, CONCEPTS.md errata 2).  There is no causal mask: a
 decoder token may look at every source token.
 
-Default labels: the decoder rows are the shifted-right target "<s> I am a
-student" (its first m tokens), the encoder rows a lecture sentence of n
+Default labels: the decoder rows are the shifted-right target "<s> I'm a
+student" (its first m tokens; "I'm" rather than "I", which beside a row of
+numbers reads as the digit 1), the encoder rows a lecture sentence of n
 words ("Je suis étudiant" for n = 3).
 
 Hand mode draws X_dec and H_enc from {-1, 0, 1, 2} and the weights from
@@ -44,7 +45,9 @@ TITLE = "Cross-attention (encoder-decoder attention)"
 CONVENTIONS = ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact")
 INPUTS = ("X_dec", "H_enc", "W_Q", "W_K", "W_V")
 
-TARGET = ("<s>", "I", "am", "a", "student")  # decoder input: the translation, shifted right
+# decoder input: the translation of "Je suis étudiant", shifted right; "I'm", not "I", which
+# beside a row of numbers reads as the digit 1
+TARGET = ("<s>", "I'm", "a", "student")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class Params(base.Params, base.KeyValueWidths):
     d_model: int = 4  # width of X_dec and H_enc
     d_k: int | None = None  # width of queries and keys; None: 4 when generating, W_K's width when solving
     d_v: int | None = None  # width of the values; None: the same as d_k
-    tokens: tuple[str, ...] | None = None  # decoder row labels; default: the first dec_len of "<s> I am a student"
+    tokens: tuple[str, ...] | None = None  # decoder row labels; default: the first dec_len of "<s> I'm a student"
     source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of enc_len words
 
     def validate(self):

@@ -36,7 +36,7 @@ gives the values, not which entry needs which).
 
 Defaults: one head (heads = 1) of width d_k = 4 (hand mode: sqrt(d_k) = 2;
 calculator mode d_k = d_model // heads), d_model = 4, d_ff = 4, m = 2
-decoder tokens ("<s> I"), n = 3 encoder tokens ("Je suis étudiant"); with one
+decoder tokens ("<s> I'm"), n = 3 encoder tokens ("Je suis étudiant"); with one
 head the default problem has exactly PyTorch's shapes.  ``eps`` defaults to
 0 in hand mode and 1/100000 in calculator mode.
 
@@ -177,7 +177,7 @@ class Params(base.Params):
     d_model: int = 4  # width of X, H_enc and every sublayer output
     d_k: int | None = None  # width of each head; None: 4 in hand mode, d_model // heads (at least 2) otherwise
     d_ff: int = 4  # hidden width of the feed-forward network
-    tokens: tuple[str, ...] | None = None  # decoder row labels; default: the first seq_len of "<s> I am a student"
+    tokens: tuple[str, ...] | None = None  # decoder row labels; default: the first seq_len of "<s> I'm a student"
     source_tokens: tuple[str, ...] | None = None  # encoder row labels; default: a lecture sentence of src_len words
 
     def validate(self):
@@ -342,7 +342,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
         intro=(
             "Pass the decoder tokens " + ", ".join(tokens) + " through one decoder layer, with "
             "the encoder output $H_{\\mathrm{enc}}$ for " + ", ".join(source) + ": masked multi-head "
-            f"self-attention ($H = {H}$ heads, token $i$ sees tokens $j \\le i$), Add & Norm, "
+            f"self-attention ($H = {H}$ {'head' if H == 1 else 'heads'}, token $i$ sees tokens $j \\le i$), Add & Norm, "
             "cross-attention (queries from the decoder, keys and values from $H_{\\mathrm{enc}}$), "
             "Add & Norm, the feed-forward network, Add & Norm. The layer norms use the population "
             f"variance and $\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)

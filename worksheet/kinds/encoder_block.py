@@ -261,7 +261,7 @@ def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: c
             + ", ".join(tokens)
             + " through one encoder layer: "
             + ("add the positional encoding, " if params.positional else "")
-            + f"multi-head self-attention ($H = {H}$ heads, no mask), Add & Norm, the "
+            + f"multi-head self-attention ($H = {H}$ {'head' if H == 1 else 'heads'}, no mask), Add & Norm, the "
             "feed-forward network, Add & Norm. Both layer norms use the population variance and "
             f"$\\varepsilon = {blocks.work_term(eps)[0]}$. " + chain.round_as_told(carry.places)
         ),

@@ -68,7 +68,7 @@ from . import flawed, mistakes
 from ..policy.errors import ParamError
 from ..exact import NegInf, to_float, to_str
 from ..steps.layer_steps import round_matrix
-from ..solution.problem import Matrix, Problem, Step
+from ..solution.problem import Matrix, Problem, Step, code
 from . import base
 
 TITLE = "Find the mistake"
@@ -251,7 +251,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                 seed=seed,
                 intro=(f"A student's worked solution of the problem below has exactly one mistake. "
                        f"{right.intro} Find the first wrong step (its number, name or symbol), name the "
-                       f"mistake (one of: {', '.join(offered)}), and give the "
+                       f"mistake (one of: {', '.join(map(code, offered))}), and give the "
                        f"correct values from that step on."))
     p.record = {"mistake": planted.code, "step": planted.step, "offered": offered,
                 "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written}}
@@ -318,10 +318,15 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
             if fa is None or (np.isinf(r[i, j]) and np.isinf(fa)):
                 continue
             if abs(fa - r[i, j]) > 5e-5:
-                def show(x):
-                    return decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x)))
+                def show(x):  # braced: a number after words is signed, "is -0.7881", not "is - 0.7881"
+                    return "{" + (decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x)))) + "}"
+                # b: from the exact value; and, where the sheet's tables and rounding give
+                # another last digit, the chain's value too (the key's table of decimals shows it)
+                c = right.chain[i][j] if right.chain is not None else None
+                also = (rf"\text{{ (}}{show(c)}\text{{ with the sheet's tables and rounding)}}"
+                        if c is not None and not isinstance(c, (str, NegInf)) and show(c) != show(b) else "")
                 return (rf"\text{{First wrong entry: row {i + 1}, column {j + 1}: the solution shows }} "
-                        rf"{show(a)}\text{{, the right value is }} {show(b)}",)  # b: from the exact value
+                        rf"{show(a)}\text{{, the right value is }} {show(b)}{also}",)
     return ()
 
 

@@ -378,8 +378,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
                formula=(r"C = \mathrm{head}_1" if one else
                         r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"),
-               work=[rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
-                     rf"{rel} \left[\, {row} \,\right]"],
+               work=[rf"c_{{1}} = \text{{row 1 of }} \mathrm{{head}}_1 {rel} \left[\, {row} \,\right]" if one else
+                     rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
+                     rf"{rel} \left[\, {row} \,\right]"],  # one head: no "| ..." of heads that are not there
                rows=tokens, latex_name="C",
                note=(f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)." if one else
                      f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$, "

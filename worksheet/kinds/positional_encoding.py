@@ -43,7 +43,7 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
-from ..solution.problem import Aid, Matrix, Problem, shape, to_array
+from ..solution.problem import Aid, MathLabel, Matrix, Problem, shape, to_array
 from . import base
 
 TITLE = "Sinusoidal positional encoding"
@@ -226,7 +226,7 @@ def solve(
         rf"\quad i = 0, \ldots, {k - 1}",
         work=work,
         rows=rows,
-        cols=tuple(f"i={i}" for i in range(k)),
+        cols=tuple(MathLabel(f"i = {i}") for i in range(k)),
         latex_name=r"\Theta",
         note=(
             r"$i$ is the pair index: columns $2i$ and $2i+1$ share the angle, so the exponent is "

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..solution.problem import Step
 from ..render.base import col_blocks
-from ..render.html import HtmlRenderer
+from ..render.html import HtmlRenderer, label_html
 
 VERDICT_TEXT = {
     "right": ("\u2713", "right"),
@@ -74,7 +74,7 @@ class PracticeRenderer(HtmlRenderer):
         order (column blocks one under the other for a wide matrix)."""
         values, verdicts = values or {}, verdicts or {}
         n, m = s.shape
-        heads = [escape(c) for c in s.cols] if s.cols else [str(j + 1) for j in range(m)]
+        heads = [label_html(c) for c in s.cols] if s.cols else [str(j + 1) for j in range(m)]
         out = []
         listed = Markup("")
         if s.choices:  # a label step (a token, a step name, a mistake code): offer its options

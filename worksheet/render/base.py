@@ -17,7 +17,7 @@ from ..solution import number_format as fmt
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
-from ..solution.problem import Quantity, Step
+from ..solution.problem import Quantity, Step, code_split
 from ..policy.safetext import math_problem, plain_title
 
 
@@ -196,14 +196,22 @@ class TemplateRenderer:
     def text(self, s: str) -> str:
         raise NotImplementedError
 
+    def code(self, word: str) -> str:
+        """A word of code in prose (see :func:`worksheet.solution.problem.code`)."""
+        return self.text(word)
+
     def prose(self, s: str) -> str:
-        """Words with inline ``$math$`` (the conventions): escape the words only."""
+        """Words with inline ``$math$`` (the conventions) and words of code
+        (:func:`worksheet.solution.problem.code`): escape the words only."""
         out = self._prose.get(s)  # the same conventions and notes recur on every sheet
         if out is None:
-            out = "".join(self.math(p) if is_math else self.text(p) for is_math, p in prose_parts(s))
+            out = "".join(self.math(p) if is_math else self._words(p) for is_math, p in prose_parts(s))
             if len(self._prose) < 4096:
                 self._prose[s] = out
         return out
+
+    def _words(self, s: str) -> str:
+        return "".join(self.code(p) if k % 2 else self.text(p) for k, p in enumerate(code_split(s)) if p)
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:

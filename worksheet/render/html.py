@@ -31,295 +31,20 @@ from markupsafe import Markup, escape
 from ..solution import number_format as fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
-from ..policy.safetext import GREEK
+from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, _shared, col_blocks
-
-_MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
-_CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
-
-
-@lru_cache(maxsize=8192)
-def mathml(latex: str, display: bool = False) -> str:
-    """MathML of a LaTeX formula (cached by its text); the escaped LaTeX in
-    ``<code>`` if it cannot be converted."""
-    try:
-        return _MATH[display] + formula_inner(latex) + "</math>"
-    except Exception:  # noqa: BLE001 - any converter failure: show the LaTeX source instead
-        FALLBACKS.append(latex)
-        return f'<code class="tex">{escape(latex)}</code>'
-
-
-FALLBACKS: list[str] = []  # LaTeX the converter could not read (tests assert it stays empty)
-
-
-@lru_cache(maxsize=8192)
-def formula_inner(latex: str) -> str:
-    r"""The MathML (inside ``<math>``) of a LaTeX formula: its ``\text{...}``
-    arguments taken out (:func:`take_texts`), the rest converted piece by
-    piece (:func:`convert_inner`), the texts put back escaped."""
-    skeleton, texts = take_texts(latex)
-    inner = _signs(convert_inner(skeleton))
-    if texts:
-        inner = _PLACEHOLDER.sub(lambda m: ml.text(texts[ord(m[1]) - 0xE000]).replace(" ", "\u00a0"), inner)
-    return inner
-
-
-# A minus after an opening parenthesis, a relation or an operator is a sign
-# (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
-# the first child of its row, which MathML sets as a prefix, not as a binary
-# minus with space around (the converter leaves it loose: "( − 1)").
-_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>|<mfrac><m[ni]>[^<]*</m[ni]><m[ni]>[^<]*</m[ni]></mfrac>)")
-_MINUS_LOOSE = re.compile("<mo>\u2212</mo>(?=<m)")
-_SIGN_AFTER = (tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:")
-               + (">&lt;</mo>", ">&gt;</mo>"))
-
-
-def _signs(markup: str) -> str:
-    """Each minus that follows an opening parenthesis, a relation or an
-    operator, grouped with its number, letter or simple fraction (``= -1/4``)
-    into one <mrow>."""
-    if "<mo>\u2212</mo><m" not in markup:
-        return markup
-    out = _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
-                           if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
-    # a sign before anything bigger (-(2/(1+e)), -e^x): a prefix operator, no space after it
-    return _MINUS_LOOSE.sub(lambda g: '<mo form="prefix">\u2212</mo>'
-                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], out)
-
-
-# -- user text inside formulas: never given to the converter ----------------
-_TEXT_CMD = re.compile(r"\\text(?:rm)?\{")
-# the escapes of worksheet.solution.number_format.text_escape and worksheet.steps.worklines.latex_text, read back
-_TEXT_ESCAPE = re.compile(r"\\(text[a-z]+|[~^])\{\}|\\([$&%#_{} ])")
-_TEXT_NAMED = {"textbackslash": "\\", "textless": "<", "textgreater": ">", "textasciitilde": "~",
-               "textasciicircum": "^", "~": "~", "^": "^"}
-_PLACEHOLDER = re.compile("<mtext>([\ue000-\ue0ff])</mtext>")
-MAX_TEXTS = 256  # \text{...} per formula (placeholders U+E000..U+E0FF)
-
-
-def _unescape_text(raw: str) -> str:
-    r"""The characters a ``\text{...}`` argument stands for (``\textless{}`` is
-    ``<``, ``\_`` is ``_``); any other backslash is shown as it is."""
-    return _TEXT_ESCAPE.sub(lambda m: _TEXT_NAMED.get(m[1], m[0]) if m[1] else m[2], raw)
-
-
-def take_texts(latex: str) -> tuple[str, list[str]]:
-    r"""``latex`` with the argument of each ``\text{...}`` replaced by a
-    placeholder character, and the arguments' characters, in order."""
-    if "\\text" not in latex:
-        return latex, []
-    out, texts, at = [], [], 0
-    while (m := _TEXT_CMD.search(latex, at)) is not None:
-        i, depth = m.end(), 1
-        while i < len(latex):
-            c = latex[i]
-            if c == "\\":
-                i += 2
-                continue
-            depth += (c == "{") - (c == "}")
-            if depth == 0:
-                break
-            i += 1
-        if depth or len(texts) >= MAX_TEXTS:  # unbalanced or too many: the converter cannot have it
-            raise ValueError("a \\text{...} without its closing brace, or too many of them")
-        out.append(latex[at:m.start()] + "\\text{" + chr(0xE000 + len(texts)) + "}")
-        texts.append(_unescape_text(latex[m.end():i]))
-        at = i + 1
-    out.append(latex[at:])
-    return "".join(out), texts
-
-
-# -- the converter, by cached pieces ----------------------------------------
-# A formula's top-level pieces (split at spaces outside braces, \left..\right
-# and environments) convert to consecutive children of the one <mrow> the
-# converter makes of the whole, so the whole is the pieces' conversions
-# joined (tests/test_mathml.py checks it on every kind's formulas and lines).
-# A formula that switches style or aligns (\displaystyle, \over, &, \\ at
-# the top level) converts whole.
-_WHOLE_ONLY = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|over|atop|choose|limits"
-                         r"|nolimits|begin|end|\\)(?![A-Za-z])|&")
-_ARG_CMD = re.compile(r"\\(?:d?t?frac|sqrt|text|textrm|math[a-z]+|boldsymbol|operatorname|hat|bar|tilde|vec|dot"
-                      r"|overline|underline|left|right|[bB]ig[lr]?|mid)$")
-_OPENERS = re.compile(r"\\left(?![A-Za-z])")
-_CLOSERS = re.compile(r"\\right(?![A-Za-z])")
-
-
-_BMATRIX = re.compile(r"\\begin\{bmatrix\}((?:(?!\\begin|\\end).)*)\\end\{bmatrix\}", re.S)
-
-
-def pieces(latex: str) -> list[str] | None:
-    """The top-level pieces of a formula, or None if it must convert whole.
-    A ``bmatrix`` (not nested) is one piece."""
-    m = _BMATRIX.search(latex)
-    if m:
-        before, after = pieces(latex[:m.start()]), pieces(latex[m.end():])
-        if before is None or after is None or (after and after[0][0] in "^_'") or (
-                before and (before[-1][-1] in "^_\\" or _ARG_CMD.search(before[-1]))):
-            return None  # a script or an argument that belongs to the matrix: convert whole
-        return before + [m.group()] + after
-    if _WHOLE_ONLY.search(latex):
-        return None
-    # (spaces are nothing in maths: this only makes \frac{1}{4}\left(...\right) two pieces)
-    latex = latex.replace("}\\left(", "} \\left(")
-    out: list[str] = []
-    depth, glue = 0, False
-    for word in latex.split(" "):
-        if not word:
-            continue
-        if out and (depth or glue or word[0] in "^_'"):
-            out[-1] += " " + word
-        else:
-            out.append(word)
-        glue = word[-1] in "^_\\"
-        if "\\" in word:
-            glue = glue or _ARG_CMD.search(word) is not None
-            depth += word.count("\\}") - word.count("\\{")
-            if "\\left" in word or "\\right" in word:
-                depth += len(_OPENERS.findall(word)) - len(_CLOSERS.findall(word))
-        if "{" in word or "}" in word:
-            depth += word.count("{") - word.count("}")
-    return out if depth == 0 else None
-
-
-def convert_inner(latex: str) -> str:
-    """What the converter puts inside ``<math><mrow>...</mrow></math>`` for
-    ``latex``, from cached pieces where it may."""
-    if not latex.strip():
-        return ""  # an empty group: \frac{}{1}, \left(\right)
-    parts = pieces(latex)
-    if not parts:  # convert whole
-        return _convert(latex)
-    return "".join(_convert(p) for p in parts)
-
-
-_OUTER = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline"><mrow>'
-
-
-_DECIMAL = re.compile(r"(-?)([0-9]+(?:\.[0-9]+)?)")
-
-
-def _group(latex: str, at: int) -> int:
-    """The index just past the ``{...}`` group opening at ``latex[at]``, or -1."""
-    if at >= len(latex) or latex[at] != "{":
-        return -1
-    depth, i = 0, at
-    while i < len(latex):
-        c = latex[i]
-        if c == "\\":
-            i += 2
-            continue
-        depth += (c == "{") - (c == "}")
-        i += 1
-        if depth == 0:
-            return i
-    return -1
-
-
-def _fenced(body: str) -> bool:
-    r"""Is every \left in ``body`` closed by its \right inside it (so that
-    ``\left(`` + body + ``\right)`` is one fenced group)?"""
-    depth = 0
-    for m in re.finditer(r"\\(left|right)(?![A-Za-z])", body):
-        depth += 1 if m[1] == "left" else -1
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-@lru_cache(maxsize=16384)
-def _convert(latex: str) -> str:
-    r"""One piece's MathML (cached), as latex2mathml makes it, unwrapped,
-    cleaned and compacted.  The shapes that the exact values of worked lines
-    take (a decimal, ``\frac{A}{B}``, ``e^{X}``) are assembled from their
-    parts' cached conversions, which is what the converter does with them
-    (tests/test_mathml.py compares), so a new fraction costs only its new parts."""
-    m = _DECIMAL.fullmatch(latex)
-    if m:
-        return ("<mo>−</mo>" if m[1] else "") + f"<mn>{m[2]}</mn>"
-    if latex.startswith("\\frac{"):
-        mid = _group(latex, 5)
-        if mid > 0 and _group(latex, mid) == len(latex):
-            return _compact(f"<mfrac><mrow>{convert_inner(latex[6:mid - 1])}</mrow>"
-                            f"<mrow>{convert_inner(latex[mid + 1:-1])}</mrow></mfrac>")
-    if latex.startswith("\\left(") and latex.endswith("\\right)") and _fenced(latex[6:-7]):
-        return (f'<mrow><mo stretchy="true" fence="true" form="prefix">(</mo>{convert_inner(latex[6:-7])}'
-                f'<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>')
-    if latex.startswith("e^{") and _group(latex, 2) == len(latex):
-        return _compact(f"<msup><mi>e</mi><mrow>{convert_inner(latex[3:-1])}</mrow></msup>")
-    if latex.startswith("\\sqrt{") and _group(latex, 5) == len(latex):
-        return _compact(f"<msqrt><mrow>{convert_inner(latex[6:-1])}</mrow></msqrt>")
-    m = _SUBSCRIPTED.match(latex)
-    if m and _group(latex, m.end() - 1) == len(latex) and (len(m[1]) == 1 or m[1][1:] in GREEK):
-        return _compact(f"<msub>{_convert(m[1])}<mrow>{convert_inner(latex[m.end():-1])}</mrow></msub>")
-    if latex.startswith("\\begin{bmatrix}") and _BMATRIX.fullmatch(latex):
-        rows = latex[len("\\begin{bmatrix}"):-len("\\end{bmatrix}")].split("\\\\")
-        body = "".join("<mtr>" + "".join(f"<mtd>{convert_inner(c.strip())}</mtd>" for c in row.split("&")) + "</mtr>"
-                       for row in rows)
-        return f"<mo>[</mo><mtable>{body}</mtable><mo>]</mo>"
-    if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
-        if latex[0] == "(" and latex[1] not in "^_' ":
-            return _convert("(") + _convert(latex[1:])
-        m = _CLOSING.search(latex)
-        if m and m.start() > 0 and not latex[:m.start()].endswith(("\\right", "\\")):
-            return _convert(latex[:m.start()]) + _convert(latex[m.start():])
-    return _latex2mathml(latex)
-
-
-_SUBSCRIPTED = re.compile(r"([A-Za-z]|\\[A-Za-z]+)_\{")  # s_{12}, \alpha_{1k}
-_CLOSING = re.compile(r"\)+(?:\^(?:[0-9]|\{[0-9]+\}))?$")
-
-
-def _latex2mathml(latex: str) -> str:
-    """One conversion by latex2mathml, unwrapped, cleaned and compacted."""
-    from latex2mathml.converter import convert
-
-    out = convert(latex, display="inline")
-    if not (out.startswith(_OUTER) and out.endswith("</mrow></math>")):
-        raise ValueError(f"unexpected converter output for {latex!r}")
-    return _compact(_primes(strip_unsafe(out[len(_OUTER):-len("</mrow></math>")])))
-
-
-# attributes MathML must never carry here: links (latex2mathml turns \href
-# into an href), scripts, styles.  The maths allow-list (worksheet.policy.safetext)
-# already keeps \href and \style out; this is the second line of defence.
-_UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
-                          re.I)
-
-
-def strip_unsafe(markup: str) -> str:
-    """MathML with every link, script and style attribute removed."""
-    return _UNSAFE_ATTR.sub("", markup)
-
-
-# The converter writes every character as a reference (&#x0003D; for =) and
-# wraps single tokens in <mrow>: the same MathML, several times the bytes.
-_CHAR_REF = re.compile(r"&#x([0-9A-Fa-f]{1,6});")
-_KEEP_REF = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
-_LONE_TOKEN = re.compile(r"<mrow>(<(m[ino])>[^<]*</\2>)</mrow>")
-
-
-def _compact(markup: str) -> str:
-    markup = _CHAR_REF.sub(lambda m: _KEEP_REF.get(c := chr(int(m[1], 16)), c), markup)
-    # infinity is a symbol, not an operator (the converter's <mo> spaces it like one: "− ∞")
-    return _LONE_TOKEN.sub(r"\1", markup).replace("<mo>\u221e</mo>", "<mi>\u221e</mi>")
-
-
-_PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
-_PRIME_SUP = re.compile(r"<msup>(<mi>[^<]*</mi>)" + _PRIME + "</msup>")
-# (the subscript: one token, or one <mrow> without another inside, so a match never runs into the next element)
-_PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mrow>(?:(?!</?mrow>).)*</mrow>)"
-                           + _PRIME + "</msubsup>")
-_PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
-
-
-def _primes(m: str) -> str:
-    """S' as S followed by a prime at the base line: the converter makes the
-    prime a superscript, and the prime glyph, already raised, then prints
-    small and high like an acute accent (S´).  ``S'_{ij}`` likewise."""
-    if "&#x02032;" not in m:
-        return m
-    m = _PRIME_SUP.sub(lambda g: f"<mrow>{g[1]}{_PRIME_MO}</mrow>", m)
-    return _PRIME_SUBSUP.sub(lambda g: f"<msub><mrow>{g[1]}{_PRIME_MO}</mrow>{g[2]}</msub>", m)
+from .formulas import (  # noqa: F401  (re-exported: the converter's names, as before the split)
+    _CELL,
+    _MATH,
+    FALLBACKS,
+    _latex2mathml,
+    convert_inner,
+    formula_inner,
+    mathml,
+    pieces,
+    strip_unsafe,
+    take_texts,
+)
 
 
 # -- cells of matrices: exact values and labels, no LaTeX -------------------
@@ -353,13 +78,28 @@ def exact_cell(x) -> str:
     return ml.text(x) if isinstance(x, str) else ml.entry(x)
 
 
+_MATH_PUNCT = re.compile(r"(<math>(?:(?!</math>).)*</math>)([,.;:!?)]+)")
+
+
+@lru_cache(maxsize=4096)
+def _glued(html: str) -> str:
+    """Prose with each formula kept on one line with the punctuation after it (a
+    line must not start with the comma after "f_t = ...", as TeX never does)."""
+    return _MATH_PUNCT.sub(r'<span class="nowrap">\1\2</span>', html) if "</math>" in html else html
+
+
+def label_html(s: str) -> Markup:
+    """A row or column label: text, or maths for a :class:`MathLabel`."""
+    return Markup(mathml(s)) if isinstance(s, MathLabel) else escape(s)
+
+
 class HtmlRenderer(TemplateRenderer):
     name = "html"
     ext = "html"
     env_options = dict(autoescape=True)
 
     def label(self, s: str) -> Markup:
-        return escape(s)
+        return label_html(s)
 
     # -- matrices: printed from the exact values (see given_cell, exact_cell) --
     def given(self, q) -> Markup:
@@ -384,6 +124,8 @@ class HtmlRenderer(TemplateRenderer):
         answer matrices look alike.  Wider than MAX_COLS: column blocks, each
         headed by its column numbers.  ``cell`` prints one entry as MathML."""
         sym = formula_inner(symbol)
+        if "<mfrac>" in sym:  # as in the LaTeX key, where the symbol stands in display maths: s/√d_k full size
+            sym = f'<mrow displaystyle="true">{sym}</mrow>'
         if not t.rows and not t.cols and len(col_blocks(t.m)) == 1:
             return Markup(_MATH[False] + ml.matrix(t.cells, cell=cell, symbol=sym) + "</math>")
         return Markup(f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
@@ -410,7 +152,7 @@ class HtmlRenderer(TemplateRenderer):
 
     @staticmethod
     def _table(t: Table, cell, css: str) -> str:
-        head = [str(escape(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        head = [str(label_html(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         br = css == "matrix"  # bracket columns left and right of the entries
         numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
         out = [f'<table class="{css}">']
@@ -421,7 +163,7 @@ class HtmlRenderer(TemplateRenderer):
         out.append("<tbody>")
         left, right = ('<td class="lb"></td>', '<td class="rb"></td>') if br else ("", "")
         for i, row in enumerate(t.cells):
-            out.append("<tr>" + (f"<th>{escape(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
+            out.append("<tr>" + (f"<th>{label_html(t.rows[i]) if t.rows else i + 1}</th>" if numbered else "") + left)
             out += [f"<td>{cell(c)}</td>" for c in row]
             out.append(right + "</tr>")
         out.append("</tbody>")
@@ -443,5 +185,8 @@ class HtmlRenderer(TemplateRenderer):
     def text(self, s: str) -> Markup:
         return escape(s)
 
+    def code(self, word: str) -> Markup:
+        return Markup("<code>%s</code>") % word
+
     def prose(self, s: str) -> Markup:
-        return Markup(super().prose(s))  # the base caches it (the same conventions on every sheet)
+        return Markup(_glued(super().prose(s)))  # the base caches it (the same conventions on every sheet)

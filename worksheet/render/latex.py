@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
 _TEX_SPECIAL = {
@@ -207,7 +208,8 @@ class LatexRenderer(TemplateRenderer):
         return "%.1f" % (len(col_blocks(s.shape[1])) * (1.3 * s.shape[0] + 0.8) + 0.9)
 
     def label(self, s: str) -> str:
-        return rf"\text{{{tex_escape(s)}}}"
+        """A row or column label in a matrix (maths mode): text, or maths for a :class:`MathLabel`."""
+        return f"{{{s}}}" if isinstance(s, MathLabel) else rf"\text{{{tex_escape(s)}}}"
 
     def matrix(self, symbol: str, t: Table) -> str:
         """``symbol = [...]``: every matrix (given or answer, labelled or not)
@@ -301,12 +303,12 @@ class LatexRenderer(TemplateRenderer):
         out = []
         for a, b in blocks:
             head = (
-                " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]])
+                " & ".join([""] + [_text_label(c) for c in t.cols[a:b]])
                 if t.cols
                 else " & ".join([""] + [str(j + 1) for j in range(a, b)])
             )
             rows = [
-                " & ".join([tex_escape(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row[a:b]])
+                " & ".join([_text_label(t.rows[i]) if t.rows else str(i + 1)] + [wrap(c) for c in row[a:b]])
                 for i, row in enumerate(t.cells)
             ]
             out.append(
@@ -332,12 +334,12 @@ class LatexRenderer(TemplateRenderer):
         for a, b in blocks:
             k = b - a
             head = (
-                " & ".join([""] + [tex_escape(c) for c in t.cols[a:b]])
+                " & ".join([""] + [_text_label(c) for c in t.cols[a:b]])
                 if t.cols
                 else " & ".join([""] + [str(j + 1) for j in range(a, b)])
             )
             rows = [
-                " & ".join([r"\answerbox " + (tex_escape(t.rows[i]) if t.rows else str(i + 1))] + [""] * k)
+                " & ".join([r"\answerbox " + (_text_label(t.rows[i]) if t.rows else str(i + 1))] + [""] * k)
                 for i in range(t.n)
             ]
             # no head row of plain column numbers 1..m unless the grid is in blocks
@@ -364,3 +366,13 @@ class LatexRenderer(TemplateRenderer):
 
     def text(self, s: str) -> str:
         return tex_escape(s)
+
+    def code(self, word: str) -> str:
+        """Typewriter, breakable after each hyphen (TeX breaks no typewriter word by itself,
+        and a list of long codes such as ``mask-zero-instead-of-inf`` would run into the margin)."""
+        return r"\texttt{" + tex_escape(word).replace("-", r"-\allowbreak{}") + "}"
+
+
+def _text_label(s: str) -> str:
+    """A row or column label in a table (text mode): text, or maths for a :class:`MathLabel`."""
+    return f"${s}$" if isinstance(s, MathLabel) else tex_escape(s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
 # Markdown specials (and $, which starts maths in Jupyter and GitHub) get a
@@ -51,10 +52,10 @@ class MarkdownRenderer(TemplateRenderer):
                 )
                 for a, b in blocks
             )
-        head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        head = [self.label(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         lines = ["| " + " | ".join([""] + head) + " |", "|" + "---|" * (t.m + 1)]
         for i, row in enumerate(t.cells):
-            label = f"**{self.text(t.rows[i])}**" if t.rows else str(i + 1)
+            label = f"**{self.label(t.rows[i])}**" if t.rows else str(i + 1)
             cells = (
                 [f"${c}$" for c in row]
                 if math
@@ -71,6 +72,13 @@ class MarkdownRenderer(TemplateRenderer):
 
     def display(self, latex: str) -> str:
         return f"$$\n{no_tags(latex)}\n$$"
+
+    def label(self, s: str) -> str:
+        """A row or column label: text, or maths for a :class:`MathLabel`."""
+        return self.math(s) if isinstance(s, MathLabel) else self.text(s)
+
+    def code(self, word: str) -> str:
+        return f"`{word}`" if "`" not in word else self.text(word)
 
     def text(self, s: str) -> str:
         return str(s).translate(_MD_SPECIAL)

@@ -97,7 +97,7 @@ from markupsafe import Markup, escape
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
-from ..solution.problem import Problem, Step
+from ..solution.problem import MathLabel, Problem, Step
 from .base import Table, TemplateRenderer, prose_parts
 from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
 from .cloze import xml_text as _xml_text
@@ -277,7 +277,11 @@ class MoodleRenderer(TemplateRenderer):
 
     def _grid(self, t: Table, cell) -> Markup:
         """A ruled table with row and column headers (labels, or 1, 2, ...)."""
-        head = [self.text(c) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
+        head = (
+            [self.math(c) if isinstance(c, MathLabel) else self.text(c) for c in t.cols]
+            if t.cols
+            else [str(j + 1) for j in range(t.m)]
+        )
         rows = [
             Markup('<table border="1" cellpadding="4" style="border-collapse:collapse;text-align:center">'),
             Markup("<tr><th></th>") + Markup("").join(Markup("<th>%s</th>") % h for h in head) + Markup("</tr>"),
@@ -300,6 +304,9 @@ class MoodleRenderer(TemplateRenderer):
 
     def text(self, s: str) -> Markup:
         return Markup(html_text(s))
+
+    def code(self, word: str) -> Markup:
+        return Markup("<code>") + self.text(word) + Markup("</code>")
 
     def prose(self, s: str) -> Markup:
         """Words with ``$maths$``: a formula off the allow-list is text (see prose_parts)."""

@@ -144,30 +144,35 @@ def _all_short(s) -> bool:
 def notebook_html(doc) -> str:
     """The worked solutions of ``doc`` as one scoped HTML fragment for a notebook."""
     from . import get
+    from .base import TemplateRenderer
     from .html import exact_cell, formula_inner, given_cell
 
     r = get("html")
+
+    def prose(s: str) -> str:  # the page's prose without its nowrap spans (this style has no such class)
+        return TemplateRenderer.prose(r, s)
+
     root = "ws-" + uuid.uuid4().hex[:8]
     out = [
         f'<div id="{root}" class="tex2jax_ignore mathjax_ignore">',
         "<style>" + CSS.format(R="#" + root) + "</style>",
-        f'<div class="t">{r.prose(doc.title)}</div>',
+        f'<div class="t">{prose(doc.title)}</div>',
         f'<p class="m">seed {doc.seed if doc.seed is not None else "—"}, numbers: {escape(doc.numbers)}</p>',
     ]
     many = len(doc.problems) > 1 or (doc.problems and doc.problems[0].title != doc.title)
     for k, p in enumerate(doc.problems, 1):
         if many:
-            out.append(f'<div class="p">Problem {k}: {r.prose(p.title)}</div>')
+            out.append(f'<div class="p">Problem {k}: {prose(p.title)}</div>')
         if p.intro:
-            out.append(f"<p>{r.prose(p.intro)}</p>")
+            out.append(f"<p>{prose(p.intro)}</p>")
         out.append(
             '<div class="g">' + "".join(_matrix(q.symbol, q.exact, given_cell) for q in p.inputs.values()) + "</div>"
         )
         out.append("<ol>")
         for s in p.steps:
-            out.append(f"<li><b>{r.prose(s.title)}</b> <code>{escape(s.name)}</code>")
+            out.append(f"<li><b>{prose(s.title)}</b> <code>{escape(s.name)}</code>")
             if s.is_written:
-                out.append(f"<p><i>Model answer.</i> {r.prose(s.written)}</p></li>")
+                out.append(f"<p><i>Model answer.</i> {prose(s.written)}</p></li>")
                 continue
             short = s.rounded or _short(s)
             # the rule; and when the matrix is shown as decimals, one worked entry with its exact form
@@ -178,11 +183,11 @@ def notebook_html(doc) -> str:
             if not short or (s.show_decimals and not s.rounded and not _all_short(s)):
                 out.append(_decimals(r, s, "=" if s.rounded else "\u2248"))
             if s.note:
-                out.append(f"<p><i>{r.prose(s.note)}</i></p>")
+                out.append(f"<p><i>{prose(s.note)}</i></p>")
             out.append("</li>")
         out.append("</ol>")
         if p.notes:
-            out.append("<p>" + " ".join(str(r.prose(n)) for n in p.notes) + "</p>")
+            out.append("<p>" + " ".join(str(prose(n)) for n in p.notes) + "</p>")
     out.append("</div>")
     head, body = out[:2], "".join(out[2:])
     # nothing in the text for a notebook's MathJax: no $ and no backslash as characters

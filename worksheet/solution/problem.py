@@ -12,6 +12,7 @@ that reaches a renderer has been verified.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -332,8 +333,39 @@ def shows_exact(exact: Matrix, numbers: str) -> bool:
     return all(isinstance(x, str) or len(to_latex(x)) <= EXACT_SHOWN_CHARS for row in exact for x in row)
 
 
+class MathLabel(str):
+    """A row or column label that is maths, not text (positional encoding's
+    pair index ``i = 0``).  Its characters are LaTeX that reads as plain text
+    too, so JSON, CSV and answer files carry it as it is; the tex, html,
+    Markdown and Moodle pages set it as maths, where a user's label (a token)
+    is always text.  Only a kind makes one: user input is never a MathLabel."""
+
+    __slots__ = ()
+
+
+# a word of code in prose (an intro, a note): between two private-use characters, which no
+# user text may hold (worksheet.policy.safetext refuses characters that are not printable),
+# so only a kind marks code, and no label, title or prompt ever becomes code
+CODE_OPEN, CODE_CLOSE = "\ue100", "\ue101"
+
+
+def code(word: str) -> str:
+    """``word`` (a mistake code such as ``no-scaling``) marked as code in
+    prose: typewriter in tex, ``<code>`` in html and Moodle, backticks in
+    Markdown (see ``TemplateRenderer.prose``)."""
+    return CODE_OPEN + word + CODE_CLOSE
+
+
+_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
+
+
+def code_split(s: str) -> list[str]:
+    """``s`` split into words, code, words, ... (see :func:`code`)."""
+    return _CODE.split(s) if CODE_OPEN in s else [s]
+
+
 def _labels(labels):
-    return None if labels is None else tuple(str(x) for x in labels)
+    return None if labels is None else tuple(x if isinstance(x, str) else str(x) for x in labels)
 
 
 def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False) -> None:

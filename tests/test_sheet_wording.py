@@ -1,0 +1,25 @@
+"""Small wording a lecturer would correct by hand before printing (issue 18 §3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from worksheet.build import build_document
+
+
+@pytest.mark.parametrize("kind", ["decoder-block", "encoder-block"])
+def test_one_head_is_one_head_not_one_heads(kind):
+    (one,) = build_document([f"{kind}:heads=1"], seed=1).problems
+    assert "$H = 1$ head," in one.intro and "1$ heads" not in one.intro
+    (two,) = build_document([f"{kind}:heads=2"], seed=1).problems
+    assert "$H = 2$ heads," in two.intro
+
+
+def test_with_one_head_the_concat_line_lists_no_further_heads():
+    for kind in ("decoder-block", "encoder-block:heads=1", "multi-head-attention:heads=1"):
+        (p,) = build_document([kind], seed=1).problems
+        lines = [w for s in p.steps if s.name.endswith("concat") for w in s.work]
+        assert lines and all(r"\cdots" not in w and r"\middle|" not in w for w in lines), kind
+        assert all(w.startswith(r"c_{1} = \text{row 1 of } \mathrm{head}_") for w in lines), kind
+    (p,) = build_document(["multi-head-attention:heads=2"], seed=1).problems
+    assert r"\middle|\; \cdots" in p.step("concat").work[0]
