@@ -304,3 +304,25 @@ def test_mistake_sentences_are_typeset_on_keys_with_no_ascii_pseudo_maths():
             for fmt in ("tex", "html"):
                 text = "".join(render_document(doc, [fmt], name="t").values())
                 assert not re.search(r"sqrt\(|_\(t-1\)| \* ", text), (spec, seed, fmt)
+
+
+def test_the_shown_solution_keeps_its_trailing_zeros_in_html_too():
+    """The flawed solution prints every decimal with 4 places (0.0000, 1.8340)
+    in the HTML as in the PDF and Markdown, like the correct solution."""
+    from worksheet.build import render_document
+    from worksheet.exact import NegInf
+    from worksheet.solution.number_format import decimal
+
+    doc = build_document(["find-the-mistake:of=decoder-block"], seed=1)
+    html = render_document(doc, ["html"], name="w")["w.html"]
+    (p,) = doc.problems
+    shown = [q for name, q in p.inputs.items() if name.startswith("shown.") and q.given_places]
+    assert shown
+    for q in shown:
+        for row in q.exact:
+            for x in row:
+                if not isinstance(x, (str, NegInf)):
+                    assert re.search(rf"<mn>[-\u2212]?{re.escape(decimal(abs(x), q.given_places))}</mn>", html), (
+                        q.name,
+                        x,
+                    )

@@ -103,7 +103,12 @@ class HtmlRenderer(TemplateRenderer):
 
     # -- matrices: printed from the exact values (see given_cell, exact_cell) --
     def given(self, q) -> Markup:
-        return _shared("html.given", q, lambda q: self._matrix(q.symbol, Table(q.exact, q.rows, q.cols), given_cell))
+        def cell(x):  # decimals with the places the quantity asks (a shown solution keeps its trailing zeros)
+            if q.given_places is None or isinstance(x, (str, NegInf)):
+                return given_cell(x)
+            return ml.number(fmt.decimal(x, q.given_places))
+
+        return _shared("html.given", q, lambda q: self._matrix(q.symbol, Table(q.exact, q.rows, q.cols), cell))
 
     def exact(self, s) -> Markup:
         if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
