@@ -208,18 +208,10 @@ def take_texts(latex: str) -> tuple[str, list[str]]:
         return latex, []
     out, texts, at = [], [], 0
     while (m := _TEXT_CMD.search(latex, at)) is not None:
-        i, depth = m.end(), 1
-        while i < len(latex):
-            c = latex[i]
-            if c == "\\":
-                i += 2
-                continue
-            depth += (c == "{") - (c == "}")
-            if depth == 0:
-                break
-            i += 1
-        if depth or len(texts) >= MAX_TEXTS:  # unbalanced or too many: the converter cannot have it
+        end = _group(latex, m.end() - 1)  # just past the argument's closing brace
+        if end < 0 or len(texts) >= MAX_TEXTS:  # unbalanced or too many: the converter cannot have it
             raise ValueError("a \\text{...} without its closing brace, or too many of them")
+        i = end - 1
         out.append(latex[at:m.start()] + "\\text{" + chr(0xE000 + len(texts)) + "}")
         texts.append(_unescape_text(latex[m.end():i]))
         at = i + 1
