@@ -326,3 +326,17 @@ def test_the_shown_solution_keeps_its_trailing_zeros_in_html_too():
                         q.name,
                         x,
                     )
+
+
+def test_a_mistake_that_cannot_be_planted_is_refused_in_one_line_that_names_those_that_can(tmp_path):
+    """concat-wrong-axis is a code of multi-head attention, but later steps cannot
+    follow from it: one line, exit 2, the codes this problem can take, no file."""
+    r = CliRunner().invoke(
+        main, ["build", "find-the-mistake:of=multi-head-attention,mistake=concat-wrong-axis", "-o", str(tmp_path)]
+    )
+    assert r.exit_code == 2
+    line = r.output.strip()
+    assert "\n" not in line and "cannot be made on this multi-head-attention problem" in line
+    codes = line.split("choose one of ")[1].split(", or let it be drawn")[0].split(", ")
+    assert "concat-wrong-axis" not in codes and "no-scaling" in codes and "arithmetic-slip" in codes
+    assert not any(tmp_path.iterdir())

@@ -233,8 +233,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if params.mistake is not None:
         options = [o for o in options if o.code == params.mistake]
         if not options:
+            can = [c for c in mistakes.codes_for(params.of) if c in {o.code for o in plantable}]
             raise ParamError(f"mistake '{params.mistake}' cannot be made on this {params.of} problem "
-                             f"(it would change nothing); choose another or let it be drawn")
+                             f"(it would change nothing, or later steps could not follow from it); "
+                             f"choose one of {', '.join(can) or 'none'}, or let it be drawn")
     if not options:
         raise ParamError(f"no mistake can be planted in this {params.of} problem")
     planted = _draw(options, inputs)
