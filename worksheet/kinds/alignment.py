@@ -270,33 +270,38 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     e_j = f"e_{{{j + 1}}}"
     work = []
     note = ""
+    calc = blocks.calculator(p)  # a calculator sheet's lines write its decimals as decimals
+
+    def num(x) -> str:
+        return blocks.nx(x) if calc else to_latex(x)
+
     chain = None  # hand mode, additive: the scores as the sheet's tanh table gives them
     if score in ("dot", "scaled-dot"):
         dots = [_dot(s, h) for h in H]
         if score == "dot":
             e = dots
-            work.append(rf"{e_j} = s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j])} = {to_latex(e[j])}")
+            work.append(rf"{e_j} = s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j], calc)} = {num(e[j])}")
         else:
             root = sqrt(d)
             e = [mul(x, power(root, -1)) for x in dots]
             work.append(rf"\sqrt{{d}} = \sqrt{{{d}}} = {to_latex(root)}")
             work.append(rf"{e_j} = \frac{{s \cdot h_{{{j + 1}}}}}{{\sqrt{{{d}}}}} = "
-                        rf"\frac{{{blocks.dot_latex(s, H[j])}}}{{{to_latex(root)}}} = {to_latex(e[j])}")
+                        rf"\frac{{{blocks.dot_latex(s, H[j], calc)}}}{{{to_latex(root)}}} = {num(e[j])}")
     elif score == "general":
         W_a = inputs["W_a"]
         u = blocks.matmul((s,), W_a)[0]  # (d,): s W_a
         e = [_dot(u, h) for h in H]
         c = _worked_column(s, W_a, u)
         col = [row[c] for row in W_a]
-        work.append(rf"u = s \, W_a, \quad u_{{{c + 1}}} = {blocks.dot_latex(s, col)} = {to_latex(u[c])}")
+        work.append(rf"u = s \, W_a, \quad u_{{{c + 1}}} = {blocks.dot_latex(s, col, calc)} = {num(u[c])}")
         work.append(r"u = s \, W_a = \begin{bmatrix} " + " & ".join(to_latex(x) for x in u) + r" \end{bmatrix}")
-        work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j])} = {to_latex(e[j])}")
+        work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j], calc)} = {num(e[j])}")
         note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
     elif score == "location":
         W_a = inputs["W_a"]
         e = blocks.matmul((s,), W_a)[0]  # (n,): s W_a, one score per source position
         col = [row[j] for row in W_a]
-        work.append(rf"{e_j} = (s \, W_a)_{{{j + 1}}} = {blocks.dot_latex(s, col)} = {to_latex(e[j])}")
+        work.append(rf"{e_j} = (s \, W_a)_{{{j + 1}}} = {blocks.dot_latex(s, col, calc)} = {num(e[j])}")
         note = (r"The location-based score looks only at the decoder state $s$: $W_a$ has one column per "
                 r"source position, and the encoder states enter only the context vector.")
     elif score == "additive":
@@ -309,7 +314,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         work.append(rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat)
                     + r" \end{bmatrix}")
         work.append(rf"a_{{{j + 1},{c + 1}}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,{c + 1}}} = "
-                    rf"{blocks.dot_latex(concat, col)} = {to_latex(pre[j][c])}")
+                    rf"{blocks.dot_latex(concat, col, calc)} = {num(pre[j][c])}")
         work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
                     + r" \end{bmatrix}")
         if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
@@ -326,9 +331,9 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         ss = _dot(s, s)
         hh = [_dot(h, h) for h in H]
         e = [mul(x, power(sqrt(mul(ss, q)), -1)) for x, q in zip(dots, hh)]
-        work.append(rf"\lVert s \rVert = \sqrt{{{blocks.dot_latex(s, s)}}} = {to_latex(sqrt(ss))}")
-        work.append(rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j])}}} = {to_latex(sqrt(hh[j]))}")
-        work.append(rf"s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j])} = {to_latex(dots[j])}")
+        work.append(rf"\lVert s \rVert = \sqrt{{{blocks.dot_latex(s, s, calc)}}} = {num(sqrt(ss))}")
+        work.append(rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j], calc)}}} = {num(sqrt(hh[j]))}")
+        work.append(rf"s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j], calc)} = {num(dots[j])}")
         work.append(rf"{e_j} = \frac{{{to_latex(dots[j])}}}{{{blocks.lx(sqrt(ss))} \cdot {blocks.lx(sqrt(hh[j]))}}}"
                     rf" = {to_latex(e[j])}" + ("" if is_rational(e[j]) else rf" \approx {blocks.approx(e[j])}"))
         note = (r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "

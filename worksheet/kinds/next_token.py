@@ -176,8 +176,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     col = [row[j] for row in W]
     tok = blocks.latex_text(vocab[j])
     work = [
-        rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col)} "
-        rf"= {to_latex(products[j])}{blocks.terms_count(len(col))}"
+        rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col, blocks.calculator(p))} "
+        rf"= {(blocks.nx if blocks.calculator(p) else to_latex)(products[j])}{blocks.terms_count(len(col))}"
     ]
     p.add_step(
         "logits",

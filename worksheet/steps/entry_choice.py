@@ -55,11 +55,12 @@ def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> No
         return
     i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
     root = to_latex(sqrt(d_k))
+    num = blocks.nx if blocks.calculator(p) else to_latex  # a calculator sheet's decimals stay decimals
     line = blocks.chain(
         blocks.entry(sym, i, j),
         f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
-        f"\\frac{{{to_latex(S[i][j])}}}{{{root}}}",
-        to_latex(out[i][j]),
+        f"\\frac{{{num(S[i][j])}}}{{{root}}}",
+        num(out[i][j]),
     )
     own = terminating_places(Fraction(out[i][j])) if is_rational(out[i][j]) else None
     if own is None or own > 4:  # an integer (0 places) or a short decimal is all there is to say
@@ -85,6 +86,7 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
         [V[k][j] for k in range(len(V))],
         Z[i][j] if Zc is None else Zc[i][j],
         Ws is not W or any(st.rounded and st.exact == W for st in p.steps),
+        blocks.calculator(p),
     )
     work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} {line}"]
     if not is_rational(Z[i][j]):

@@ -35,7 +35,7 @@ from .float_check import given_value, np_attention, np_causal, np_softmax, pleas
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
-                        join_terms, latex_text, lx, max_not_zero, nonzero_entry, shown, terms_count,
+                        join_terms, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
                         weighted_sum, work_result, work_term)
 
 __all__ = [
@@ -49,7 +49,7 @@ __all__ = [
     "require_matmul", "require_shape",
     "softmax_rows", "softmax_matmul",
     "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
-    "join_terms", "latex_text", "lx", "max_not_zero", "nonzero_entry", "shown", "terms_count", "weighted_sum",
+    "join_terms", "latex_text", "lx", "nx", "calculator", "max_not_zero", "nonzero_entry", "shown", "terms_count", "weighted_sum",
     "work_result", "work_term",
     "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
     "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
@@ -70,8 +70,9 @@ def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: s
     i, j = entry_at or nonzero_entry(C)
     col = [row[j] for row in Bm]
     b_part = f"{b_sym}_{{{j + 1}}}" if transpose_b else f"{b_sym}_{{:,{j + 1}}}"
+    calc = calculator(p)  # decimals in the line, as the calculator sheet gives its numbers
     work = [f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
-            f"{dot_latex(A[i], col)} = {to_latex(C[i][j])}{terms_count(len(col))}"]
+            f"{dot_latex(A[i], col, calc)} = {nx(C[i][j]) if calc else to_latex(C[i][j])}{terms_count(len(col))}"]
     p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
                latex_name=latex_name, note=note)
     return C
@@ -89,8 +90,9 @@ def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: st
     root_line = chain(f"\\sqrt{{{to_latex(divisor_sq)}}}", to_latex(root))
     if " = " in root_line:  # not for sqrt(2), which is all there is to say
         work.append(root_line)
+    num = nx if calculator(p) else to_latex  # a calculator sheet's decimals stay decimals
     work.append(chain(entry(sym, i, j), f"\\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}}",
-                      f"\\frac{{{to_latex(S[i][j])}}}{{{to_latex(root)}}}", to_latex(out[i][j])))
+                      f"\\frac{{{num(S[i][j])}}}{{{to_latex(root)}}}", num(out[i][j])))
     if not is_rational(out[i][j]):
         work[-1] += f" \\approx {approx(out[i][j])}"
     p.add_step(name, out, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
@@ -283,7 +285,7 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     Ws = W if Zc is None else Wc
     line = weighted_sum([Ws[i][k] for k in range(len(V))], [V[k][j] for k in range(len(V))],
                         Z[i][j] if Zc is None else Zc[i][j],
-                        Ws is not W or any(st.rounded and st.exact == W for st in p.steps))
+                        Ws is not W or any(st.rounded and st.exact == W for st in p.steps), calculator(p))
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")

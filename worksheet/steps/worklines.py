@@ -37,13 +37,15 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..exact import NegInf, is_rational, sign, to_latex, to_str
-from ..solution.number_format import decimal, terminating_places
+from ..solution.number_format import decimal, given, terminating_places
 from ..solution.problem import EXACT_SHOWN_CHARS, Matrix, Problem, shape
 
 __all__ = [
     "SHORT",
     "LONG_SUM",
     "lx",
+    "nx",
+    "calculator",
     "join_terms",
     "terms_count",
     "dot_latex",
@@ -65,9 +67,18 @@ __all__ = [
 SHORT = 40  # an exact entry "reads well" while its str() has at most this many characters
 
 
-def lx(x) -> str:
-    """LaTeX of an exact number, negative ones in parentheses (for products)."""
-    s = to_latex(x)
+def nx(x) -> str:
+    """LaTeX of an exact number as the sheet prints a given one: a terminating
+    rational as its decimal (0.1, not 1/10), any other value exactly."""
+    return given(x) if type(x) is Fraction else to_latex(x)
+
+
+def lx(x, decimals: bool = False) -> str:
+    """LaTeX of an exact number, negative ones in parentheses (for products);
+    ``decimals``: as :func:`nx` (a calculator sheet's worked line, whose
+    given numbers are decimals), else exactly (fractions; a carried chain turns
+    its own into decimals, :func:`worksheet.kinds.chain.decimal_latex`)."""
+    s = nx(x) if decimals else to_latex(x)
     return f"({s})" if s.startswith("-") else s
 
 
@@ -88,9 +99,15 @@ def terms_count(n: int) -> str:
     return rf" \quad (\text{{{n} terms}})" if n > LONG_SUM else ""
 
 
-def dot_latex(a: Sequence, b: Sequence) -> str:
-    """``1 \\cdot 0 + 2 \\cdot 1 + (-1) \\cdot 1`` (long ones elided, :func:`join_terms`)."""
-    return join_terms([f"{lx(x)} \\cdot {lx(y)}" for x, y in zip(a, b)])
+def dot_latex(a: Sequence, b: Sequence, decimals: bool = False) -> str:
+    """``1 \\cdot 0 + 2 \\cdot 1 + (-1) \\cdot 1`` (long ones elided, :func:`join_terms`);
+    ``decimals``: terminating numbers as decimals (:func:`lx`)."""
+    return join_terms([f"{lx(x, decimals)} \\cdot {lx(y, decimals)}" for x, y in zip(a, b)])
+
+
+def calculator(p: Problem) -> bool:
+    """A calculator sheet: its worked lines write numbers as decimals, as it gives them."""
+    return p.params.get("numbers") == "calculator"
 
 
 def entry(sym: str, i: int, j: int) -> str:
@@ -129,7 +146,7 @@ def work_term(x, limit: int = SHORT, places: int | None = None) -> tuple[str, bo
     return (f"({s})" if s.startswith("-") else s), True
 
 
-def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = False) -> str:
+def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = False, decimals: bool = False) -> str:
     """``\\approx 0.2119 \\cdot (-1) + 0.5761 \\cdot 0 \\approx -0.2119``: the terms and
     result of one entry of ``A V``, the weights as the sheet's 4-place table has them.
 
@@ -148,7 +165,9 @@ def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = Fa
         return integer(w) or (not carried and is_rational(w) and terminating_places(Fraction(w), 4) is not None)
 
     rel = "=" if all(exact(w) for w in weights) else r"\approx"
-    terms = join_terms([f"{lx(w) if integer(w) else approx(w)} \\cdot {lx(v)}" for w, v in zip(weights, values)])
+    terms = join_terms(
+        [f"{lx(w) if integer(w) else approx(w)} \\cdot {lx(v, decimals)}" for w, v in zip(weights, values)]
+    )
     res = to_latex(result) if integer(result) else approx(result)
     return f"{rel} {terms} {rel} {res}"
 
