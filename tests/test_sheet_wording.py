@@ -37,3 +37,20 @@ def test_a_calculator_sheets_dot_products_write_its_decimals_as_decimals(kind):
     dots = [w for w in lines if re.search(r"\(-0\.\d+\) \\cdot|\d\.\d+ \\cdot", w)]
     assert dots, lines[:3]
     assert not any(re.search(r"\\frac\{\d+\}\{10+\}", w) for w in dots), dots[:2]
+
+
+def test_a_weighted_sum_says_equals_only_where_no_weight_was_rounded():
+    """z = sum_k alpha_k v_k: a masked row's weights 1 and 0 give '= 1 * 1 + 0 * 2 = 1';
+    softmax weights read from a table give '\\approx' (carried or not), and an
+    integer result prints as one."""
+    from fractions import Fraction as F
+
+    from worksheet.steps.worklines import weighted_sum
+
+    assert weighted_sum([F(1), F(0)], [F(1), F(2)], F(1)) == r"= 1 \cdot 1 + 0 \cdot 2 = 1"
+    assert weighted_sum([F(1, 2), F(1, 2)], [F(1), F(3)], F(2)) == r"= 0.5000 \cdot 1 + 0.5000 \cdot 3 = 2"
+    carried = weighted_sum([F(8176, 10000), F(1824, 10000)], [F(-1), F(-1)], F(-1), carried=True)
+    assert carried == r"\approx 0.8176 \cdot (-1) + 0.1824 \cdot (-1) \approx -1"
+    assert weighted_sum([F(1, 10)], [F(-7, 10)], F(-7, 100), decimals=True) == r"= 0.1000 \cdot (-0.7) = -0.0700"
+    (p,) = build_document(["attention"], seed=1).problems  # softmax weights: irrational, read from the table
+    assert r"\approx 0.2119 \cdot (-1)" in p.step("output").work[0]
