@@ -73,8 +73,9 @@ The softmax of exact rows (``softmax_row``, ``ratio_of_exp_sums``,
 ``exp_combination``, ``over_sum``) builds on this layer: it lives in
 :mod:`worksheet.steps.softmax_steps`.
 
-This layer imports nothing of worksheet: every other layer but
-:mod:`worksheet.policy` builds on it.
+This layer imports nothing of worksheet but :mod:`worksheet.policy`'s errors
+(``to_sympy`` without sympy installed raises ``MissingExtraError``): every
+layer above builds on it.
 
 Floats (:func:`to_float`) are the correctly rounded double of the value, the
 same on every machine (no libm), and never raise: ``e^{1000}`` is ``inf``,

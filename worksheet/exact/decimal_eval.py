@@ -17,7 +17,7 @@ import decimal as _dec
 from decimal import Decimal
 from fractions import Fraction
 
-from .mp_eval import iv_eval as _iv_eval
+from .mp_eval import iv_context, iv_eval as _iv_eval
 from .nodes import Add, Func, Mul, NegInf, Pow
 
 __all__ = ["DIGITS", "PRECS", "Prec", "Hard", "mid_rad"]
@@ -273,16 +273,10 @@ def _func(x: Func, P: _Prec):
 def _mp(x, P: _Prec):
     """Through an mpmath interval (sin, cos, general roots): the tree below
     ``x`` at ``P.bits`` bits, its ends turned into a decimal midpoint and radius."""
-    from mpmath import iv
-
-    saved = iv.prec
-    iv.prec = P.bits
     try:
-        ival = _iv_eval(x, iv)
+        ival = _iv_eval(x, iv_context(P.bits))
     except (ArithmeticError, ValueError):
         raise _Hard from None
-    finally:
-        iv.prec = saved
     lo, hi = ival._mpi_
     a, b = _mpf_decimal(lo, P), _mpf_decimal(hi, P)
     c, up = P.c, P.up

@@ -14,7 +14,7 @@ from fractions import Fraction
 from .core import _HUGE_ARG
 from .nodes import Add, Mul, Pow
 
-__all__ = ["iv_eval", "mp_float"]
+__all__ = ["iv_eval", "iv_context", "mp_float"]
 
 
 _LOCAL = threading.local()
@@ -36,6 +36,25 @@ def mp_float(x) -> float:
         return float(v)
     except (OverflowError, ValueError):  # pragma: no cover - mpmath gives inf
         return math.inf if v > 0 else -math.inf
+
+
+def iv_context(prec: int):
+    """This thread's mpmath interval context at ``prec`` bits, made once and never
+    changed: no call sets a precision that another thread (the practice server
+    solves in a thread pool) or an outer call could see.  At most a handful of
+    precisions are used (``numeric._MP_PRECISIONS``, ``decimal_eval``'s steps)."""
+    cache = getattr(_LOCAL, "iv", None)
+    if cache is None:
+        cache = _LOCAL.iv = {}
+    ctx = cache.get(prec)
+    if ctx is None:
+        if len(cache) >= 64:  # bounded: precisions are few, but never let it grow
+            cache.clear()
+        from mpmath.ctx_iv import MPIntervalContext
+
+        ctx = cache[prec] = MPIntervalContext()
+        ctx.prec = prec
+    return ctx
 
 
 def _mp_eval(x, mp):

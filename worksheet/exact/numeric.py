@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from .core import _FLOAT_MAX, _rat_float
-from .mp_eval import iv_eval as _iv_eval
+from .mp_eval import iv_context, iv_eval as _iv_eval
 from .nodes import OPERATIONS, Add, Expr, Func, Mul, NegInf, Pow, exact
 from .rounding import nearest
 
@@ -205,22 +205,15 @@ _MP_PRECISIONS = (64, 128, 256, 512, 1024, 2048, 4096)
 
 def _mp_sign(x) -> int:
     """The sign from mpmath intervals at growing precision (ValueError if never decided)."""
-    from mpmath import iv
-
-    saved = iv.prec
-    try:
-        for prec in _MP_PRECISIONS:
-            iv.prec = prec
-            try:
-                v = _iv_eval(x, iv)
-            except (ArithmeticError, ValueError):
-                continue
-            if v.a > 0:
-                return 1
-            if v.b < 0:
-                return -1
-    finally:
-        iv.prec = saved
+    for prec in _MP_PRECISIONS:
+        try:
+            v = _iv_eval(x, iv_context(prec))
+        except (ArithmeticError, ValueError):
+            continue
+        if v.a > 0:
+            return 1
+        if v.b < 0:
+            return -1
     raise ValueError(f"cannot decide the sign of {x} (it may be 0)")
 
 

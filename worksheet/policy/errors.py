@@ -97,5 +97,10 @@ class OutputError(WorksheetError):
     """An output file exists (without --force) or cannot be written."""
 
 
+class MissingExtraError(WorksheetError, ImportError):
+    """An optional part of worksheet needs a package that is not installed
+    (``to_sympy()`` needs sympy, the optional extra ``sympy``)."""
+
+
 class VerificationError(AssertionError):
     """The exact and the float64 computation disagree: a bug, not user error."""

@@ -101,10 +101,12 @@ class Quantity:
 
     def to_sympy(self):
         """This matrix as a ``sympy.Matrix`` of the same exact values (``-oo`` for a
-        masked entry, a token label as a ``sympy.Symbol``); imports sympy."""
-        import sympy
-
+        masked entry, a token label as a ``sympy.Symbol``); imports sympy (the
+        optional extra: without it, ``MissingExtraError``)."""
         from ..exact import to_sympy
+
+        to_sympy(0)  # the one place that says sympy is missing
+        import sympy
 
         n, m = self.shape
         return sympy.Matrix(
