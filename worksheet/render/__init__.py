@@ -29,6 +29,7 @@ FORMATS: dict[str, str] = {
     "pdf": "pdf:PdfRenderer",
     "html": "html:HtmlRenderer",
     "moodle": "moodle:MoodleRenderer",
+    "qti": "qti:QtiPackage",
 }
 
 
