@@ -306,3 +306,16 @@ def test_qti_is_one_module_and_one_registry_line():
     assert (
         f.binary and [a.role for a in f.artefacts()] == ["package"] and f.files("exam") == {"package": "exam-qti.zip"}
     )
+
+
+def test_a_title_is_text_in_the_test_and_every_item(tmp_path, schemas):
+    title = "<i>Quiz</i> & ]]> {1:SA:=x}"
+    r = run("build", "attention", "--variants", "2", "--title", title, "--format", "qti", "-o", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    z = zipfile.ZipFile(tmp_path / "worksheet-qti.zip")
+    files = {n: z.read(n) for n in z.namelist()}
+    assert_valid(files, schemas)
+    test = etree.fromstring(files["test.xml"])
+    assert test.get("title") == title and not list(test.iter(f"{Q}i"))
+    for name, data in files.items():
+        assert not list(etree.fromstring(data).iter(f"{Q}i")), name

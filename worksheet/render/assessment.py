@@ -45,7 +45,7 @@ from .base import prose_parts
 from .cloze import xml_text
 from .formulas import formula_inner
 from .html import exact_cell, given_cell
-from .moodle import label_choices, number, step_shares, tolerance
+from .moodle import PLACES, label_choices, number, step_shares, tolerance
 
 QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -343,8 +343,11 @@ def _body(body, doc, p: Problem, k: int, steps, asked, share) -> None:
             put_math(para, formula_inner(f"{arg} \\approx {val}"))
             add_text(para, ", " if t < len(aid.entries) - 1 else ".")
     if share:
-        para = el(body, "p")
-        el(para, "em", "Type every entry as a decimal to 4 places (or a whole number); masked entries are given.")
+        said = el(el(body, "p"), "em")
+        prose(said, doc.rounding)
+        masked = any(isinstance(x, NegInf) for _, s in steps for row in s.exact for x in row)
+        add_text(said, f" Type every entry as a decimal to {PLACES} places (or a whole number)")
+        add_text(said, "; masked entries (\u2212\u221e) are given." if masked else ".")
     for n, s in steps:
         el(body, "h4", f"{n}. ")
         prose(body[-1], s.title)

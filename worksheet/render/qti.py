@@ -11,9 +11,9 @@ Blackboard and other platforms import.
   one of them (``<selection select="1"/>``), as the Moodle bank's category per
   problem lets a quiz draw a random question: each student gets one variant
   of each problem.  (One section per variant, of which one is selected, would
-  keep a student's problems in one variant; platforms import nested
-  selection less reliably, and no item depends on another, so the export
-  selects per problem.)  ``SCORE`` is the sum of the items' scores;
+  keep a student's problems in one variant, but needs a selection of
+  sections, which fewer importers support; no item depends on another, so
+  the export selects per problem.)  ``SCORE`` is the sum of the items' scores;
 * ``items/item-v01-p1.xml`` ...: one ``assessmentItem`` per problem and
   variant (:mod:`worksheet.render.assessment`).
 
