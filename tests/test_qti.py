@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from worksheet import render
 from worksheet.build import build_document, render_documents
@@ -244,6 +246,23 @@ def test_a_named_mistake_shows_its_feedback_and_loses_the_step_its_marks():
     fb = item.root.find(f"{Q}modalFeedback[@identifier='{shown}']")
     assert "no-scaling" in "".join(fb.itertext()) and "not divided by" in "".join(fb.itertext())
     assert fb.find(f".//{M}msqrt") is not None  # the hint's maths is MathML
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), kind=st.sampled_from(["attention", "layer-norm", "feed-forward", "gru-cell"]))
+def test_a_wrong_box_costs_exactly_its_share_of_its_step(seed, kind):
+    p, item = items_of(kind, seed)
+    answers = item.right_answers()
+    full = item.outcomes(answers)
+    for ident, v in list(answers.items())[:: max(1, len(answers) // 5)]:
+        if not isinstance(v, float):
+            continue
+        step = "SCORE_" + ident.split("_")[1]
+        cells = sum(1 for k in answers if k.startswith(ident.rsplit("_", 2)[0] + "_"))
+        share = full[step] / cells
+        out = item.outcomes({**answers, ident: v + 0.5})
+        assert out[step] == pytest.approx(full[step] - share)
+        assert out["SCORE"] == pytest.approx(full["SCORE"] - share)
 
 
 def test_mistakes_that_give_the_same_values_share_one_feedback():
