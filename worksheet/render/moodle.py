@@ -234,7 +234,7 @@ def question_name(prefix: str, title: str) -> str:
 
 
 class MoodleRenderer(TemplateRenderer):
-    """One XML file (role "sheet"): ``head`` opens ``<quiz>``, each document's
+    """One XML file (role "bank"): ``head`` opens ``<quiz>``, each document's
     ``body`` holds its problems' categories and questions, ``foot`` closes it."""
 
     name = "moodle"
