@@ -348,9 +348,12 @@ def _body(body, doc, p: Problem, k: int, steps, asked, share) -> None:
         masked = any(isinstance(x, NegInf) for _, s in steps for row in s.exact for x in row)
         add_text(said, f" Type every entry as a decimal to {PLACES} places (or a whole number)")
         add_text(said, "; masked entries (\u2212\u221e) are given." if masked else ".")
+    points = {k: points_text(x) for k, x in p.points_of_steps().items()} if p.points is not None else {}
     for n, s in steps:
         el(body, "h4", f"{n}. ")
         prose(body[-1], s.title)
+        if s.name in points:
+            add_text(body[-1], f" ({points[s.name]} point{'' if points[s.name] == '1' else 's'})")
         if s.formula:
             put_math(el(body, "p"), formula_inner(s.formula))
         if s.is_written:
