@@ -338,3 +338,13 @@ def test_a_title_is_text_in_the_test_and_every_item(tmp_path, schemas):
     assert test.get("title") == title and not list(test.iter(f"{Q}i"))
     for name, data in files.items():
         assert not list(etree.fromstring(data).iter(f"{Q}i")), name
+
+
+def test_a_character_xml_cannot_hold_becomes_a_replacement_character():
+    from xml.etree.ElementTree import fromstring
+
+    from worksheet.render.assessment import document, el
+
+    root = el(None, "p", "a\x01b", title="c\x02d")
+    back = fromstring(document(root).encode())
+    assert back.text == "a\ufffdb" and back.get("title") == "c\ufffdd"

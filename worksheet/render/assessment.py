@@ -92,6 +92,8 @@ def mistake_values(p: Problem) -> dict[str, dict[str, np.ndarray]]:
 
 # ---------------------------------------------------------------- XML helpers
 def el(parent: ET.Element | None, tag: str, text: str | None = None, **attrs) -> ET.Element:
+    """An element; its text and attributes are text (XML-invalid characters become U+FFFD)."""
+    attrs = {k: xml_text(str(v)) for k, v in attrs.items()}
     e = ET.Element(tag, attrs) if parent is None else ET.SubElement(parent, tag, attrs)
     if text is not None:
         e.text = xml_text(str(text))
