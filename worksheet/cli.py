@@ -21,13 +21,21 @@ import click
 from . import __version__
 from .policy.errors import WorksheetError, printable
 from .policy.limits import MAX_SEED
+from .render import FORMATS
 from .terminal import PROGRESS_FROM, WorksheetGroup, examples_folder
 from .terminal import formats as _formats
 from .terminal import echo as _echo
 from .terminal import with_latex as _with_latex
 from .terminal import with_progress as _with_progress
 
-FORMAT_HELP = "comma list of md, tex, json, pdf, html, moodle (Moodle XML question bank)"
+FORMAT_HELP = f"comma list of {', '.join(FORMATS)} (moodle: a Moodle XML question bank, qti: a QTI 2.1 package)"
+
+
+def _get_format(name: str):
+    """The format called ``name`` (see worksheet.render.artefacts), imported when asked for."""
+    from .render import get
+
+    return get(name)
 
 
 def _title(value: str | None, field: str) -> str | None:
@@ -166,8 +174,8 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     fmts = _formats(formats)
     if out == "-" and len(fmts) != 1:
         raise WorksheetError("-o - writes one format to stdout; give exactly one with --format")
-    if out == "-" and fmts == ["pdf"]:
-        raise WorksheetError("-o - writes text; write PDFs to a folder with -o DIR")
+    if out == "-" and _get_format(fmts[0]).binary:
+        raise WorksheetError(f"-o - writes text; write {fmts[0]} files to a folder with -o DIR")
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
     plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
@@ -203,13 +211,14 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         _echo(next(iter(files.values())), nl=False)
         return
     started = time.monotonic()
-    pdfs = ("pdf" in fmts) * 2 * (variants if (split and variants) else 1)
+    compiled = sum(len(f.artefacts()) for f in map(_get_format, fmts) if f.compiled)  # the PDFs of one sheet
+    pdfs = compiled * (variants if (split and variants) else 1)
     if k is not None:
         from .build import render_variant
 
         outlines, rendered = render_variant(plan.problems, variants, k, fmts, name=name, templates=templates,
                                             **args)
-        pdfs = 2 * ("pdf" in fmts)
+        pdfs = compiled
         paths = _with_latex(pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force,
                             split=True, table=False)
     elif variants:
@@ -262,8 +271,8 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     formats = _formats(fmt)
     if len(formats) != 1:
         raise WorksheetError("solve writes one format; give one with --format")
-    if formats == ["pdf"] and out == "-":  # never binary on stdout (a terminal or a pipe)
-        raise WorksheetError("-o - writes text; write a PDF to a file with -o FILE.pdf")
+    if get(formats[0]).binary and out == "-":  # never binary on stdout (a terminal or a pipe)
+        raise WorksheetError(f"-o - writes text; write {formats[0]} to a file with -o FILE.{get(formats[0]).ext}")
     options = {"causal": causal}
     if causal is not None and (kind or example):
         from .build import check_problems

@@ -32,13 +32,8 @@ def variant_id(k: int, count: int) -> str:
 
 
 def output_names(name: str, fmt: str) -> dict[str, str]:
-    """File names per role: the JSON file is the key; other formats have both."""
-    ext = render.get(fmt).ext if fmt in render.FORMATS else fmt
-    if fmt == "json":
-        return {"key": f"{name}.json"}
-    if fmt == "moodle":  # one file: the questions, with the worked key as their feedback
-        return {"sheet": f"{name}-moodle.xml"}
-    return {"sheet": f"{name}.{ext}", "key": f"{name}-key.{ext}"}
+    """File names per role, as the format declares its artefacts (see worksheet.render.artefacts)."""
+    return render.get(fmt).files(name)
 
 
 def planned_files(name: str, formats: Iterable[str], variants: int = 0, split: bool = False) -> list[str]:
@@ -74,25 +69,17 @@ def render_parts(
     roles=("sheet", "key"),
     variants: bool = True,
     bank: str = "worksheet",
-) -> dict[tuple[str, bool], str]:
+) -> dict[tuple[str, str], object]:
     """Document ``index`` of ``count`` rendered for a combined file:
-    ``{(format, key?): its part}`` (the JSON part is its entry in ``variants``,
-    or the whole JSON of a lone document).  See :func:`join_parts`."""
-    from ..render import json as rj
-
-    parts: dict[tuple[str, bool], str] = {}
+    ``{(format, role): its part}``, each format's parts made once (a PDF
+    joins the LaTeX's parts).  See :func:`join_parts`."""
+    parts: dict[tuple[str, str], object] = {}
     for fmt in formats:
-        if fmt == "json":
-            parts["json", True] = rj.variant_text(doc) if variants else rj.dumps(rj.document(doc))
-            continue
-        if fmt == "moodle":  # its categories are named after the build (bank), see render.moodle
-            parts["moodle", False] = render.get(fmt, templates).body(doc, index, count, bank=bank)
-            continue
-        src = "tex" if fmt == "pdf" else fmt  # a PDF is compiled from the LaTeX
-        for role in output_names(name="", fmt=fmt):
-            key = role == "key"
-            if role in roles and (src, key) not in parts:
-                parts[src, key] = render.get(src, templates).body(doc, index, count, key=key)
+        f = render.get(fmt, templates)
+        src = f.parts_from
+        for a in f.chosen(roles):
+            if (src.name, a.role) not in parts:
+                parts[src.name, a.role] = src.part(doc, index, count, a.role, variants=variants, bank=bank)
     return parts
 
 
@@ -106,36 +93,25 @@ def join_parts(
     roles=("sheet", "key"),
     variants: bool = True,
 ) -> tuple[dict[str, str | bytes], dict[str, str]]:
-    """The files of :func:`render_parts` of every document, in order: each format's
-    head, the documents' parts, its foot.  Returns (files, LaTeX sources of PDFs)."""
-    from ..render import json as rj
-
+    """The files of :func:`render_parts` of every document, in order, each
+    joined by its format.  Returns (files, LaTeX sources of compiled formats)."""
     files: dict[str, str | bytes] = {}
     sources: dict[str, str] = {}
-    joined: dict[tuple[str, bool], str] = {}  # the LaTeX is shared by tex and pdf
-
-    def text(src: str, key: bool) -> str:
-        if (src, key) not in joined:
-            r = render.get(src, templates)
-            joined[src, key] = (
-                r.head(outlines, key=key) + "".join(p[src, key] for p in parts) + r.foot(outlines, key=key)
-            )
-        return joined[src, key]
+    joined: dict[tuple[str, str], str | bytes] = {}  # the LaTeX is shared by tex and pdf
 
     for fmt in formats:
-        if fmt == "json":
-            files[f"{name}.json"] = (
-                rj.variants_text(outlines[0], [p["json", True] for p in parts]) if variants else parts[0]["json", True]
-            )
-            continue
-        for role, filename in output_names(name, fmt).items():
-            if role not in roles:
-                continue
-            if fmt == "pdf":
-                sources[filename[:-4] + ".tex"] = text("tex", role == "key")
-                files[filename] = b""  # compiled later; keeps the order of files
+        f = render.get(fmt, templates)
+        src = f.parts_from
+        for a in f.chosen(roles):
+            if (src.name, a.role) not in joined:
+                own = [p[src.name, a.role] for p in parts]
+                joined[src.name, a.role] = src.join(outlines, own, a.role, variants=variants)
+            filename = a.file(name)
+            if f.compiled:  # compiled later from its source; keeps the order of files
+                sources[filename[: -len(f.ext)] + src.ext] = joined[src.name, a.role]
+                files[filename] = b""
             else:
-                files[filename] = text(fmt, role == "key")
+                files[filename] = joined[src.name, a.role]
     return files, sources
 
 
@@ -328,7 +304,7 @@ def write_rendered(
             pages[tex_name[:-4] + ".pdf"] = result.pages
     if _is_variants(docs) and table:
         if split:
-            student = next((f for f in ("pdf", "html", "md", "tex", "moodle") if f in formats), "json")
+            student = min(formats, key=lambda f: render.get(f).student_rank)  # the first of the best
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             files[f"{name}-variants.csv"] = variants_csv(

@@ -3,7 +3,11 @@
 A renderer turns a :class:`~worksheet.solution.document.Document` into text; it never
 looks at which kind a problem is, and it never recomputes anything.
 ``FORMATS`` maps a format name to ``module:Class`` so that importing a
-renderer (and Jinja2) happens only when that format is asked for.
+renderer (and Jinja2) happens only when that format is asked for; the
+module is one of this package's, or a dotted name of one outside it
+(``mycourse.formats:Csv``).  Every format follows the Format protocol
+(:mod:`.artefacts`): the build and the CLI dispatch on it, never on a name,
+so adding a format is one module and one line here.
 
 This layer may import policy, exact, solution, parse, steps and kinds (the
 notebook display states a problem's conventions), and :mod:`worksheet.check`
@@ -25,6 +29,7 @@ FORMATS: dict[str, str] = {
     "pdf": "pdf:PdfRenderer",
     "html": "html:HtmlRenderer",
     "moodle": "moodle:MoodleRenderer",
+    "qti": "qti:QtiPackage",
 }
 
 
@@ -39,4 +44,5 @@ def get(fmt: str, templates=None):
 @lru_cache(maxsize=32)
 def _cached(fmt: str, templates: str | None):
     module, cls = FORMATS[fmt].split(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)(templates and Path(templates))
+    module = module if "." in module else f"{__name__}.{module}"
+    return getattr(importlib.import_module(module), cls)(templates and Path(templates))

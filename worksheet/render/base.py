@@ -19,6 +19,7 @@ from ..policy.errors import WorksheetError
 from ..exact import NegInf
 from ..solution.problem import Quantity, Step, code_split
 from ..policy.safetext import math_problem, plain_title
+from .artefacts import Format
 
 
 def default_templates() -> Path:
@@ -83,7 +84,7 @@ class Table:
         self.m = len(cells[0]) if cells else 0
 
 
-class TemplateRenderer:
+class TemplateRenderer(Format):
     """Base of md/tex/html: subclasses set ``name``, ``ext`` and the writers."""
 
     name = ""

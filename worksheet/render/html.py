@@ -96,6 +96,7 @@ def label_html(s: str) -> Markup:
 class HtmlRenderer(TemplateRenderer):
     name = "html"
     ext = "html"
+    student_rank = 1
     env_options = dict(autoescape=True)
 
     def label(self, s: str) -> Markup:

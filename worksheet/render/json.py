@@ -14,6 +14,7 @@ from ..policy.errors import WorksheetError
 from ..solution.document import Document
 from ..exact import to_float, to_str
 from ..solution.problem import Problem, Quantity, Step
+from .artefacts import Artefact, Format
 
 
 def _exact(m) -> list:
@@ -266,12 +267,21 @@ def _key(k) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
-class JsonRenderer:
-    """Same interface as the template renderers; the key is the only JSON file."""
+class JsonRenderer(Format):
+    """The key is the only JSON file; an exam's variants are its ``variants``."""
 
     name = "json"
     ext = "json"
-    has_sheet = False
+
+    def artefacts(self) -> tuple[Artefact, ...]:
+        return (Artefact("key", ".json"),)
+
+    def part(self, doc, index, count, role, *, variants=True, bank="worksheet"):
+        """A variant's entry of ``variants``, or the whole JSON of a lone document."""
+        return variant_text(doc) if variants else dumps(document(doc))
+
+    def join(self, outlines, parts, role, *, variants=True) -> str:
+        return variants_text(outlines[0], parts) if variants else parts[0]
 
     def __init__(self, templates=None):
         pass

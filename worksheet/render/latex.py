@@ -126,6 +126,7 @@ def fall_back(options: list, body, last, measured: str) -> str:
 class LatexRenderer(TemplateRenderer):
     name = "tex"
     ext = "tex"
+    student_rank = 3
     # delimiters that do not fight TeX braces
     env_options = dict(
         block_start_string="((*",

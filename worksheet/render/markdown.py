@@ -32,6 +32,7 @@ def no_tags(latex: str) -> str:
 class MarkdownRenderer(TemplateRenderer):
     name = "md"
     ext = "md"
+    student_rank = 2
 
     def matrix(self, symbol: str, t: Table) -> str:
         return self.table(t, math=True)

@@ -98,6 +98,7 @@ from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
 from ..solution.problem import MathLabel, Problem, Step
+from .artefacts import Artefact
 from .base import Table, TemplateRenderer, prose_parts
 from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
 from .cloze import xml_text as _xml_text
@@ -233,11 +234,12 @@ def question_name(prefix: str, title: str) -> str:
 
 
 class MoodleRenderer(TemplateRenderer):
-    """One XML file (role "sheet"): ``head`` opens ``<quiz>``, each document's
+    """One XML file (role "bank"): ``head`` opens ``<quiz>``, each document's
     ``body`` holds its problems' categories and questions, ``foot`` closes it."""
 
     name = "moodle"
     ext = "xml"
+    student_rank = 4
     env_options = dict(autoescape=True)
 
     def __init__(self, templates=None):
@@ -339,6 +341,12 @@ class MoodleRenderer(TemplateRenderer):
         return self._grid(Table(cells, s.rows, s.cols), lambda c: c)
 
     # -- the file -------------------------------------------------------------
+    def artefacts(self) -> tuple[Artefact, ...]:
+        return (Artefact("bank", "-moodle.xml"),)  # the questions, with the worked key as their feedback
+
+    def part(self, doc, index, count, role, *, variants=True, bank="worksheet") -> str:
+        return self.body(doc, index, count, bank=bank)  # its categories are named after the build (bank)
+
     def head(self, outlines: Sequence[Document], *, key: bool) -> str:
         return '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n'
 
@@ -423,11 +431,7 @@ class MoodleRenderer(TemplateRenderer):
 
     def render_many(self, docs: Sequence[Document], *, key: bool = False, bank: str = "worksheet") -> str:
         docs = list(docs)
-        return (
-            self.head(docs, key=key)
-            + "".join(self.body(d, i, len(docs), bank=bank) for i, d in enumerate(docs))
-            + self.foot(docs, key=key)
-        )
+        return self.join(docs, [self.part(d, i, len(docs), "bank", bank=bank) for i, d in enumerate(docs)], "bank")
 
 
 __all__ = [

@@ -28,6 +28,7 @@ from typing import Sequence
 
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
+from .artefacts import Format
 
 DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-recommended", "lmodern", "latexmk")
 LATEX_FLAGS = ("-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape")
@@ -214,12 +215,19 @@ def _read(path: Path) -> str:
         return ""
 
 
-class PdfRenderer:
-    """Renders the LaTeX of a document and compiles it; ``render`` returns bytes."""
+class PdfRenderer(Format):
+    """Renders the LaTeX of a document and compiles it; ``render`` returns bytes.
+    A build joins the LaTeX's parts (``parts_from``) and compiles them (``compiled``)."""
 
     name = "pdf"
     ext = "pdf"
     binary = True
+    compiled = True
+    student_rank = 0
+
+    @property
+    def parts_from(self) -> Format:
+        return self.tex
 
     def __init__(self, templates=None):
         from . import get
