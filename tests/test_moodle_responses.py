@@ -348,3 +348,53 @@ def test_a_ragged_row_is_reported_and_the_rest_marked(quiz, tmp_path):
     path.write_bytes(report_csv([good[:3], good]))
     marks = check_moodle_responses(folder / "worksheet.json", path, tmp_path / "o")
     assert marks.rows[0].error.startswith("3 cells") and marks.rows[1].report.ok
+
+
+def test_labels_masked_entries_and_shared_right_answers(runner, cli, tmp_path):
+    """A drop-down (next-token's prediction) is answered by its label, masked entries are
+    not parts, and two variants with the same right answers that mark alike are accepted."""
+    folder = tmp_path / "quiz"
+    r = runner.invoke(
+        cli,
+        ["build", "next-token", "attention", "--causal", "--variants", "2", "--format", "moodle,json"]
+        + ["-o", str(folder)],
+    )
+    assert r.exit_code == 0, r.output
+    head = HEADER + [f"{w} {n}" for n in SLOTS for w in ("Response", "Right answer")]
+    rows, labels = [], []
+    for vid in ("v01", "v02"):
+        cells = row("Ng", vid, f"{vid}@example.org", "Finished", [])
+        for q in questions((folder / "worksheet-moodle.xml").read_text()):
+            if f" {vid} " not in q.name:
+                continue
+            right = [
+                _numeric(f.right[0].answer)[0] if f.type == "NUMERICAL" else html.unescape(f.right[0].answer)
+                for f in moodle_fields(q.text)
+            ]
+            answers = [v if re.search("[^-0-9.e]", v) else f"{float(v):.4f}" for v in right]
+            cells += [summary(answers), summary(right)]
+            labels += [v for v in right if re.search("[^-0-9.e]", v)]
+        rows.append(cells)
+    assert labels  # the drop-down's right answers are labels
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv(rows, header=head))
+    marks = check_moodle_responses(folder / "worksheet.json", path, tmp_path / "o")
+    for got in marks.rows:
+        assert got.report is not None and got.report.ok, got.error or got.report.text()
+    masked = next(s for s in marks.rows[0].report.problems[1].steps if s.name == "masked")
+    assert masked.status == "correct"
+
+
+def test_variants_sharing_right_answers_are_marked_when_they_mark_alike(quiz, tmp_path):
+    folder, key, bank, _ = quiz
+    assert bank[("v02", 2)][0] == bank[("v03", 2)][0]  # softmax of shifted scores: the same right answers
+    head = HEADER + [f"{w} {n}" for n in SLOTS for w in ("Response", "Right answer")]
+    cells = row("Ng", "A", "a@x.org", "Finished", [])
+    for vid, k in (("v01", 1), ("v03", 2)):
+        right = bank[(vid, k)][0]
+        cells += [summary(typed(right)), summary(right)]
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([cells], header=head))
+    got = check_moodle_responses(folder / "worksheet.json", path, tmp_path / "o").rows[0]
+    assert got.report is not None and got.report.ok, got.error
+    assert got.report.variant == "v01, v02/v03"

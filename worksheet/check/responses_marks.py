@@ -210,7 +210,8 @@ def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol
                 got.error = f"question {n}: problem {result.number} is also another question of this attempt"
                 return got
             results.append(result)
-            variants += [v for v in vid.split("/") if v and v not in variants]
+            if vid and vid not in variants:
+                variants.append(vid)  # "v02/v03": variants whose right answers are the same
     except WorksheetError as exc:
         got.error = str(exc)
         return got
