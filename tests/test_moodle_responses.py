@@ -15,6 +15,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from common import one_line_error
 from moodle_util import _numeric, moodle_fields, questions
@@ -398,3 +400,44 @@ def test_variants_sharing_right_answers_are_marked_when_they_mark_alike(quiz, tm
     got = check_moodle_responses(folder / "worksheet.json", path, tmp_path / "o").rows[0]
     assert got.report is not None and got.report.ok, got.error
     assert got.report.variant == "v01, v02/v03"
+
+
+@given(st.lists(st.text(alphabet="0123456789.-eE/ ;:", max_size=12), min_size=1, max_size=8))
+def test_parts_read_back_what_moodle_summarises(values):
+    values = [v.strip() for v in values]
+    # Moodle trims the whole summary; a value cannot hold "; part j:" here (no letters but e)
+    assert parts(summary(values), len(values)) == dict(enumerate(values, start=1))
+
+
+@given(st.text(max_size=60), st.integers(1, 9999))
+def test_a_page_name_is_the_row_and_letters_and_digits(identity, row_number):
+    name = page_name(row_number, identity)
+    assert re.fullmatch(r"[0-9]{4}(-[A-Za-z0-9]+(-[A-Za-z0-9]+)*)?\.html", name), name
+
+
+def test_out_being_a_file_is_one_line(runner, cli, quiz, tmp_path):
+    folder, key, bank, _ = quiz
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([row("Ng", "A", "a@x.org", "Finished", [slot(bank, "v01", 1), slot(bank, "v01", 2)])]))
+    (tmp_path / "o").write_text("a file")
+    r = runner.invoke(
+        cli, ["check", str(folder / "worksheet.json"), "--moodle-responses", str(path), "-o", str(tmp_path / "o")]
+    )
+    one_line_error(r)
+    assert (tmp_path / "o").read_text() == "a file"
+
+
+def test_too_many_columns_and_too_long_a_cell(runner, cli, quiz, tmp_path, monkeypatch):
+    from worksheet.check import responses_csv
+
+    folder, key, bank, _ = quiz
+    good = row("Ng", "A", "a@x.org", "Finished", [slot(bank, "v01", 1), slot(bank, "v01", 2)])
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([good, good]))
+    monkeypatch.setattr(responses_csv, "MAX_RESPONSE_COLUMNS", 5)
+    r = runner.invoke(cli, ["check", str(folder / "worksheet.json"), "--moodle-responses", str(path)])
+    assert "more than 5 columns" in one_line_error(r)
+    monkeypatch.setattr(responses_csv, "MAX_RESPONSE_COLUMNS", 2000)
+    monkeypatch.setattr(responses_csv, "MAX_RESPONSE_CELL", 1000)
+    marks = check_moodle_responses(folder / "worksheet.json", path, write=False)
+    assert all("more than 1000 characters" in r.error for r in marks.rows)

@@ -88,6 +88,8 @@ def _step_row(s: StepResult, renderer) -> Markup:
     detail = "" if s.status in ("correct", "missing", "by-person") else s.message
     if s.status == "incorrect" and s.mistake:
         verdict = f"wrong: {s.mistake}"
+        if s.mistake in mistakes.CATALOGUE:  # its sentence is the hint below, typeset
+            detail = detail.removeprefix(mistakes.CATALOGUE[s.mistake].sentence).strip()
     return Markup('<tr class="%s"><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td></tr>\n') % (
         s.status,
         SYMBOLS[s.status],

@@ -81,13 +81,15 @@ class MoodleMarks:
     identity: str
     rows: list[Marked]
     written: list[str] = field(default_factory=list)
+    summary: str | None = None  # where the summary CSV was written
 
     @property
     def exit_code(self) -> int:
         return 0 if all(r.report is not None and r.report.ok for r in self.rows) else 1
 
     def class_report(self) -> ClassReport:
-        return ClassReport(self.key, self.responses, [FileResult(r.file, r.report, r.error) for r in self.rows])
+        files = [FileResult(r.file, r.report, r.error) for r in self.rows]
+        return ClassReport(self.key, self.responses, files, self.summary)
 
     def summary_csv(self) -> str:
         return self.class_report().summary_csv()
@@ -148,6 +150,10 @@ def check_moodle_responses(
     report = read_responses(responses)
     matcher = Matcher(k)
     rows = [_mark_row(k, matcher, report, a, tolerance or Tolerance()) for a in report.attempts]
+    for r in rows:
+        if r.error is not None and (r.student or r.identity):
+            who = f"{r.student} ({r.identity})" if r.student and r.identity else r.student or r.identity
+            r.error = f"{who}: {r.error}"
     marks = MoodleMarks(k.path, report.path, report.max_grade, report.identity, rows)
     if not rows:
         from ..policy.errors import InputError
@@ -158,6 +164,7 @@ def check_moodle_responses(
         files = _files(marks, folder)
         write_all(files, force=force)
         marks.written = [str(folder / SUMMARY), str(folder / GRADES)]
+        marks.summary = str(folder / SUMMARY)
         pages = sum(r.page is not None for r in rows)
         if pages:
             marks.written.append(f"{pages} feedback page{'s' * (pages != 1)} in {folder / FEEDBACK}")
@@ -190,7 +197,7 @@ def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol
         return got
     state = a.get(report.status)
     if report.status and state != FINISHED:
-        got.error = f"the attempt is {STATES.get(state, repr(printable(state)[:40]))}: not marked"
+        got.error = f"the attempt is {STATES.get(state, repr(printable(state)[:40]))}"
         return got
     if not got.identity:
         got.error = f"no {report.identity}: the gradebook could not take its grade"
