@@ -145,11 +145,11 @@ def marked(quiz, tmp_path_factory):
         row("Late", "Lee", "lee@example.org", "In progress", [slot(bank, "v03", 1), ("-", "-", "-")], grade="-"),
         row("Other", "Quiz", "oq@example.org", "Finished", [slot(other, "v01", 1), slot(other, "v01", 2)]),
         row(
-            "Blank",
+            "Blank\u202e",
             "Bo",
             "../x",
             "Finished",
-            [slot(bank, "v03", 1, ["-"] * 0), (bank[("v03", 2)][1], "-", summary(bank[("v03", 2)][0]))],
+            [slot(bank, "v03", 1, []), _blank(bank, "v03", 2)],  # an empty cell, and Moodle's "-"
         ),
     ]
     path = tmp_path_factory.mktemp("class") / "responses.csv"
@@ -211,6 +211,8 @@ def test_the_outputs_are_written_and_no_cell_is_a_formula(marked):
                 float(c)  # a number stays a number
     assert summary_rows[1][:4] == ["row 2", "Alice Ng", "v01", "correct"]
     assert summary_rows[4][0] == "row 5" and summary_rows[4][3] == "error"
+    assert summary_rows[5][1] == "Bo Blank\\u202e"  # a bidi control is written as its escape
+    assert "\u202e" not in (out / "moodle-feedback" / "0006-x.html").read_text()
 
 
 def test_feedback_pages_escape_names_and_typeset_the_hints(marked):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from markupsafe import Markup, escape
 
 from ..kinds import mistakes
+from ..policy.errors import printable
 from ..solution.points import points_text
 from .report import SYMBOLS, Report, StepResult
 
@@ -43,7 +44,7 @@ def prose_renderer():
 def feedback_page(report: Report, student: str, grade: str | None, max_grade: str | None, renderer=None) -> str:
     """The page of one marked attempt (``renderer``: :func:`prose_renderer`, made once for many pages)."""
     renderer = renderer or prose_renderer()
-    who = escape(student or "")
+    who = escape(printable(student or ""))  # control and bidi characters as escapes: they cannot reorder it
     total = f"{points_text(report.marks)} / {points_text(report.out_of)}"
     head = Markup(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
