@@ -443,3 +443,61 @@ def test_too_many_columns_and_too_long_a_cell(runner, cli, quiz, tmp_path, monke
     monkeypatch.setattr(responses_csv, "MAX_RESPONSE_CELL", 1000)
     marks = check_moodle_responses(folder / "worksheet.json", path, write=False)
     assert all("more than 1000 characters" in r.error for r in marks.rows)
+
+
+SPEC = """title = "Quiz"
+name = "quiz"
+[[sections]]
+kind = "softmax-scaling"
+points = 6
+[[sections]]
+question = "Why divide by the square root of d_k?"
+answer = "To keep the scores' variance near 1."
+points = 4
+"""
+
+
+@pytest.mark.parametrize("with_text", [False, True])
+def test_an_essay_slot_is_left_to_the_lecturer(runner, cli, tmp_path, with_text):
+    """An essay question (a spec's section in words only) has no right answer: without
+    question text its slot is not marked (and said so); with it, it is marked by a person."""
+    (tmp_path / "spec.toml").write_text(SPEC)
+    folder = tmp_path / "quiz"
+    r = runner.invoke(
+        cli,
+        [
+            "build",
+            "--spec",
+            str(tmp_path / "spec.toml"),
+            "--variants",
+            "2",
+            "--format",
+            "moodle,json",
+            "-o",
+            str(folder),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    (q,) = [
+        q
+        for q in questions((folder / "quiz-moodle.xml").read_text().replace('type="essay"', 'type="cloze"'))
+        if " v02 P1" in q.name
+    ]
+    right = [_numeric(f.right[0].answer)[0] for f in moodle_fields(q.text)]
+    columns = ("Question", "Response", "Right answer") if with_text else ("Response", "Right answer")
+    head = HEADER + [f"{w} {n}" for n in SLOTS for w in columns]
+    first = ([html_to_text(q.text)] if with_text else []) + [summary(typed(right)), summary(right)]
+    essay = (["PROBLEM 2: WHY DIVIDE BY THE SQUARE ROOT OF D_K? — variant v02"] if with_text else []) + [
+        "Because.",
+        "-",
+    ]
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([row("Ng", "A", "a@x.org", "Finished", []) + first + essay], header=head))
+    marks = check_moodle_responses(folder / "quiz.json", path, tmp_path / "o")
+    got = marks.rows[0]
+    assert got.report is not None and got.report.ok, got.error
+    assert got.grade == "10.00"  # the points marked here: the essay's are the lecturer's to give
+    if with_text:
+        assert [s.status for s in got.report.problems[1].steps] == ["by-person"]
+    else:
+        assert marks.skipped == [2] and "question 2: no right answer" in marks.text()

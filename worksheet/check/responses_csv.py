@@ -78,6 +78,17 @@ class ResponsesFile:
     max_grade: str | None  # the text after "Grade/"
     attempts: list[Attempt] = field(default_factory=list)
 
+    def unmatchable(self) -> list[int]:
+        """The slots with a ``Right answer`` column but no right answer in any row, and no
+        ``Question`` column: not a question of ours (an essay, say), so not marked."""
+        return [
+            n
+            for n in self.slots
+            if (right := self.column("Right answer", n)) is not None
+            and self.column("Question", n) is None
+            and all(a.get(right) in ("", EMPTY) for a in self.attempts if not a.error)
+        ]
+
     def column(self, what: str, slot: int) -> str | None:
         name = f"{what} {slot}"
         return name if name in self.header else None

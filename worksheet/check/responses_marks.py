@@ -35,14 +35,14 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..policy.csv_cells import csv_text
-from ..policy.errors import WorksheetError, printable
+from ..policy.errors import InputError, WorksheetError, printable
 from ..policy.files import write_all
 from ..solution.points import points_text
 from .answers import Answers
 from .classroom import ClassReport, FileResult
 from .key import Key, read_key
 from .marking import check_answers
-from .responses_csv import EMPTY, FINISHED, Attempt, Matcher, ResponsesFile, parts, read_responses
+from .responses_csv import EMPTY, FINISHED, WORD_JOINER, Attempt, Matcher, ResponsesFile, parts, read_responses
 from .report import Report
 from .tolerance import Tolerance
 
@@ -80,6 +80,7 @@ class MoodleMarks:
     max_grade: str | None
     identity: str
     rows: list[Marked]
+    skipped: list[int] = field(default_factory=list)  # question slots not ours (no right answer anywhere)
     written: list[str] = field(default_factory=list)
     summary: str | None = None  # where the summary CSV was written
 
@@ -123,6 +124,10 @@ class MoodleMarks:
                 + (f"  grade {r.grade}" if r.grade is not None else "")
                 + (f"  {'; '.join(bad)}" if bad else "")
             )
+        lines += [
+            f"question {n}: no right answer in any row and no question text (not one of ours, an essay?): not marked"
+            for n in self.skipped
+        ]
         lines += [f"wrote {w}" for w in self.written]
         return "\n".join(map(printable, lines)) + "\n"
 
@@ -149,16 +154,15 @@ def check_moodle_responses(
     k = key if isinstance(key, Key) else read_key(key)
     report = read_responses(responses)
     matcher = Matcher(k)
-    rows = [_mark_row(k, matcher, report, a, tolerance or Tolerance()) for a in report.attempts]
+    skipped = report.unmatchable()
+    rows = [_mark_row(k, matcher, report, a, tolerance or Tolerance(), skipped) for a in report.attempts]
+    if not rows:
+        raise InputError("no attempts: the report has a header but no rows", file=report.path)
     for r in rows:
         if r.error is not None and (r.student or r.identity):
             who = f"{r.student} ({r.identity})" if r.student and r.identity else r.student or r.identity
             r.error = f"{who}: {r.error}"
-    marks = MoodleMarks(k.path, report.path, report.max_grade, report.identity, rows)
-    if not rows:
-        from ..policy.errors import InputError
-
-        raise InputError("no attempts: the report has a header but no rows", file=report.path)
+    marks = MoodleMarks(k.path, report.path, report.max_grade, report.identity, rows, skipped)
     if write:
         folder = Path(out) if out is not None else Path("output")
         files = _files(marks, folder)
@@ -190,7 +194,7 @@ def page_name(row: int, identity: str) -> str:
     return f"{row:04d}" + (f"-{slug}" if slug else "") + ".html"
 
 
-def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol: Tolerance) -> Marked:
+def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol: Tolerance, skipped) -> Marked:
     got = Marked(a.row, a.get(report.identity), _student(a))
     if a.error:
         got.error = a.error
@@ -204,7 +208,7 @@ def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol
         return got
     results, variants = [], []
     try:
-        for n in report.slots:
+        for n in (n for n in report.slots if n not in skipped):
             where = _where(matcher, report, a, n)
             if isinstance(where, str):
                 got.error = f"question {n}: {where}"
@@ -283,7 +287,7 @@ def _steps(key, vid, number, fs, given) -> dict[str, list[list[str]]]:
     for k, f in enumerate(fs, start=1):
         rows, cols = p.step(f.step).shape
         grid = steps.setdefault(f.step, [["-inf"] * cols for _ in range(rows)])
-        grid[f.row][f.col] = given.get(k, "")
+        grid[f.row][f.col] = given.get(k, "").replace(WORD_JOINER, "")  # the export's, in a label
         if grid[f.row][f.col]:
             answered.add(f.step)
     return {s: g for s, g in steps.items() if s in answered}
