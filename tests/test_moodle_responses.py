@@ -501,3 +501,34 @@ def test_an_essay_slot_is_left_to_the_lecturer(runner, cli, tmp_path, with_text)
         assert [s.status for s in got.report.problems[1].steps] == ["by-person"]
     else:
         assert marks.skipped == [2] and "question 2: no right answer" in marks.text()
+
+
+def test_a_key_without_variants(runner, cli, tmp_path):
+    folder = tmp_path / "quiz"
+    r = runner.invoke(cli, ["build", "attention", "--format", "moodle,json", "-o", str(folder)])
+    assert r.exit_code == 0, r.output
+    (q,) = questions((folder / "worksheet-moodle.xml").read_text())
+    right = [_numeric(f.right[0].answer)[0] for f in moodle_fields(q.text)]
+    head = HEADER + ["Question 1", "Response 1", "Right answer 1"]
+    for cells in ([html_to_text(q.text), summary(typed(right)), summary(right)], [html_to_text(q.text), "-", "-"]):
+        path = tmp_path / "r.csv"
+        path.write_bytes(report_csv([row("Ng", "A", "a@x.org", "Finished", []) + cells], header=head))
+        got = check_moodle_responses(folder / "worksheet.json", path, write=False).rows[0]
+        assert got.report is not None, got.error
+        assert got.report.variant is None and got.grade == ("10.00" if cells[1] != "-" else "0.00")
+
+
+@pytest.mark.parametrize(
+    "status, said",
+    [("Overdue", "overdue"), ("Never submitted", "never submitted"), ("=HYPERLINK(1)\x1b", "'=HYPERLINK(1)\\x1b', not finished")],
+)
+def test_an_attempt_not_finished_is_not_marked_and_says_why(quiz, tmp_path, status, said):
+    folder, key, bank, _ = quiz
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([row("Ng", "A", "a@x.org", status, [slot(bank, "v01", 1), slot(bank, "v01", 2)])]))
+    marks = check_moodle_responses(folder / "worksheet.json", path, tmp_path / "o")
+    assert marks.rows[0].report is None and said in marks.rows[0].error
+    assert marks.exit_code == 1
+    summary_rows = list(csv.reader(io.StringIO((tmp_path / "o" / "moodle-summary.csv").read_text())))
+    assert summary_rows[1][-1].startswith("A Ng (a@x.org): the attempt is")
+    assert (tmp_path / "o" / "moodle-grades.csv").read_text() == "Email address,Grade\n"

@@ -201,7 +201,7 @@ def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol
         return got
     state = a.get(report.status)
     if report.status and state != FINISHED:
-        got.error = f"the attempt is {STATES.get(state, repr(printable(state)[:40]))}"
+        got.error = f"the attempt is {STATES.get(state, repr(state[:40]) + ', not finished')}"  # printed by printable
         return got
     if not got.identity:
         got.error = f"no {report.identity}: the gradebook could not take its grade"
@@ -225,6 +225,9 @@ def _mark_row(key: Key, matcher: Matcher, report: ResponsesFile, a: Attempt, tol
                 variants.append(vid)  # "v02/v03": variants whose right answers are the same
     except WorksheetError as exc:
         got.error = str(exc)
+        return got
+    except Exception as exc:  # noqa: BLE001 - one odd attempt must not stop a class's marking (as check_folder)
+        got.error = f"could not be marked ({type(exc).__name__})"
         return got
     results.sort(key=lambda p: p.number)
     got.report = Report(key.path, got.file, results, got.student or got.identity, ", ".join(variants) or None)
