@@ -520,7 +520,11 @@ def test_a_key_without_variants(runner, cli, tmp_path):
 
 @pytest.mark.parametrize(
     "status, said",
-    [("Overdue", "overdue"), ("Never submitted", "never submitted"), ("=HYPERLINK(1)\x1b", "'=HYPERLINK(1)\\x1b', not finished")],
+    [
+        ("Overdue", "overdue"),
+        ("Never submitted", "never submitted"),
+        ("=HYPERLINK(1)\x1b", "'=HYPERLINK(1)\\x1b', not finished"),
+    ],
 )
 def test_an_attempt_not_finished_is_not_marked_and_says_why(quiz, tmp_path, status, said):
     folder, key, bank, _ = quiz
