@@ -536,3 +536,19 @@ def test_an_attempt_not_finished_is_not_marked_and_says_why(quiz, tmp_path, stat
     summary_rows = list(csv.reader(io.StringIO((tmp_path / "o" / "moodle-summary.csv").read_text())))
     assert summary_rows[1][-1].startswith("A Ng (a@x.org): the attempt is")
     assert (tmp_path / "o" / "moodle-grades.csv").read_text() == "Email address,Grade\n"
+
+
+def test_the_cli_json_report_names_each_row(runner, cli, quiz, tmp_path):
+    folder, key, bank, _ = quiz
+    path = tmp_path / "r.csv"
+    path.write_bytes(report_csv([row("Ng", "A", "a@x.org", "Finished", [slot(bank, "v01", 1), slot(bank, "v01", 2)])]))
+    r = runner.invoke(
+        cli,
+        ["check", str(folder / "worksheet.json"), "--moodle-responses", str(path), "-o", str(tmp_path / "o")]
+        + ["--format", "json"],
+    )
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [f["file"] for f in data["files"]] == ["row 2"] and data["files"][0]["report"]["marks"] == 10
+    assert data["summary"].endswith("moodle-summary.csv")
+    assert "--moodle-responses" in runner.invoke(cli, ["check", "--help"]).output
