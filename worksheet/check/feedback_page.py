@@ -85,7 +85,7 @@ def _unit(report: Report) -> str:
 
 
 def _step_row(s: StepResult, renderer) -> Markup:
-    verdict = VERDICT[s.status]
+    verdict = VERDICT.get(s.status, s.status)  # a verdict added later (unreadable) is shown by its name
     detail = "" if s.status in ("correct", "missing", "by-person") else s.message
     if s.status == "incorrect" and s.mistake:
         verdict = f"wrong: {s.mistake}"
@@ -93,7 +93,7 @@ def _step_row(s: StepResult, renderer) -> Markup:
             detail = detail.removeprefix(mistakes.CATALOGUE[s.mistake].sentence).strip()
     return Markup('<tr class="%s"><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td></tr>\n') % (
         s.status,
-        SYMBOLS[s.status],
+        SYMBOLS.get(s.status, ""),
         Markup(renderer.prose(s.title or s.name)),
         verdict,
         Markup("<br><small>%s</small>") % detail if detail else "",
