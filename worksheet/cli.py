@@ -311,7 +311,9 @@ def solve(kind, input_file, example, fmt, out, force, causal):
               show_default=True, help="report for people (text) or for tools (json)")
 @click.option("--rtol", type=float, help="accept |given - expected| <= atol + rtol |expected| (replaces the default rules)")
 @click.option("--atol", type=float, help="absolute tolerance (see --rtol)")
-def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
+@click.option("--moodle-responses", type=click.Path(dir_okay=False, path_type=Path), help="a quiz's Responses report")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="folder for --moodle-responses")
+def check(key, answers, answers_dir, summary, force, fmt, rtol, atol, moodle_responses, out):
     """Mark answers step by step against a key, in points.
 
     ANSWERS (TOML, JSON or CSV) is marked against KEY (the JSON key).
@@ -334,10 +336,17 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
       worksheet check mine.json examples/answers.toml
       worksheet check midterm/midterm.json alice.csv --format json
       worksheet check midterm/midterm.json --answers-dir answers --summary marks.csv
+      worksheet check quiz.json --moodle-responses responses.csv -o marks
     """
     from .check import Tolerance, check_answers, check_folder
 
     Tolerance(rtol, atol)  # validates before any file is read
+    if moodle_responses is not None or out is not None:  # docs/moodle-responses.md
+        from .check.responses_marks import check_moodle_responses, refuse_mixed
+        refuse_mixed(moodle_responses, answers, answers_dir, summary)
+        marks = check_moodle_responses(key, moodle_responses, out, force=force, tolerance=Tolerance(rtol, atol))
+        _echo(marks.to_json() if fmt == "json" else marks.text(), nl=False)
+        return marks.exit_code
     if answers_dir is not None:
         if answers is not None:
             raise WorksheetError("give either ANSWERS or --answers-dir DIR, not both")

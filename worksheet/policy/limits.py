@@ -51,6 +51,11 @@ the same file gets the same result on every machine; a key's exact strings
 are read only for the steps being marked, from ``KEY_WORK`` per variant
 (past it, a step's float ``value`` is the expected value).
 
+A Moodle Responses report (``check --moodle-responses``): at most
+``MAX_RESPONSES_BYTES`` of UTF-8, ``MAX_RESPONSE_ROWS`` attempts,
+``MAX_RESPONSE_COLUMNS`` columns and ``MAX_RESPONSE_CELL`` characters a
+cell; each attempt's answers are then read as an answer file is.
+
 Exam specs: ``points`` is a finite number from 0 to ``MAX_POINTS`` per
 section.  Seeds are whole numbers from 0 to ``MAX_SEED``.
 """
@@ -78,6 +83,11 @@ MAX_KEY_ENTRIES = 4_000_000  # entries of all the steps of a key (about the 64 M
 # nodes exact.py walks; one costly entry spends at most 100,000 and 12,000 of them
 ANSWER_WORK = (2_500_000, 1_000_000)  # every entry of one answer file together
 KEY_WORK = (2_500_000, 1_000_000)  # the exact strings of one variant of a key
+
+MAX_RESPONSES_BYTES = 32 * 1024 * 1024  # a Moodle Responses report of check --moodle-responses
+MAX_RESPONSE_ROWS = 5000  # attempts (rows) in one Responses report
+MAX_RESPONSE_COLUMNS = 2000  # columns of one Responses report (3 per question slot, ticked)
+MAX_RESPONSE_CELL = 1024 * 1024  # characters of one cell (a question's text summary)
 
 MAX_POINTS = 10**6  # points of one spec section
 MAX_SEED = 2**32 - 1  # --seed and a spec's seed

@@ -1,0 +1,108 @@
+"""A student's feedback page: one self-contained HTML file (no script, no
+link, no image; its style inline) with the marks of each step, the steps
+carried forward from the student's own answers, and the hint of each named
+mistake, typeset (MathML, from :class:`worksheet.render.html.HtmlRenderer`).
+
+Every piece of text from a file (names, answers as given, step titles,
+messages) is escaped; only a mistake's own typeset sentence goes through the
+HTML renderer's prose, which escapes its words and typesets only formulas
+that pass the maths allow-list.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup, escape
+
+from ..kinds import mistakes
+from ..policy.errors import printable
+from ..solution.points import points_text
+from .report import SYMBOLS, Report, StepResult
+
+VERDICT = {
+    "correct": "right",
+    "carried-forward": "right for your own earlier answers (error carried forward)",
+    "incorrect": "wrong",
+    "missing": "not answered",
+    "by-person": "marked by your lecturer",
+}
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
+th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
+.correct{color:#176c2c}.carried-forward{color:#1c5fa8}.incorrect{color:#a8201a}.missing,.by-person{color:#666}
+.hint{background:#fff7e0;border-left:4px solid #e0a800;padding:.5rem .75rem;margin:.5rem 0}
+"""
+
+
+def prose_renderer():
+    """The HTML renderer whose prose typesets a mistake's hint (one for a class's pages)."""
+    from ..render.html import HtmlRenderer
+
+    return HtmlRenderer()
+
+
+def feedback_page(report: Report, student: str, grade: str | None, max_grade: str | None, renderer=None) -> str:
+    """The page of one marked attempt (``renderer``: :func:`prose_renderer`, made once for many pages)."""
+    renderer = renderer or prose_renderer()
+    who = escape(printable(student or ""))  # control and bidi characters as escapes: they cannot reorder it
+    total = f"{points_text(report.marks)} / {points_text(report.out_of)}"
+    head = Markup(
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">\n'
+        "<title>Feedback: %s</title>\n<style>%s</style>\n</head>\n<body>\n"
+    ) % (who, Markup(STYLE))
+    out = [head, Markup("<h1>Feedback for %s</h1>\n") % who]
+    grade_text = f"; grade {grade}" + (f" of {max_grade}" if max_grade else " %") if grade is not None else ""
+    out.append(Markup("<p>%s: <strong>%s</strong> %s%s.</p>\n") % ("Marks", total, _unit(report), grade_text))
+    if report.variant:
+        out.append(Markup("<p>Variant %s.</p>\n") % report.variant)
+    for p in report.problems:
+        out.append(Markup("<h2>Problem %s: %s</h2>\n") % (p.number, Markup(renderer.prose(p.title or p.kind))))
+        if not p.carried_forward:
+            out.append(Markup("<p><em>This kind is marked against the key only (no error carried forward).</em></p>\n"))
+        out.append(Markup("<table>\n<tr><th></th><th>Step</th><th>Verdict</th><th>Marks</th></tr>\n"))
+        for s in p.steps:
+            out.append(_step_row(s, renderer))
+        out.append(Markup("</table>\n"))
+        carried = [s for s in p.steps if s.status == "carried-forward"]
+        if carried:
+            names = Markup(", ").join(Markup(renderer.prose(s.title or s.name)) for s in carried)
+            out.append(
+                Markup("<p>Carried forward: %s %s right for the values you worked out earlier, so %s full marks.</p>\n")
+                % (names, "is" if len(carried) == 1 else "are", "it gets" if len(carried) == 1 else "they get")
+            )
+        out += [_hint(code, renderer) for code in dict.fromkeys(s.mistake for s in p.steps if s.mistake)]
+    if report.unread:
+        out.append(Markup("<p>Not read:</p>\n<ul>\n"))
+        out += [Markup("<li>%s</li>\n") % u for u in report.unread]
+        out.append(Markup("</ul>\n"))
+    out.append(Markup("</body>\n</html>\n"))
+    return str(Markup("").join(out))
+
+
+def _unit(report: Report) -> str:
+    return "points" if report.pointed else "marks"
+
+
+def _step_row(s: StepResult, renderer) -> Markup:
+    verdict = VERDICT.get(s.status, s.status)  # a verdict added later (unreadable) is shown by its name
+    detail = "" if s.status in ("correct", "missing", "by-person") else s.message
+    if s.status == "incorrect" and s.mistake:
+        verdict = f"wrong: {s.mistake}"
+        if s.mistake in mistakes.CATALOGUE:  # its sentence is the hint below, typeset
+            detail = detail.removeprefix(mistakes.CATALOGUE[s.mistake].sentence).strip()
+    return Markup('<tr class="%s"><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td></tr>\n') % (
+        s.status,
+        SYMBOLS.get(s.status, ""),
+        Markup(renderer.prose(s.title or s.name)),
+        verdict,
+        Markup("<br><small>%s</small>") % detail if detail else "",
+        "" if s.status == "by-person" else f"{points_text(s.marks)}/{points_text(s.out_of)}",
+    )
+
+
+def _hint(code: str, renderer) -> Markup:
+    m = mistakes.CATALOGUE.get(code)
+    if m is None:
+        return Markup("")
+    return Markup('<div class="hint"><strong>%s</strong>: %s</div>\n') % (code, Markup(renderer.prose(m.typeset)))
