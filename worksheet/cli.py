@@ -372,7 +372,8 @@ def practice(host, port, no_browser, spec_file, focus):
     try:
         from .practice import Scope, check_focus, serve
     except ModuleNotFoundError as exc:  # the web stack is an extra
-        raise WorksheetError(f"worksheet practice needs {exc.name}: pip install 'worksheet[practice]'") from None
+        raise WorksheetError(f"worksheet practice needs {exc.name}: "
+                             "pip install 'attention-worksheet[practice]'") from None
     from .practice.exercises import RequestError
 
     try:
