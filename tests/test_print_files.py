@@ -8,16 +8,22 @@ from __future__ import annotations
 import csv
 import io
 import os
+import subprocess
 
 import pytest
 
-from pdf_util import page_count, pdf_text, require_latex
+from pdf_util import page_count, pdf_text, require_latex, require_poppler
 from worksheet.policy.errors import OutputError
 from worksheet.policy.files import same_content, write_changed
 
 
 def _map(folder, name="worksheet"):
     return list(csv.DictReader(io.StringIO((folder / f"{name}-variants.csv").read_text(encoding="utf-8"))))
+
+
+def _page_text(pdf, page):
+    exe = require_poppler("pdftotext")
+    return subprocess.run([exe, "-f", str(page), "-l", str(page), str(pdf), "-"], capture_output=True, text=True).stdout
 
 
 def _range(cell):
@@ -125,6 +131,8 @@ def test_duplex_starts_every_variant_on_an_odd_page_and_the_map_says_so(runner, 
         assert all(first % 2 == 1 and (last - first + 1) % 2 == 0 for first, last in ranges), ranges
         assert [first for first, _ in ranges[1:]] == [last + 1 for _, last in ranges[:-1]]  # no gap, no overlap
         assert page_count(tmp_path / pdf) == ranges[-1][1]
+        for row, (first, _) in zip(rows, ranges):  # the page the map names is where the variant starts
+            assert f"Variant {row['variant']} — page 1" in _page_text(tmp_path / pdf, first)
     plain = tmp_path / "plain"
     assert runner.invoke(cli, _exam(plain, "--format", "pdf")).exit_code == 0
     unpadded = [_range(row["pages"]) for row in _map(plain)]
