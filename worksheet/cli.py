@@ -234,7 +234,7 @@ def _report_written(paths):
               help="JSON or TOML file of named matrices")
 @click.option("--example", help="a reference example instead of a file (see 'worksheet list --examples')")
 @click.option("--format", "fmt", default="md", show_default=True,
-              help="md, tex, json, html or pdf (pdf only to a file: -o FILE)")
+              help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)")
 @click.option("-o", "--out", default="-", show_default=True,
               help="output file (the format's extension is added to a name without one), or - for stdout")
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
