@@ -35,6 +35,18 @@ def test_wheel_install_builds_a_worksheet(tmp_path):
     Path(site, "outer-env.pth").write_text("\n".join(outer) + "\n")
     r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(src)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    # the distribution is ours alone (the index's "worksheet" is another project); command and import stay worksheet
+    r = subprocess.run(
+        [
+            str(py),
+            "-c",
+            "import importlib.metadata as m; d = m.distribution('attention-worksheet'); "
+            "print(d.metadata['Name'], [e.name for e in d.entry_points if e.group == 'console_scripts'])",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and r.stdout.split() == ["attention-worksheet", "['worksheet']"], r.stderr
     out = tmp_path / "run"
     out.mkdir()
     r = subprocess.run(

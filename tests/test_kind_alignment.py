@@ -22,7 +22,7 @@ entries = st.fractions(min_value=-2, max_value=2, max_denominator=4)
 
 
 def numpy_scores(score, s, H, W_a=None, v_a=None):
-    """The BRIEF.md formulas, one h_j at a time."""
+    """The formulas of docs/reference.md, one h_j at a time."""
     e = []
     for j, h in enumerate(H):
         if score == "location":  # Luong's a_t = softmax(W_a s_t), in rows: s W_a, column j

@@ -1,5 +1,5 @@
 """positional-encoding: angles per pair, sin on even and cos on odd columns,
-X + PE; the CONCEPTS.md numbers for d_model = 5; exact vs numpy, hand mode,
+X + PE; the lecture's numbers for d_model = 5; exact vs numpy, hand mode,
 files, CLI, LaTeX, golden files."""
 
 import json

@@ -82,10 +82,16 @@ def test_each_question_states_only_its_own_conventions(tmp_path, runner, cli):
     assert "softmax" not in conventions(ln).lower() and "infty" not in conventions(ln)
 
 
+def _docs() -> str:
+    """The README and the pages of docs/ (the lecturer's guide describes Moodle)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return "\n".join(p.read_text(encoding="utf-8") for p in pages)
+
+
 def test_the_readme_describes_the_categories_the_export_writes(tmp_path, runner, cli):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = _docs()
     m = re.search(r"categories `(\$course\$/midterm/Problem 1)` … `Problem (\d+)`", readme)
-    assert m, "the README names the midterm's categories"
+    assert m, "the docs name the midterm's categories"
     r = runner.invoke(
         cli,
         [
@@ -108,7 +114,7 @@ def test_the_readme_describes_the_categories_the_export_writes(tmp_path, runner,
 
 
 def test_the_readme_says_cloze_fields_cannot_carry_error_forward_and_offers_check():
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join(_docs().split())
     section = readme[readme.index("**Online quizzes: Moodle.**") :]
     assert "error carried forward" in section and "worksheet check" in section
     assert "independent" in section

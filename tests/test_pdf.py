@@ -134,9 +134,10 @@ def test_pages_of_variants_are_read_from_the_marks_latex_writes():
     assert pdfmod.read_pages(aux) == {1: (1, 3), 2: (4, 6)}
 
 
-def test_existing_files_are_refused_before_latex_runs(runner, cli, tmp_path, monkeypatch):
+def test_existing_files_with_other_content_are_refused_before_latex_runs(runner, cli, tmp_path, monkeypatch):
+    (tmp_path / "worksheet.tex").write_text("old")
     (tmp_path / "worksheet.pdf").write_bytes(b"old")
     monkeypatch.setattr(pdfmod, "compile_all", lambda *a, **k: pytest.fail("LaTeX ran"))
-    res = runner.invoke(cli, ["build", "--format", "pdf", "-o", str(tmp_path)])
-    assert res.exit_code == 2 and "already exists" in res.output
+    res = runner.invoke(cli, ["build", "--format", "tex,pdf", "-o", str(tmp_path)])
+    assert res.exit_code == 2 and "worksheet.tex already exists with other content" in res.output
     assert (tmp_path / "worksheet.pdf").read_bytes() == b"old"

@@ -18,12 +18,26 @@ from worksheet.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+# Pages the other engineers of issue 29 write (marking, Moodle, QTI, the practice page
+# for a class, tables, notation): linked already, tolerated as missing until their
+# branches are merged -- this exact list and nothing else.
+PENDING = {
+    "docs/marking.md",
+    "docs/moodle.md",
+    "docs/moodle-responses.md",
+    "docs/qti.md",
+    "docs/practice-deploy.md",
+    "docs/tables.md",
+    "docs/notation.md",
+}
 
 
-def _console_blocks(section: str) -> list[str]:
-    """The ```console blocks of one ``##``/``###`` section of the README."""
-    m = re.search(rf"^#+ {re.escape(section)}\n(.*?)(?=^#+ )", README, re.S | re.M)
-    assert m, f"README has no section '{section}'"
+def _console_blocks(section: str, text: str = README) -> list[str]:
+    """The ```console blocks of one ``##``/``###`` section of a page (the README by default)."""
+    m = re.search(rf"^#+ {re.escape(section)}\n(.*?)(?=^#+ |\Z)", text, re.S | re.M)
+    assert m, f"no section '{section}'"
     return re.findall(r"```console\n(.*?)```", m.group(1), re.S)
 
 
@@ -69,14 +83,14 @@ def test_the_tour_runs_top_to_bottom_in_a_fresh_folder(tmp_path, monkeypatch):
         expected = (0, 1) if args[1] == "check" else (0,)  # check: 1 when an answer is marked wrong
         assert res.exit_code in expected, f"{cmd}\n{res.output}"
         if quoted:
-            assert res.stdout.strip() == quoted, f"the README quotes other output for: {cmd}"
+            assert res.stdout.strip() == quoted, f"the docs quote other output for: {cmd}"
         ran += 1
     assert ran >= 8
 
 
-def test_the_check_example_in_the_readme_is_what_check_prints(tmp_path, monkeypatch):
-    """The ``check`` section quotes the report of examples/answers.toml."""
-    blocks = _console_blocks("`check`: mark a hand calculation")
+def test_the_check_example_in_the_students_guide_is_what_check_prints(tmp_path, monkeypatch):
+    """The student's guide quotes the report of examples/answers.toml."""
+    blocks = _console_blocks("Checking a hand calculation", (ROOT / "docs" / "student.md").read_text(encoding="utf-8"))
     pairs = [c for b in blocks for c in _commands(b)]
     assert pairs, "the check section has no console example"
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
@@ -86,4 +100,79 @@ def test_the_check_example_in_the_readme_is_what_check_prints(tmp_path, monkeypa
         res = runner.invoke(main, shlex.split(cmd)[1:])
         assert res.exit_code in (0, 1), f"{cmd}\n{res.output}"
         if quoted:
-            assert res.stdout.strip() == quoted, f"the README quotes other output for: {cmd}"
+            assert res.stdout.strip() == quoted, f"the docs quote other output for: {cmd}"
+
+
+# ---------------------------------------------------------------- the README as a start
+
+
+def _prose(text: str) -> str:
+    """A page without its fenced code blocks (a ``#`` there is a comment, a link is text)."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", _prose(page.read_text(encoding="utf-8")), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_relative_link_in_the_readme_and_docs_resolves():
+    checked = 0
+    for page in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _prose(page.read_text(encoding="utf-8"))):
+            if re.match(r"[a-z]+:", target):  # https:, mailto:
+                continue
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            name = file.relative_to(ROOT).as_posix()
+            if name in PENDING and not file.exists():
+                continue
+            assert file.is_file(), f"{page.relative_to(ROOT)} links to {target}, which does not exist"
+            if anchor:
+                assert anchor in _anchors(file), f"{page.relative_to(ROOT)} links to {target}: no such heading"
+            checked += 1
+    assert checked > 40
+
+
+def test_the_pending_pages_are_exactly_those_not_yet_merged_and_the_readme_links_them():
+    missing = {p for p in PENDING if not (ROOT / p).exists()}
+    links = set(re.findall(r"\]\((docs/[\w-]+\.md)", README))
+    assert missing <= links, "the README's 'Where next' links every topic page"
+    assert {"docs/lecturer.md", "docs/student.md", "docs/reference.md"} <= links
+
+
+def test_no_page_names_a_document_the_repository_does_not_have():
+    """A document named in the README, the docs, CONTRIBUTING and the code (``X.md``) is a file of the repository."""
+    pages = [*DOCS, ROOT / "CONTRIBUTING.md", ROOT / "BENCHMARKS.md"]
+    code = [*(ROOT / "worksheet").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "examples").iterdir()]
+    for f in pages + code:
+        for name in set(re.findall(r"\b([A-Z][A-Z_]+\.md)\b", f.read_text(encoding="utf-8"))) - {"NAME.md"}:
+            assert (ROOT / name).is_file(), f"{f.relative_to(ROOT)} names {name}, which the repository does not have"
+        for name in re.findall(r"\b(docs/[\w-]+\.md)\b", f.read_text(encoding="utf-8")):
+            assert (ROOT / name).is_file() or name in PENDING, f"{f.relative_to(ROOT)} names {name}"
+
+
+def test_the_readme_is_a_start():
+    assert len(README.splitlines()) <= 250
+    for heading in ("## A tour", "## Where next"):
+        assert heading in README
+
+
+def test_ci_runs_the_readme_commands_exactly():
+    commands = re.search(r"```bash\n(.*?)```", README, re.S).group(1).strip().splitlines()
+    assert commands == [
+        "python -m pip install -e . && worksheet build",
+        "python -m pip install -e '.[test]' && python -m pytest",
+    ]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    for command in commands:
+        assert f"( {command} )" in ci, command  # in a subshell, so that set -e stops on either half
+
+
+def test_the_distribution_is_ours_and_the_command_is_worksheet():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "attention-worksheet" and project["scripts"] == {"worksheet": "worksheet.cli:main"}
+    assert "attention-worksheet" in README

@@ -1,5 +1,5 @@
 """worksheet.exact.rounding: the decimals every file writes, decided from the exact
-value (README, "How decimals are made").  The oracle is sympy at 80 digits,
+value (docs/reference.md, "How decimals are made").  The oracle is sympy at 80 digits,
 turned into the nearest double or N-place decimal with exact integer arithmetic."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ PYTHONPATH, whose sitecustomize makes exp, tanh, sin, cos (math's and numpy's)
 answer one bit up, as another CPU, libm or numpy build may; also under other
 PYTHONHASHSEED values (no output may depend on the order of a set or dict of
 strings).  Every file must be byte-identical: no decimal that is written may
-come from a float computed along the way (README, "How decimals are made").
+come from a float computed along the way (docs/reference.md, "How decimals are made").
 """
 
 from __future__ import annotations

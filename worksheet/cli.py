@@ -131,7 +131,7 @@ def list_cmd(kind, examples):
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
 @click.option("--name", default=None, help="base name of the files  [default: worksheet]")
-@click.option("--force", is_flag=True, help="overwrite existing files")
+@click.option("--force", is_flag=True, help="overwrite existing files with other content (same bytes: up to date)")
 @click.option("--title", default=None, callback=lambda ctx, param, value: _title(value, "--title"),
               help="title printed on the sheet (one line of plain text)")
 @click.option("--variants", type=click.IntRange(1, 2000), default=None,
@@ -146,11 +146,13 @@ def list_cmd(kind, examples):
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
 @click.option("--compact/--no-compact", default=None,
               help="tex/pdf study sheet: two columns, smaller type and matrices, every worked line kept")
+@click.option("--duplex/--no-duplex", default=None,
+              help="tex/pdf for two-sided printing: each variant padded to an even page count")
 @click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="folder with a copy of templates/ to restyle the sheets")
 @size_options
 def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, compact,
-          templates, **kw):
+          duplex, templates, **kw):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
@@ -179,7 +181,7 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
     plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
-                         name=name, paper=paper, split=split, compact=compact)
+                         name=name, paper=paper, split=split, compact=compact, duplex=duplex)
     from .build import check_problems
 
     check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"
@@ -193,15 +195,6 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         from .build import find_variant
 
         k = find_variant(only, variants, plan.seed)
-    if out != "-" and not force:
-        from .build import output_names, planned_files, variant_id
-        from .policy.files import refuse_existing
-
-        if k is not None:
-            group = f"{name}-{variant_id(k, variants)}"
-            refuse_existing(Path(out) / f for fmt in fmts for f in output_names(group, fmt).values())
-        else:
-            refuse_existing(Path(out) / f for f in planned_files(name, fmts, variants or 0, split))
     if out == "-":
         if variants:
             docs = _with_progress(build_variants, plan.problems, variants, **args)
@@ -228,14 +221,20 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     else:
         doc = build_document(plan.problems, **args)
         paths = _with_latex(pdfs, write_documents, [doc], fmts, out, name=name, force=force, templates=templates)
-    for path in paths:
-        _echo(f"wrote {printable(str(path))}")
+    _report_written(paths)
     if (pdfs or (variants or 0) >= PROGRESS_FROM) and not sys.stderr.isatty():  # one summary line, for logs
         count = 1 if k is not None else (variants or 1)
         problems = count * len(plan.problems)
         click.echo(f"built {count} sheet{'s' * (count != 1)} ({problems} problem{'s' * (problems != 1)}), "
                    f"{len(paths)} files{f', {pdfs} PDFs compiled' if pdfs else ''}, "
                    f"in {time.monotonic() - started:.1f} s", err=True)
+
+
+def _report_written(paths):
+    """``wrote PATH`` per file written, ``up to date: PATH`` per file already there byte for byte."""
+    same = set(getattr(paths, "unchanged", ()))
+    for path in paths:
+        _echo(f"{'up to date:' if path in same else 'wrote'} {printable(str(path))}")
 
 
 @main.command()
@@ -245,7 +244,8 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
 @click.option("--example", help="a reference example instead of a file (see 'worksheet list --examples')")
 @click.option("--format", "fmt", default="md", show_default=True,
               help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)")
-@click.option("-o", "--out", default="-", show_default=True, help="output file, or - for stdout")
+@click.option("-o", "--out", default="-", show_default=True,
+              help="output file (the format's extension is added to a name without one), or - for stdout")
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
 @click.option("--causal/--no-causal", default=None, help="mask future tokens (overrides the file)")
 def solve(kind, input_file, example, fmt, out, force, causal):
@@ -295,8 +295,11 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     if out == "-":
         _echo(text, nl=False)
     else:
-        write_all({Path(out): text}, force=force)
-        _echo(f"wrote {printable(out)}")
+        path = Path(out)
+        if not path.suffix:  # -o tm --format pdf writes tm.pdf
+            path = path.with_name(f"{path.name}.{get(formats[0]).ext}")
+        write_all({path: text}, force=force)
+        _echo(f"wrote {printable(str(path))}")
 
 
 @main.command()
@@ -387,7 +390,8 @@ def practice(host, port, no_browser, spec_file, focus):
     try:
         from .practice import Scope, check_focus, serve
     except ModuleNotFoundError as exc:  # the web stack is an extra
-        raise WorksheetError(f"worksheet practice needs {exc.name}: pip install 'worksheet[practice]'") from None
+        raise WorksheetError(f"worksheet practice needs {exc.name}: "
+                             "pip install 'attention-worksheet[practice]'") from None
     from .practice.exercises import RequestError
 
     try:

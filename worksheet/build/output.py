@@ -18,7 +18,8 @@ from typing import Iterable, Sequence
 
 from .. import render
 from ..solution.document import Document
-from ..policy.files import refuse_existing, write_all
+from ..policy.files import refuse_changed, write_all, write_changed
+from .page_map import page_map, variants_csv  # noqa: F401 (variants_csv: the package's face)
 
 
 # ---------------------------------------------------------------- file names
@@ -176,28 +177,6 @@ def _compiled(files: dict, sources: dict, compile_pdf: bool) -> Rendered:
 # ---------------------------------------------------------------- writing
 
 
-def variants_csv(
-    docs: Sequence[Document],
-    sheet_pages: dict[int, tuple[int, int]] | None = None,
-    key_pages: dict[int, tuple[int, int]] | None = None,
-    files: Sequence[str] | None = None,
-) -> str:
-    """``variant,seed,pages,key_pages`` (page ranges in the PDFs, empty without PDF);
-    with ``files`` (--split) a last column names each variant's student file."""
-    from ..policy.csv_cells import csv_text
-
-    def rng(pages, i):
-        if not pages or i not in pages:
-            return ""
-        first, last = pages[i]
-        return f"{first}-{last}" if last != first else str(first)
-
-    rows = [["variant", "seed", "pages", "key_pages"] + (["file"] if files else [])]
-    for i, d in enumerate(docs, 1):
-        rows.append([d.variant, d.seed, rng(sheet_pages, i), rng(key_pages, i)] + ([files[i - 1]] if files else []))
-    return csv_text(rows)  # no cell a spreadsheet runs as a formula (worksheet.policy.csv_cells)
-
-
 def write_documents(
     docs: Sequence[Document],
     formats: Iterable[str],
@@ -258,7 +237,9 @@ def write_rendered(
     """Compile the PDFs of ``rendered`` (see :func:`render_variants`) and write
     every file, plus ``NAME-variants.csv`` for variants (unless ``table`` is
     False: one variant rebuilt on its own), as :func:`write_documents`;
-    ``progress(1)`` after each PDF is compiled."""
+    ``progress(1)`` after each PDF is compiled.  A file already there with the
+    same bytes is left as it is (the result's ``unchanged``); one with other
+    bytes is refused without ``force``, the text files before LaTeX runs."""
     from ..render.pdf import LatexError, LatexMissingError
 
     out = Path(out_dir)
@@ -274,8 +255,9 @@ def write_rendered(
     for f in (name, *files):  # plain names only: nothing is written outside out_dir
         check_file_name(f, field="name" if f == name else "file name")
     pages: dict[str, dict] = {}
-    if sources and not force:  # refuse before minutes of LaTeX, not after
-        refuse_existing(out / f for f in files)
+    pdf_names = {t[:-4] + ".pdf" for t in sources}
+    if not force:  # a file with other bytes is refused before minutes of LaTeX, not after
+        refuse_changed({out / f: t for f, t in files.items() if f not in pdf_names})
     if sources:
         from ..render.pdf import compile_all
 
@@ -284,7 +266,7 @@ def write_rendered(
         except LatexMissingError as exc:
             keep = {f: t for f, t in files.items() if not f.endswith(".pdf")}
             keep.update(sources)
-            written = write_all({out / f: t for f, t in keep.items()}, force=force)
+            written = write_changed({out / f: t for f, t in keep.items()}, force=force)
             raise LatexMissingError(
                 f"{exc}; wrote the LaTeX instead: {', '.join(str(p) for p in written if p.suffix == '.tex')}"
             ) from None
@@ -307,12 +289,22 @@ def write_rendered(
             student = min(formats, key=lambda f: render.get(f).student_rank)  # the first of the best
             sheet = {i: pages.get(f"{n}.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
             key = {i: pages.get(f"{n}-key.pdf", {}).get(1) for i, n in enumerate(groups, 1)}
-            files[f"{name}-variants.csv"] = variants_csv(
+            files[f"{name}-variants.csv"] = page_map(
+                out,
+                name,
                 docs,
                 {i: v for i, v in sheet.items() if v},
                 {i: v for i, v in key.items() if v},
                 files=[next(iter(output_names(n, student).values())) for n in groups],
+                pdfs=[out / f"{n}{role}.pdf" for n in groups for role in ("", "-key")],
             )
         else:
-            files[f"{name}-variants.csv"] = variants_csv(docs, pages.get(f"{name}.pdf"), pages.get(f"{name}-key.pdf"))
-    return write_all({out / f: t for f, t in files.items()}, force=force)
+            files[f"{name}-variants.csv"] = page_map(
+                out,
+                name,
+                docs,
+                pages.get(f"{name}.pdf"),
+                pages.get(f"{name}-key.pdf"),
+                pdfs=[out / f"{name}.pdf", out / f"{name}-key.pdf"],
+            )
+    return write_changed({out / f: t for f, t in files.items()}, force=force)

@@ -47,6 +47,7 @@ def resolve_build(
     paper: str | None = None,
     split: bool = False,
     compact: bool | None = None,
+    duplex: bool | None = None,
 ) -> BuildPlan:
     """The build ``worksheet build`` makes from a spec (an :class:`ExamSpec` or
     its file) or ``problems`` (default: attention), and the options given.
@@ -56,7 +57,7 @@ def resolve_build(
     the spec, else the defaults (seed 1, the kinds' own title, one sheet,
     ``worksheet``); a kind option (``numbers``, ``seq_len``, ...) wins over
     the spec's ``numbers``, while a section's own parameters win over both (see
-    ``build.make_problem``); ``paper`` wins over the spec's paper.  Problems
+    ``build.make_problem``); ``paper``, ``compact`` and ``duplex`` win over the spec's.  Problems
     and a spec together, or ``split`` without variants, are errors.
     """
     options = {k: v for k, v in (options or {}).items() if v is not None}
@@ -76,10 +77,11 @@ def resolve_build(
         name = name if name is not None else spec.name
     if paper is not None:
         doc_fields["paper"] = paper
-    if compact is not None:
-        doc_fields["compact"] = compact
-    if doc_fields.get("compact") is False:
-        doc_fields.pop("compact")  # the default: documents stay as they were
+    for key, value in (("compact", compact), ("duplex", duplex)):
+        if value is not None:
+            doc_fields[key] = value
+        if doc_fields.get(key) is False:
+            doc_fields.pop(key)  # the default: documents stay as they were
     if split and not variants:
         raise ParamError("--split needs --variants N")
     if name:  # (an empty --name means the default)

@@ -12,6 +12,7 @@
     seed = 7                             # optional; --seed overrides
     name = "midterm"                     # optional base name of the files; --name overrides
     compact = false                      # optional: a two-column study sheet (tex/pdf); --compact overrides
+    duplex = false                       # optional: pad each variant to an even page count (tex/pdf); --duplex
 
     [[sections]]                         # one problem per section, in order
     kind = "attention"
@@ -164,6 +165,7 @@ class ExamSpec:
     seed: int | None = None
     name: str | None = None
     compact: bool = False  # a study sheet: two columns, smaller type (tex/pdf)
+    duplex: bool = False  # two-sided printing: each variant padded to an even page count (tex/pdf)
     source: str = ""  # the file it came from
 
     def problem_specs(self) -> list[ProblemSpec]:
@@ -174,7 +176,8 @@ class ExamSpec:
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
         return {"course": self.course, "date": self.date, "instructions": self.instructions,
-                "paper": self.paper, **({"compact": True} if self.compact else {})}
+                "paper": self.paper, **({"compact": True} if self.compact else {}),
+                **({"duplex": True} if self.duplex else {})}
 
 
 # ---------------------------------------------------------------- spec versus options
@@ -219,7 +222,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         raise SpecError(f"{message}{f' (line {line})' if line else ''}", file=source, field=where)
 
     known = {"title", "course", "date", "instructions", "paper", "numbers", "variants", "seed",
-             "name", "sections", "compact"}
+             "name", "sections", "compact", "duplex"}
     for key in data:
         if key not in known:
             fail(f"unknown key; a spec has {', '.join(sorted(known))}", key)
@@ -246,10 +249,11 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
             spec.date = check_line(d, field="date")
         except TextError as exc:
             fail(exc.reason, "date")
-    if "compact" in data:
-        if not isinstance(data["compact"], bool):
-            fail(f"must be true or false, not {_show(data['compact'])}", "compact")
-        spec.compact = data["compact"]
+    for key in ("compact", "duplex"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                fail(f"must be true or false, not {_show(data[key])}", key)
+            setattr(spec, key, data[key])
     for key, choices in (("paper", PAPERS), ("numbers", NUMBER_MODES)):
         if key in data:
             if data[key] not in choices:

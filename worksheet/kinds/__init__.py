@@ -5,7 +5,7 @@ contract :class:`worksheet.kinds.base.KindModule` (its docstring says what
 each member must do):
 
 * ``TITLE`` -- the heading on a sheet;
-* ``INPUTS`` -- the input matrix names it reads (BRIEF.md);
+* ``INPUTS`` -- the input matrix names it reads (docs/reference.md);
 * ``CONVENTIONS`` -- the conventions its sheet states (keys of
   :data:`worksheet.solution.document.CONVENTION_TEXT`; add a text there if a
   new kind needs one; :func:`conventions` picks those a sheet states);

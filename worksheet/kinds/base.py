@@ -10,7 +10,7 @@ A kind is one module of :mod:`worksheet.kinds` that satisfies
 kind against it, signatures included):
 
 * ``TITLE: str`` -- the heading on a sheet;
-* ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (BRIEF.md);
+* ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (docs/reference.md);
 * ``CONVENTIONS: tuple[str, ...]`` -- the conventions its sheet states (keys
   of :data:`worksheet.solution.document.CONVENTION_TEXT`);
 * ``Params`` -- a frozen dataclass subclass of :class:`Params`, its fields the

@@ -136,7 +136,7 @@ def entry(letter: str, new: str) -> tuple[str, str]:
 
 
 def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-    """The renames that index Add & Norm ``k``'s symbols by ``k`` in a block (README, "Notation").
+    """The renames that index Add & Norm ``k``'s symbols by ``k`` in a block (docs/reference.md, "Conventions").
 
     A whole matrix or column carries ``k`` as a subscript, as the block's
     ``\\gamma_k`` and ``\\beta_k`` do: ``R_k``, ``\\mu_k``, ``\\sigma^2_k``,

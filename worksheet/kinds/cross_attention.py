@@ -12,7 +12,7 @@ Steps: ``Q``, ``K``, ``V``, ``scores``, ``scaled``, ``weights``, ``output``.
 The decoder length m and the encoder length n may differ, so the scores are
 m x n.  The key says where each matrix comes from: Q from the decoder, K and
 V from the encoder output (some slides say the decoder takes Q and K from the
-encoder; that is wrong, CONCEPTS.md errata 2).  There is no causal mask: a
+encoder; that is wrong, an erratum of lecture slides).  There is no causal mask: a
 decoder token may look at every source token.
 
 Default labels: the decoder rows are the shifted-right target "<s> I'm a

@@ -1,4 +1,4 @@
-"""Reference examples: the numbers from the lectures (CONCEPTS.md).
+"""Reference examples: the numbers from the lectures (worksheet list --examples).
 
 Each example is an input table exactly as a user would write it in a file
 (decimals as text, so ``"0.2"`` is 1/5), solved through the same path as

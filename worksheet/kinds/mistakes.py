@@ -1,5 +1,5 @@
 """The mistakes ``worksheet check`` recognises, each a recomputation with a
-known wrong rule (CONCEPTS.md, "Mistakes students make").
+known wrong rule (the mistakes students make, as lecturers report them).
 
 A :class:`Mistake` has a stable code (the JSON report's ``mistake`` field)
 and one plain sentence (the text report).  A *rule* computes, with numpy,

@@ -10,7 +10,7 @@ Steps: ``logits``, ``scaled_logits`` (T != 1 only), ``probabilities``,
 (``z_2``, ``p_4``: token 4 of the vocabulary).
 
 The ``prediction`` step's exact entry is the chosen token's label (a string)
-and its value the label's 0-based index in the vocabulary (BRIEF.md).  A tie
+and its value the label's 0-based index in the vocabulary (docs/reference.md).  A tie
 goes to the first token in the vocabulary order; the sheet says so.  The
 choice is made on the exact logits (rational numbers: the inputs and T are
 rational) and checked against the float computation here, because

@@ -11,6 +11,10 @@ and no half-updated set:
    rename fails, every file already renamed is put back as it was.
 
 Every error names the path it is about.
+
+:func:`write_changed` is what a build uses: a file already there with the
+same bytes is left as it is (a build run twice is "up to date"), one with
+other bytes is refused without ``force``, naming it.
 """
 
 from __future__ import annotations
@@ -43,6 +47,49 @@ def refuse_existing(paths: Iterable) -> None:
         raise OutputError(
             f"{existing[0]} already exists{' as ' + what if what else ''}{more}; use --force to overwrite"
         )
+
+
+def same_content(path: Path, content: str | bytes) -> bool:
+    """Is ``path`` a regular file (not a symbolic link) holding exactly ``content``?"""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size != len(data):
+            return False
+        with open(path, "rb") as fh:
+            return fh.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+class WriteResult(list):
+    """The paths of every file of a write, in order (a list); ``unchanged``
+    holds those that were already there byte for byte and were not touched."""
+
+    def __init__(self, paths=(), unchanged=()):
+        super().__init__(paths)
+        self.unchanged = list(unchanged)
+
+
+def refuse_changed(files: dict[Path, str | bytes]) -> None:
+    """Raise OutputError naming the first target that exists with other content
+    (and how many more); a target with the same bytes, or none, is fine."""
+    differ = [Path(p) for p, c in files.items() if os.path.lexists(p) and not same_content(Path(p), c)]
+    if differ:
+        more = f" (and {len(differ) - 1} more)" if len(differ) > 1 else ""
+        what = "as a symbolic link" if differ[0].is_symlink() else "with other content"
+        raise OutputError(f"{differ[0]} already exists {what}{more}; use --force to overwrite")
+
+
+def write_changed(files: dict[Path, str | bytes], *, force: bool = False) -> WriteResult:
+    """:func:`write_all` of the files whose bytes are new: a target that already
+    holds the same bytes is left untouched (in ``unchanged``); one with other
+    bytes is refused, all or nothing, unless ``force``."""
+    files = {Path(p): c for p, c in files.items()}
+    if not force:
+        refuse_changed(files)
+    same = [p for p, c in files.items() if same_content(p, c)]
+    write_all({p: c for p, c in files.items() if p not in same}, force=force)
+    return WriteResult(files, same)
 
 
 def check_targets(paths: Iterable[Path]) -> None:

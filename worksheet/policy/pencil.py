@@ -1,7 +1,7 @@
 r"""The rounding chain: what a student does with a pencil, and what the key agrees with.
 
 Every hand-mode sheet prints this chain in one line (:data:`HAND_LINE`), the
-README explains it ("Doing a sheet by hand"), and the key, the worked lines,
+docs/student.md explains it ("Doing a sheet by hand"), and the key, the worked lines,
 ``worksheet check`` and the Moodle export all follow it:
 
 1. **Exact.** The given numbers are exact, and so is every step whose entries

@@ -1,4 +1,4 @@
-"""The stable JSON export (BRIEF.md): problems with their full key.
+"""The stable JSON export (docs/reference.md): problems with their full key.
 
 Every quantity is a 2-D list; ``exact`` holds sympy-syntax strings
 (``"1/(1 + exp(-2))"``, ``"-oo"``), ``value`` floats (``null`` for -inf).
@@ -85,7 +85,7 @@ def _floats(arr, like: Quantity) -> list | None:
 
 def step(s: Step, unrounded: dict | None = None) -> dict:
     """A step; a step carried rounded (``"rounded": true``) has as ``value`` the
-    unrounded computation (BRIEF.md), its ``exact`` the carried value."""
+    unrounded computation (docs/reference.md), its ``exact`` the carried value."""
     out = {"name": s.name, "title": s.title, "formula": s.formula, **quantity(s)}
     if s.rounded and unrounded and s.name in unrounded:
         out["value"] = _floats(unrounded[s.name], s) or out["value"]

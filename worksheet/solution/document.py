@@ -70,6 +70,7 @@ class Document:
     paper: str = "a4"
     conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions)
     compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
+    duplex: bool = False  # two-sided printing: the document padded to an even page count (tex/pdf)
 
     def __post_init__(self):
         if self.numbers == "calculator":  # a calculator sheet says it without "by hand"
