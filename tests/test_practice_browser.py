@@ -82,6 +82,18 @@ def test_right_carried_and_named_mistake_show_in_the_page(base, browser):
     assert browser.errors == []
 
 
+def test_an_entry_that_cannot_be_read_says_so_and_why(base, browser):
+    browser.goto(f"{base}/p/attention?seed={SEED}")
+    browser.errors.clear()
+    leave(browser, "cell-weights-1-2", "0.2(")
+    v, _, text = verdict(browser, "cell-weights-1-2")
+    assert v == "unreadable" and "can\u2019t read this" in text and "wrong" not in text
+    assert browser.query_selector('[data-verdict-for="cell-weights-1-2"] .why')  # the reason, in words
+    leave(browser, "cell-weights-1-2", "")  # emptied: no verdict
+    browser.wait_for_selector('[data-verdict-for="cell-weights-1-2"]:not([data-verdict])')
+    assert browser.errors == []
+
+
 def test_keyboard_only_entry_of_a_whole_step(base, browser):
     p = problem()
     w = p.step("weights").value
@@ -154,7 +166,8 @@ def test_mistakes_are_remembered_in_the_browser_and_offered(base, browser):
     assert verdict(browser, f"cell-scaled-{i + 1}-{j + 1}")[1] == "no-scaling"
     browser.goto(f"{base}/mistakes")
     browser.wait_for_selector("#my-mistakes:not([hidden])")
-    assert "no-scaling" in browser.inner_text("#my-mistakes")
+    mine = browser.wait_for_selector('#my-mistakes li[data-mistake="no-scaling"]')
+    assert "not divided by" in mine.inner_text() and mine.query_selector("math msqrt")  # in words, maths typeset
     browser.click('#my-mistakes a[href$="/mistakes?codes=no-scaling"]')
     browser.wait_for_selector("input[data-step]")
     assert "/p/" in browser.url and "seed=" in browser.url
