@@ -296,7 +296,8 @@ def test_bad_problem_requests_give_a_message_not_a_traceback(client):
         ("/p/attention?seed=-1", "seed"),
         ("/p/attention?seed=x", "seed"),
         ("/p/attention?seed=1&colour=red", "has no setting"),
-        ("/p/attention?seed=1&numbers=abacus", "hand or calculator"),
+        ("/p/attention?seed=1&numbers=abacus", "numbers must be one of hand, calculator, not &#39;abacus&#39;"),
+        ("/p/attention?seed=1&seq_len=2&colour=red", "it has seq-len, d-model"),
         ("/p/attention?seed=1&seq-len=99", "seq-len"),
     ]:
         r = client.get(url)

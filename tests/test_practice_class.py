@@ -335,6 +335,21 @@ def test_no_page_names_a_flag_or_a_command(tmp_path):
         assert data["named"] == {"scaled": ["no-scaling"]}
 
 
+def test_without_javascript_a_named_mistake_is_said_in_words_under_its_grid():
+    p = build_document([ProblemSpec("attention", {})], seed=SEED).problems[0]
+    form = {
+        f"cell-scaled-{i + 1}-{j + 1}": str(int(x))
+        for (i, j), x in __import__("numpy").ndenumerate(p.step("scores").value)
+    }
+    with TestClient(create_app()) as c:
+        html = c.post(f"/p/attention?seed={SEED}", data={**form, "cell-weights-1-1": "0.2(", "action": "check"}).text
+    named = html.split('id="named-scaled"', 1)[1].split("</ul>", 1)[0]
+    assert '<li data-mistake="no-scaling">' in named and "<msqrt>" in named and "not divided by" in named
+    assert 'data-verdict="mistake" data-mistake="no-scaling"' in html
+    cell = html.split('data-verdict-for="cell-weights-1-1"', 1)[1].split("</td>", 1)[0]
+    assert 'data-verdict="unreadable"' in cell and "can’t read this" in cell and 'class="why"' in cell
+
+
 def test_each_kind_has_its_own_typing_hint():
     from worksheet.check.answers import parse_entry
     from worksheet.parse import Budget

@@ -189,7 +189,7 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
     seed = seed_of(params.get("seed", 1))
     numbers = str(params.get("numbers", "hand"))
     if numbers not in NUMBERS:
-        raise RequestError("numbers must be hand or calculator")
+        raise RequestError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers[:40]!r}")
     settings = params.get("settings")
     if settings is None:  # a query: every other key is a setting
         settings = {k: v for k, v in params.items() if k not in ("seed", "numbers")}
@@ -199,7 +199,7 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         settings = dict(settings)
         numbers = str(settings.pop("numbers"))
         if numbers not in NUMBERS:
-            raise RequestError("numbers must be hand or calculator")
+            raise RequestError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers[:40]!r}")
     names = module.Params.field_names()
     whole = {f.name for f in dc_fields(module.Params) if str(f.type).replace(" ", "") in ("int", "int|None")}
     parts, numbers_of = [], {}
@@ -211,7 +211,8 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         if value is None or len(value) > MAX_SETTING_CHARS or any(c in value for c in ",=") or not value.isprintable():
             raise RequestError(f"the setting {key} must be a short value without ',' or '='")
         if key.replace("-", "_") not in names or key.replace("-", "_") == "numbers":
-            raise RequestError(f"{kind} has no setting '{key}'; it has {', '.join(n for n in names if n != 'numbers')}")
+            known = ", ".join(n.replace("_", "-") for n in names if n != "numbers")
+            raise RequestError(f"{kind} has no setting {key!r}; it has {known}")
         if key.replace("-", "_") in whole and _WHOLE.fullmatch(value):
             numbers_of[key.replace("-", "_")] = int(value)  # any length: the kind's own range says what is allowed
         else:
