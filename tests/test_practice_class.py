@@ -235,6 +235,29 @@ def uvicorn_server():
                 proc.wait()
 
 
+def test_a_streamed_body_is_counted_as_it_arrives():
+    """No Content-Length (a generator's body goes chunked): over the limit, 413
+    and the app never runs; under it, the app reads the very body counted."""
+
+    def body(parts):
+        yield from parts
+
+    with TestClient(create_app(limits=Limits(max_body=2000))) as c:
+        r = c.post("/check", content=body([b"{" + b" " * 1500, b" " * 1500 + b"}"]))
+        assert r.status_code == 413 and "larger than 2000 bytes" in r.text
+        assert "content-security-policy" in r.headers
+        ok = json.dumps({"kind": "attention", "seed": SEED, "cells": {"weights": {"1,1": "0.5"}}}).encode()
+        r = c.post("/check", content=body([ok[:10], ok[10:30], ok[30:]]))
+        assert r.status_code == 200 and r.json()["verdicts"][0]["verdict"] in ("right", "wrong")
+        form = b"cell-weights-1-1=0.5&action=check"
+        r = c.post(
+            f"/p/attention?seed={SEED}",
+            content=body([form[:7], form[7:]]),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
+        assert r.status_code == 200 and 'value="0.5"' in r.text
+
+
 def test_a_chunked_body_over_the_limit_gets_413_and_no_traceback(uvicorn_server):
     port, proc = uvicorn_server
     head = (
