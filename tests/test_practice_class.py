@@ -373,6 +373,33 @@ def test_without_javascript_a_named_mistake_is_said_in_words_under_its_grid():
     assert 'data-verdict="unreadable"' in cell and "can’t read this" in cell and 'class="why"' in cell
 
 
+@pytest.mark.parametrize(
+    "cli, page",
+    [
+        ("--seq-len must be between 1 and 12, not 99", "seq-len must be between 1 and 12, not 99"),
+        (
+            "hand mode needs one of 1, 4, 9 (or use --numbers calculator)",
+            "hand mode needs one of 1, 4, 9 (or choose calculator numbers)",
+        ),
+        (
+            "no numbers found; try smaller sizes or --numbers calculator",
+            "no numbers found; try smaller sizes or choose calculator numbers",
+        ),
+        (
+            "the table grows with each); use --numbers calculator",
+            "the table grows with each); choose calculator numbers",
+        ),
+        ("unknown kind 'x'; see 'worksheet list'", "unknown kind 'x'; see the list of problems on the first page"),
+        ("2 positions given but --seq-len is 3", "2 positions given but seq-len is 3"),
+        ("a score of -2 -- or --3", "a score of -2 -- or --3"),
+    ],
+)
+def test_library_messages_are_worded_for_a_page(cli, page):
+    from worksheet.practice.words import for_page
+
+    assert for_page(cli) == page
+
+
 def test_each_kind_has_its_own_typing_hint():
     from worksheet.check.answers import parse_entry
     from worksheet.parse import Budget

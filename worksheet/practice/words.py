@@ -28,7 +28,7 @@ VERDICT_WORDS = {  # verdict -> (symbol, words); the checker's names (BRIEF.md: 
 # ---------------------------------------------------------------- the library's messages, for a page
 _REWORDS = (
     (re.compile(r"\(or use --numbers calculator\)"), "(or choose calculator numbers)"),
-    (re.compile(r"(?:use |or )?--numbers calculator"), "choose calculator numbers"),
+    (re.compile(r"(?:use )?--numbers calculator"), "choose calculator numbers"),
     (re.compile(r"use --force to overwrite"), "choose another name"),
     (re.compile(r";? ?see 'worksheet list[^']*'"), "; see the list of problems on the first page"),
     (re.compile(r"'worksheet (?:build|solve)[^']*'"), "this site"),
@@ -56,6 +56,8 @@ def progress_text(sp: dict) -> str:
     if status == "carried-forward":
         return f"Step done: right for your own earlier answers (error carried forward), {cells} cells."
     text = f"{sp['good']} of {cells} cells right so far"
+    if status == "unreadable":
+        return f"{text}; some entries can\u2019t be read (the cells marked ?)."
     if status == "incorrect":
         code = sp.get("mistake")
         if code == mistakes.SLIP:
