@@ -156,6 +156,30 @@ async def load(base: str, students: int, seconds: float, think: float) -> dict:
     return log
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its children (uvicorn's
+    workers), from /proc (Linux); 0 where /proc cannot be read."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return 0.0
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(name) == pid or int(fields[1]) == pid:  # fields[1]: the parent's pid
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
 def load_test(students: int, seconds: float, think: float, workers: int) -> list[str]:
     """``students`` simulated students against ``uvicorn --factory
     worksheet.practice:app_from_env --workers N`` on 127.0.0.1 (a subprocess,
@@ -183,9 +207,12 @@ def load_test(students: int, seconds: float, think: float, workers: int) -> list
             for _ in range(workers):  # first use of each kind (imports), as a warm server has done
                 for kind in KINDS:
                     httpx.get(f"{base}/p/{kind}?seed=1", timeout=60)
+            load_before, cpu_before, own_before = os.getloadavg()[0], server_cpu(server.pid), time.process_time()
             t = time.monotonic()
             log = asyncio.run(load(base, students, seconds, think))
             wall = time.monotonic() - t
+            cpu, own = server_cpu(server.pid) - cpu_before, time.process_time() - own_before
+            load_after = os.getloadavg()[0]
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -198,6 +225,10 @@ def load_test(students: int, seconds: float, think: float, workers: int) -> list
         f"uvicorn with {workers} workers on 127.0.0.1 (the students in one more process on the same machine); "
         f"{total} requests in {wall:.1f} s ({total / wall:.1f}/s), {len(errors)} errors, "
         f"{tracebacks} server tracebacks.",
+        "",
+        f"CPU time meanwhile: the server's workers {cpu:.1f} s ({1000 * cpu / max(total, 1):.1f} ms per request, "
+        f"{cpu / wall:.2f} of a core on average), the students' process {own:.1f} s; the machine's load "
+        f"average (1 min) {load_before:.1f} before and {load_after:.1f} after, on {os.cpu_count()} cores.",
         "",
         "| request | count | errors | p50 ms | p95 ms | max ms |",
         "|---|---:|---:|---:|---:|---:|",
