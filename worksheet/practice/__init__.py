@@ -98,15 +98,22 @@ def app_from_env():
 
 
 def serve(
-    host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = True, scope: Scope | None = None, announce=print
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    open_browser: bool = True,
+    scope: Scope | None = None,
+    limits: Limits | None = None,
+    announce=print,
 ) -> None:
     """Serve the practice pages with uvicorn (one process) until interrupted;
-    ``announce`` gets the address once the socket is bound."""
+    ``announce`` gets the address once the socket is bound.  For a class,
+    run several workers instead (:func:`app_from_env`, docs/practice-deploy.md)."""
     import socket
 
     import uvicorn
 
-    app = create_app(scope)
+    app = create_app(scope, limits)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
