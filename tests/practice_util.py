@@ -43,8 +43,8 @@ def chromium_path() -> str:
 
 
 @contextlib.contextmanager
-def served(scope=None):
-    """The practice app on 127.0.0.1 at a free port, in a thread: yields its base URL."""
+def served(scope=None, app=None):
+    """The practice app (or ``app``) on 127.0.0.1 at a free port, in a thread: yields its base URL."""
     import uvicorn
 
     from worksheet.practice import create_app
@@ -52,7 +52,7 @@ def served(scope=None):
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(scope), log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(app or create_app(scope), log_level="warning", access_log=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

@@ -57,12 +57,13 @@ def verdict_of(data, step, row, col):
 
 
 # ---------------------------------------------------------------- pages
-def test_home_lists_every_kind_with_its_summary_and_settings(client):
+def test_home_lists_every_kind_with_a_description_for_students_and_settings(client):
     r = client.get("/")
     assert r.status_code == 200
     for kind, (_, summary) in worksheet.kinds.KINDS.items():
-        assert f'href="/p/{kind}?seed=1"' in r.text
-        assert str(__import__("markupsafe").escape(summary)) in r.text
+        assert f'href="./p/{kind}?seed=1"' in r.text
+        assert str(__import__("markupsafe").escape(summary)) not in r.text  # the CLI's one-line help
+    assert "Choose causal for a decoder" in r.text and "<msqrt>" in r.text  # words, and maths typeset
     assert 'name="seq-len"' in r.text and 'name="causal"' in r.text and 'name="numbers"' in r.text
 
 
@@ -109,7 +110,7 @@ def test_page_has_no_inline_script_and_a_csp_that_forbids_it(client):
     csp = r.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
     for tag in re.findall(r"<script[^>]*>", r.text):
-        assert 'src="/static/practice.js"' in tag
+        assert 'src="../static/practice.js"' in tag
     assert (
         "<style" not in r.text
         and " style=" not in r.text
@@ -159,7 +160,7 @@ def test_a_finished_step_gets_the_verdict_of_worksheet_check(client):
         == (marks["scaled"].status, marks["scaled"].mistake)
         == ("incorrect", "no-scaling")
     )
-    assert "no-scaling" in step["text"]
+    assert "not right yet" in step["text"] and "no-scaling" not in step["text"]
     right = [[entry(x) for x in row] for row in p.step("scaled").value]
     done = next(s for s in check(client, {"scaled": right})["steps"] if s["name"] == "scaled")
     assert done["status"] == "correct" and done["good"] == done["cells"] == 9
@@ -179,10 +180,10 @@ def test_check_answers_with_verdicts_never_the_expected_values(client):
         assert f"{x:.4f}" not in text
 
 
-def test_an_unreadable_entry_is_wrong_with_its_reason_not_an_error(client):
+def test_an_unreadable_entry_is_its_own_verdict_with_its_reason_not_an_error(client):
     data = check(client, {"weights": {"1,1": "__import__('os')"}})
     v = verdict_of(data, "weights", 1, 1)
-    assert v["verdict"] == "wrong" and v["message"]
+    assert v["verdict"] == "unreadable" and v["message"]
 
 
 def test_check_takes_cells_as_rows_with_empty_entries(client):
@@ -295,7 +296,8 @@ def test_bad_problem_requests_give_a_message_not_a_traceback(client):
         ("/p/attention?seed=-1", "seed"),
         ("/p/attention?seed=x", "seed"),
         ("/p/attention?seed=1&colour=red", "has no setting"),
-        ("/p/attention?seed=1&numbers=abacus", "hand or calculator"),
+        ("/p/attention?seed=1&numbers=abacus", "numbers must be one of hand, calculator, not &#39;abacus&#39;"),
+        ("/p/attention?seed=1&seq_len=2&colour=red", "it has seq-len, d-model"),
         ("/p/attention?seed=1&seq-len=99", "seq-len"),
     ]:
         r = client.get(url)
@@ -304,17 +306,46 @@ def test_bad_problem_requests_give_a_message_not_a_traceback(client):
         assert "Traceback" not in r.text
 
 
-def test_settings_have_the_cli_bounds(client):
+@pytest.mark.parametrize(
+    "kind, setting, value, words",
+    [
+        ("attention", "seq-len", "99", "seq-len must be between 1 and 12, not 99"),
+        ("attention", "d-model", "1000000", "d-model must be between 1 and 16, not 1000000"),
+        ("attention", "d-model", "0", "d-model must be between 1 and 16, not 0"),
+        ("attention", "d-model", "abc", "d-model: must be a whole number, not 'abc'"),
+        ("attention", "causal", "maybe", "causal: must be true or false, not 'maybe'"),
+        ("attention", "d-k", "3", "hand mode needs one of 1, 4, 9, 16, ... (or choose calculator numbers)"),
+        ("multi-head-attention", "heads", "99", "heads must be between"),
+    ],
+)
+def test_settings_have_the_cli_rules_worded_for_a_page(client, kind, setting, value, words):
+    """The CLI's own check of each setting (its range, not "must be a whole number"),
+    with the command line taken out of the message."""
     from worksheet.policy.errors import WorksheetError
+    from worksheet.practice.words import for_page
 
     with pytest.raises(WorksheetError) as exc:
-        build_document(["attention:seq-len=99"])
-    r = client.get("/p/attention?seed=1&seq-len=99")
-    assert str(__import__("markupsafe").escape(str(exc.value))) in r.text
+        build_document([f"{kind}:{setting}={value}"] if value != "1000000" else [ProblemSpec(kind, {"d_model": 10**6})])
+    r = client.get(f"/p/{kind}?seed=1&{setting}={value}")
+    assert r.status_code == 400
+    shown = str(__import__("markupsafe").escape(words))
+    assert shown in r.text
+    assert str(__import__("markupsafe").escape(for_page(str(exc.value)).replace("d_model:", "d-model:"))) in r.text
+    main = r.text.split("<main", 1)[1].split("</main>", 1)[0]
+    assert "--" not in main and "worksheet " not in main
+
+
+@pytest.mark.parametrize("seed", ["1.5", "1e3", "1_000", "-1", "+1", "4294967296", "true", " "])
+def test_a_seed_is_a_whole_number_in_the_clis_range(client, seed):
+    r = client.get("/p/attention", params={"seed": seed})
+    assert r.status_code == 400 and "the seed must be a whole number from 0 to 4294967295" in r.text, seed
+    for bad in (1.5, True, "1.5", -1, [1]):
+        r = client.post("/check", json={"kind": "attention", "seed": bad, "cells": {}})
+        assert r.status_code == 400 and "the seed must be a whole number" in r.json()["error"], bad
 
 
 def test_request_bodies_are_limited(client):
-    from worksheet.practice.app import MAX_BODY
+    from worksheet.practice.limits import MAX_BODY
 
     r = client.post("/check", content=b"x" * (MAX_BODY + 1), headers={"content-type": "application/json"})
     assert r.status_code == 413
@@ -354,7 +385,7 @@ def test_spec_scope_serves_only_the_specs_kinds_and_settings(tmp_path):
     with TestClient(create_app(Scope.from_spec(spec))) as c:
         home = c.get("/").text
         assert "Midterm &lt;revision&gt;" in home
-        assert 'href="/p/attention?seed=1&amp;numbers=hand&amp;causal=true"' in home
+        assert 'href="./p/attention?seed=1&amp;numbers=hand&amp;causal=true"' in home
         assert "/p/feed-forward" not in home
         assert c.get("/p/attention?seed=5&causal=true").status_code == 200
         assert c.get("/p/layer-norm?seed=5").status_code == 200
@@ -394,11 +425,12 @@ def test_mistakes_give_a_problem_that_shows_them():
 
     with TestClient(create_app(Scope(focus=("sample-variance",)))) as c:
         home = c.get("/").text
-        assert "sample-variance" in home and "/mistakes?codes=sample-variance" in home
+        assert 'data-mistake="sample-variance"' in home and "./mistakes?codes=sample-variance" in home
         for codes in ("sample-variance", "mask-zero-instead-of-inf", "no-scaling,missing-W_O"):
             r = c.get(f"/mistakes?codes={codes}", follow_redirects=False)
             assert r.status_code == 303
-            kind, _, query = r.headers["location"][3:].partition("?")
+            assert r.headers["location"].startswith("./p/")  # relative: the app may sit under a prefix
+            kind, _, query = r.headers["location"][4:].partition("?")
             params = dict(p.split("=", 1) for p in query.split("&"))
             shown = shown_mistakes(problem_json(make(ask_from(kind, params))))
             assert set(codes.split(",")) <= set(shown), (codes, kind, shown)

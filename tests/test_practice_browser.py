@@ -75,8 +75,22 @@ def test_right_carried_and_named_mistake_show_in_the_page(base, browser):
     i, j = next((i, j) for i in range(3) for j in range(3) if scores[i, j] != 0 and (i, j) != (0, 0))
     leave(browser, f"cell-scaled-{i + 1}-{j + 1}", str(int(scores[i, j])))
     v, code, text = verdict(browser, f"cell-scaled-{i + 1}-{j + 1}")
-    assert (v, code) == ("mistake", "no-scaling") and "no-scaling" in text and "\u2717" in text
-    assert "sqrt(d_k)" in browser.inner_text("#progress-scaled")
+    assert (v, code) == ("mistake", "no-scaling") and "a named mistake" in text and "\u2717" in text
+    named = browser.wait_for_selector('#named-scaled li[data-mistake="no-scaling"]')
+    assert "not divided by" in named.inner_text() and named.query_selector("math msqrt")  # words, maths typeset
+    assert "no-scaling" not in browser.inner_text("main")  # the code is for scripts, not for the student
+    assert browser.errors == []
+
+
+def test_an_entry_that_cannot_be_read_says_so_and_why(base, browser):
+    browser.goto(f"{base}/p/attention?seed={SEED}")
+    browser.errors.clear()
+    leave(browser, "cell-weights-1-2", "0.2(")
+    v, _, text = verdict(browser, "cell-weights-1-2")
+    assert v == "unreadable" and "can\u2019t read this" in text and "wrong" not in text
+    assert browser.query_selector('[data-verdict-for="cell-weights-1-2"] .why')  # the reason, in words
+    leave(browser, "cell-weights-1-2", "")  # emptied: no verdict
+    browser.wait_for_selector('[data-verdict-for="cell-weights-1-2"]:not([data-verdict])')
     assert browser.errors == []
 
 
@@ -152,8 +166,9 @@ def test_mistakes_are_remembered_in_the_browser_and_offered(base, browser):
     assert verdict(browser, f"cell-scaled-{i + 1}-{j + 1}")[1] == "no-scaling"
     browser.goto(f"{base}/mistakes")
     browser.wait_for_selector("#my-mistakes:not([hidden])")
-    assert "no-scaling" in browser.inner_text("#my-mistakes")
-    browser.click('#my-mistakes a[href="/mistakes?codes=no-scaling"]')
+    mine = browser.wait_for_selector('#my-mistakes li[data-mistake="no-scaling"]')
+    assert "not divided by" in mine.inner_text() and mine.query_selector("math msqrt")  # in words, maths typeset
+    browser.click('#my-mistakes a[href$="/mistakes?codes=no-scaling"]')
     browser.wait_for_selector("input[data-step]")
     assert "/p/" in browser.url and "seed=" in browser.url
 
@@ -191,3 +206,45 @@ def test_screenshot_of_each_kind(base, browser, kind):
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.screenshot(path=str(SHOTS / f"{kind}.png"), full_page=True)
     assert browser.errors == []
+
+
+# ---------------------------------------------------------------- phones and narrow windows
+WIDTHS = {"phone": (390, 844), "laptop": (1280, 800)}
+CELLS_IN_REACH = """() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("input[data-step]")) {
+    el.scrollIntoView();
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (hit !== el) { bad.push(el.id + " is covered by " + (hit ? hit.tagName + "." + hit.className : "nothing")); }
+    if (r.height < 44 || r.width < 44) { bad.push(el.id + " is " + r.width + " x " + r.height + " px"); }
+  }
+  return bad;
+}"""
+PAGE_WIDTH = "() => [document.scrollingElement.scrollWidth, window.innerWidth]"
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("kind", kinds.names())
+def test_no_sideways_page_scroll_and_every_cell_tappable(base, browser, kind, width):
+    """Each kind's default problem at 390 x 844 (a phone) and 1280 x 800: the
+    page is never wider than the window (a wide grid scrolls in its own box),
+    and every answer cell, scrolled into view, is the element at its centre
+    (nothing covers it, the sticky row labels included) and at least 44 px."""
+    w, h = WIDTHS[width]
+    browser.set_viewport_size({"width": w, "height": h})
+    try:
+        browser.errors.clear()
+        browser.goto(f"{base}/p/{kind}?seed={SEED}")
+        browser.click('button[data-reveal-step="*"]')  # the worked lines must fit too
+        browser.wait_for_selector(".solution h4")
+        scroll_width, inner = browser.evaluate(PAGE_WIDTH)
+        assert scroll_width <= inner, f"the page is {scroll_width} px wide in a {inner} px window"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.evaluate("window.scrollTo(0, 0)")
+        browser.screenshot(path=str(SHOTS / f"{kind}-{w}.png"), full_page=True)
+        assert browser.evaluate(CELLS_IN_REACH) == []
+        assert browser.evaluate(PAGE_WIDTH)[0] <= inner
+        assert browser.errors == []
+    finally:
+        browser.set_viewport_size({"width": 1100, "height": 900})

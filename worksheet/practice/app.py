@@ -1,5 +1,6 @@
-"""The practice web app (Starlette): routes, the request-size limit and the
-security headers.  See :mod:`worksheet.practice` for what a student sees.
+"""The practice web app (Starlette): its routes, behind the guard of
+:mod:`.limits` (request sizes, security headers).  See
+:mod:`worksheet.practice` for what a student sees.
 
 Routes (the contract other tests drive):
 
@@ -17,7 +18,9 @@ Routes (the contract other tests drive):
 * ``GET /static/practice.js`` and ``/static/practice.css``, held in memory.
 
 No request path reaches the file system: templates are loaded when the app
-is made, and the two static files are read then too.
+is made, and the two static files are read then too.  Every address a page
+writes is relative (:func:`base_of`), so the app can be served under any
+path prefix.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import fields as dc_fields
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -39,23 +43,11 @@ from starlette.routing import Route
 from .. import kinds
 from ..kinds import mistakes
 from . import exercises as pr
+from .limits import Guard, Limits
 from .pages import PracticeRenderer, cell_id
+from .words import for_page, mistake_words, progress_text, typing_hint
 
-MAX_BODY = 1_100_000  # bytes of one request body: own numbers are at most 1 MB (worksheet.policy.limits)
-MAX_QUERY = 4096  # characters of a query string
 MAX_FIELDS = 5000  # fields of one form
-
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-HEADERS = [
-    (b"content-security-policy", CSP.encode()),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-frame-options", b"DENY"),
-    (b"cross-origin-opener-policy", b"same-origin"),
-]
 
 PAGES = (
     "home.html.j2",
@@ -69,56 +61,20 @@ PAGES = (
 _STATIC = {"practice.js": "text/javascript; charset=utf-8", "practice.css": "text/css; charset=utf-8"}
 
 
-class Limits:
-    """ASGI middleware: a request body of at most MAX_BODY bytes (413 past it,
-    counted as it arrives, whatever Content-Length says), a query string of
-    at most MAX_QUERY characters (414), and the security headers on every
-    response."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *HEADERS]}
-            await send(message)
-
-        if len(scope.get("query_string", b"")) > MAX_QUERY:
-            return await _plain(414, "query string too long")(scope, receive, send_with_headers)
-        length = dict(scope.get("headers", [])).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return await _plain(413, f"request body larger than {MAX_BODY} bytes")(scope, receive, send_with_headers)
-        seen = 0
-
-        async def counted():
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > MAX_BODY:
-                    raise _TooLarge()
-            return message
-
-        try:
-            await self.app(scope, counted, send_with_headers)
-        except _TooLarge:
-            await _plain(413, f"request body larger than {MAX_BODY} bytes")(scope, receive, send_with_headers)
+def base_of(request: Request) -> str:
+    """The way from this page back to the app's root, as a relative URL
+    (``./`` on ``/own``, ``../`` on ``/p/KIND``): every address the pages
+    write starts with it, so the app works under any path prefix a proxy
+    gives it, whether or not the proxy tells it the prefix (ASGI ``root_path``)."""
+    path, root = request.scope.get("path", "/"), request.scope.get("root_path", "")
+    if root and path.startswith(root):  # servers differ on whether path holds the prefix
+        path = path[len(root) :]
+    return "../" * max(0, path.count("/") - 1) or "./"
 
 
-class _TooLarge(Exception):
-    pass
-
-
-def _plain(status: int, text: str) -> Response:
-    return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")
-
-
-def create_app(scope: pr.Scope | None = None) -> Limits:
-    """The ASGI app for a scope (every kind, or a lecturer's spec; mistakes to focus on)."""
+def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> Guard:
+    """The ASGI app for a scope (every kind, or a lecturer's spec; mistakes to
+    focus on) and the request limits (:class:`~.limits.Limits`)."""
     scope = scope or pr.Scope()
     renderer = PracticeRenderer()
     for name in PAGES:  # read now: no request ever makes the app open a file
@@ -128,17 +84,19 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         for name, media in _STATIC.items()
     }
     title = scope.title or "Practise Transformer attention by hand"
+    all_mistakes = [(c, mistake_words(c)) for c in mistakes.CATALOGUE]
 
-    def html(name: str, status: int = 200, **context) -> HTMLResponse:
-        return HTMLResponse(renderer.page(name, **context), status_code=status)
+    def html(request: Request, name: str, status: int = 200, **context) -> HTMLResponse:
+        return HTMLResponse(renderer.page(name, base=base_of(request), **context), status_code=status)
 
-    def error_page(message: str, status: int = 400) -> HTMLResponse:
-        return html("error.html.j2", status, message=message)
+    def error_page(request: Request, message: str, status: int = 400) -> HTMLResponse:
+        return html(request, "error.html.j2", status, message=for_page(message))
 
     # ---------------------------------------------------------------- pages
     async def home(request: Request):
         rows = []
         for kind, summary, settings in scope.kinds():
+            about = renderer.kind_words(kind).about or summary
             if scope.sections is None:
                 params = kinds.get(kind).Params
                 fields = [
@@ -151,18 +109,26 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
                 fixed_settings = {k.replace("_", "-"): pr.setting_text(v) for k, v in settings.items()}
                 fields = list(fixed_settings.items())
                 fixed = urlencode([("seed", 1), *fixed_settings.items()])
-            rows.append((kind, summary, fields, fixed))
-        focus = [(c, mistakes.CATALOGUE[c].sentence) for c in scope.focus]
-        return html("home.html.j2", title=title, kinds=rows, fixed_scope=scope.sections is not None, focus=focus)
+            rows.append((kind, about, fields, fixed))
+        focus = [(c, mistake_words(c)) for c in scope.focus]
+        return html(
+            request,
+            "home.html.j2",
+            title=title,
+            kinds=rows,
+            fixed_scope=scope.sections is not None,
+            focus=focus,
+            all_mistakes=all_mistakes,
+        )
 
     async def problem_get(request: Request):
         kind = request.path_params["kind"]
         params = {k: v for k, v in request.query_params.multi_items() if v != ""}
         try:
             ask = _in_scope(pr.ask_from(kind, params))
-            body = await run_in_threadpool(problem_page, ask, {}, set())
+            body = await run_in_threadpool(problem_page, base_of(request), ask, {}, set())
         except pr.RequestError as exc:
-            return error_page(str(exc), 404 if "unknown kind" in str(exc) else 400)
+            return error_page(request, str(exc), 404 if "unknown kind" in str(exc) else 400)
         return HTMLResponse(body)
 
     async def problem_post(request: Request):
@@ -170,21 +136,22 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         params = {k: v for k, v in request.query_params.multi_items() if v != ""}
         form = await _form(request)
         if form is None:
-            return error_page("the form could not be read")
+            return error_page(request, "the form could not be read")
         try:
             ask = _in_scope(pr.ask_from(kind, params))
-            body = await run_in_threadpool(problem_page, ask, *_answered(form))
+            body = await run_in_threadpool(problem_page, base_of(request), ask, *_answered(form))
         except pr.RequestError as exc:
-            return error_page(str(exc))
+            return error_page(request, str(exc))
         return HTMLResponse(body)
 
-    def problem_page(ask: pr.Ask, cells: dict, reveal: set) -> str:
+    def problem_page(base: str, ask: pr.Ask, cells: dict, reveal: set) -> str:
         doc = pr.document(ask)
         p = doc.problems[0]
         steps = p.printed_steps(False)
         values: dict[str, str] = {}
         verdicts: dict[str, dict] = {}
-        progress = {s.name: f"0 of {s.shape[0] * s.shape[1]} cells right so far" for s in steps}
+        progress = {s.name: f"0 of {s.shape[0] * s.shape[1]} cells right so far." for s in steps}
+        named: dict[str, list[str]] = {}
         if cells:
             for step, got in cells.items():
                 for (r, c), x in got.items():
@@ -194,11 +161,14 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
                 verdicts[cell_id(v["step"], v["row"], v["col"])] = v
             for sp in marks["steps"]:
                 progress[sp["name"]] = progress_text(sp)
+            named = pr.named_by_step(marks)
         revealed = {s.name for s in p.steps} | {"*"} if "*" in reveal else set(reveal)
         own = ask.table is not None
         hidden = [("kind", ask.kind), ("table", ask.table)] if own else []
+        page = f"{base}p/{ask.kind}?"
         return renderer.page(
             "problem.html.j2",
+            base=base,
             doc=doc,
             p=p,
             steps=steps,
@@ -206,12 +176,14 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
             values=values,
             verdicts=verdicts,
             progress=progress,
+            named=named,
             revealed=revealed,
             hidden=hidden,
+            hint=typing_hint(renderer.kind_words(ask.kind), p, doc.numbers),
             problem_fields=json.dumps(ask.fields()),
-            action="/own" if own else f"/p/{ask.kind}?{ask.query()}",
-            here=f"/p/{ask.kind}?{ask.query()}",
-            next_url=f"/p/{ask.kind}?{pr.Ask(ask.kind, ask.settings, min(ask.seed + 1, pr.MAX_SEED), ask.numbers).query()}",
+            action=f"{base}own" if own else page + ask.query(),
+            here=page + ask.query(),
+            next_url=page + replace(ask, seed=min(ask.seed + 1, pr.MAX_SEED), words=None).query(),
         )
 
     def _in_scope(ask: pr.Ask) -> pr.Ask:
@@ -235,6 +207,8 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
             return _json_error(str(exc))
         for sp in out["steps"]:
             sp["text"] = progress_text(sp)
+        out["named"] = pr.named_by_step(out)  # step -> the codes to say under its grid
+        out["words"] = {code: str(renderer.mistake_html(code)) for code in out["hints"]}
         return JSONResponse(out)
 
     async def reveal(request: Request):
@@ -277,28 +251,37 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         return _in_scope(ask)
 
     # ---------------------------------------------------------------- own numbers
-    def own_page(error: str = "", kind: str = kinds.DEFAULT[0], table: str = "", status: int = 200) -> HTMLResponse:
+    def own_page(request: Request, error: str = "", kind: str = kinds.DEFAULT[0], table: str = "", status: int = 200):
         allowed = [k for k, _, _ in scope.kinds()]
         listed = [(k, s) for k, (_, s) in kinds.KINDS.items() if k in allowed and kinds.get(k).INPUTS]
         inputs = [(k, kinds.get(k).INPUTS) for k, _ in listed]
-        return html("own.html.j2", status, error=error, kind=kind, table=table or EXAMPLE, kinds=listed, inputs=inputs)
+        return html(
+            request,
+            "own.html.j2",
+            status,
+            error=for_page(error),
+            kind=kind,
+            table=table or EXAMPLE,
+            kinds=listed,
+            inputs=inputs,
+        )
 
     async def own_get(request: Request):
-        return own_page()
+        return own_page(request)
 
     async def own_post(request: Request):
         form = await _form(request)
         if form is None:
-            return own_page("the form could not be read", status=400)
+            return own_page(request, "the form could not be read", status=400)
         kind, table = _one(form, "kind"), _one(form, "table")
         try:
             ask = _in_scope(pr.own_ask(kind, table))
             cells, reveal_ = _answered(form)
             if _one(form, "go") == "solution":
                 reveal_ = {"*"}
-            body = await run_in_threadpool(problem_page, ask, cells, reveal_)
+            body = await run_in_threadpool(problem_page, base_of(request), ask, cells, reveal_)
         except pr.RequestError as exc:
-            return own_page(str(exc), kind, table, status=400)
+            return own_page(request, str(exc), kind, table, status=400)
         return HTMLResponse(body)
 
     # ---------------------------------------------------------------- mistakes
@@ -307,21 +290,23 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         try:
             codes = pr.check_focus(codes_text)
         except pr.RequestError as exc:
-            return catalogue(str(exc), 400)
+            return catalogue(request, str(exc), 400)
         if not codes:
-            return await run_in_threadpool(catalogue)
+            return await run_in_threadpool(catalogue, request)
         ask = await run_in_threadpool(exercise, codes)
         if ask is None:
-            return catalogue("no problem here shows " + ", ".join(codes), 404)
-        return RedirectResponse(f"/p/{ask.kind}?{ask.query()}", status_code=303)
+            return catalogue(request, "no problem here shows " + ", ".join(codes), 404)
+        return RedirectResponse(f"{base_of(request)}p/{ask.kind}?{ask.query()}", status_code=303)
 
-    def catalogue(message: str = "", status: int = 200) -> HTMLResponse:
+    def catalogue(request: Request, message: str = "", status: int = 200) -> HTMLResponse:
         rows = [
-            (m.code, m.sentence, len(scope.exercising(m.code)))
+            (m.code, m.typeset, len(scope.exercising(m.code)))
             for m in mistakes.CATALOGUE.values()
             if m.code not in mistakes.WITHOUT_RULE
         ]
-        return html("mistakes.html.j2", status, message=message, catalogue=rows)
+        return html(
+            request, "mistakes.html.j2", status, message=for_page(message), catalogue=rows, all_mistakes=all_mistakes
+        )
 
     def exercise(codes: tuple[str, ...]) -> pr.Ask | None:
         """A new problem (a random seed) of the (kind, settings) in scope that shows most of ``codes``."""
@@ -341,7 +326,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
     async def static_file(request: Request):
         name = request.path_params["name"]
         if name not in static:
-            return _plain(404, "not found")
+            return plain_response(404, "not found")
         body, media = static[name]
         return Response(body, media_type=media, headers={"cache-control": "no-cache"})
 
@@ -349,7 +334,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         return Response(status_code=204)
 
     async def not_found(request: Request, exc):
-        return error_page("no such page", 404)
+        return error_page(request, "no such page", 404)
 
     routes = [
         Route("/", home),
@@ -363,7 +348,7 @@ def create_app(scope: pr.Scope | None = None) -> Limits:
         Route("/static/{name}", static_file),
         Route("/favicon.ico", favicon),
     ]
-    return Limits(Starlette(routes=routes, exception_handlers={404: not_found}))
+    return Guard(Starlette(routes=routes, exception_handlers={404: not_found}), limits)
 
 
 EXAMPLE = """# Scaled dot-product attention from Q, K and V (the kind: attention)
@@ -372,22 +357,6 @@ K = [[1, 2], [0, 1]]
 V = [[1, 0], [0, 1]]
 tokens = ["Je", "suis"]
 """
-
-
-def progress_text(sp: dict) -> str:
-    """A step's progress in words: ``4 of 9 cells right so far``, and check's
-    verdict on the step once it is complete."""
-    text = f"{sp['good']} of {sp['cells']} cells right so far"
-    status = sp.get("status")
-    if status == "correct":
-        return f"Step done: all {sp['cells']} cells right."
-    if status == "carried-forward":
-        return f"Step done: right for your earlier answers (error carried forward), {sp['cells']} cells."
-    if status == "incorrect":
-        code = sp.get("mistake")
-        why = f" Named mistake {code}: {pr.hint(code)}" if code else ""
-        return f"{text}; check marks this step incorrect.{why}"
-    return text
 
 
 def _default(f) -> str:
@@ -444,4 +413,8 @@ def _answered(form: list[tuple[str, str]]) -> tuple[dict, set]:
 
 
 def _json_error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSONResponse({"error": for_page(message)}, status_code=status)
+
+
+def plain_response(status: int, text: str) -> Response:
+    return Response(text + "\n", status_code=status, media_type="text/plain; charset=utf-8")

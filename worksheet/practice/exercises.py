@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field, replace
+from dataclasses import fields as dc_fields
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -185,15 +186,10 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         module = kinds.get(kind)
     except WorksheetError as exc:
         raise RequestError(str(exc)) from None
-    seed_text = params.get("seed", 1)
-    try:
-        seed = int(seed_text) if not isinstance(seed_text, bool) else -1
-        seed = check_seed(seed)
-    except (ValueError, TypeError, ParamError):
-        raise RequestError(f"the seed must be a whole number from 0 to {MAX_SEED}") from None
+    seed = seed_of(params.get("seed", 1))
     numbers = str(params.get("numbers", "hand"))
     if numbers not in NUMBERS:
-        raise RequestError("numbers must be hand or calculator")
+        raise RequestError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers[:40]!r}")
     settings = params.get("settings")
     if settings is None:  # a query: every other key is a setting
         settings = {k: v for k, v in params.items() if k not in ("seed", "numbers")}
@@ -203,9 +199,10 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         settings = dict(settings)
         numbers = str(settings.pop("numbers"))
         if numbers not in NUMBERS:
-            raise RequestError("numbers must be hand or calculator")
+            raise RequestError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers[:40]!r}")
     names = module.Params.field_names()
-    parts = []
+    whole = {f.name for f in dc_fields(module.Params) if str(f.type).replace(" ", "") in ("int", "int|None")}
+    parts, numbers_of = [], {}
     for k, v in settings.items():
         key = str(k)
         if not _KEY.fullmatch(key):
@@ -214,10 +211,32 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         if value is None or len(value) > MAX_SETTING_CHARS or any(c in value for c in ",=") or not value.isprintable():
             raise RequestError(f"the setting {key} must be a short value without ',' or '='")
         if key.replace("-", "_") not in names or key.replace("-", "_") == "numbers":
-            raise RequestError(f"{kind} has no setting '{key}'; it has {', '.join(n for n in names if n != 'numbers')}")
-        parts.append(f"{key}={value}")
+            known = ", ".join(n.replace("_", "-") for n in names if n != "numbers")
+            raise RequestError(f"{kind} has no setting {key!r}; it has {known}")
+        if key.replace("-", "_") in whole and _WHOLE.fullmatch(value):
+            numbers_of[key.replace("-", "_")] = int(value)  # any length: the kind's own range says what is allowed
+        else:
+            parts.append(f"{key}={value}")
     spec = ProblemSpec.parse(f"{kind}:{','.join(parts)}")
-    return Ask(kind, tuple(sorted(spec.options.items())), seed, numbers)
+    return Ask(kind, tuple(sorted({**spec.options, **numbers_of}.items())), seed, numbers)
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]{1,40}")
+
+
+def seed_of(value: Any) -> int:
+    """A request's seed, by the CLI's rule: a whole number from 0 to MAX_SEED
+    (``1.5``, ``1e3``, ``1_000`` and ``true`` are not)."""
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}", value.strip()):
+        value = int(value.strip())
+    try:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ParamError("")
+        return check_seed(value)
+    except ParamError:
+        from ..policy.integer_text import shown
+
+        raise RequestError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {shown(value)}") from None
 
 
 CACHED_TABLE_CHARS = 4096  # own numbers up to this long are remembered (the cache stays small)
@@ -272,7 +291,11 @@ def _make_document(ask: Ask) -> Document:
         spec = ProblemSpec(ask.kind, dict(ask.settings), prompt=prompt, question=question, answer=answer, lines=lines)
         return build_document([spec], seed=ask.seed, options={"numbers": ask.numbers})
     except WorksheetError as exc:
-        raise RequestError(str(exc)) from None
+        message = str(exc)
+        for name, _ in ask.settings:  # d_model: ... -> d-model: ..., as the page's settings are named
+            if message.startswith(f"{name}:"):
+                message = name.replace("_", "-") + message[len(name) :]
+        raise RequestError(message) from None
 
 
 def _key(ask: Ask):
@@ -370,6 +393,9 @@ def mark(ask: Ask, cells: Mapping[str, Mapping[tuple[int, int], Any]]) -> dict:
     except InputError as exc:
         raise RequestError(str(exc)) from None
     out = marks.to_dict()
+    for v in out["verdicts"]:  # an entry that cannot be read: its own verdict, whatever the checker calls it
+        if v["verdict"] == "wrong" and v.get("message"):
+            v["verdict"] = "unreadable"
     codes = {v.mistake for v in marks.verdicts if v.mistake} | {s.mistake for s in marks.steps if s.mistake}
     out["hints"] = {c: mistakes.CATALOGUE[c].sentence for c in sorted(codes) if c in mistakes.CATALOGUE}
     return out
@@ -378,3 +404,16 @@ def mark(ask: Ask, cells: Mapping[str, Mapping[tuple[int, int], Any]]) -> dict:
 def hint(code: str | None) -> str:
     m = mistakes.CATALOGUE.get(code or "")
     return m.sentence if m else ""
+
+
+def named_by_step(marks: dict) -> dict[str, list[str]]:
+    """The named mistakes of each step in ``mark``'s answer (cells and the step's
+    own diagnosis; the arithmetic slip is said by the step's progress)."""
+    out: dict[str, list[str]] = {}
+    found = [(v["step"], v.get("mistake")) for v in marks["verdicts"]]
+    found += [(sp["name"], sp.get("mistake")) for sp in marks["steps"]]
+    for step, code in found:
+        if code and code in mistakes.CATALOGUE and code != mistakes.SLIP:
+            if code not in out.setdefault(step, []):
+                out[step].append(code)
+    return out

@@ -5,7 +5,10 @@ plus the answer cells.
 Every answer cell is an ``<input>`` with ``data-step``, ``data-row`` and
 ``data-col`` (1-based) and a label a screen reader reads ("weights, row Je,
 column suis"); beside it an element with ``data-verdict-for`` (the cell's
-id) that holds its verdict, in words and a symbol, once there is one.
+id) that holds its verdict, in words and a symbol, once there is one (a
+named mistake's code in ``data-mistake``, its words under the grid).  Each
+grid sits in a box of its own that scrolls sideways when it is wider than
+the screen, its row labels kept in view.
 """
 
 from __future__ import annotations
@@ -17,13 +20,7 @@ from markupsafe import Markup
 from ..solution.problem import Step
 from ..render.base import col_blocks
 from ..render.html import HtmlRenderer, label_html
-
-VERDICT_TEXT = {
-    "right": ("\u2713", "right"),
-    "carried": ("\u21aa", "carried forward"),  # right for the student's own earlier cells
-    "mistake": ("\u2717", "mistake"),
-    "wrong": ("\u2717", "wrong"),
-}
+from .words import VERDICT_WORDS, KindWords, mistake_words, read_kind_words
 
 
 def cell_id(step: str, row: int, col: int) -> str:
@@ -37,11 +34,16 @@ def cell_label(s: Step, row: int, col: int) -> str:
     return f"{s.name}, row {r}, column {c}"
 
 
-def verdict_inner(verdict: str, mistake: str | None = None) -> Markup:
-    symbol, words = VERDICT_TEXT[verdict]
-    if verdict == "mistake" and mistake:
-        words = mistake
-    return Markup('<span class="sym" aria-hidden="true">%s</span> %s') % (symbol, words)
+def verdict_inner(verdict: str, reason: str = "", read_as: str = "") -> Markup:
+    """A cell's verdict: its symbol and words; for an entry that cannot be read, why (and how it was read)."""
+    symbol, words = VERDICT_WORDS.get(verdict, VERDICT_WORDS["wrong"])
+    out = Markup('<span class="sym" aria-hidden="true">%s</span> %s') % (symbol, words)
+    if verdict == "unreadable":
+        if read_as:
+            out += Markup('<span class="why">read as <code>%s</code></span>') % read_as
+        if reason:
+            out += Markup('<span class="why">%s</span>') % reason
+    return out
 
 
 class PracticeRenderer(HtmlRenderer):
@@ -54,8 +56,17 @@ class PracticeRenderer(HtmlRenderer):
         super().__init__(templates)
         self._pages: dict = {}
         self.env.auto_reload = False  # templates are read once, when the app is made
-        self.env.filters.update(cells=self.cells, solution=self.solution_of)
+        self.env.filters.update(cells=self.cells, solution=self.solution_of, mistake=self.mistake_html)
         self.env.globals.update(verdict_inner=verdict_inner, cell_id=cell_id)
+        self._kind_words = read_kind_words(self.env.loader.searchpath[0])
+
+    def kind_words(self, kind: str) -> KindWords:
+        """What the pages say about a kind (``kinds.toml``; the defaults where it says nothing)."""
+        return self._kind_words.get(kind) or KindWords()
+
+    def mistake_html(self, code: str) -> Markup:
+        """A named mistake in words, its maths as MathML."""
+        return self.prose(mistake_words(code))
 
     def page_template(self, name: str):
         """A template of templates/practice/, compiled once and kept."""
@@ -83,7 +94,7 @@ class PracticeRenderer(HtmlRenderer):
             out += [Markup('<option value="%s"></option>') % c for c in s.choices]
             out.append(Markup("</datalist>"))
         for a, b in col_blocks(m):
-            out.append(Markup('<table class="grid answers"><thead><tr><th></th>'))
+            out.append(Markup('<div class="scroll"><table class="grid answers"><thead><tr><th></th>'))
             out += [Markup('<th scope="col">%s</th>') % heads[j] for j in range(a, b)]
             out.append(Markup("</tr></thead><tbody>"))
             for i in range(1, n + 1):
@@ -94,7 +105,7 @@ class PracticeRenderer(HtmlRenderer):
                     attrs = Markup(' data-verdict="%s"') % v["verdict"] if v else Markup("")
                     if v and v.get("mistake"):
                         attrs += Markup(' data-mistake="%s"') % v["mistake"]
-                    inner = verdict_inner(v["verdict"], v.get("mistake")) if v else Markup("")
+                    inner = verdict_inner(v["verdict"], v.get("message", ""), v.get("read_as", "")) if v else Markup("")
                     out.append(
                         Markup(
                             '<td><input type="text" id="%s" name="%s" value="%s" data-step="%s" data-row="%d" '
@@ -119,7 +130,7 @@ class PracticeRenderer(HtmlRenderer):
                         )
                     )
                 out.append(Markup("</tr>"))
-            out.append(Markup("</tbody></table>"))
+            out.append(Markup("</tbody></table></div>"))
         return Markup("").join(out)
 
     def solution_of(self, s: Step) -> Markup:

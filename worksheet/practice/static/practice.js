@@ -1,12 +1,30 @@
-// worksheet practice: checks each cell as it is left (POST /check), shows
-// worked lines on request (POST /reveal), and remembers, in this browser
+// worksheet practice: checks each cell as it is left (POST check), shows
+// worked lines on request (POST reveal), and remembers, in this browser
 // only (localStorage), the named mistakes made.  The pages work without it:
 // the form then posts to the server, which answers with the same verdicts.
+// Every address is relative to the app's root, which the page names in
+// <html data-base>: the app may be served under any path prefix.
 (function () {
   "use strict";
   var STORE = "worksheet-practice-mistakes";
-  var SYMBOL = { right: "\u2713", carried: "\u21aa", mistake: "\u2717", wrong: "\u2717" };
-  var WORDS = { right: "right", carried: "carried forward", mistake: "mistake", wrong: "wrong" };
+  var SYMBOL = { right: "\u2713", carried: "\u21aa", mistake: "\u2717", wrong: "\u2717", unreadable: "?" };
+  var WORDS = {
+    right: "right", carried: "carried forward", mistake: "a named mistake", wrong: "wrong",
+    unreadable: "can\u2019t read this"
+  };
+  var BASE = new URL(document.documentElement.getAttribute("data-base") || "./", window.location.href);
+  function here(path) { return new URL(path, BASE).href; }
+
+  // A named mistake's words with their maths: a copy of the page's own
+  // server-made MathML (template#mistake-words), or the plain sentence.
+  function wordsOf(code, plain) {
+    var t = document.getElementById("mistake-words");
+    var found = t && t.content.querySelector('[data-mistake="' + CSS.escape(code) + '"]');
+    if (found) { return found.cloneNode(true); }
+    var span = document.createElement("span");
+    span.textContent = plain || code;
+    return span;
+  }
 
   function loadMistakes() {
     try { return JSON.parse(window.localStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
@@ -27,19 +45,18 @@
     ul.textContent = "";
     codes.forEach(function (code) {
       var li = document.createElement("li");
+      li.setAttribute("data-mistake", code);
       var a = document.createElement("a");
-      a.href = "/mistakes?codes=" + encodeURIComponent(code);
-      var c = document.createElement("code");
-      text(c, code);
-      a.appendChild(c);
+      a.href = here("mistakes?codes=" + encodeURIComponent(code));
+      a.appendChild(wordsOf(code, mine[code].hint));
       li.appendChild(a);
-      li.appendChild(document.createTextNode(" \u2014 " + mine[code].count + " time" +
-        (mine[code].count === 1 ? "" : "s") + (mine[code].hint ? ": " + mine[code].hint : "")));
+      li.appendChild(document.createTextNode(" (" + mine[code].count + " time" +
+        (mine[code].count === 1 ? "" : "s") + ")"));
       ul.appendChild(li);
     });
     var all = document.createElement("li");
     var link = document.createElement("a");
-    link.href = "/mistakes?codes=" + encodeURIComponent(codes.join(","));
+    link.href = here("mistakes?codes=" + encodeURIComponent(codes.join(",")));
     text(link, "A new problem for all of them");
     all.appendChild(link);
     ul.appendChild(all);
@@ -50,9 +67,20 @@
     }
   }
 
+  // A cell scrolled into view (by Tab, or by the browser) stops beside the
+  // sticky row labels, not under them.
+  function padGrids() {
+    Array.prototype.forEach.call(document.querySelectorAll(".scroll"), function (box) {
+      var th = box.querySelector("tbody th");
+      if (th) { box.style.scrollPaddingLeft = Math.ceil(th.getBoundingClientRect().width) + 4 + "px"; }
+    });
+  }
+
   var form = document.getElementById("practice");
   showMine();
   if (!form) { return; }
+  padGrids();
+  window.addEventListener("resize", padGrids);
 
   var problem = JSON.parse(form.getAttribute("data-problem"));
   var inputs = Array.prototype.slice.call(form.querySelectorAll("input[data-step]"));
@@ -70,22 +98,66 @@
     return cells;
   }
 
+  function why(span, words, code) {
+    var w = document.createElement("span");
+    w.className = "why";
+    if (code) {
+      var c = document.createElement("code");
+      text(c, code);
+      w.appendChild(document.createTextNode(words));
+      w.appendChild(c);
+    } else {
+      text(w, words);
+    }
+    span.appendChild(w);
+  }
+
   function setVerdict(el, v) {
     var span = document.getElementById("v-" + el.id);
     if (!span) { return; }
     span.textContent = "";
     span.removeAttribute("data-mistake");
     if (!v) { span.removeAttribute("data-verdict"); return; }
-    span.setAttribute("data-verdict", v.verdict);
+    var kind = SYMBOL[v.verdict] ? v.verdict : "wrong";
+    span.setAttribute("data-verdict", kind);
     var sym = document.createElement("span");
     sym.className = "sym";
     sym.setAttribute("aria-hidden", "true");
-    text(sym, SYMBOL[v.verdict]);
+    text(sym, SYMBOL[kind]);
     span.appendChild(sym);
-    var words = v.verdict === "mistake" && v.mistake ? v.mistake : WORDS[v.verdict];
-    if (v.message) { words += " (" + v.message + ")"; }
-    span.appendChild(document.createTextNode(" " + words));
+    span.appendChild(document.createTextNode(" " + WORDS[kind]));
+    if (kind === "unreadable") {
+      if (v.read_as) { why(span, "read as ", v.read_as); }
+      if (v.message) { why(span, v.message); }
+    }
     if (v.mistake) { span.setAttribute("data-mistake", v.mistake); }
+  }
+
+  // The named mistakes of each step, under its grid, in words with maths.
+  function showNamed(data) {
+    var by = data.named || {};
+    Array.prototype.forEach.call(form.querySelectorAll("[data-named-for]"), function (ul) {
+      var codes = by[ul.getAttribute("data-named-for")] || [];
+      ul.textContent = "";
+      codes.forEach(function (code) {
+        var li = document.createElement("li");
+        li.setAttribute("data-mistake", code);
+        var sym = document.createElement("span");
+        sym.className = "sym";
+        sym.setAttribute("aria-hidden", "true");
+        text(sym, "\u2717");
+        li.appendChild(sym);
+        li.appendChild(document.createTextNode(" "));
+        var words = document.createElement("span");
+        if (data.words && data.words[code]) {
+          words.innerHTML = data.words[code];  // server-rendered, escaped HTML of this app (as reveal)
+        } else {
+          text(words, (data.hints && data.hints[code]) || code);
+        }
+        li.appendChild(words);
+        ul.appendChild(li);
+      });
+    });
   }
 
   function apply(data) {
@@ -94,18 +166,9 @@
     inputs.forEach(function (el) { setVerdict(el, by[el.id]); });
     (data.steps || []).forEach(function (s) {
       var p = document.getElementById("progress-" + s.name);
-      if (p) {
-        var extra = "";
-        var codes = {};
-        (data.verdicts || []).forEach(function (v) { if (v.step === s.name && v.mistake) { codes[v.mistake] = 1; } });
-        Object.keys(codes).forEach(function (c) {
-          if (s.status !== "incorrect" || s.mistake !== c) {
-            extra += (extra ? " " : ". ") + "Named mistake " + c + ": " + (data.hints[c] || "");
-          }
-        });
-        text(p, s.text + extra);
-      }
+      if (p) { text(p, s.text); }
     });
+    showNamed(data);
     var mine = loadMistakes(), changed = false;
     (data.verdicts || []).forEach(function (v) {
       if (v.verdict !== "mistake" || !v.mistake || seen[v.step + " " + v.mistake]) { return; }
@@ -135,7 +198,7 @@
     if (pending) { again = true; return pending; }
     var body = Object.assign({}, problem, { cells: collect() });
     form.setAttribute("aria-busy", "true");
-    pending = post("/check", body).then(apply, function (e) {
+    pending = post(here("check"), body).then(apply, function (e) {
       var p = form.querySelector(".progress");
       if (p) { text(p, "Could not check: " + e.message); }
     }).then(function () {
@@ -162,7 +225,7 @@
     ev.preventDefault();
     if (button && button.name === "reveal") {
       var step = button.value;
-      post("/reveal", Object.assign({}, problem, { step: step })).then(function (d) {
+      post(here("reveal"), Object.assign({}, problem, { step: step })).then(function (d) {
         Object.keys(d.steps).forEach(function (name) {
           var box = form.querySelector('[data-solution-for="' + CSS.escape(name) + '"]');
           if (box) { box.innerHTML = d.steps[name]; }  // server-rendered, escaped HTML of this app
