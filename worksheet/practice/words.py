@@ -16,7 +16,7 @@ from pathlib import Path
 from ..kinds import mistakes
 from ..policy import pencil
 
-VERDICT_WORDS = {  # verdict -> (symbol, words); the checker's names (BRIEF.md: Verdicts)
+VERDICT_WORDS = {  # verdict -> (symbol, words); the checker's names (docs/reference.md: the verdicts)
     "right": ("\u2713", "right"),
     "carried": ("\u21aa", "carried forward"),  # right for the student's own earlier cells
     "mistake": ("\u2717", "a named mistake"),
