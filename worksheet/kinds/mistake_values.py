@@ -31,7 +31,7 @@ from ..exact import NegInf, to_float
 from ..solution.problem import Problem, Step
 from ..steps import precise
 
-__all__ = ["StepMistakes", "PLACES", "tolerance", "right_values", "of_problem", "diagnosable_count"]
+__all__ = ["StepMistakes", "PLACES", "tolerance", "right_values", "of_problem", "diagnosable", "asked", "untold"]
 
 PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 _ERRORS = (KeyError, ValueError, IndexError, TypeError, ZeroDivisionError, ArithmeticError)
@@ -44,6 +44,7 @@ class StepMistakes:
 
     values: dict = field(default_factory=dict)
     diagnosable: tuple[str, ...] = ()
+    asked: tuple[str, ...] = ()  # the codes that change some asked entry to a finite value (tellable at all)
 
 
 def tolerance(value: float) -> float:
@@ -122,7 +123,7 @@ def of_problem(p: Problem) -> dict[str, StepMistakes]:
             values[code] = wrong
         if values:
             values = dict(sorted(values.items(), key=lambda kv: order.get(kv[0], len(order))))
-            out[s.name] = StepMistakes(values, diagnosable(s, values))
+            out[s.name] = StepMistakes(values, diagnosable(s, values), asked(s, values))
     return out
 
 
@@ -152,7 +153,32 @@ def diagnosable(s: Step, values: dict[str, np.ndarray]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def diagnosable_count(p: Problem) -> tuple[int, int]:
-    """(mistakes told apart, mistakes that apply) over the steps of a problem."""
-    got = of_problem(p)
-    return sum(len(m.diagnosable) for m in got.values()), sum(len(m.values) for m in got.values())
+def asked(s: Step, values: dict[str, np.ndarray]) -> tuple[str, ...]:
+    """The codes a draw of other numbers could tell apart: those that move some asked
+    entry of ``s`` to a finite value by more than :data:`NOISE` (a mistake that changes
+    only masked entries, or makes asked ones -oo, never shows: a student cannot type it;
+    nor one that moves entries no more than a carried step's rounding does, such as
+    $\\sqrt{d_\\mathrm{model}}$ when it is $\\sqrt{d_k}$), but not one that gives the
+    very same matrix as an earlier code (the same computation on these sizes)."""
+    out = []
+    for k, (code, wrong) in enumerate(values.items()):
+        if any(np.array_equal(wrong, earlier) for earlier in list(values.values())[:k]):
+            continue
+        for i, row in enumerate(s.exact):
+            if any(_moves(x, float(wrong[i, j])) for j, x in enumerate(row)):
+                out.append(code)
+                break
+    return tuple(out)
+
+
+NOISE = 1e-4  # what the 4-place rounding of carried steps moves a value by, at most (about)
+
+
+def _moves(x, w: float) -> bool:
+    return not isinstance(x, NegInf) and math.isfinite(w) and abs(w - to_float(x)) > NOISE
+
+
+def untold(p: Problem) -> int:
+    """How many (step, mistake) pairs of a problem that change an asked entry its numbers
+    do not tell apart (0: every such mistake is diagnosable)."""
+    return sum(len(set(m.asked) - set(m.diagnosable)) for m in of_problem(p).values())
