@@ -52,7 +52,7 @@ HINTS: dict[str, str] = {
     "reset-outside": r"You applied the reset gate to $h_{t-1}$ before the product with $W_{hn}$; "
     r"this GRU (PyTorch's) uses $r_t \odot (h_{t-1} W_{hn} + b_{hn})$.",
     "truncated": "You cut the decimal off; round it instead (the digits are right, the last one should be rounded).",
-    "arithmetic-slip": "One entry is wrong: check its arithmetic again.",
+    "arithmetic-slip": "You made a slip: exactly one entry is wrong; check its arithmetic again.",
 }
 
 

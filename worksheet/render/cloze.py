@@ -115,7 +115,9 @@ def plain_text(text: str) -> str:
 # into "}" and "#".  The documentation asks for a backslash before } # ~ / " \,
 # but Moodle keeps the backslash before ~ / " \, and a backslash written as
 # "\\" would stop the "~" after it from separating two answers; so those four
-# are written as character references, which Moodle decodes.  So are "=" and
+# are written as character references, which Moodle decodes.  So are line ends
+# (the "$" of Moodle's regular expressions matches before a last newline, so
+# "#feedback\n}" would read as an empty feedback and an answer "\n"), "=" and
 # "%" (an answer starting with them would be read as its grade) and "{" (no
 # "{1:SHORTANSWER:" inside an answer, should a reader look for fields there).
 _CLOZE = {
@@ -129,6 +131,8 @@ _CLOZE = {
     "=": "&#61;",
     "%": "&#37;",
     "{": "&#123;",
+    "\n": "&#10;",  # Moodle's "$" (PCRE) also ends an answer or feedback before a last newline
+    "\r": "&#13;",
 }
 
 
