@@ -23,12 +23,21 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
   of that step), as ``check`` does: a second alternative ``~=unrounded:tolerance``;
   so does a hand-mode step whose rounding chain (:mod:`worksheet.policy.pencil`) gives
   another 4-place value than the exact one's rounding (both within 0.001);
+  beside them, each named mistake that applies to the step (the JSON key's
+  ``"mistakes"``, :func:`worksheet.render.json.step_mistakes`, computed once)
+  adds the value it gives there as a 0% answer ``~%0%w:tol#hint`` whose
+  feedback is the student's hint (:attr:`worksheet.kinds.mistakes.Mistake.hint`,
+  maths in ``\( \)``); a value a right answer accepts is left out, and
+  mistakes within the tolerance of one another share one answer naming each
+  (:func:`worksheet.render.cloze.mistake_groups`);
 * a masked entry (-oo) is printed in the table, not asked;
 * a label (the ``prediction`` of next-token): a drop-down
   ``{w:MULTICHOICE:...}`` over the column labels of the first quantity that
   lists the label at the position of the step's value (the vocabulary, in
   order), so that the right choice's position is the JSON ``value``; if no
-  quantity lists it, a ``SHORTANSWER`` (case-insensitive, as ``check``);
+  quantity lists it, or it lists fewer than two choices (Moodle refuses such
+  a drop-down, and with it the whole import), a ``SHORTANSWER``
+  (case-insensitive, as ``check``);
 * a written step (words) has no field: the question says that a person marks
   it, and the feedback holds the model answer.
 
