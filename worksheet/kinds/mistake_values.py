@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -47,6 +49,7 @@ class StepMistakes:
     asked: tuple[str, ...] = ()  # the codes that change some asked entry to a finite value (tellable at all)
 
 
+@lru_cache(maxsize=4096)
 def tolerance(value: float) -> float:
     """The tolerance ``worksheet check`` allows an answer to ``value`` (the sheet prints it)."""
     from ..parse.numbers import decimal_tolerance
@@ -79,13 +82,30 @@ def _rules_of(p: Problem) -> tuple[str, dict, dict]:
     return hook(p.params, p.inputs) if hook else (p.kind, p.params, {})
 
 
-def _data(p: Problem) -> dict:
-    """The key's own values at high precision: inputs and steps, exact (a label step: its index)."""
-    data = {k: precise.to_mp(q.exact) for k, q in p.inputs.items() if not _labels(q)}
-    for s in p.steps:
-        if not s.is_written:
-            data[s.name] = precise.as_mp(s.value) if _labels(s) else precise.to_mp(s.exact)
-    return data
+class _Lazy(Mapping):
+    """The key's own values at high precision, by name: inputs and steps, exact (a
+    label step: its index), each converted when a rule first reads it."""
+
+    def __init__(self, p: Problem):
+        self.sources = {k: q for k, q in p.inputs.items() if not _labels(q)}
+        self.sources.update({s.name: s for s in p.steps if not s.is_written})
+        self.done: dict = {}
+
+    def __getitem__(self, name: str):
+        got = self.done.get(name)
+        if got is None:
+            q = self.sources[name]
+            got = self.done[name] = precise.as_mp(q.value) if _labels(q) else precise.to_mp(q.exact)
+        return got
+
+    def __contains__(self, name) -> bool:
+        return name in self.sources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sources)
+
+    def __len__(self) -> int:
+        return len(self.sources)
 
 
 def _apply(rule, data: dict, context: dict, params: dict):
@@ -104,7 +124,7 @@ def of_problem(p: Problem) -> dict[str, StepMistakes]:
     found = {s.name: mistakes.rules(kind, s.name) for s in steps}
     if not any(found.values()):
         return {}
-    data = _data(p)
+    data = _Lazy(p)
     order = {c: k for k, c in enumerate(mistakes.CATALOGUE)}
     out = {}
     for s in steps:

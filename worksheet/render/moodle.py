@@ -221,6 +221,7 @@ class MoodleRenderer(TemplateRenderer):
         super().__init__(templates)
         self.env.globals.update(cloze=self.cloze)
         self._chains: dict[tuple[int, str], tuple[Problem, dict]] = {}
+        self._hints: dict[str, str] = {}
 
     def _unrounded(self, p: Problem) -> dict:
         """The unrounded chain of a problem that carries rounded steps (the JSON
@@ -231,6 +232,13 @@ class MoodleRenderer(TemplateRenderer):
         """The named mistakes of each step, as the JSON key records them
         (:func:`worksheet.render.json.step_mistakes`), once per problem."""
         return self._once(p, "mistakes", step_mistakes)
+
+    def _hint(self, code: str) -> str:
+        """A mistake's hint for the student as HTML, maths in ``\\( \\)`` (once per code)."""
+        got = self._hints.get(code)
+        if got is None:
+            got = self._hints[code] = str(self.prose(CATALOGUE[code].hint))
+        return got
 
     def _once(self, p: Problem, what: str, compute) -> dict:
         got = self._chains.get((id(p), what))
@@ -304,7 +312,7 @@ class MoodleRenderer(TemplateRenderer):
         unrounded = self._unrounded(p).get(s.name) if s.rounded else None
 
         def hint_of(codes: list[str]) -> str:  # one answer names every mistake that gives its value
-            return " Or: ".join(str(self.prose(CATALOGUE[c].hint)) for c in codes)
+            return " Or: ".join(self._hint(c) for c in codes)
 
         def field(i: int, j: int) -> Markup:
             x, v = s.exact[i][j], float(s.value[i, j])
