@@ -347,3 +347,45 @@ def test_parens_maths_writes_dollars_as_mathjax_delimiters():
     assert parens_maths(r"You divided by $\sqrt{d_k}$ twice.") == r"You divided by \(\sqrt{d_k}\) twice."
     assert parens_maths("a $b$ c $d") == r"a \(b\) c $d"
     assert parens_maths(HINTS["scaled-by-sqrt-d_model"]).startswith(r"You divided by \(\sqrt{d_\mathrm{model}}\)")
+
+
+# ---------------------------------------------------------------- the same bytes on every machine
+def test_mistakes_diagnosable_draws_and_moodle_answers_change_no_byte_on_another_machine(tmp_path):
+    """tests/last_bit (see tests/test_same_bytes.py): with exp, tanh, sin and cos one bit up,
+    the mistakes' values, the diagnosable codes, the draws they choose and Moodle's 0%
+    answers are the same bytes (they come from the 60-digit values, never from libm)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import worksheet
+
+    nudge = Path(__file__).parent / "last_bit"
+    source = Path(worksheet.__file__).resolve().parents[1]
+    log = tmp_path / "nudged-calls"
+
+    def build(out: Path, nudged: bool) -> dict[str, bytes]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WS_NUDGE_LOG")}
+        env["PYTHONPATH"] = os.pathsep.join([str(nudge), str(source)] if nudged else [str(source)])
+        if nudged:
+            env["WS_NUDGE_LOG"] = str(log)
+        args = ["build", "attention", "gru-cell", "positional-encoding", "--variants", "6", "--seed", "7"]
+        r = subprocess.run(
+            [sys.executable, "-m", "worksheet.cli", *args, "--format", "json,moodle", "--jobs", "1", "--out", str(out)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+        return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+    plain, other = build(tmp_path / "plain", False), build(tmp_path / "other", True)
+    assert sum(int(x) for x in log.read_text().split()) > 100, "the nudge was not active"
+    assert plain == other
+    key = json.loads(next(v for k, v in plain.items() if k.endswith(".json")))
+    steps = [s for v in key["variants"] for p in v["problems"] for s in p["steps"]]
+    assert any("softmax-over-columns" in s.get("mistakes", {}) for s in steps)  # exp at 60 digits
+    assert any("pe-sin-cos-swapped" in s.get("mistakes", {}) for s in steps)  # sin and cos at 60 digits
