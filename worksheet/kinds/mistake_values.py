@@ -118,7 +118,15 @@ def _apply(rule, data: dict, context: dict, params: dict):
 
 
 def of_problem(p: Problem) -> dict[str, StepMistakes]:
-    """Step name -> its mistakes, for the steps with at least one that applies."""
+    """Step name -> its mistakes, for the steps with at least one that applies; computed
+    once per problem (kept in ``p.named_mistakes``: the draw, the JSON key and Moodle
+    read the same values)."""
+    if p.named_mistakes is None:
+        p.named_mistakes = _compute(p)
+    return p.named_mistakes
+
+
+def _compute(p: Problem) -> dict[str, StepMistakes]:
     kind, params, aliases = _rules_of(p)
     steps = [s for s in p.steps if not s.is_written and not _labels(s)]
     found = {s.name: mistakes.rules(kind, s.name) for s in steps}

@@ -230,8 +230,8 @@ class MoodleRenderer(TemplateRenderer):
 
     def _mistakes(self, p: Problem) -> dict:
         """The named mistakes of each step, as the JSON key records them
-        (:func:`worksheet.render.json.step_mistakes`), once per problem."""
-        return self._once(p, "mistakes", step_mistakes)
+        (:func:`worksheet.render.json.step_mistakes`: computed once per problem)."""
+        return step_mistakes(p)
 
     def _hint(self, code: str) -> str:
         """A mistake's hint for the student as HTML, maths in ``\\( \\)`` (once per code)."""
