@@ -107,6 +107,17 @@ def test_the_alignment_defect_of_issue_27_is_gone():
         _assert_importable(qs)
 
 
+def test_the_command_of_the_issue_writes_a_bank_moodle_imports(runner, cli):
+    for seed in ("1", "2", "3", "7"):
+        r = runner.invoke(
+            cli, ["build", "find-the-mistake:of=alignment", "--seed", seed, "--format", "moodle", "-o", "-"]
+        )
+        assert r.exit_code == 0, r.output
+        qs = mu.questions(r.output)
+        assert len(qs) == 1
+        _assert_importable(qs)
+
+
 def test_a_drop_down_of_one_choice_or_blank_choices_becomes_a_short_answer():
     assert cloze.choice_field(2, ["only"], 0, "only") == "{2:SHORTANSWER:=only}"
     assert cloze.choice_field(2, ["a", " "], 0, "a") == "{2:SHORTANSWER:=a}"
