@@ -126,6 +126,25 @@ def test_a_drop_down_of_one_choice_or_blank_choices_becomes_a_short_answer():
     assert mu.import_errors(mu.moodle_fields("{1:MULTICHOICE:=arithmetic-slip}")) != []  # the checker sees it
 
 
+def test_the_import_checker_refuses_what_moodle_refuses():
+    bad = {
+        "{1:MULTICHOICE:=only}": "at least 2 choices",
+        "{1:NUMERICAL:=abc:0.1}": "not a number",
+        "{2:SHORTANSWER:%50%half}": "full grade",
+        "{1:MULTICHOICE:%0%a~b}": "full grade",
+    }
+    for field, why in bad.items():
+        (error,) = mu.import_errors(mu.moodle_fields(field))
+        assert why in error, (field, error)
+    good = "{3:NUMERICAL:=1.5:0.001~%0%2:0.001#You \\} slipped~%-50%3#x}{1:MULTICHOICE:a~=b}{1:SA:=x\\#y}"
+    fs = read_both(good)
+    assert mu.import_errors(fs) == [] and [f.weight for f in fs] == [3, 1, 1]
+    assert [a.fraction for a in fs[0].alternatives] == [1.0, 0.0, -0.5]
+    assert fs[0].alternatives[1].feedback == "You } slipped" and fs[2].alternatives[0].answer == "x#y"
+    # an unescaped "}" in a feedback ends the field early: the readers see another field or none
+    assert mu.moodle_fields("{1:NUMERICAL:=1:0.1#a}b}")[0].alternatives[0].feedback == "a"
+
+
 # ---------------------------------------------------------------- mistakes as 0% answers
 def test_a_no_scaling_answer_gets_its_hint_in_moodle():
     qs, problems = questions_of(["attention"], seed=1)
