@@ -313,3 +313,40 @@ def mathjax_delimiters(fragment: str) -> list[str]:
 def filter_delimiters(text: str) -> list[str]:
     """What Moodle's MathJax and TeX filters (server side, on the raw text) read as maths."""
     return FILTER_DELIMITERS.findall(text)
+
+
+# ---------------------------------------------------------------- what Moodle checks after reading the fields
+_IS_NUMBER = re.compile(rf"^{NUMBER}$")
+
+
+def import_errors(fields_: list[Field]) -> list[str]:
+    """What ``qtype_multianswer_validate_question`` (question/type/multianswer/questiontype.php)
+    refuses in fields read by :func:`moodle_fields`; one refused field makes Moodle's XML import
+    stop.  Per field: a NUMERICAL answer that is not a number (Moodle would file it under
+    another key than its grade, or refuse it), a MULTICHOICE with fewer than two non-blank
+    choices, any field with no answer, and no answer of full grade."""
+    errors = []
+    for k, f in enumerate(fields_, 1):
+        answers = [a for a in f.alternatives if a.answer.strip()]
+        if f.type in ("NUMERICAL", "NM"):
+            for a in f.alternatives:
+                m = NUMERICAL_ANSWER.match(a.answer)
+                if m is None or not _IS_NUMBER.match(m.group(1)):
+                    errors.append(f"field {k}: {a.answer!r} is not a number")
+        if f.type.startswith(("MULTICHOICE", "MC")) and len(answers) < 2:
+            errors.append(f"field {k}: a MULTICHOICE needs at least 2 choices, it has {len(answers)}")
+        elif not answers:
+            errors.append(f"field {k}: no answer")
+        if not any(a.fraction == 1.0 for a in answers):
+            errors.append(f"field {k}: no answer has full grade")
+    return errors
+
+
+def numerical_match(f: Field, response: float) -> Alternative | None:
+    """The answer Moodle's NUMERICAL subquestion gives a response: the first, in order,
+    whose value is within its tolerance (qtype_numerical_answer::within_tolerance,
+    nominal: value - tol <= response <= value + tol)."""
+    for a in f.alternatives:
+        if a.value - a.tolerance <= response <= a.value + a.tolerance:
+            return a
+    return None

@@ -124,9 +124,6 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
         for f, (s, i, j, x, v) in zip(fs, cells):
             where = f"{q.name} {s['name']}[{i + 1},{j + 1}]"
             if is_label(s, x):
-                assert f.type == "MULTICHOICE", where
-                shown = [html_text(a.answer) for a in f.alternatives]
-                assert [k for k, a in enumerate(f.alternatives) if a.fraction == 1.0] == [int(v)], where
                 # the choices: next-token's vocabulary, or find-the-mistake's steps and mistake codes
                 choices = (
                     p["params"]["vocab"]
@@ -137,10 +134,17 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                         else p.get("offered", codes_for(p["params"]["of"]))
                     )
                 )
+                if len(choices) < 2:  # Moodle refuses a drop-down of one choice: a short answer
+                    assert f.type == "SHORTANSWER" and [a.answer for a in f.alternatives] == [x], where
+                    continue
+                assert f.type == "MULTICHOICE", where
+                shown = [html_text(a.answer) for a in f.alternatives]
+                assert [k for k, a in enumerate(f.alternatives) if a.fraction == 1.0] == [int(v)], where
                 assert shown[int(v)] == x == choices[int(v)], where
                 assert shown == choices, where
             else:
-                assert f.type == "NUMERICAL" and len(f.right) == len(f.alternatives) >= 1, where
+                assert f.type == "NUMERICAL" and len(f.right) >= 1, where
+                assert f.alternatives[: len(f.right)] == f.right, where  # Moodle takes the first that fits
                 a = f.right[0]
                 assert a.value == v, where
                 assert a.tolerance == float(decimal_tolerance(4, abs(v))), where
@@ -148,6 +152,10 @@ def test_every_field_holds_the_json_value_with_checks_tolerance(tmp_path, runner
                     assert 0 < abs(b.value - v) < 0.001 and b.tolerance == float(decimal_tolerance(4, abs(b.value))), (
                         where
                     )
+                wrong = f.alternatives[len(f.right) :]  # 0% answers: the named mistakes' values (the JSON's)
+                values = {c: m[i][j] for c, m in s.get("mistakes", {}).items()}
+                assert all(w.fraction == 0 and w.feedback for w in wrong), where
+                assert {w.value for w in wrong} <= set(values.values()), where
 
 
 def html_text(fragment: str) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "check_seed",
     "problem_rng",
     "make_problem",
+    "diagnosable_draw",
     "build_document",
     "solve_inputs",
     "solve_file",
@@ -72,8 +73,7 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
         raise ParamError(f"{spec.kind} has no setting '{unknown[0]}'; it has {', '.join(kind.Params.field_names())}")
     params = kind.Params.from_options(merged)
     _check_spec_text(spec)
-    inputs = kind.generate(problem_rng(seed, index, variant), params)
-    problem = kind.solve(inputs, params, seed=seed)
+    problem = diagnosable_draw(kind, params, problem_rng(seed, index, variant), seed)
     problem.points = spec.points
     if spec.prompt:
         problem.intro = f"{problem.intro} {spec.prompt}".strip()
@@ -84,6 +84,37 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
     if spec.step_points or spec.step_weights:
         _share_points(problem, spec)
     return problem
+
+
+DIAGNOSABLE_DRAWS = 4  # hand mode: draws tried, at most, for one that tells every named mistake apart
+
+
+def diagnosable_draw(kind, params, rng: np.random.Generator, seed: int) -> Problem:
+    """A problem of ``kind`` drawn from ``rng``; in hand mode, the first of at most
+    :data:`DIAGNOSABLE_DRAWS` draws (from the same generator, so the same seed gives
+    the same problem) in which each step's named mistakes give, in some asked entry,
+    a value farther than the tolerance from the right answers and from one another's
+    (:func:`worksheet.kinds.mistake_values.untold` is 0), else the draw that leaves
+    the fewest mistakes untold (the earliest of those).  The key's ``diagnosable``
+    says which mistakes the chosen numbers tell apart."""
+    from ..kinds.mistake_values import untold
+    from ..policy.errors import WorksheetError
+
+    best = kind.solve(kind.generate(rng, params), params, seed=seed)
+    if getattr(params, "numbers", "hand") != "hand":
+        return best
+    missing = untold(best)
+    for _ in range(DIAGNOSABLE_DRAWS - 1):
+        if missing == 0:
+            break
+        try:
+            candidate = kind.solve(kind.generate(rng, params), params, seed=seed)
+        except WorksheetError:  # a later draw the kind cannot use (a mistake asked for that cannot be made)
+            break
+        left = untold(candidate)
+        if left < missing:
+            best, missing = candidate, left
+    return best
 
 
 def _share_points(problem: Problem, spec: ProblemSpec) -> None:

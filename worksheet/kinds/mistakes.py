@@ -85,6 +85,13 @@ class Mistake:
         """The sentence as a key prints it: maths typeset, no ASCII pseudo-maths."""
         return self.maths or self.sentence
 
+    @property
+    def hint(self) -> str:
+        """What the student who made it is told (second person, ``$...$`` maths: :mod:`.hints`)."""
+        from .hints import hint
+
+        return hint(self.code, self.typeset)
+
 
 SLIP = "arithmetic-slip"
 TRUNCATED = "truncated"  # no rule either: the checker compares the digits written (worksheet.check.marking)

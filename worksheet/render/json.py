@@ -83,6 +83,27 @@ def _floats(arr, like: Quantity) -> list | None:
     return [[None if math.isinf(v) or math.isnan(v) else v for v in row] for row in arr.tolist()]
 
 
+def step_mistakes(p: Problem) -> dict:
+    """Step name -> its named mistakes (values at 60 digits, correctly rounded to float64,
+    and the codes its entries tell apart): :func:`worksheet.kinds.mistake_values.of_problem`,
+    the one source of the key's ``"mistakes"`` and of Moodle's 0% answers."""
+    from ..kinds.mistake_values import of_problem
+
+    return of_problem(p)
+
+
+def add_mistakes(steps: list[dict], found: dict) -> None:
+    """Each step's ``"mistakes"`` (code -> the value the mistake gives, in the step's
+    shape, ``null`` for -oo) and ``"diagnosable"`` (the codes its entries tell apart)."""
+    for s in steps:
+        got = found.get(s["name"])
+        if got is not None:
+            s["mistakes"] = {
+                c: [[None if math.isinf(v) else v for v in row] for row in a.tolist()] for c, a in got.values.items()
+            }
+            s["diagnosable"] = list(got.diagnosable)
+
+
 def step(s: Step, unrounded: dict | None = None) -> dict:
     """A step; a step carried rounded (``"rounded": true``) has as ``value`` the
     unrounded computation (docs/reference.md), its ``exact`` the carried value."""
@@ -109,6 +130,7 @@ def problem(p: Problem) -> dict:
         "inputs": {name: quantity(q) for name, q in p.inputs.items()},
         "steps": [step(s, chain) for s in p.steps],
     }
+    add_mistakes(out["steps"], step_mistakes(p))
     for s in out["steps"]:  # a spec's own points and weights of steps (worksheet.solution.points)
         if s["name"] in p.step_points:
             s["points"] = p.step_points[s["name"]]

@@ -23,12 +23,21 @@ Answer fields (Moodle's Cloze grammar ``{weight:TYPE:answers}``):
   of that step), as ``check`` does: a second alternative ``~=unrounded:tolerance``;
   so does a hand-mode step whose rounding chain (:mod:`worksheet.policy.pencil`) gives
   another 4-place value than the exact one's rounding (both within 0.001);
+  beside them, each named mistake that applies to the step (the JSON key's
+  ``"mistakes"``, :func:`worksheet.render.json.step_mistakes`, computed once)
+  adds the value it gives there as a 0% answer ``~%0%w:tol#hint`` whose
+  feedback is the student's hint (:attr:`worksheet.kinds.mistakes.Mistake.hint`,
+  maths in ``\( \)``); a value a right answer accepts is left out, and
+  mistakes within the tolerance of one another share one answer naming each
+  (:func:`worksheet.render.cloze.mistake_groups`);
 * a masked entry (-oo) is printed in the table, not asked;
 * a label (the ``prediction`` of next-token): a drop-down
   ``{w:MULTICHOICE:...}`` over the column labels of the first quantity that
   lists the label at the position of the step's value (the vocabulary, in
   order), so that the right choice's position is the JSON ``value``; if no
-  quantity lists it, a ``SHORTANSWER`` (case-insensitive, as ``check``);
+  quantity lists it, or it lists fewer than two choices (Moodle refuses such
+  a drop-down, and with it the whole import), a ``SHORTANSWER``
+  (case-insensitive, as ``check``);
 * a written step (words) has no field: the question says that a person marks
   it, and the feedback holds the model answer.
 
@@ -101,47 +110,15 @@ from ..solution.problem import MathLabel, Problem, Step
 from .artefacts import Artefact
 from .base import Table, TemplateRenderer, prose_parts
 from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
+from .cloze import PLACES, choice_field, cloze_html, mistake_groups, number, numerical, tolerance  # noqa: F401 (names of this module too)
 from .cloze import xml_text as _xml_text
-from .json import unrounded
+from .json import step_mistakes, unrounded
+from ..kinds.mistakes import CATALOGUE
 
-PLACES = 4  # the decimals a student types; the tolerance is check's for this many
 MAX_TOTAL = 10_000  # largest question mark (sum of weights) with exactly equal shares
 ROUNDED_TOTAL = 99_000  # the question mark aimed at when exact shares would exceed MAX_TOTAL
 MOODLE_LIMIT = 99_999  # below what Moodle stores for a mark (NUMBER(12,7): 5 digits before the point)
 PENALTY = "0.3333333"  # Moodle's default penalty per try (interactive quizzes)
-
-
-def number(x: float) -> str:
-    """A float as Moodle's NUMERICAL reads it (``-?digits[.digits][e±digits]``): Python's repr."""
-    x = float(x)
-    if x == 0:
-        return "0"
-    if x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return repr(x)
-
-
-def tolerance(value: float) -> float:
-    """The tolerance ``worksheet check`` allows an answer to ``value`` (the one the sheet prints)."""
-    from ..parse.numbers import decimal_tolerance
-
-    return float(decimal_tolerance(PLACES, abs(value)))
-
-
-def numerical(weight: int, values: Sequence[float]) -> str:
-    """``{weight:NUMERICAL:=v1:tol1~=v2:tol2}``: every value is right."""
-    alts = {number(v): f"={number(v)}:{number(tolerance(v))}" for v in values}  # each value once
-    return f"{{{weight}:NUMERICAL:{'~'.join(alts.values())}}}"
-
-
-def multichoice(weight: int, choices: Sequence[str], right: int) -> str:
-    """A drop-down over ``choices``; choice ``right`` (0-based) is correct."""
-    alts = [("=" if k == right else "") + cloze_escape(c) for k, c in enumerate(choices)]
-    return f"{{{weight}:MULTICHOICE:{'~'.join(alts)}}}"
-
-
-def shortanswer(weight: int, answer: str) -> str:
-    return f"{{{weight}:SHORTANSWER:={cloze_escape(answer, html=False)}}}"
 
 
 def asked_cells(s: Step) -> int:
@@ -245,14 +222,30 @@ class MoodleRenderer(TemplateRenderer):
     def __init__(self, templates=None):
         super().__init__(templates)
         self.env.globals.update(cloze=self.cloze)
-        self._chains: dict[int, tuple[Problem, dict]] = {}
+        self._chains: dict[tuple[int, str], tuple[Problem, dict]] = {}
+        self._hints: dict[str, str] = {}
 
     def _unrounded(self, p: Problem) -> dict:
         """The unrounded chain of a problem that carries rounded steps (the JSON
         ``value`` of those, :func:`worksheet.render.json.unrounded`), once per problem."""
-        got = self._chains.get(id(p))
+        return self._once(p, "unrounded", unrounded)
+
+    def _mistakes(self, p: Problem) -> dict:
+        """The named mistakes of each step, as the JSON key records them
+        (:func:`worksheet.render.json.step_mistakes`: computed once per problem)."""
+        return step_mistakes(p)
+
+    def _hint(self, code: str) -> str:
+        """A mistake's hint for the student as HTML, maths in ``\\( \\)`` (once per code)."""
+        got = self._hints.get(code)
+        if got is None:
+            got = self._hints[code] = str(self.prose(CATALOGUE[code].hint))
+        return got
+
+    def _once(self, p: Problem, what: str, compute) -> dict:
+        got = self._chains.get((id(p), what))
         if got is None or got[0] is not p:
-            got = self._chains[id(p)] = (p, unrounded(p))
+            got = self._chains[(id(p), what)] = (p, compute(p))
         return got[1]
 
     # -- filters (HTML with TeX for MathJax) ----------------------------------
@@ -320,13 +313,15 @@ class MoodleRenderer(TemplateRenderer):
         n, m = s.shape
         unrounded = self._unrounded(p).get(s.name) if s.rounded else None
 
+        def hint_of(codes: list[str]) -> str:  # one answer names every mistake that gives its value
+            return " Or: ".join(self._hint(c) for c in codes)
+
         def field(i: int, j: int) -> Markup:
             x, v = s.exact[i][j], float(s.value[i, j])
             if isinstance(x, NegInf):
                 return self.math(r"-\infty")
             if isinstance(x, str):
-                choices = label_choices(p, s, x, v)
-                return Markup(multichoice(weight, choices, int(v)) if choices else shortanswer(weight, x))
+                return Markup(choice_field(weight, label_choices(p, s, x, v), int(v), x))
             # the double nearest the exact value (a rounded step: the carried value),
             # never numpy's cross-check s.value: the same answer on every machine
             values = [to_float(x)]
@@ -335,7 +330,13 @@ class MoodleRenderer(TemplateRenderer):
             if unrounded is not None and math.isfinite(unrounded[i, j]):  # a carried step: the unrounded chain too
                 values.append(float(unrounded[i, j]))
             values = [values[0]] + [w for w in values[1:] if abs(w - values[0]) > 1e-9]
-            return Markup(numerical(weight, values))
+            wrong = {c: float(a[i, j]) for c, a in named.items()}
+            return Markup(
+                numerical(weight, values, [(w, hint_of(codes)) for w, codes in mistake_groups(values, wrong)])
+            )
+
+        found = self._mistakes(p).get(s.name)
+        named = found.values if found is not None else {}
 
         cells = [[field(i, j) for j in range(m)] for i in range(n)]
         return self._grid(Table(cells, s.rows, s.cols), lambda c: c)

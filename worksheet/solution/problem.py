@@ -182,6 +182,8 @@ class Problem:
     )  # a spec's own points of steps (worksheet.solution.points)
     step_weights: dict[str, Any] = field(default_factory=dict)  # a spec's weights of steps in the split
     record: dict[str, Any] = field(default_factory=dict)  # key facts the JSON records beside the steps
+    # step name -> its named mistakes, kept once worksheet.kinds.mistake_values has computed them
+    named_mistakes: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def add_input(self, name: str, exact: Matrix, rows=None, cols=None, latex_name: str | None = None) -> Quantity:
         q = Quantity(name, exact, to_array(exact), _labels(rows), _labels(cols), latex_name)
