@@ -56,38 +56,17 @@ QTI_XSD = "http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_v2p1.xsd"
 # ---------------------------------------------------------------- the mistakes
 def mistake_values(p: Problem) -> dict[str, dict[str, np.ndarray]]:
     """``{step: {code: float64 array}}``: the value each named mistake that applies
-    to a step gives there (NaN where it gives -oo), from the key's values.
+    to a step gives there (NaN where it gives -oo).
 
-    The one place QTI learns the mistakes' values: the JSON key carries the
-    same per step (``"mistakes": {"CODE": [[...]]}``); this computes them with
-    the rules ``check`` uses (:func:`worksheet.kinds.mistakes.rules`), at 60
-    digits (:mod:`worksheet.steps.precise`), rounded once to the nearest double."""
-    from ..kinds import get as kind_module
-    from ..kinds import mistakes
-    from ..steps import precise
+    The one source the JSON key's ``"mistakes"`` and Moodle's 0% answers read too:
+    :func:`worksheet.kinds.mistake_values.of_problem` (the rules ``check`` uses, at
+    60 digits, each float rounded once from that), computed once per problem."""
+    from ..kinds.mistake_values import of_problem
 
-    kind, params = p.kind, p.params
-    hook = getattr(kind_module(p.kind), "mistakes_of", None)
-    if hook:  # a problem whose steps are another kind's (find-the-mistake)
-        kind, params, _ = hook(p.params, p.inputs)
-    data = {}
-    for name, q in (*p.inputs.items(), *((s.name, s) for s in p.steps)):
-        if not any(isinstance(x, str) for row in q.exact for x in row):
-            data[name] = precise.to_mp(q.exact)
-    out: dict[str, dict[str, np.ndarray]] = {}
-    for s in p.steps:
-        if s.is_written or s.name not in data:
-            continue
-        for code, rule, context in mistakes.rules(kind, s.name):
-            try:
-                with np.errstate(all="ignore"), precise.high_precision():
-                    wrong = rule(mistakes.Values(data, **context), params)
-            except (KeyError, ValueError, IndexError, TypeError, ZeroDivisionError):
-                continue
-            if wrong is not None and np.shape(wrong) == s.shape:
-                value = precise.to_float64(wrong)
-                out.setdefault(s.name, {})[code] = np.where(np.isinf(value), np.nan, value)
-    return out
+    return {
+        name: {code: np.where(np.isinf(v), np.nan, v) for code, v in sm.values.items()}
+        for name, sm in of_problem(p).items()
+    }
 
 
 # ---------------------------------------------------------------- XML helpers
