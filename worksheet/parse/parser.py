@@ -63,6 +63,8 @@ from .numbers import (
 )
 from .tokens import _CLOSER, _OPERAND_START, _show, _Token, _tokenize
 
+_IMPLIED = frozenset({"e", "func", "("})  # what may follow a number with no '*' (2e^-1, 2√3, 2(1+e))
+
 _ROOT_BUDGET = 100_000  # trial divisions exact.py may spend on square roots (~40 ms)
 _WORK_BUDGET = 12_000  # tree nodes exact.py's constructors may walk (~30 ms)
 
@@ -150,6 +152,9 @@ class _Parser:
         factors = [self.unary()]
         while True:
             tok = self.peek
+            if tok.kind in _IMPLIED and self.tokens[self.i - 1].kind == "num":
+                factors.append(self.unary())  # 2e^-1, 2 sqrt(3), 2(1+e): a number times what follows
+                continue
             if tok.kind in _OPERAND_START:
                 raise ParseError("expected an operator", tok.pos)
             if tok.kind not in ("*", "/"):
@@ -202,9 +207,12 @@ class _Parser:
         if tok.kind in ("(", "{"):
             return self.group_body(tok)
         if tok.kind == "func":
-            arg = self.group()
+            arg = self.atom() if tok.text == "\u221a" else self.group()  # √3 as well as sqrt(3)
             if tok.value == "sqrt":
                 return self.raise_to(arg, Fraction(1, 2), tok.pos)
+            if tok.value == "sigma":  # the logistic sigma(x) = 1/(1 + e^-x)
+                denominator = self.sum([Fraction(1), self.call(tok.pos, exp, self.negate(arg, tok.pos))], tok.pos)
+                return self.raise_to(denominator, Fraction(-1), tok.pos)
             return self.call(tok.pos, _FUNCTIONS[tok.value], arg)
         if tok.kind == "frac":
             top = self.group()
