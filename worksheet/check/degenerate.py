@@ -42,7 +42,9 @@ def _all_equal(a: np.ndarray) -> bool:
 
 
 def _identity(a: np.ndarray) -> bool:
-    return a.ndim == 2 and a.shape[0] == a.shape[1] >= 2 and _finite(a) and np.allclose(a, np.eye(a.shape[0]), atol=ATOL)
+    return (
+        a.ndim == 2 and a.shape[0] == a.shape[1] >= 2 and _finite(a) and np.allclose(a, np.eye(a.shape[0]), atol=ATOL)
+    )
 
 
 def _uniform_rows(a: np.ndarray) -> bool:

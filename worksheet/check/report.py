@@ -12,7 +12,14 @@ from ..policy.errors import printable
 from ..solution.points import points_number, points_text
 
 STATUSES = ("correct", "carried-forward", "incorrect", "unreadable", "missing", "by-person")
-SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "unreadable": "?", "missing": "–", "by-person": "✎"}
+SYMBOLS = {
+    "correct": "✓",
+    "carried-forward": "↪",
+    "incorrect": "✗",
+    "unreadable": "?",
+    "missing": "–",
+    "by-person": "✎",
+}
 BY_PERSON = "marked by a person (a written answer; the key has a model answer)"
 
 
@@ -108,7 +115,9 @@ class StepResult:
             more = len(self.unread_cells) - 1
             parts = [f"could not be read: {self.unreadable}{first.message}" + (f" and {more} more" if more else "")]
             if self.cells:
-                parts.append(f"of the entries read, {self.wrong_count} {'is' if self.wrong_count == 1 else 'are'} wrong")
+                parts.append(
+                    f"of the entries read, {self.wrong_count} {'is' if self.wrong_count == 1 else 'are'} wrong"
+                )
             else:
                 parts.append("every entry read is right")
             return "; ".join(parts) + "."
