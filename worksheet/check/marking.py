@@ -3,15 +3,12 @@ the mistake that explains it) or missing (see :mod:`worksheet.check`)."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import numpy as np
 
 from ..kinds import mistakes
 from ..policy.errors import InputError, WorksheetError
-from ..policy.limits import ANSWER_WORK
-from ..parse import Budget
 from .answers import Answers, read_answers
 from .grids import _at, parse_answers
 from .key import Key, KeyProblem, KeyStep, read_key
