@@ -23,6 +23,7 @@ VERDICT_TEXT = {
     "carried": ("\u21aa", "carried forward"),  # right for the student's own earlier cells
     "mistake": ("\u2717", "mistake"),
     "wrong": ("\u2717", "wrong"),
+    "unreadable": ("?", "could not read"),  # check's verdict: never wrong, the reason beside it
 }
 
 

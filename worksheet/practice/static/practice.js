@@ -5,8 +5,8 @@
 (function () {
   "use strict";
   var STORE = "worksheet-practice-mistakes";
-  var SYMBOL = { right: "\u2713", carried: "\u21aa", mistake: "\u2717", wrong: "\u2717" };
-  var WORDS = { right: "right", carried: "carried forward", mistake: "mistake", wrong: "wrong" };
+  var SYMBOL = { right: "\u2713", carried: "\u21aa", mistake: "\u2717", wrong: "\u2717", unreadable: "?" };
+  var WORDS = { right: "right", carried: "carried forward", mistake: "mistake", wrong: "wrong", unreadable: "could not read" };
 
   function loadMistakes() {
     try { return JSON.parse(window.localStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
