@@ -39,6 +39,7 @@ def check_answers(
     tol = tolerance or Tolerance(rtol, atol)
     key = key if isinstance(key, Key) else read_key(key)
     ans = answers if isinstance(answers, Answers) else read_answers(answers)
+    key.bind(ans.variant, ans.fingerprint, ans.path)  # a file made for another key or variant: refused
     try:
         problems = key.problems(ans.variant)
     except InputError as exc:
