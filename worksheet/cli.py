@@ -316,8 +316,11 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     answers), incorrect (with the likely mistake) or missing; a line that
     cannot be read is reported with its number and the rest is marked.  Exit
     code 0 when every step is correct or carried forward, 1 otherwise, 2 when
-    a file cannot be read at all.  With --answers-dir, a file that cannot be read is
-    reported in its row of the summary and the rest are marked (exit 1).
+    a file cannot be read at all or was made for another key or variant.  With
+    --answers-dir: exit 0 when every file could be marked; a file that cannot be
+    (unreadable, or made for another key) is reported in its row of the
+    summary, the rest are marked, and the exit code is 1.  KEY and ANSWERS
+    swapped: the message says so.
     A key from an exam spec marks in the spec's points.
 
     \b
@@ -338,9 +341,27 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     else:
         if summary is not None:
             raise WorksheetError("--summary goes with --answers-dir")
-        report = check_answers(key, answers, rtol=rtol, atol=atol)
+        report = check_answers(_key_first(key, answers), answers, rtol=rtol, atol=atol)
     _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
+
+
+def _key_first(key: Path, answers: Path):
+    """The key read; when it is no key but ANSWERS is one, say that the two are swapped."""
+    from .check import read_key
+    from .policy.errors import InputError
+
+    try:
+        return read_key(key)
+    except InputError as exc:
+        try:
+            read_key(answers)
+        except WorksheetError:
+            raise exc from None
+        raise WorksheetError(
+            f"KEY and ANSWERS are swapped: {printable(str(answers))} is the key and {printable(str(key))} "
+            f"the answers; the key comes first: worksheet check {printable(str(answers))} {printable(str(key))}"
+        ) from None
 
 
 @main.command()

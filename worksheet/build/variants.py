@@ -349,6 +349,10 @@ def find_variant(ident: str, count: int, seed: int = 1) -> int:
     by the seed printed on its sheet, or by its number (``17``)."""
     text = str(ident).strip().lower()
     ids = f"{variant_id(1, count)} … {variant_id(count, count)}"
+    number_text = text[1:] if text.startswith("v") else text
+    if len(text) > 40 or (number_text.isdigit() and len(number_text) > 12):  # no id or sheet seed is this long
+        what = f"a whole number of {len(number_text)} digits" if number_text.isdigit() else "too long"
+        raise ParamError(f"--variant: {what}, not a variant id ({ids}) or the seed printed on a sheet")
     if text.startswith("v") and text[1:].isdigit():
         k = int(text[1:])
         if not 1 <= k <= count:
