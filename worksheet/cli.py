@@ -130,8 +130,9 @@ def list_cmd(kind, examples):
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
 @click.option("--variant", "only", default=None, metavar="ID",
-              help="with --variants: rebuild only this variant's files (v17, or the seed printed on its "
-                   "sheet), the same bytes as --split writes")
+              help="rebuild only this variant's files (v17, or the seed printed on its "
+                   "sheet), the same bytes as --split writes; how many variants: --variants N, else the "
+                   "key NAME.json the full build wrote in -o, else the spec's")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
               help="processes building --variants (same files whatever the number)  "
                    "[default: one per core from 24 problems on]")
@@ -175,13 +176,14 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     from .build import check_problems
 
     check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"
+    counted = variants  # --variants N, as given
     name, variants, args = plan.name, plan.variants, plan.document_args()
     k = None
     if only is not None:
-        if not variants:
-            raise WorksheetError("--variant needs --variants N (or a spec with variants)")
         if out == "-":
             raise WorksheetError("--variant writes that variant's files; give a folder with -o DIR")
+        if not counted:  # the key of the full build knows how many (a spec's count is only its default)
+            variants = _count_of_key(Path(out) / f"{name}.json", plan.seed, variants)
         from .build import find_variant
 
         k = find_variant(only, variants, plan.seed)
@@ -344,6 +346,31 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
         report = check_answers(_key_first(key, answers), answers, rtol=rtol, atol=atol)
     _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
+
+
+def _count_of_key(path: Path, seed: int, default: int | None) -> int:
+    """How many variants the full build wrote, as its key NAME.json in the -o folder
+    says (so --variant v17 needs no --variants N): its ids v01..vN, and the seed of
+    its first variant drawn from --seed.  Without that key: ``default`` (a spec's)."""
+    import json
+
+    from .build import variant_id, variant_seed
+    from .check import read_key
+
+    if not path.is_file():
+        if default:
+            return default
+        raise WorksheetError(
+            f"--variant needs --variants N, a spec with variants, or the key of the full build ({path}) in -o"
+        )
+    ids = list(read_key(path).variants)
+    count = len(ids)
+    if ids == [""] or ids != [variant_id(k, count) for k in range(1, count + 1)]:
+        raise WorksheetError(f"--variant: {path} is not the key of a build with --variants; give --variants N")
+    first = json.loads(path.read_text(encoding="utf-8"))["variants"][0].get("seed")
+    if first not in {variant_seed(seed, 1, attempt) for attempt in range(50)}:
+        raise WorksheetError(f"--variant: {path} was built with another --seed; give that seed (or --variants N)")
+    return count
 
 
 def _key_first(key: Path, answers: Path):
