@@ -12,7 +12,9 @@ value of that step is not degenerate in the same way:
 * the identity (a square matrix of two or more rows);
 * a copy of one of the problem's inputs (the same shape and entries);
 * uniform weights: every row sums to 1 and its non-zero entries are equal;
-* a copy of another variant's key for the same step (a neighbour's answers).
+* a copy of another variant's key for the same step (a neighbour's answers);
+* the key's own value transposed (a square matrix that is not symmetric): the
+  later steps of a transposed chain are no work of the student's.
 
 :func:`why_degenerate` gives the reason in words (``"Q is all zeros"``), or
 None; :mod:`.recompute` keeps the reasons, and :mod:`.marking` refuses the
@@ -93,6 +95,8 @@ def why_degenerate(
     for test, words in _TESTS:
         if test(given) and not test(key):
             return f"{name} {words}"
+    if given.shape[0] == given.shape[1] >= 2 and _same(given, key.T) and not _same(key, key.T):
+        return f"{name} is the right {name} transposed"
     for input_name, x in inputs.items():
         if x.shape == given.shape and _same(given, x) and not _same(key, x):
             return f"{name} is a copy of the input {input_name}"

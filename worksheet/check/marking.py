@@ -49,6 +49,7 @@ def check_answers(
     grids, broken, unread = parse_answers(ans, problems)
     many = len(problems) > 1
     original = (lambda n: None) if None in ans.problems else (lambda n: n)
+    vid = key.variant_id(ans.variant)
     results = [
         _mark_problem(
             p,
@@ -58,10 +59,31 @@ def check_answers(
             many,
             broken.get(p.number, {}),
             {s.name: _at(ans, original(p.number), s.name) for s in p.steps},
+            _other_variants(key, vid, p),
         )
         for p in problems
     ]
     return Report(key.path, ans.path, results, ans.student, ans.variant, unread)
+
+
+MAX_OTHER_VARIANTS = 400  # other variants whose key values are no source of carried credit
+
+
+def _other_variants(key: Key, vid: str, kp: KeyProblem) -> dict[str, list[np.ndarray]]:
+    """Each step's values in the other variants of the key (the same problem number and kind):
+    a neighbour's answers copied are no source of carried credit (:mod:`.degenerate`)."""
+    out: dict[str, list[np.ndarray]] = {}
+    for other in list(key.variants)[:MAX_OTHER_VARIANTS]:
+        if other == vid:
+            continue
+        try:
+            problems = key.problems(other)
+        except InputError:
+            continue
+        if kp.number <= len(problems) and problems[kp.number - 1].kind == kp.kind:
+            for s in problems[kp.number - 1].steps:
+                out.setdefault(s.name, []).append(s.value)
+    return out
 
 
 def _array(grid: list[list[Given]]) -> np.ndarray:
@@ -148,11 +170,13 @@ def _mark_problem(
     many: bool = False,
     broken: dict[str, str] | None = None,
     lines: dict[str, str] | None = None,
+    others: dict[str, list[np.ndarray]] | None = None,
 ) -> ProblemResult:
     run = recomputer(kp.kind, kp.params, kp.inputs)
     _unrounded(kp, None if run is None else precise_recomputer(kp.kind, kp.params, kp.inputs))
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
     own = _Own(kp, run)
+    own.others = others or {}
     shares = kp.shares()
     lines = lines or {}
     results: list[StepResult] = []
