@@ -1,8 +1,9 @@
 """Marks you can defend: no credit from nothing.  A table of attempts to game
 error carried forward (trivial earlier answers that make later steps easy),
 against several kinds, each earning no more than an honest blank: no step is
-ever "carried forward" from them, and a step is "correct" only where the
-answer written is the key's own value."""
+"carried forward" from them (only from a step diagnosed with a named mistake,
+an honest error such as ``scores-transposed``), and a step is "correct" only
+where the answer written is the key's own value."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from worksheet.build import ProblemSpec, build_document, build_variants
 from worksheet.check import check_answers, read_key
 from worksheet.check.degenerate import why_degenerate
+from worksheet.kinds import mistakes
 from worksheet.kinds.base import recomputer
 from worksheet.policy.errors import InputError
 from worksheet.render.json import dumps, document, variant_text, variants_text
@@ -102,9 +104,19 @@ def _mark(tmp_path, key, answers: dict):
     return check_answers(key, a)
 
 
+HONEST = set(mistakes.CATALOGUE) - {mistakes.SLIP, mistakes.TRUNCATED}
+
+
+def _honestly_carried(report, s) -> bool:
+    """Carried forward only from steps diagnosed with a named mistake: an honest error
+    (``scores-transposed`` is ``K Q^T``), whose later steps keep their marks by design."""
+    steps = {r.name: r for r in report.problems[0].steps}
+    return bool(s.carried_from) and all(steps[n].mistake in HONEST for n in s.carried_from)
+
+
 def _earns_nothing_it_did_not_write(report, kp, answers):
     for s in report.problems[0].steps:
-        assert s.status != "carried-forward", (s.name, s.message)
+        assert s.status != "carried-forward" or _honestly_carried(report, s), (s.name, s.message)
         if s.status == "correct":  # only where the answer written is the key's own value
             assert np.allclose(answers[s.name], kp.step(s.name).value, atol=1e-3), (s.name, s.message)
             assert why_degenerate(s.name, answers[s.name], kp.step(s.name).value, kp.inputs) is None
@@ -134,7 +146,8 @@ def test_an_attempt_earns_no_more_than_an_honest_blank(tmp_path, kind, attempt):
         and answers[s.name].shape == kp.step(s.name).shape
         and np.allclose(answers[s.name], kp.step(s.name).value, atol=1e-3)
     )
-    assert report.marks <= blank + right, report.text()
+    honest = sum(s.out_of for s in report.problems[0].steps if s.status == "carried-forward")
+    assert report.marks <= blank + right + honest, report.text()
     _earns_nothing_it_did_not_write(report, kp, answers)
 
 

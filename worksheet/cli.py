@@ -183,7 +183,9 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         if out == "-":
             raise WorksheetError("--variant writes that variant's files; give a folder with -o DIR")
         if not counted:  # the key of the full build knows how many (a spec's count is only its default)
-            variants = _count_of_key(Path(out) / f"{name}.json", plan.seed, variants)
+            from .build import count_of_key
+
+            variants = count_of_key(Path(out) / f"{name}.json", plan.seed, variants)
         from .build import find_variant
 
         k = find_variant(only, variants, plan.seed)
@@ -343,52 +345,11 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol):
     else:
         if summary is not None:
             raise WorksheetError("--summary goes with --answers-dir")
-        report = check_answers(_key_first(key, answers), answers, rtol=rtol, atol=atol)
+        from .check.swapped import key_first
+
+        report = check_answers(key_first(key, answers), answers, rtol=rtol, atol=atol)
     _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
-
-
-def _count_of_key(path: Path, seed: int, default: int | None) -> int:
-    """How many variants the full build wrote, as its key NAME.json in the -o folder
-    says (so --variant v17 needs no --variants N): its ids v01..vN, and the seed of
-    its first variant drawn from --seed.  Without that key: ``default`` (a spec's)."""
-    import json
-
-    from .build import variant_id, variant_seed
-    from .check import read_key
-
-    if not path.is_file():
-        if default:
-            return default
-        raise WorksheetError(
-            f"--variant needs --variants N, a spec with variants, or the key of the full build ({path}) in -o"
-        )
-    ids = list(read_key(path).variants)
-    count = len(ids)
-    if ids == [""] or ids != [variant_id(k, count) for k in range(1, count + 1)]:
-        raise WorksheetError(f"--variant: {path} is not the key of a build with --variants; give --variants N")
-    first = json.loads(path.read_text(encoding="utf-8"))["variants"][0].get("seed")
-    if first not in {variant_seed(seed, 1, attempt) for attempt in range(50)}:
-        raise WorksheetError(f"--variant: {path} was built with another --seed; give that seed (or --variants N)")
-    return count
-
-
-def _key_first(key: Path, answers: Path):
-    """The key read; when it is no key but ANSWERS is one, say that the two are swapped."""
-    from .check import read_key
-    from .policy.errors import InputError
-
-    try:
-        return read_key(key)
-    except InputError as exc:
-        try:
-            read_key(answers)
-        except WorksheetError:
-            raise exc from None
-        raise WorksheetError(
-            f"KEY and ANSWERS are swapped: {printable(str(answers))} is the key and {printable(str(key))} "
-            f"the answers; the key comes first: worksheet check {printable(str(answers))} {printable(str(key))}"
-        ) from None
 
 
 @main.command()

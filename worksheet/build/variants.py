@@ -413,3 +413,27 @@ def render_variant(
                 s.add(key)
         piece = job.piece(k, attempt)
     return [piece.outline], [(f"{name}-{piece.outline.variant}", piece.own)]
+
+
+def count_of_key(path: Path, seed: int, default: int | None) -> int:
+    """How many variants the full build wrote, as its key NAME.json in the -o folder
+    says (so --variant v17 needs no --variants N): its ids v01..vN, and the seed of
+    its first variant drawn from --seed.  Without that key: ``default`` (a spec's)."""
+    import json
+
+    from ..check import read_key
+
+    if not path.is_file():
+        if default:
+            return default
+        raise ParamError(
+            f"--variant needs --variants N, a spec with variants, or the key of the full build ({path}) in -o"
+        )
+    ids = list(read_key(path).variants)
+    count = len(ids)
+    if ids == [""] or ids != [variant_id(k, count) for k in range(1, count + 1)]:
+        raise ParamError(f"--variant: {path} is not the key of a build with --variants; give --variants N")
+    first = json.loads(path.read_text(encoding="utf-8"))["variants"][0].get("seed")
+    if first not in {variant_seed(seed, 1, attempt) for attempt in range(50)}:
+        raise ParamError(f"--variant: {path} was built with another --seed; give that seed (or --variants N)")
+    return count

@@ -8,13 +8,18 @@ is no source of carried credit when it is *degenerate* and the key's own
 value of that step is not degenerate in the same way:
 
 * all zeros;
-* all entries equal (two or more entries);
+* all entries equal (two or more entries; of a shape unlike the key's, one
+  entry too: ``Q = [[0]]`` for a 3 x 4 ``Q``);
 * the identity (a square matrix of two or more rows);
 * a copy of one of the problem's inputs (the same shape and entries);
 * uniform weights: every row sums to 1 and its non-zero entries are equal;
 * a copy of another variant's key for the same step (a neighbour's answers);
 * the key's own value transposed (a square matrix that is not symmetric): the
   later steps of a transposed chain are no work of the student's.
+
+A value that a named mistake explains (``missing-residual`` leaves the input
+``S`` as the residual; ``scores-transposed`` is ``K Q^T``) is an honest
+error, not a trick: :mod:`.marking` keeps it a source of carried credit.
 
 :func:`why_degenerate` gives the reason in words (``"Q is all zeros"``), or
 None; :mod:`.recompute` keeps the reasons, and :mod:`.marking` refuses the
@@ -88,14 +93,16 @@ def why_degenerate(
     (``"Q is all zeros"``), or None.  ``key`` is the key's value of the step;
     ``others`` are other variants' key values of the same step."""
     given, key = np.asarray(given, dtype=np.float64), np.asarray(key, dtype=np.float64)
-    if given.shape != key.shape:
-        return None  # a wrong shape is never a source of credit anyway
-    if _same(given, key):
+    if given.shape != key.shape:  # another shape (a mistake such as concat-wrong-axis may give one)
+        if _finite(given) and np.all(np.abs(given - given.flat[0]) <= ATOL) and not _all_equal(key):
+            return f"{name} is a {given.shape[0]} x {given.shape[1]} matrix of one value"
+    elif _same(given, key):
         return None
     for test, words in _TESTS:
         if test(given) and not test(key):
             return f"{name} {words}"
-    if given.shape[0] == given.shape[1] >= 2 and _same(given, key.T) and not _same(key, key.T):
+    square = given.shape == key.shape == key.T.shape and given.shape[0] >= 2
+    if square and _same(given, key.T) and not _same(key, key.T):
         return f"{name} is the right {name} transposed"
     for input_name, x in inputs.items():
         if x.shape == given.shape and _same(given, x) and not _same(key, x):

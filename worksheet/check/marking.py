@@ -195,11 +195,11 @@ def _mark_problem(
         if unread:  # those entries void, the others marked against the key; no source of carried credit
             results.append(_partly_read(ks, grid, unread, tol, lines.get(ks.name, "")))
             continue
-        if _shape(grid) == ks.shape:  # a matrix of another shape is no source of carried credit
-            own.record(ks.name, _array(grid), _rounding(grid))
+        own.record(ks.name, _array(grid), _rounding(grid))  # degenerate ones are no source (.degenerate)
         # the key's exact strings are read only for an answer of the key's shape
         wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key == []:
+            own.degenerate.pop(ks.name, None)  # right: whatever it looks like, the key's own
             results.append(StepResult(ks.name, "correct", title=ks.title))
             continue
         carried = []  # wrong entries against each recomputation from the student's own answers
@@ -219,11 +219,14 @@ def _mark_problem(
             # right from the student's own earlier answers, none of them wrong: the rounding
             # chain (worksheet.policy.pencil) done by hand, so simply correct
             status = "carried-forward" if earlier else "correct"
+            own.degenerate.pop(ks.name, None)  # it follows from honest work: a source in turn
             results.append(StepResult(ks.name, status, carried_from=earlier, title=ks.title))
             continue
         own.wrong.add(ks.name)
         refused = refused_credit(own, k, grid, tol)
-        code = None if refused else _diagnose(kp, k, grid, key_vals, own, tol)
+        code = _diagnose(kp, k, grid, key_vals, own, tol)
+        if not refused and code not in (None, mistakes.SLIP, mistakes.TRUNCATED):  # a named mistake is honest:
+            own.degenerate.pop(ks.name, None)  # the steps after it are carried forward from it
         res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape, refused=refused)
         nearest = min((w for w in carried if w is not None), key=len, default=None)
         if nearest:  # the expected values a report prints: from the high-precision recomputation

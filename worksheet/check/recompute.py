@@ -150,7 +150,7 @@ class _Own:
     def bases(self, k: int, key_vals: dict) -> list[tuple[dict, dict]]:
         """(overrides, values) to apply a wrong rule at step k to: the key's, then the student's."""
         out = [({}, key_vals)]
-        for g in self.givens(k):
+        for g in self.givens(k, honest=False):  # a diagnosis explains the answer; it gives no credit
             r = self.recompute(g)
             if r is not None:
                 out.append((g, {**self.kp.inputs, **r}))
