@@ -106,6 +106,11 @@ Marking, per step (1 mark each)
   and the text as read): that entry is void, the others of the step are
   marked and reported, the step earns 0 and is no source of carried credit.
 * **missing** -- no answer for the step.
+* **by-person** -- a step answered in words (its key step has a ``"written"``
+  model answer: "which would you use, and why?").  ``check`` does not mark
+  it: the report says "marked by a person", whatever the answer file holds
+  for it (text, or nothing); it counts 0 of 0 marks, so it never makes the
+  exit code 1.
 
 Carried-forward credit comes only from the student's own answers that were
 read, and never from degenerate ones (all zeros, all entries equal, the
@@ -113,11 +118,6 @@ identity, a copy of an input, uniform weights, another variant's key, the
 key transposed) unless the key's own are so: :mod:`.degenerate`; the report
 names the reason ("follows from your Q, but Q is all zeros: no credit").  A
 value a named mistake explains is an honest error and stays a source.
-* **by-person** -- a step answered in words (its key step has a ``"written"``
-  model answer: "which would you use, and why?").  ``check`` does not mark
-  it: the report says "marked by a person", whatever the answer file holds
-  for it (text, or nothing); it counts 0 of 0 marks, so it never makes the
-  exit code 1.
 
 A matrix of the wrong shape is incorrect, unless the carried-forward
 values or a named mistake have that shape (``concat-wrong-axis``).
