@@ -165,3 +165,44 @@ def test_post_check_reads_it_alike(client, monkeypatch, text, decimal, exact, ve
     assert v["verdict"] == {"correct": "right", "incorrect": "wrong", U: U}[verdict], v
     if verdict == U:
         assert v["message"] and (v["read_as"] == text or text.startswith(v["read_as"].removesuffix("...")))
+
+
+def test_every_unreadable_entry_of_a_csv_is_reported_and_the_rest_marked(tmp_path, runner, cli):
+    key = tmp_path / "key.json"
+    step = {"name": "scores", "exact": [["0", "0", "2"], ["0", "1", "0"]], "value": [[0, 0, 2], [0, 1, 0]]}
+    key.write_text(json.dumps({"problems": [{"kind": "reader-table", "steps": [step]}]}), encoding="utf-8")
+    a = tmp_path / "a.csv"
+    a.write_text(
+        "problem,step,row,col,value\n1,scores,1,1,0\n1,scores,1,2,four\n1,scores,1,3,3\n"
+        '1,scores,2,1,"0,5"\n1,scores,2,2,1\n1,scores,2,3,0\n',
+        encoding="utf-8",
+    )
+    r = runner.invoke(cli, ["check", str(key), str(a), "--format", "json"])
+    assert r.exit_code == 1, r.output
+    (s,) = json.loads(r.output)["problems"][0]["steps"]
+    assert s["status"] == "unreadable" and s["marks"] == 0
+    unread = {(u["row"], u["col"]): u for u in s["unreadable_cells"]}
+    assert set(unread) == {(1, 2), (2, 1)}
+    assert unread[1, 2]["read_as"] == "four" and "four" in unread[1, 2]["reason"]
+    assert unread[2, 1]["read_as"] == "0,5" and "decimal = \"comma\"" in unread[2, 1]["reason"]
+    # the entries read are marked: row 1, column 3 is wrong, the rest right
+    assert [(c["row"], c["col"]) for c in s["wrong_cells"]] == [(1, 3)]
+    text = runner.invoke(cli, ["check", str(key), str(a)]).output
+    assert "(read as 'four')" in text and "(read as '0,5')" in text
+    # with the file's decimal comma, "0,5" is read (and is wrong: the key has 0)
+    a.write_text(a.read_text(encoding="utf-8") + ",decimal,,,comma\n", encoding="utf-8")
+    (s,) = json.loads(runner.invoke(cli, ["check", str(key), str(a), "--format", "json"]).output)["problems"][0][
+        "steps"
+    ]
+    assert [(u["row"], u["col"]) for u in s["unreadable_cells"]] == [(1, 2)]
+    assert {(c["row"], c["col"]) for c in s["wrong_cells"]} == {(1, 3), (2, 1)}
+
+
+def test_a_bad_decimal_setting_is_one_line(tmp_path, runner, cli):
+    from tests.common import one_line_error
+
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps({"problems": [_key("1")]}), encoding="utf-8")
+    a = tmp_path / "a.toml"
+    a.write_text('decimal = "semicolon"\nx = 1\n', encoding="utf-8")
+    assert 'must be "point" or "comma"' in one_line_error(runner.invoke(cli, ["check", str(key), str(a)]))

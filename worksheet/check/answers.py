@@ -36,11 +36,11 @@ class Answers:
     problems: dict[int | None, dict[str, list[list[Any]]]]  # None: the one-problem form
     variant: str | None = None
     student: str | None = None
-    fingerprint: str | None = None  # the key's, written by ``worksheet template``; None: a hand-written file
-    decimal: str = "point"  # "comma": 0,5 is a half (the file's ``decimal`` field)
     bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, reason) skipped while reading
     broken: dict[tuple[int | None, str], str] = field(default_factory=dict)  # a step that cannot be read: why
     lines: dict[tuple[int | None, str], int] = field(default_factory=dict)  # the line of each step
+    fingerprint: str | None = None  # the key's, written by ``worksheet template``; None: a hand-written file
+    decimal: str = "point"  # "comma": 0,5 is a half (the file's ``decimal`` field)
 
     def line_of(self, number: int | None, step: str) -> int | None:
         """The line where a step's answer starts, if known."""
@@ -167,7 +167,8 @@ def _answers_from_table(table: dict, label: str) -> Answers:
             problems[int(k)] = _flatten(table[k], label, f"problem {int(k)}")
     else:
         problems[None] = _flatten(table, label, None)
-    return Answers(label, problems, meta.get("variant"), meta.get("student"), *_binding(meta, label))
+    fingerprint, decimal = _binding(meta, label)
+    return Answers(label, problems, meta.get("variant"), meta.get("student"), fingerprint=fingerprint, decimal=decimal)
 
 
 def _binding(meta: dict, label: str) -> tuple[str | None, str]:
@@ -285,8 +286,17 @@ def _read_csv(text: str, label: str) -> Answers:
                 problems[number][step] = None
                 continue
             problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)] for r in range(1, n_rows + 1)]
+    fingerprint, decimal = _binding(meta, label)
     return Answers(
-        label, problems, meta.get("variant"), meta.get("student"), *_binding(meta, label), bad, broken, first_line
+        label,
+        problems,
+        meta.get("variant"),
+        meta.get("student"),
+        bad,
+        broken,
+        first_line,
+        fingerprint=fingerprint,
+        decimal=decimal,
     )
 
 

@@ -20,6 +20,7 @@ SYMBOLS = {
     "missing": "–",
     "by-person": "✎",
 }
+UNREAD_SHOWN = 20  # entries that could not be read, listed in a step's line (the JSON lists them all)
 BY_PERSON = "marked by a person (a written answer; the key has a model answer)"
 
 
@@ -111,9 +112,9 @@ class StepResult:
         if self.status == "by-person":
             return f"to mark by hand: {BY_PERSON}"
         if self.unread_cells:
-            first = self.unread_cells[0]
-            more = len(self.unread_cells) - 1
-            parts = [f"could not be read: {self.unreadable}{first.message}" + (f" and {more} more" if more else "")]
+            shown = "; ".join(u.message for u in self.unread_cells[:UNREAD_SHOWN])
+            more = len(self.unread_cells) - UNREAD_SHOWN
+            parts = [f"could not be read: {self.unreadable}{shown}" + (f"; and {more} more" if more > 0 else "")]
             if self.cells:
                 parts.append(
                     f"of the entries read, {self.wrong_count} {'is' if self.wrong_count == 1 else 'are'} wrong"
