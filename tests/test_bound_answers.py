@@ -332,3 +332,18 @@ def test_totals_print_as_the_specs_points(runner, cli, tmp_path):
     assert len(totals) == 1
     (total,) = totals
     assert total.endswith("(of 50)") and "." not in total.split("(of")[0], total
+
+
+@pytest.mark.parametrize("vid", ["../../../escaped", "v\x1b[2J", "CON"], ids=["path", "escape", "device"])
+def test_variant_refuses_a_hostile_key_in_the_folder(exam, runner, cli, tmp_path, vid):
+    data = json.loads((exam / "worksheet.json").read_text(encoding="utf-8"))
+    data["variants"][0]["id"] = vid
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "worksheet.json").write_text(json.dumps(data), encoding="utf-8")
+    r = runner.invoke(cli, ["build", "attention", "layer-norm", "--seed", "5", "--format", "md", "-o", str(out),
+                            "--variant", "v02"])
+    line = one_line_error(r)
+    assert "variant 1: the id" in line and "\x1b" not in line
+    assert sorted(p.name for p in out.iterdir()) == ["worksheet.json"]
+    assert not (tmp_path / "escaped.md").exists()
