@@ -219,3 +219,36 @@ def test_a_stale_template_is_refused(tmp_path):
     with pytest.raises(InputError) as info:
         check_answers(key, a)
     assert "made for another key" in str(info.value) and "0123456789ab" in str(info.value)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def attention_key(tmp_path_factory):
+    return key_file(tmp_path_factory.mktemp("key"), "attention")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    c=st.integers(-9, 9),
+    first=st.sampled_from(["Q", "K", "V", "scores", "scaled"]),
+)
+def test_a_constant_earlier_answer_never_carries_credit(tmp_path_factory, attention_key, c, first):
+    """Whatever constant a student types for an earlier step, the steps computed from it earn nothing."""
+    kp = read_key(attention_key).problems()[0]
+    answers = chain(kp, {first: np.full(kp.step(first).shape, float(c))})
+    report = _mark(tmp_path_factory.mktemp("a"), attention_key, answers)
+    _earns_nothing_it_did_not_write(report, kp, answers)
+
+
+@settings(max_examples=40, deadline=None)
+@given(whole=st.integers(-999, 999), frac=st.integers(0, 9999))
+def test_a_decimal_comma_reads_as_the_point(whole, frac):
+    from worksheet.check import parse_entry
+
+    point, comma = f"{whole}.{frac:04d}", f"{whole},{frac:04d}"
+    assert parse_entry(comma, False, decimal="comma").mp == parse_entry(point, False).mp
+    with pytest.raises(ValueError, match="comma"):
+        parse_entry(comma, False)
