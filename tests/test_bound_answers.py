@@ -341,8 +341,9 @@ def test_variant_refuses_a_hostile_key_in_the_folder(exam, runner, cli, tmp_path
     out = tmp_path / "out"
     out.mkdir()
     (out / "worksheet.json").write_text(json.dumps(data), encoding="utf-8")
-    r = runner.invoke(cli, ["build", "attention", "layer-norm", "--seed", "5", "--format", "md", "-o", str(out),
-                            "--variant", "v02"])
+    r = runner.invoke(
+        cli, ["build", "attention", "layer-norm", "--seed", "5", "--format", "md", "-o", str(out), "--variant", "v02"]
+    )
     line = one_line_error(r)
     assert "variant 1: the id" in line and "\x1b" not in line
     assert sorted(p.name for p in out.iterdir()) == ["worksheet.json"]
