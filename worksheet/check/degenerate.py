@@ -7,9 +7,9 @@ other matrix back, uniform weights give column means.  So an earlier answer
 is no source of carried credit when it is *degenerate* and the key's own
 value of that step is not degenerate in the same way:
 
-* all zeros;
-* all entries equal (two or more entries; of a shape unlike the key's, one
-  entry too: ``Q = [[0]]`` for a 3 x 4 ``Q``);
+* all zeros (two or more entries);
+* all entries equal (four or more entries; of a shape unlike the key's, any
+  number: ``Q = [[0]]`` for a 3 x 4 ``Q``);
 * the identity (a square matrix of two or more rows);
 * a copy of one of the problem's inputs (the same shape and entries);
 * uniform weights: every row sums to 1 and its non-zero entries are equal;
@@ -17,9 +17,10 @@ value of that step is not degenerate in the same way:
 * the key's own value transposed (a square matrix that is not symmetric): the
   later steps of a transposed chain are no work of the student's.
 
-A value that a named mistake explains (``missing-residual`` leaves the input
-``S`` as the residual; ``scores-transposed`` is ``K Q^T``) is an honest
-error, not a trick: :mod:`.marking` keeps it a source of carried credit.
+An answer one entry off the key (an arithmetic slip), and a value that a
+named mistake explains (``missing-residual`` leaves the input ``S`` as the
+residual; ``scores-transposed`` is ``K Q^T``), are honest errors, not
+tricks: :mod:`.marking` keeps them sources of carried credit.
 
 :func:`why_degenerate` gives the reason in words (``"Q is all zeros"``), or
 None; :mod:`.recompute` keeps the reasons, and :mod:`.marking` refuses the
@@ -41,11 +42,12 @@ def _finite(a: np.ndarray) -> bool:
 
 
 def _zeros(a: np.ndarray) -> bool:
-    return _finite(a) and bool(np.all(np.abs(a) <= ATOL))
+    return a.size >= 2 and _finite(a) and bool(np.all(np.abs(a) <= ATOL))
 
 
 def _all_equal(a: np.ndarray) -> bool:
-    return a.size >= 2 and _finite(a) and bool(np.all(np.abs(a - a.flat[0]) <= ATOL))
+    """Four entries or more, all equal (two equal means of two tokens are too likely honest)."""
+    return a.size >= 4 and _finite(a) and bool(np.all(np.abs(a - a.flat[0]) <= ATOL))
 
 
 def _identity(a: np.ndarray) -> bool:
@@ -94,7 +96,8 @@ def why_degenerate(
     ``others`` are other variants' key values of the same step."""
     given, key = np.asarray(given, dtype=np.float64), np.asarray(key, dtype=np.float64)
     if given.shape != key.shape:  # another shape (a mistake such as concat-wrong-axis may give one)
-        if _finite(given) and np.all(np.abs(given - given.flat[0]) <= ATOL) and not _all_equal(key):
+        one_value = _finite(given) and np.all(np.abs(given - given.flat[0]) <= ATOL)
+        if one_value and not (key.size > 1 and np.all(np.abs(key - key.flat[0]) <= ATOL)):
             return f"{name} is a {given.shape[0]} x {given.shape[1]} matrix of one value"
     elif _same(given, key):
         return None

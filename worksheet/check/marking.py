@@ -225,8 +225,9 @@ def _mark_problem(
         own.wrong.add(ks.name)
         refused = refused_credit(own, k, grid, tol)
         code = _diagnose(kp, k, grid, key_vals, own, tol)
-        if not refused and code not in (None, mistakes.SLIP, mistakes.TRUNCATED):  # a named mistake is honest:
-            own.degenerate.pop(ks.name, None)  # the steps after it are carried forward from it
+        slip = wrong_key is not None and len(wrong_key) == 1  # one entry off the key: a slip, not a trick
+        if not refused and (slip or code not in (None, mistakes.SLIP, mistakes.TRUNCATED)):
+            own.degenerate.pop(ks.name, None)  # an honest error: the steps after it carry forward from it
         res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape, refused=refused)
         nearest = min((w for w in carried if w is not None), key=len, default=None)
         if nearest:  # the expected values a report prints: from the high-precision recomputation
