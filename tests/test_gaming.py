@@ -252,3 +252,19 @@ def test_a_decimal_comma_reads_as_the_point(whole, frac):
     assert parse_entry(comma, False, decimal="comma").mp == parse_entry(point, False).mp
     with pytest.raises(ValueError, match="comma"):
         parse_entry(comma, False)
+
+
+def test_a_slip_that_happens_to_look_degenerate_still_carries(tmp_path):
+    """scores all zeros when the key's has one non-zero entry: an arithmetic slip, not a trick."""
+    import worksheet
+    from worksheet.render.json import problem
+
+    p = worksheet.solve("self-attention-basic", {"X": [[0, 0, 0], [0, 0, 0], [0, 0, 1]]})
+    key = tmp_path / "key.json"
+    key.write_text(json.dumps({"problems": [problem(p)]}), encoding="utf-8")
+    kp = read_key(key).problems()[0]
+    assert np.count_nonzero(kp.step("scores").value) == 1
+    answers = chain(kp, {"scores": np.zeros(kp.step("scores").shape)})
+    report = _mark(tmp_path, key, answers)
+    statuses = {s.name: s.status for s in report.problems[0].steps}
+    assert statuses["scores"] == "incorrect" and statuses["weights"] == "carried-forward", report.text()
