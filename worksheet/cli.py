@@ -402,8 +402,8 @@ def template(key, out, fmt, force):
     """Write blank answer files for a key, one per variant.
 
     KEY is the JSON key of a build.  Each file holds every cell the student fills in, blank, with the
-    variant's id; a student fills in the cells and hands it in for
-    'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
+    variant's id and fingerprint (check refuses it against another key or variant); a student fills
+    it in for 'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
     (KEY-answers.toml for a key without variants).
 
     \b
