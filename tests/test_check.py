@@ -372,7 +372,7 @@ BAD_STEPS = {
     "nested-small.json": ('{"scores": [[[[[1]]]]]}', "line 1, row 1, column 1"),
     "huge.json": ('{"scores": [' + ",".join(["[" + ",".join(["1"] * 300) + "]"] * 300) + "]}", "line 1, "),
     "wide.toml": ("scores = [" + ", ".join(["1"] * 100) + "]", "line 1, row 1"),
-    "shape.toml": ("scores = [[1, 2], [3, 4]]", "line 1, a 2 x 2 matrix, but the key's is 3 x 3"),
+    "shape.toml": ("scores = [[1, 2], [3, 4]]", "Your matrix is 2 x 2; the key's is 3 x 3"),
     "unknown.toml": ("socres = [[1]]", "line 1, socres: unknown step; did you mean 'scores'"),
     "ragged.toml": ("scores = [[1, 2, 3], [1, 2]]", "ragged"),
     "expo.toml": ('scores = [["e^(10^9)"]]', "line 1, row 1, column 1"),

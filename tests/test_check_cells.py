@@ -84,7 +84,7 @@ def test_named_mistakes_the_problem_can_show():
     assert "mask-zero-instead-of-inf" not in shown_mistakes(plain)
 
 
-def test_bad_cells_are_input_errors_and_unreadable_entries_wrong():
+def test_bad_cells_are_input_errors_and_unreadable_entries_unreadable():
     _, raw = key()
     for cells in (
         {"nope": {(1, 1): "1"}},
@@ -95,4 +95,4 @@ def test_bad_cells_are_input_errors_and_unreadable_entries_wrong():
         with pytest.raises(InputError):
             mark_cells(raw, cells)
     v = mark_cells(raw, {"weights": {(1, 1): "2 +"}}).verdicts[0]
-    assert v.verdict == "wrong" and v.message
+    assert v.verdict == "unreadable" and v.message and v.read_as == "2 +"

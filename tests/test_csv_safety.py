@@ -112,7 +112,7 @@ def test_class_summary_cells_from_students_cannot_become_formulas(tmp_path, runn
         },
     )
     r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 0, r.output  # every file could be marked
     rows = read_cells((folder / "summary.csv").read_text(encoding="utf-8"))
     header, *body = rows
     assert len(body) == 2

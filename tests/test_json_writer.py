@@ -31,13 +31,21 @@ def test_matrices_and_empty_rows(matrix):
 
 def test_variants_encoded_apart_then_joined_are_the_whole():
     from worksheet.build import build_variants
-    from worksheet.render.json import problem
+    import hashlib
+
+    from worksheet.render.json import fingerprint, problem
 
     docs = build_variants(["attention", "layer-norm"], 2, seed=3)
+    variants = [
+        {"id": d.variant, "seed": d.seed, "fingerprint": fingerprint(ps), "problems": ps}
+        for d in docs
+        for ps in [[problem(p) for p in d.problems]]
+    ]
     whole = {
         "title": docs[0].title,
         "numbers": docs[0].numbers,
-        "variants": [{"id": d.variant, "seed": d.seed, "problems": [problem(p) for p in d.problems]} for d in docs],
+        "fingerprint": hashlib.sha256(" ".join(v["fingerprint"] for v in variants).encode()).hexdigest()[:12],
+        "variants": variants,
     }
     joined = variants_text(docs[0], [variant_text(d) for d in docs])
     assert joined == json.dumps(whole, indent=1, ensure_ascii=False) + "\n"

@@ -217,7 +217,7 @@ def test_a_hostile_key_with_a_wrong_shaped_answer_parses_no_entry(runner, cli, t
     a.write_text("s1 = [[1]]\n")
     r = runner.invoke(cli, ["check", str(hostile_key), str(a)])
     assert r.exit_code == 1  # the step is reported, the rest of the file marked
-    assert "line 1, a 1 x 1 matrix, but the key's is 64 x 64" in r.output
+    assert "Your matrix is 1 x 1; the key's is 64 x 64" in r.output
     assert count["calls"] == 1  # the answer's one entry; none of the key's
 
 

@@ -424,11 +424,14 @@ def test_find_the_mistake_in_a_block_is_diagnosed_and_its_shown_steps_before_it_
     wrong = dict(answers, **{n: p.inputs[f"shown.{n}"].value for n in names[names.index(first) :]})
     report = check_answers(key, write_toml(tmp_path / "wrong.toml", table(wrong)))
     assert statuses(report)[first] == "incorrect", report.text()
-    # every later shown step follows from the shown ones before it, as a pencil gives it
+    # every later shown step follows from the shown ones before it, as a pencil gives it; copied
+    # from the flawed solution (an input of the problem) it earns no carried credit, and says so
     later = names[names.index(first) + 1 :]
     made = mistakes_of(report)  # the mistake made again in a later step where its rule applies
-    assert all(statuses(report)[n] in ("carried-forward", "correct") or made.get(n) == code for n in later), (
-        report.text()
-    )
+    steps = {s.name: s for s in report.problems[0].steps}
+    assert all(
+        statuses(report)[n] in ("carried-forward", "correct") or made.get(n) == code or "no credit" in steps[n].message
+        for n in later
+    ), report.text()
     if code != mistakes.SLIP:  # named where check can tell it (one wrong entry is told as a slip)
         assert {code, mistakes.SLIP} & set(made.values()), report.text()

@@ -125,7 +125,7 @@ def test_class_csv_has_points_per_problem_and_total_with_maximum_in_header(quiz,
         del two[name]
     write_json(folder / "bob.json", {"student": "Bob", "1": _right(data, 1), "2": two})
     r = runner.invoke(cli, ["check", str(key), "--answers-dir", str(folder)])
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 0, r.output  # every file could be marked
     assert "problem 2 (Scaled dot-product attention): steps 4–7 missing" in r.output
     assert "bob.json    6.75/13 (3 points to mark by hand)" in r.output, r.output
     rows = list(csv.DictReader(io.StringIO((folder / "summary.csv").read_text(encoding="utf-8"))))

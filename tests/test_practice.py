@@ -183,7 +183,7 @@ def test_check_answers_with_verdicts_never_the_expected_values(client):
 def test_an_unreadable_entry_is_its_own_verdict_with_its_reason_not_an_error(client):
     data = check(client, {"weights": {"1,1": "__import__('os')"}})
     v = verdict_of(data, "weights", 1, 1)
-    assert v["verdict"] == "unreadable" and v["message"]
+    assert v["verdict"] == "unreadable" and v["message"] and v["read_as"] == "__import__('os')"
 
 
 def test_check_takes_cells_as_rows_with_empty_entries(client):

@@ -138,8 +138,9 @@ def list_cmd(kind, examples):
               help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
 @click.option("--variant", "only", default=None, metavar="ID",
-              help="with --variants: rebuild only this variant's files (v17, or the seed printed on its "
-                   "sheet), the same bytes as --split writes")
+              help="rebuild only this variant's files (v17, or the seed printed on its "
+                   "sheet), the same bytes as --split writes; how many variants: --variants N, else the "
+                   "key NAME.json the full build wrote in -o, else the spec's")
 @click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
               help="processes building --variants (same files whatever the number)  "
                    "[default: one per core from 24 problems on]")
@@ -185,13 +186,16 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     from .build import check_problems
 
     check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"
+    counted = variants  # --variants N, as given
     name, variants, args = plan.name, plan.variants, plan.document_args()
     k = None
     if only is not None:
-        if not variants:
-            raise WorksheetError("--variant needs --variants N (or a spec with variants)")
         if out == "-":
             raise WorksheetError("--variant writes that variant's files; give a folder with -o DIR")
+        if not counted:  # the key of the full build knows how many (a spec's count is only its default)
+            from .build import count_of_key
+
+            variants = count_of_key(Path(out) / f"{name}.json", plan.seed, variants)
         from .build import find_variant
 
         k = find_variant(only, variants, plan.seed)
@@ -330,8 +334,11 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol, moodle_res
     answers), incorrect (with the likely mistake) or missing; a line that
     cannot be read is reported with its number and the rest is marked.  Exit
     code 0 when every step is correct or carried forward, 1 otherwise, 2 when
-    a file cannot be read at all.  With --answers-dir, a file that cannot be read is
-    reported in its row of the summary and the rest are marked (exit 1).
+    a file cannot be read at all or was made for another key or variant.  With
+    --answers-dir: exit 0 when every file could be marked; a file that cannot be
+    (unreadable, or made for another key) is reported in its row of the
+    summary, the rest are marked, and the exit code is 1.  KEY and ANSWERS
+    swapped: the message says so.
     A key from an exam spec marks in the spec's points.
 
     \b
@@ -359,7 +366,9 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol, moodle_res
     else:
         if summary is not None:
             raise WorksheetError("--summary goes with --answers-dir")
-        report = check_answers(key, answers, rtol=rtol, atol=atol)
+        from .check.swapped import key_first
+
+        report = check_answers(key_first(key, answers), answers, rtol=rtol, atol=atol)
     _echo(report.to_json() if fmt == "json" else report.text(), nl=False)
     return report.exit_code
 
@@ -415,8 +424,8 @@ def template(key, out, fmt, force):
     """Write blank answer files for a key, one per variant.
 
     KEY is the JSON key of a build.  Each file holds every cell the student fills in, blank, with the
-    variant's id; a student fills in the cells and hands it in for
-    'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
+    variant's id and fingerprint (check refuses it against another key or variant); a student fills
+    it in for 'worksheet check KEY FILE'.  Files are named KEY-answers-v01.toml, ...
     (KEY-answers.toml for a key without variants).
 
     \b

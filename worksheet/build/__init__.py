@@ -41,6 +41,7 @@ from .spec import DEFAULT_KINDS, ProblemSpec
 from .variants import (
     VariantPlan,
     build_variants,
+    count_of_key,
     default_jobs,
     find_variant,
     render_variant,
@@ -79,4 +80,5 @@ __all__ = [
     "variant_seed",
     "render_variant",
     "find_variant",
+    "count_of_key",
 ]

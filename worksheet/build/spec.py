@@ -225,7 +225,7 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
              "name", "sections", "compact", "duplex"}
     for key in data:
         if key not in known:
-            fail(f"unknown key; a spec has {', '.join(sorted(known))}", key)
+            fail(f"unknown key{_did_you_mean(key, known)}; a spec has {', '.join(sorted(known))}", key)
     spec = ExamSpec(sections=[], source=source)
     for key in ("title", "course", "instructions", "name"):
         if key in data:
@@ -297,7 +297,7 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             continue
         name = key.replace("-", "_")
         if name not in fields:
-            fail(f"unknown key; a section has kind, points, step_points, step_weights, prompt, question, answer, "
+            fail(f"unknown key{_did_you_mean(key, [*SECTION_KEYS, *fields])}; a section has kind, points, step_points, step_weights, prompt, question, answer, "
                  f"lines and the parameters of "
                  f"{kind_name}: {', '.join(fields)}", key, i)
         if isinstance(value, (datetime.date, datetime.time, dict)):
@@ -405,3 +405,11 @@ class _Lines:
             if pattern.match(self.lines[k]):
                 return k + 1
         return self.sections[section] + 1 if section is not None else None
+
+
+def _did_you_mean(key: str, names) -> str:
+    """``; did you mean 'points'?`` for a misspelt key (``point``), as kinds and options say."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key).replace("-", "_"), sorted(names), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""

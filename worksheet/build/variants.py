@@ -349,6 +349,10 @@ def find_variant(ident: str, count: int, seed: int = 1) -> int:
     by the seed printed on its sheet, or by its number (``17``)."""
     text = str(ident).strip().lower()
     ids = f"{variant_id(1, count)} … {variant_id(count, count)}"
+    number_text = text[1:] if text.startswith("v") else text
+    if len(text) > 40 or (number_text.isdigit() and len(number_text) > 12):  # no id or sheet seed is this long
+        what = f"a whole number of {len(number_text)} digits" if number_text.isdigit() else "too long"
+        raise ParamError(f"--variant: {what}, not a variant id ({ids}) or the seed printed on a sheet")
     if text.startswith("v") and text[1:].isdigit():
         k = int(text[1:])
         if not 1 <= k <= count:
@@ -409,3 +413,27 @@ def render_variant(
                 s.add(key)
         piece = job.piece(k, attempt)
     return [piece.outline], [(f"{name}-{piece.outline.variant}", piece.own)]
+
+
+def count_of_key(path: Path, seed: int, default: int | None) -> int:
+    """How many variants the full build wrote, as its key NAME.json in the -o folder
+    says (so --variant v17 needs no --variants N): its ids v01..vN, and the seed of
+    its first variant drawn from --seed.  Without that key: ``default`` (a spec's)."""
+    import json
+
+    from ..check import read_key
+
+    if not path.is_file():
+        if default:
+            return default
+        raise ParamError(
+            f"--variant needs --variants N, a spec with variants, or the key of the full build ({path}) in -o"
+        )
+    ids = list(read_key(path).variants)
+    count = len(ids)
+    if ids == [""] or ids != [variant_id(k, count) for k in range(1, count + 1)]:
+        raise ParamError(f"--variant: {path} is not the key of a build with --variants; give --variants N")
+    first = json.loads(path.read_text(encoding="utf-8"))["variants"][0].get("seed")
+    if first not in {variant_seed(seed, 1, attempt) for attempt in range(50)}:
+        raise ParamError(f"--variant: {path} was built with another --seed; give that seed (or --variants N)")
+    return count

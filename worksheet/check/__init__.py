@@ -46,9 +46,11 @@ TOML::
 
 JSON is the same shape (``{"1": {"scores": [[3, 1], [0, 2]]}}``).  Dotted
 step names may be written as nested tables (``[1.attn]`` then ``output =``).
-Two optional top-level fields: ``variant`` (the key's variant id; required
-when the key has several variants) and ``student`` (a name for the class
-summary).
+Optional top-level fields: ``variant`` (the key's variant id; required
+when the key has several variants), ``student`` (a name for the class
+summary), ``fingerprint`` (the key's, as ``worksheet template`` writes it:
+a file made for another key or variant is refused, see :meth:`Key.bind`) and
+``decimal`` (``"comma"``: ``0,5`` is a half).
 
 CSV has a header row naming the columns ``problem`` (optional with one
 problem), ``step``, ``row``, ``col`` and ``value``, in any order, and one line
@@ -100,6 +102,9 @@ Marking, per step (1 mark each)
   into this one, each computed from the key's values and from the student's
   own; then ``arithmetic-slip`` when exactly one entry (of two or more) is
   wrong against the key or against the carried-forward values.
+* **unreadable** -- an entry could not be read (:class:`Unread`: the reason,
+  and the text as read): that entry is void, the others of the step are
+  marked and reported, the step earns 0 and is no source of carried credit.
 * **missing** -- no answer for the step.
 * **by-person** -- a step answered in words (its key step has a ``"written"``
   model answer: "which would you use, and why?").  ``check`` does not mark
@@ -107,7 +112,14 @@ Marking, per step (1 mark each)
   for it (text, or nothing); it counts 0 of 0 marks, so it never makes the
   exit code 1.
 
-A matrix of the wrong shape is an error (exit 2), unless the carried-forward
+Carried-forward credit comes only from the student's own answers that were
+read, and never from degenerate ones (all zeros, all entries equal, the
+identity, a copy of an input, uniform weights, another variant's key, the
+key transposed) unless the key's own are so: :mod:`.degenerate`; the report
+names the reason ("follows from your Q, but Q is all zeros: no credit").  A
+value a named mistake explains is an honest error and stays a source.
+
+A matrix of the wrong shape is incorrect, unless the carried-forward
 values or a named mistake have that shape (``concat-wrong-axis``).
 
 Untrusted input
@@ -153,7 +165,7 @@ from .key import Key, KeyProblem, KeyStep, read_key
 from .marking import check_answers
 from .in_memory import Marks, check_problem
 from .recompute import Recompute, recomputer
-from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult
+from .report import STATUSES, SYMBOLS, Cell, ProblemResult, Report, StepResult, Unread
 from .tolerance import Expected, Given, Tolerance, close, decimal_tolerance, expected_float, mp_value
 
 __all__ = [
@@ -175,6 +187,7 @@ __all__ = [
     "ProblemResult",
     "StepResult",
     "Cell",
+    "Unread",
     "ClassReport",
     "STATUSES",
     # the parts, for tools and tests

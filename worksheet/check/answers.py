@@ -25,7 +25,7 @@ MAX_PROBLEMS = 100  # problems in one answer file
 MAX_NESTING = 4  # nested tables for dotted step names
 
 _PROBLEM_NO = re.compile(r"[0-9]{1,4}")
-_META = ("variant", "student")
+_META = ("variant", "student", "fingerprint", "decimal")
 
 
 @dataclass
@@ -39,6 +39,8 @@ class Answers:
     bad_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, reason) skipped while reading
     broken: dict[tuple[int | None, str], str] = field(default_factory=dict)  # a step that cannot be read: why
     lines: dict[tuple[int | None, str], int] = field(default_factory=dict)  # the line of each step
+    fingerprint: str | None = None  # the key's, written by ``worksheet template``; None: a hand-written file
+    decimal: str = "point"  # "comma": 0,5 is a half (the file's ``decimal`` field)
 
     def line_of(self, number: int | None, step: str) -> int | None:
         """The line where a step's answer starts, if known."""
@@ -165,7 +167,17 @@ def _answers_from_table(table: dict, label: str) -> Answers:
             problems[int(k)] = _flatten(table[k], label, f"problem {int(k)}")
     else:
         problems[None] = _flatten(table, label, None)
-    return Answers(label, problems, meta.get("variant"), meta.get("student"))
+    fingerprint, decimal = _binding(meta, label)
+    return Answers(label, problems, meta.get("variant"), meta.get("student"), fingerprint=fingerprint, decimal=decimal)
+
+
+def _binding(meta: dict, label: str) -> tuple[str | None, str]:
+    """The key's fingerprint and the decimal separator an answer file names."""
+    decimal = meta.get("decimal") or "point"
+    if decimal not in DECIMALS:
+        raise InputError(f"must be \"point\" or \"comma\", not {_show(decimal)}", file=label, field="decimal")
+    fingerprint = meta.get("fingerprint") or None
+    return fingerprint, decimal
 
 
 def answers_from_dict(table: dict, *, label: str = "answers") -> Answers:
@@ -274,7 +286,18 @@ def _read_csv(text: str, label: str) -> Answers:
                 problems[number][step] = None
                 continue
             problems[number][step] = [[m[(r, c)] for c in range(1, n_cols + 1)] for r in range(1, n_rows + 1)]
-    return Answers(label, problems, meta.get("variant"), meta.get("student"), bad, broken, first_line)
+    fingerprint, decimal = _binding(meta, label)
+    return Answers(
+        label,
+        problems,
+        meta.get("variant"),
+        meta.get("student"),
+        bad,
+        broken,
+        first_line,
+        fingerprint=fingerprint,
+        decimal=decimal,
+    )
 
 
 MAX_BAD_LINES = 1000  # lines of one CSV file that may be skipped before the file is refused
@@ -356,17 +379,38 @@ def _entry_text(x: Any) -> str:
     return x
 
 
-def parse_entry(x: Any, labels: bool, budget: Budget | None = None) -> Given:
-    """Parse one answer entry (ValueError with a short reason)."""
+DECIMALS = ("point", "comma")  # the decimal separator of an answer file or page: 0.5 or 0,5
+_ARITHMETIC = re.compile("[0-9.\\s+\\-\u2212*/()\u00b7\u00d7]+")  # numbers and + - * / only: no e, no roots
+_DECIMAL_PLACES = re.compile(r"(?<![0-9.])[0-9]*\.([0-9]+)")
+
+
+def parse_entry(x: Any, labels: bool, budget: Budget | None = None, decimal: str = "point") -> Given:
+    """Parse one answer entry (ValueError with a short reason a student understands).
+
+    The one reader of answer files, the practice page and the library
+    (:func:`worksheet.parse.parse_exact`: nothing is evaluated, work and size are
+    bounded).  With ``decimal="comma"`` a comma is the decimal separator
+    (``0,5``); a point is still read.  An exact form is compared exactly; an
+    expression over decimals (``0.3679/1.7358``, the sheet's own arithmetic) is
+    compared like a decimal, with the sheet's tolerance."""
     text = _entry_text(x)
     if text in _NON_FINITE and not labels:
         raise ValueError(f"not a finite number: {text}")
+    read = text.replace(",", ".") if decimal == "comma" else text
     try:
-        value = parse_exact(text, budget)
+        value = parse_exact(read, budget)
     except ValueError as exc:
         if labels and text.strip() and len(text) <= MAX_LABEL:
             return Given(text, label=text.strip())
+        if "," in text and decimal != "comma" and "unexpected character ','" in str(exc):
+            raise ValueError(
+                "a comma: write the decimal point as '.' (0.5), or say decimal = \"comma\" in the file"
+            ) from None
         raise exc
     if isinstance(value, NegInf):
         return Given(text, neg_inf=True)
-    return Given(text, mp_value(value), format_decimal_places(text))
+    places = format_decimal_places(read)
+    if places is None and _ARITHMETIC.fullmatch(read):  # arithmetic over decimals: as precise as they are
+        found = [len(m.group(1)) for m in _DECIMAL_PLACES.finditer(read)]
+        places = max(found) if found else None
+    return Given(text, mp_value(value), places)

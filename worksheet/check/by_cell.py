@@ -14,8 +14,11 @@ a verdict with ``check``'s own machinery:
 * ``mistake`` -- the value a named mistake gives there (the candidates of
   :func:`~.marking.mistake_candidates`, the rules ``check`` diagnoses with;
   the candidate that explains most of the step's wrong cells wins);
-* ``wrong`` -- none of these, or an entry that cannot be read (its message
-  says why).
+* ``wrong`` -- none of these;
+* ``unreadable`` -- an entry that cannot be read: ``message`` says why in
+  words a student understands, ``read_as`` the text as it was read.  Never
+  counted as wrong, and never a source of carried credit: a step with such an
+  entry counts as not given for the steps after it.
 
 A step whose every cell is filled is also marked as a whole by
 :func:`~.marking.check_answers`' own step marking, and that verdict wins: a
@@ -41,15 +44,17 @@ from ..kinds import mistakes
 from ..policy.errors import InputError
 from ..policy.limits import ANSWER_WORK
 from ..parse import Budget
-from .answers import parse_entry
+from .answers import DECIMALS
+from .grids import read_entry
 from .key import Key, KeyProblem
 from .marking import _mark_problem, mistake_candidates
 from .reading import MAX_LABEL, _show
+from .report import Unread
 from .recompute import _Own, recomputer
 from .tolerance import Given, Tolerance, close, expected_float
 
-VERDICTS = ("right", "carried", "mistake", "wrong")
-SYMBOL = {"right": "\u2713", "carried": "\u21aa", "mistake": "\u2717", "wrong": "\u2717"}
+VERDICTS = ("right", "carried", "mistake", "wrong", "unreadable")
+SYMBOL = {"right": "\u2713", "carried": "\u21aa", "mistake": "\u2717", "wrong": "\u2717", "unreadable": "?"}
 
 
 @dataclass
@@ -60,6 +65,7 @@ class CellVerdict:
     verdict: str  # one of VERDICTS
     mistake: str | None = None  # the mistake's code, for "mistake"
     message: str = ""  # why an entry could not be read
+    read_as: str | None = None  # an unreadable entry: the text as it was read
 
     def to_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}
@@ -100,15 +106,19 @@ def mark_cells(
     cells: Mapping[str, Mapping[tuple[int, int], Any]],
     *,
     tolerance: Tolerance | None = None,
+    decimal: str = "point",
 ) -> CellMarks:
     """Verdicts for the ``cells`` given so far of one ``problem`` (its key's JSON
     object, or that read by :func:`read_problem`).
 
     An unknown step, a row or column outside the step's matrix or an entry
     longer than 200 characters is an :class:`~worksheet.policy.errors.InputError`
-    (a page never sends one); an entry the parser cannot read is a ``wrong``
-    verdict with the reason.
+    (a page never sends one); an entry the parser cannot read is an
+    ``unreadable`` verdict with the reason.  ``decimal="comma"``: a comma is
+    the decimal separator (``0,5``), as in :func:`~.answers.parse_entry`.
     """
+    if decimal not in DECIMALS:
+        raise InputError(f"decimal must be \"point\" or \"comma\", not {_show(decimal)}", field="decimal")
     tol = tolerance or Tolerance()
     kp = problem if isinstance(problem, KeyProblem) else Key("answers", {"": [problem]}).problems()[0]
     steps = {s.name: s for s in kp.steps}
@@ -130,9 +140,11 @@ def mark_cells(
             if isinstance(x, str) and len(x) > MAX_LABEL:
                 raise InputError("entry too long", field=name, row=r, col=c)
             try:
-                g = parse_entry(x, ks.labels, budget)
-            except ValueError as exc:
-                unread.setdefault(name, {})[(r - 1, c - 1)] = str(exc)
+                g = read_entry(x, ks.labels, budget, decimal, r, c)
+            except ValueError as exc:  # the request's work budget is spent
+                g = Unread(r, c, "", str(exc))
+            if isinstance(g, Unread):
+                unread.setdefault(name, {})[(r - 1, c - 1)] = g
                 continue
             parsed.setdefault(name, {})[(r - 1, c - 1)] = g
     run = recomputer(kp.kind, kp.params, kp.inputs)
@@ -145,10 +157,10 @@ def mark_cells(
             continue
         entered = parsed.get(ks.name, {})
         verdicts: dict[tuple[int, int], CellVerdict] = {}
-        for (i, j), reason in unread.get(ks.name, {}).items():
-            verdicts[(i, j)] = CellVerdict(ks.name, i + 1, j + 1, "wrong", message=reason)
+        for (i, j), u in unread.get(ks.name, {}).items():
+            verdicts[(i, j)] = CellVerdict(ks.name, i + 1, j + 1, "unreadable", message=u.reason, read_as=u.given)
         if entered:
-            _mark_entered(kp, k, entered, verdicts, own, key_vals, tol)
+            _mark_entered(kp, k, entered, verdicts, own, key_vals, tol, ks.name not in unread)
         per_step[ks.name] = verdicts
         n, m = ks.shape
         if len(entered) == n * m:
@@ -161,7 +173,7 @@ def mark_cells(
         res = whole.get(ks.name) if ks.name in full else None
         if res is not None:
             for v in verdicts.values():
-                if v.verdict == "right":
+                if v.verdict in ("right", "unreadable"):
                     continue
                 if res.status == "carried-forward":
                     v.verdict, v.mistake = "carried", None
@@ -183,10 +195,18 @@ def mark_cells(
 
 
 def _mark_entered(
-    kp, k: int, entered: dict[tuple[int, int], Given], verdicts: dict, own: _Own, key_vals: dict, tol: Tolerance
+    kp,
+    k: int,
+    entered: dict[tuple[int, int], Given],
+    verdicts: dict,
+    own: _Own,
+    key_vals: dict,
+    tol: Tolerance,
+    source: bool = True,
 ) -> None:
     """The verdicts of step k's readable entries; then the step's entries (over
-    the key's values where empty) become the student's own for later steps."""
+    the key's values where empty) become the student's own for later steps,
+    unless one of its entries could not be read (``source`` False)."""
     ks = kp.steps[k]
     name = ks.name
     against = []  # (values recomputed from the student's own earlier cells, their rounding slack)
@@ -208,7 +228,8 @@ def _mark_entered(
     rounding = np.zeros_like(values)
     for (i, j), g in entered.items():
         values[i, j], rounding[i, j] = g.value, g.rounding
-    own.answers[name], own.rounding[name] = values, rounding
+    if source:
+        own.record(name, values, rounding)
     if pending or any(v.verdict == "wrong" for v in verdicts.values()):
         own.wrong.add(name)
     best: tuple[str | None, set] = (None, set())

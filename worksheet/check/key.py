@@ -9,6 +9,7 @@ import dataclasses
 import difflib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from fractions import Fraction
@@ -21,7 +22,7 @@ from ..exact import NegInf
 from ..policy.limits import KEY_WORK, MAX_KEY_BYTES, MAX_KEY_ENTRIES, MAX_KEY_PROBLEMS, MAX_KEY_STEPS, MAX_POINTS
 from ..solution.points import split_points
 from ..parse import Budget, parse_exact
-from .reading import MAX_LABEL, MAX_SIZE, _no_constant, _read_text, _show
+from .reading import MAX_LABEL, MAX_NAME, MAX_SIZE, _no_constant, _read_text, _show
 from .tolerance import Expected, expected_float, mp_context, mp_value
 
 ROUNDED_KEY = 5e-5 * (1 + 1e-9)  # half a unit in the 4th place: a "rounded" key step's own rounding
@@ -102,6 +103,47 @@ class Key:
     path: str
     variants: dict[str, list[dict]]  # id -> raw problem dicts
     _parsed: dict = field(default_factory=dict, repr=False)
+    fingerprints: dict[str, str] = field(default_factory=dict)  # id -> its problems' fingerprint
+
+    def fingerprint(self, variant: str = "") -> str:
+        """The fingerprint of a variant's problems (the key's own when it says; else computed,
+        see :func:`worksheet.render.json.fingerprint`): what ``worksheet template`` writes."""
+        if variant not in self.fingerprints:
+            from ..render.json import fingerprint
+
+            self.fingerprints[variant] = fingerprint(self.variants[variant])
+        return self.fingerprints[variant]
+
+    def bind(self, variant: str | None, fingerprint: str | None, file: str) -> None:
+        """Refuse an answer file made for another key or variant (one naming a
+        ``fingerprint``, as ``worksheet template`` writes); a hand-written file
+        (no fingerprint) only has to name a variant the key has."""
+        if fingerprint is None:
+            return
+        made_for = [v for v in self.variants if self.fingerprint(v) == fingerprint]
+        named = f"variant {_show(variant)}" if variant else "no variant"
+        if not made_for:
+            ids = list(self.variants)
+            mine = (
+                self.fingerprint(variant if variant in self.variants else ids[0])
+                if variant in ids or len(ids) == 1
+                else None
+            )
+            raise InputError(
+                f"made for another key (fingerprint {_show(fingerprint)}, {named}), not for this one"
+                + (f" (fingerprint {mine!r})" if mine else "")
+                + ": mark it with the key it was made for, or fill in a new 'worksheet template'",
+                file=file,
+                field="fingerprint",
+            )
+        vid = self.variant_id(variant) if variant in self.variants or len(self.variants) == 1 else None
+        if vid not in made_for:
+            raise InputError(
+                f"made for variant {_show(made_for[0])} of this key, but it names {named}: "
+                f"mark it as variant {_show(made_for[0])} (variant = {_show(made_for[0])})",
+                file=file,
+                field="variant",
+            )
 
     def problems(self, variant: str | None = None) -> list[KeyProblem]:
         """The problems of a variant: structure and shapes checked, exact strings not
@@ -157,15 +199,23 @@ def read_key(path: Path | str) -> Key:
     if "variants" in data:
         if not isinstance(data["variants"], list) or not data["variants"]:
             raise InputError("\"variants\" must be a non-empty list", file=label)
-        variants = {}
+        variants, prints = {}, {}
+        if len(data["variants"]) > MAX_KEY_VARIANTS:
+            raise InputError(f"more than {MAX_KEY_VARIANTS} variants", file=label)
         for k, v in enumerate(data["variants"], start=1):
             if not isinstance(v, dict) or not isinstance(v.get("problems"), list):
                 raise InputError(f"variant {k} has no list of \"problems\"", file=label)
-            variants[str(v.get("id", k))] = v["problems"]
+            vid = _variant_id(v.get("id", k), k, label)
+            if vid in variants:
+                raise InputError(f"variant {k}: the id {_show(vid)} is used twice", file=label)
+            variants[vid] = v["problems"]
+            if _FINGERPRINT.fullmatch(str(v.get("fingerprint", ""))):
+                prints[vid] = v["fingerprint"]
     elif isinstance(data.get("problems"), list):
         variants = {"": data["problems"]}
+        prints = {"": data["fingerprint"]} if _FINGERPRINT.fullmatch(str(data.get("fingerprint", ""))) else {}
     elif "steps" in data and "kind" in data:
-        variants = {"": [data]}
+        variants, prints = {"": [data]}, {}
     else:
         raise InputError(
             "not an answer key: expected \"problems\" (the JSON written by "
@@ -174,7 +224,29 @@ def read_key(path: Path | str) -> Key:
         )
     if any(not probs for probs in variants.values()):
         raise InputError("the key has no problems", file=label)
-    return Key(label, variants)
+    return Key(label, variants, fingerprints=prints)
+
+
+MAX_KEY_VARIANTS = 2000  # as many as 'worksheet build --variants' makes
+_KIND = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,59}")
+_FINGERPRINT = re.compile(r"[0-9a-f]{6,64}")
+_VARIANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
+_DEVICES = frozenset(["con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))])
+
+
+def _variant_id(raw: Any, k: int, file: str) -> str:
+    """A variant's id, checked: it names answer files (``NAME-answers-v01.toml``), so it is
+    letters, digits, ``-`` and ``_`` only (at most 40), and no device name (``CON``)."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise InputError(f"variant {k}: \"id\" must be a short text such as \"v01\", not {_show(raw)}", file=file)
+    vid = str(raw)
+    if not _VARIANT_ID.fullmatch(vid) or vid.lower() in _DEVICES:
+        raise InputError(
+            f"variant {k}: the id {_show(vid)} is not a plain name (letters, digits, - and _, "
+            "at most 40, starting with a letter or digit, not a device name such as CON)",
+            file=file,
+        )
+    return vid
 
 
 def _key_matrix(q: Any, where: str, file: str) -> tuple[list, np.ndarray]:
@@ -271,6 +343,8 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
     where = f"problem {number}" + (f" of variant {variant}" if variant else "")
     if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str):
         raise InputError(f"{where} has no \"kind\"", file=file)
+    if not _KIND.fullmatch(raw["kind"]):
+        raise InputError(f"{where}: \"kind\" {_show(raw['kind'])} is not a kind's name", file=file)
     steps_raw = raw.get("steps")
     if not isinstance(steps_raw, list) or not steps_raw:
         raise InputError(f"{where} has no \"steps\"", file=file)
@@ -284,6 +358,8 @@ def _key_problem(raw: Any, number: int, file: str, variant: str, budget: Budget 
     for s in steps_raw:
         if not isinstance(s, dict) or not isinstance(s.get("name"), str):
             raise InputError(f"{where}: a step has no \"name\"", file=file)
+        if not s["name"] or len(s["name"]) > MAX_NAME or not s["name"].isprintable():
+            raise InputError(f"{where}: the step name {_show(s['name'])} is not a printable name", file=file)
         share = {k: _points(s.get(k), f"{where}, step {s['name']}, {k}", file) for k in ("weight", "points")}
         if share["weight"] == 0:
             raise InputError(f"{where}, step {s['name']}: \"weight\" must be above 0", file=file)

@@ -3,20 +3,18 @@ the mistake that explains it) or missing (see :mod:`worksheet.check`)."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import numpy as np
 
 from ..kinds import mistakes
 from ..policy.errors import InputError, WorksheetError
-from ..policy.limits import ANSWER_WORK
-from ..parse import Budget
-from .answers import Answers, _clip, _raw_matrix, parse_entry, read_answers
+from .answers import Answers, read_answers
+from .grids import _at, parse_answers
 from .key import Key, KeyProblem, KeyStep, read_key
 from .reading import _shown_entry
 from .recompute import _Own, precise_recomputer, recomputer
-from .report import Cell, ProblemResult, Report, StepResult
+from .report import Cell, ProblemResult, Report, StepResult, Unread
 from .tolerance import Expected, Given, Tolerance, close, decimal_text, expected_float
 
 WRONG_CELLS_SHOWN = 20  # wrong entries listed per step in the JSON report
@@ -41,15 +39,17 @@ def check_answers(
     tol = tolerance or Tolerance(rtol, atol)
     key = key if isinstance(key, Key) else read_key(key)
     ans = answers if isinstance(answers, Answers) else read_answers(answers)
+    key.bind(ans.variant, ans.fingerprint, ans.path)  # a file made for another key or variant: refused
     try:
         problems = key.problems(ans.variant)
     except InputError as exc:
         if exc.file:  # the key itself is wrong
             raise
         raise InputError(exc.reason, file=ans.path, field=exc.field) from None
-    grids, broken, unread = _parse_answers(ans, problems)
+    grids, broken, unread = parse_answers(ans, problems)
     many = len(problems) > 1
     original = (lambda n: None) if None in ans.problems else (lambda n: n)
+    vid = key.variant_id(ans.variant)
     results = [
         _mark_problem(
             p,
@@ -59,105 +59,31 @@ def check_answers(
             many,
             broken.get(p.number, {}),
             {s.name: _at(ans, original(p.number), s.name) for s in p.steps},
+            _other_variants(key, vid, p),
         )
         for p in problems
     ]
     return Report(key.path, ans.path, results, ans.student, ans.variant, unread)
 
 
-def _at(ans: Answers, number: int | None, name: str) -> str:
-    line = ans.line_of(number, name)
-    return f"line {line}, " if line else ""
+MAX_OTHER_VARIANTS = 400  # other variants whose key values are no source of carried credit
 
 
-def _parse_answers(ans: Answers, problems: list[KeyProblem]):
-    """Match the answers to the key's problems and steps, then parse every entry.
-
-    Returns (grids per problem and step, reasons per problem and step that cannot
-    be read, lines that belong nowhere)."""
-    file = ans.path
-    unread = [f"line {n}: {reason}" for n, reason in ans.bad_lines]
-    if None in ans.problems:
-        if len(problems) > 1:
-            if not ans.problems[None]:
-                return {}, {}, unread
-            raise InputError(
-                f"the key has {len(problems)} problems: put each problem's steps under "
-                "its number, e.g. [1] in TOML or {\"1\": {...}} in JSON",
-                file=file,
-            )
-        by_number = {1: ans.problems[None]}
-    else:
-        by_number = ans.problems
-    many = len(problems) > 1
-    raw: dict[int, dict[str, tuple[list, KeyStep, str]]] = {}
-    broken: dict[int, dict[str, str]] = {}
-    for number, steps in by_number.items():
-        original = None if None in ans.problems else number
-        if not 1 <= number <= len(problems):
-            first = next(iter(steps), "")
-            unread.append(
-                f"{_at(ans, original, first)}problem {number}: the key has {len(problems)} "
-                f"problem{'s' * (len(problems) > 1)}, so there is no problem {number}"
-            )
+def _other_variants(key: Key, vid: str, kp: KeyProblem) -> dict[str, list[np.ndarray]]:
+    """Each step's values in the other variants of the key (the same problem number and kind):
+    a neighbour's answers copied are no source of carried credit (:mod:`.degenerate`)."""
+    out: dict[str, list[np.ndarray]] = {}
+    for other in list(key.variants)[:MAX_OTHER_VARIANTS]:
+        if other == vid:
             continue
-        kp = problems[number - 1]
-        names = [s.name for s in kp.steps]
-        for name, value in steps.items():
-            where = f"problem {number}, {_clip(name)}" if many else _clip(name)
-            at = _at(ans, original, name)
-            if name not in names:
-                close_ = difflib.get_close_matches(name, names, n=1)
-                hint = f"; did you mean '{close_[0]}'?" if close_ else f"; the steps are {', '.join(names)}"
-                unread.append(f"{at}{where}: unknown step{hint}")
-                continue
-            if kp.step(name).written:  # a written answer: left to a person, not read
-                continue
-            if (original, name) in ans.broken:
-                broken.setdefault(number, {})[name] = f"{at}{ans.broken[(original, name)]}"
-                continue
-            try:
-                rows = _raw_matrix(value, file=file, where=where)
-            except InputError as exc:
-                broken.setdefault(number, {})[name] = f"{at}{_position(exc)}{exc.reason}"
-                continue
-            if all(isinstance(x, str) and not x.strip() for row in rows for x in row):
-                continue  # left blank (an answer template): missing
-            raw.setdefault(number, {})[name] = (rows, kp.step(name), at)
-    budget = Budget(*ANSWER_WORK)
-    out: dict[int, dict[str, list[list[Given]]]] = {}
-    for number, steps in raw.items():
-        for name, (rows, ks, at) in steps.items():
-            # the key's strings are read only for an answer of its shape (see _mark_problem)
-            labels = len(rows) == ks.shape[0] and len(rows[0]) == ks.shape[1] and ks.labels
-            grid = []
-            try:
-                for i, row in enumerate(rows, start=1):
-                    parsed = []
-                    for j, x in enumerate(row, start=1):
-                        try:
-                            if isinstance(x, str) and not x.strip():
-                                raise ValueError("no answer")
-                            parsed.append(parse_entry(x, labels, budget))
-                        except ValueError as exc:
-                            if budget.spent:  # the file's work budget: stop reading it
-                                where = f"problem {number}, {_clip(name)}" if many else _clip(name)
-                                raise InputError(str(exc), file=file, field=where, row=i, col=j) from None
-                            raise _Broken(f"{at}row {i}, column {j}: {exc}") from None
-                    grid.append(parsed)
-            except _Broken as exc:
-                broken.setdefault(number, {})[name] = str(exc)
-                continue
-            out.setdefault(number, {})[name] = grid
-    return out, broken, unread
-
-
-class _Broken(Exception):
-    """A step whose answer cannot be read (the reason, with its line)."""
-
-
-def _position(exc: InputError) -> str:
-    return "".join(f"{w} {v}, " for w, v in (("row", exc.row), ("column", exc.col)) if v is not None)
+        try:
+            problems = key.problems(other)
+        except InputError:
+            continue
+        if kp.number <= len(problems) and problems[kp.number - 1].kind == kp.kind:
+            for s in problems[kp.number - 1].steps:
+                out.setdefault(s.name, []).append(s.value)
+    return out
 
 
 def _array(grid: list[list[Given]]) -> np.ndarray:
@@ -244,11 +170,13 @@ def _mark_problem(
     many: bool = False,
     broken: dict[str, str] | None = None,
     lines: dict[str, str] | None = None,
+    others: dict[str, list[np.ndarray]] | None = None,
 ) -> ProblemResult:
     run = recomputer(kp.kind, kp.params, kp.inputs)
     _unrounded(kp, None if run is None else precise_recomputer(kp.kind, kp.params, kp.inputs))
     key_vals = {**kp.inputs, **{s.name: s.value for s in kp.steps}}
     own = _Own(kp, run)
+    own.others = others or {}
     shares = kp.shares()
     lines = lines or {}
     results: list[StepResult] = []
@@ -257,17 +185,21 @@ def _mark_problem(
             results.append(StepResult(ks.name, "by-person", title=ks.title, out_of=0, by_hand=shares[ks.name]))
             continue
         if broken and ks.name in broken:
-            results.append(StepResult(ks.name, "incorrect", title=ks.title, unreadable=broken[ks.name]))
+            results.append(StepResult(ks.name, "unreadable", title=ks.title, unreadable=broken[ks.name]))
             continue
         grid = grids.get(ks.name)
         if grid is None:
             results.append(StepResult(ks.name, "missing", title=ks.title))
             continue
-        own.answers[ks.name] = _array(grid)
-        own.rounding[ks.name] = _rounding(grid)
+        unread = [u for row in grid for u in row if isinstance(u, Unread)]
+        if unread:  # those entries void, the others marked against the key; no source of carried credit
+            results.append(_partly_read(ks, grid, unread, tol, lines.get(ks.name, "")))
+            continue
+        own.record(ks.name, _array(grid), _rounding(grid))  # degenerate ones are no source (.degenerate)
         # the key's exact strings are read only for an answer of the key's shape
         wrong_key = _wrong(grid, ks.cells, tol) if _shape(grid) == ks.shape else None
         if wrong_key == []:
+            own.degenerate.pop(ks.name, None)  # right: whatever it looks like, the key's own
             results.append(StepResult(ks.name, "correct", title=ks.title))
             continue
         carried = []  # wrong entries against each recomputation from the student's own answers
@@ -283,26 +215,24 @@ def _mark_problem(
                 if w == []:
                     break
         if [] in carried:
-            earlier = [r.name for r in results if r.status == "incorrect"]
+            earlier = [r.name for r in results if r.status == "incorrect" and r.name not in own.degenerate]
             # right from the student's own earlier answers, none of them wrong: the rounding
             # chain (worksheet.policy.pencil) done by hand, so simply correct
             status = "carried-forward" if earlier else "correct"
+            own.degenerate.pop(ks.name, None)  # it follows from honest work: a source in turn
             results.append(StepResult(ks.name, status, carried_from=earlier, title=ks.title))
             continue
         own.wrong.add(ks.name)
+        refused = refused_credit(own, k, grid, tol)
         code = _diagnose(kp, k, grid, key_vals, own, tol)
-        res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape)
+        slip = wrong_key is not None and len(wrong_key) == 1  # one entry off the key: a slip, not a trick
+        if not refused and (slip or code not in (None, mistakes.SLIP, mistakes.TRUNCATED)):
+            own.degenerate.pop(ks.name, None)  # an honest error: the steps after it carry forward from it
+        res = StepResult(ks.name, "incorrect", mistake=code, title=ks.title, expected_shape=ks.shape, refused=refused)
         nearest = min((w for w in carried if w is not None), key=len, default=None)
         if nearest:  # the expected values a report prints: from the high-precision recomputation
             nearest = _precise_cells(nearest, own, bases[carried.index(nearest)], ks.name)
         if wrong_key is None:  # a shape the key does not have
-            if code is None and nearest is None:
-                res.unreadable = (
-                    f"{lines.get(ks.name, '')}a {_shape(grid)[0]} x {_shape(grid)[1]} matrix, but the key's is "
-                    f"{ks.shape[0]} x {ks.shape[1]}"
-                )
-                results.append(res)
-                continue
             res.given_shape = _shape(grid)
             if nearest:
                 res.against, res.cells, res.wrong_count = "own", _cells(grid, nearest), len(nearest)
@@ -315,6 +245,48 @@ def _mark_problem(
         if r.status != "by-person":
             r.out_of = shares[r.name]
     return ProblemResult(kp.number, kp.kind, results, run is not None, kp.title, kp.points is not None)
+
+
+def refused_credit(own: _Own, k: int, grid, tol: Tolerance) -> str:
+    """Why step k gets no carried credit though it follows from the student's own
+    earlier answers: some of them are degenerate (:mod:`.degenerate`); "" if it
+    does not follow from them.  The step is then degenerate for later steps too."""
+    name = own.order[k]
+    for g in own.givens(k, honest=False):
+        tainted = [s for s in g if s in own.degenerate]
+        if not tainted:
+            continue
+        r = own.recompute(g)
+        if r is None or name not in r:
+            continue
+        w = _wrong(grid, r[name], tol)
+        if w:
+            w = _wrong(grid, r[name], tol, own.slack(g, name))
+        if w == []:
+            why = own.degenerate[tainted[0]]
+            own.degenerate[name] = why  # and so is no source of carried credit either
+            return f"follows from your {', '.join(tainted)}, but {why}: no credit"
+    return ""
+
+
+def _partly_read(ks: KeyStep, grid, unread: list[Unread], tol: Tolerance, line: str) -> StepResult:
+    """A step with entries that could not be read: 0 marks; the entries read are marked
+    against the key (when the matrix has the key's shape) and reported."""
+    res = StepResult(
+        ks.name, "unreadable", title=ks.title, unreadable=line, unread_cells=unread, expected_shape=ks.shape
+    )
+    if _shape(grid) == ks.shape:
+        cells = ks.cells
+        wrong = [
+            (i, j, cells[i][j])
+            for i, row in enumerate(grid)
+            for j, g in enumerate(row)
+            if not isinstance(g, Unread) and not close(g, cells[i][j], tol)
+        ]
+        res.cells, res.wrong_count = _cells(grid, wrong), len(wrong)
+    else:
+        res.given_shape = _shape(grid)
+    return res
 
 
 def _truncated(g: Given, e: Expected) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 from ..kinds.base import Recompute, precise_reference, recomputer
 from ..policy.errors import WorksheetError
 from ..steps.precise import to_float64
+from .degenerate import why_degenerate
 from .key import KeyProblem
 
 __all__ = ["Recompute", "recomputer"]  # (the recomputation is the kinds' own; _Own is private to check)
@@ -52,17 +53,31 @@ class _Own:
         self.answers: dict[str, np.ndarray] = {}
         self.rounding: dict[str, np.ndarray] = {}  # per entry, see Given.rounding
         self.wrong: set[str] = set()  # steps marked incorrect
+        self.degenerate: dict[str, str] = {}  # step -> why it is no source of carried credit (.degenerate)
+        self.others: dict[str, list[np.ndarray]] = {}  # step -> other variants' key values
         self._cache: dict = {}
         self._precise = None  # the high-precision recomputation (precise_recomputer), made when first asked
         self._precise_cache: dict = {}
 
-    def givens(self, k: int) -> list[dict[str, np.ndarray]]:
-        """The overrides for recomputing step k: all earlier answers, then only the wrong ones."""
-        earlier = self.order[:k]
+    def record(self, name: str, values: np.ndarray, rounding: np.ndarray) -> None:
+        """A step's answer read in full, of the key's shape: a source of carried
+        credit for later steps unless it is degenerate (:mod:`.degenerate`)."""
+        self.answers[name], self.rounding[name] = values, rounding
+        ks = self.kp.step(name)
+        why = why_degenerate(name, values, ks.value, self.kp.inputs, self.others.get(name, ()))
+        if why:
+            self.degenerate[name] = why
+        else:
+            self.degenerate.pop(name, None)
+
+    def givens(self, k: int, honest: bool = True) -> list[dict[str, np.ndarray]]:
+        """The overrides for recomputing step k: all earlier answers, then only the wrong ones;
+        with ``honest``, never a degenerate one (the key's value stands in for it)."""
+        earlier = [s for s in self.order[:k] if not (honest and s in self.degenerate)]
         out = []
         for g in (
             {s: self.answers[s] for s in earlier if s in self.answers},
-            {s: self.answers[s] for s in earlier if s in self.wrong},
+            {s: self.answers[s] for s in earlier if s in self.wrong and s in self.answers},
         ):
             if g and all(set(g) != set(h) for h in out):
                 out.append(g)
@@ -135,7 +150,7 @@ class _Own:
     def bases(self, k: int, key_vals: dict) -> list[tuple[dict, dict]]:
         """(overrides, values) to apply a wrong rule at step k to: the key's, then the student's."""
         out = [({}, key_vals)]
-        for g in self.givens(k):
+        for g in self.givens(k, honest=False):  # a diagnosis explains the answer; it gives no credit
             r = self.recompute(g)
             if r is not None:
                 out.append((g, {**self.kp.inputs, **r}))

@@ -11,8 +11,16 @@ from ..kinds import mistakes
 from ..policy.errors import printable
 from ..solution.points import points_number, points_text
 
-STATUSES = ("correct", "carried-forward", "incorrect", "missing", "by-person")
-SYMBOLS = {"correct": "✓", "carried-forward": "↪", "incorrect": "✗", "missing": "–", "by-person": "✎"}
+STATUSES = ("correct", "carried-forward", "incorrect", "unreadable", "missing", "by-person")
+SYMBOLS = {
+    "correct": "✓",
+    "carried-forward": "↪",
+    "incorrect": "✗",
+    "unreadable": "?",
+    "missing": "–",
+    "by-person": "✎",
+}
+UNREAD_SHOWN = 20  # entries that could not be read, listed in a step's line (the JSON lists them all)
 BY_PERSON = "marked by a person (a written answer; the key has a model answer)"
 
 
@@ -55,6 +63,24 @@ class Cell:
 
 
 @dataclass
+class Unread:
+    """An entry that could not be read, 1-based: never counted as wrong, never a
+    source of carried credit; the other entries of its step are still marked."""
+
+    row: int
+    col: int
+    given: str  # the entry as it was read (printable, cut short)
+    reason: str  # why, in words a student understands
+
+    @property
+    def message(self) -> str:
+        return f"row {self.row}, column {self.col}: {self.reason} (read as {self.given!r})"
+
+    def to_dict(self) -> dict:
+        return {"row": self.row, "col": self.col, "read_as": self.given, "reason": self.reason}
+
+
+@dataclass
 class StepResult:
     name: str
     status: str
@@ -69,6 +95,8 @@ class StepResult:
     out_of: int = 1  # the points (a Fraction) or marks checking can give
     by_hand: int = 0  # a written step's points, for a person to give
     unreadable: str = ""  # the answer could not be read: why, with its line
+    unread_cells: list[Unread] = field(default_factory=list)  # entries that could not be read
+    refused: str = ""  # carried credit refused: "follows from your Q, but Q is all zeros: no credit"
 
     @property
     def marks(self) -> int:
@@ -83,8 +111,21 @@ class StepResult:
             return "missing"
         if self.status == "by-person":
             return f"to mark by hand: {BY_PERSON}"
+        if self.unread_cells:
+            shown = "; ".join(u.message for u in self.unread_cells[:UNREAD_SHOWN])
+            more = len(self.unread_cells) - UNREAD_SHOWN
+            parts = [f"could not be read: {self.unreadable}{shown}" + (f"; and {more} more" if more > 0 else "")]
+            if self.cells:
+                parts.append(
+                    f"of the entries read, {self.wrong_count} {'is' if self.wrong_count == 1 else 'are'} wrong"
+                )
+            else:
+                parts.append("every entry read is right")
+            return "; ".join(parts) + "."
         if self.unreadable:
             return f"could not be read: {self.unreadable}"
+        if self.refused:
+            return f"incorrect: {self.refused}."
         if self.status == "carried-forward":
             if self.carried_from:
                 return f"carried forward: follows from your own {', '.join(self.carried_from)}"
@@ -125,8 +166,12 @@ class StepResult:
             out["against"] = "key" if self.against == "key" else "carried-forward"
         if self.status == "carried-forward":
             out["carried_from"] = list(self.carried_from)
-        if self.unreadable:
-            out["unreadable"] = self.unreadable
+        if self.unreadable or self.unread_cells:
+            out["unreadable"] = self.unreadable + "; ".join(u.message for u in self.unread_cells)
+        if self.unread_cells:
+            out["unreadable_cells"] = [u.to_dict() for u in self.unread_cells]
+        if self.refused:
+            out["refused"] = self.refused
         if self.given_shape:
             out["given_shape"] = list(self.given_shape)
             out["expected_shape"] = list(self.expected_shape)
@@ -171,6 +216,8 @@ class ProblemResult:
         if missing:
             out.append(f"step{'s' * (len(missing) > 1)} {step_ranges(missing)} missing")
         for k, s in enumerate(self.steps, start=1):
+            if s.status == "unreadable":
+                out.append(f"step {k} {s.name} could not be read")
             if s.status == "incorrect":
                 out.append(f"step {k} {s.name} incorrect" + (f" ({s.mistake})" if s.mistake else ""))
         return out

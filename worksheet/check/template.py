@@ -4,6 +4,7 @@ holding every cell a student fills in, in the formats ``worksheet check`` reads.
 TOML (one table per problem, a matrix of ``""`` per step)::
 
     variant = "v01"
+    fingerprint = "3f2a9c0b1d4e"
     student = ""
 
     [1]  # Scaled dot-product attention (14 points)
@@ -13,10 +14,15 @@ CSV (one line per cell; the value after the last comma)::
 
     problem,step,row,col,value
     ,variant,,,v01
+    ,fingerprint,,,3f2a9c0b1d4e
     ,student,,,
     1,scores,1,1,
 
-A cell left blank is not an answer: a step left wholly blank is "missing".
+``fingerprint`` is a short hash of the variant's problems (the key's): ``worksheet
+check`` refuses the file against another key or variant, naming what it was
+made for.  A cell left blank is not an answer: a step left wholly blank is "missing".
+Every text taken from the key (titles, step names, labels) is written as one
+printable line: a key cannot add lines to an answer file.
 A written step (words) is a comment: it is answered on paper and marked by hand.
 Steps the key holds but the sheet does not ask (the corrected steps of
 find-the-mistake, whose names would give the wrong step away) are not listed;
@@ -49,16 +55,26 @@ def template_files(key: Path | str | Key, fmt: str = "toml", *, name: str | None
     k = key if isinstance(key, Key) else read_key(key)
     base = name or Path(k.path).stem
     out = {}
-    for vid in k.variants:
+    for vid in k.variants:  # ids checked by read_key: letters, digits, - and _
         problems = k.problems(vid) if vid else k.problems()
         suffix = f"-{vid}" if vid else ""
-        text = (_toml if fmt == "toml" else _csv)(Path(k.path).name, vid, problems, k.variants[vid])
-        out[f"{base}-answers{suffix}.{fmt}"] = text
+        text = (_toml if fmt == "toml" else _csv)(
+            _line(Path(k.path).name), vid, problems, k.variants[vid], k.fingerprint(vid)
+        )
+        file = f"{base}-answers{suffix}.{fmt}"
+        if Path(file).name != file:  # pragma: no cover - the ids are checked
+            raise ValueError(f"not a file name: {file!r}")
+        out[file] = text
     return out
 
 
+def _line(text: str) -> str:
+    """Text from the key for one line of a comment: printable, no line breaks."""
+    return "".join(c if c.isprintable() else "?" for c in str(text))[:200]
+
+
 def _about(p: KeyProblem) -> str:
-    title = p.title or p.kind
+    title = _line(p.title or p.kind)
     if p.points is None:
         return title
     return f"{title} ({points_text(p.points)} point{'s' * (p.points != 1)})"
@@ -103,7 +119,7 @@ def _toml_key(name: str) -> str:
     return name if all(c.isalnum() or c in "_-" for c in name) else json.dumps(name)
 
 
-def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> str:
+def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list, fingerprint: str) -> str:
     lines = [
         f"# Answers to {key_name}" + (f", variant {vid}" if vid else "") + ".",
         f'# Replace every "" by your answer: {_HOW}.',
@@ -113,7 +129,8 @@ def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> s
     ]
     if vid:
         lines.append(f"variant = {json.dumps(vid)}")
-    lines += ['student = ""', ""]
+    lines.append(f"fingerprint = {json.dumps(fingerprint)}  # binds this file to its key: leave it")
+    lines += ['student = ""', '# decimal = "comma"  # uncomment to write a decimal comma: "0,5" for a half', ""]
     for p in problems:
         lines.append(f"[{p.number}]  # {_about(p)}")
         hidden = []
@@ -121,13 +138,13 @@ def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> s
             if what == "hidden":
                 hidden.append(s.name)
             elif what == "words":
-                lines.append(f"# {s.name}: answered in words on the sheet (marked by hand)")
+                lines.append(f"# {_line(s.name)}: answered in words on the sheet (marked by hand)")
             else:
                 choices = _choices(k_raw, p, s.name)
                 if choices is not None:
                     lines.append(
-                        f"# {s.name}: "
-                        + (f"one of {', '.join(choices)}" if choices else "a name, as the sheet lists them")
+                        f"# {_line(s.name)}: "
+                        + (f"one of {_line(', '.join(choices))}" if choices else "a name, as the sheet lists them")
                     )
                 rows, cols = s.shape
                 lines.append(
@@ -139,7 +156,7 @@ def _toml(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> s
     return "\n".join(lines)
 
 
-def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> str:
+def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list, fingerprint: str) -> str:
     buf = io.StringIO()
     buf.write(
         f"# Answers to {key_name}"
@@ -151,6 +168,7 @@ def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> st
     w.writerow(["problem", "step", "row", "col", "value"])
     if vid:
         w.writerow(["", "variant", "", "", vid])
+    w.writerow(["", "fingerprint", "", "", fingerprint])
     w.writerow(["", "student", "", "", ""])
     for p in problems:
         buf.write(f"# problem {p.number}: {_about(p)}\n")
@@ -159,13 +177,13 @@ def _csv(key_name: str, vid: str, problems: list[KeyProblem], k_raw: list) -> st
             if what == "hidden":
                 hidden = True
             elif what == "words":
-                buf.write(f"# {p.number} {s.name}: answered in words on the sheet (marked by hand)\n")
+                buf.write(f"# {p.number} {_line(s.name)}: answered in words on the sheet (marked by hand)\n")
             else:
                 choices = _choices(k_raw, p, s.name)
                 if choices is not None:
                     buf.write(
-                        f"# {p.number} {s.name}: "
-                        + (f"one of {' '.join(choices)}" if choices else "a name, as the sheet lists them")
+                        f"# {p.number} {_line(s.name)}: "
+                        + (f"one of {_line(' '.join(choices))}" if choices else "a name, as the sheet lists them")
                         + "\n"
                     )
                 rows, cols = s.shape

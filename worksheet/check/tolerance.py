@@ -39,7 +39,7 @@ class Tolerance:
         for name in ("rtol", "atol"):
             v = getattr(self, name)
             if v is not None and not (math.isfinite(v) and v >= 0):
-                raise ParamError(f"--{name} must be a number >= 0, not {v}")
+                raise ParamError(f"--{name} must be a finite number >= 0, not {v}")
 
     @property
     def override(self) -> bool:

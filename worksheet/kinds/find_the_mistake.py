@@ -291,8 +291,19 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         if s.is_written:
             continue
         p.steps.append(_key_only(s))
+    p.step_weights = fixed_shares([s.name for s in right.steps[at:] if not s.is_written])
     p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.typeset}")
     return p
+
+
+def fixed_shares(corrected: list[str]) -> dict[str, int]:
+    """The weights of the steps in the split of a section's points: the same parts
+    whatever step holds the mistake -- naming the step 1/5, naming the mistake 1/5,
+    the corrections 3/5 (the written ones 1/5, marked by hand; the corrected values
+    2/5, shared by however many steps follow the mistake).  Integers, so the JSON
+    key's weights are exact; a spec's own ``step_points``/``step_weights`` replace them."""
+    m = len(corrected)
+    return {"step": m, "mistake": m, "corrections": m, **{name: 2 for name in corrected}}
 
 
 def plain_symbol(latex: str) -> str:

@@ -6,24 +6,28 @@ Exact values (:func:`parse_exact`); whitespace is allowed between any tokens::
     entry    := ('-' | '−') infinity          (only as the whole entry: -oo)
               | expr
     expr     := term (('+' | '-') term)*
-    term     := unary (('*' | '/' | '\cdot' | '\times') unary)*
+    term     := unary (('*' | '/' | '\cdot' | '\times' | '·' | '×') unary | implied)*
+    implied  := unary                         (right after a number: 2e^-1, 2 sqrt(3), 2√3, 2(1+e))
     unary    := ('+' | '-')* power            (so -e^2 is -(e^2))
     power    := atom (('^' | '**') ('+' | '-')* atom)*   (right-associative)
     atom     := decimal                       (unsigned, see worksheet.parse.numbers;
                                                2e-3 is a number)
               | 'e' | 'E'                     (Euler's number, exp(1))
-              | func group                    (exp(x), sqrt{x}, \sin(x), ...)
+              | func group                    (exp(x), sqrt{x}, \sin(x), σ(x), ...)
+              | '√' atom                      (√3, √(1+e), 1/√3)
               | '\frac' group group           (\frac{a}{b} is a/b)
               | group
-    func     := ['\'] ('exp' | 'sqrt' | 'sin' | 'cos' | 'tanh')
+    func     := ['\'] ('exp' | 'sqrt' | 'sin' | 'cos' | 'tanh' | 'sigma') | 'sigmoid' | 'σ'
+                                              (sigma(x) is the logistic 1/(1 + e^-x))
     group    := '(' expr ')' | '{' expr '}'   ('\left(' and '\right)' also work)
     infinity := 'oo' | 'inf' | 'infinity' | '∞' | '\infty'   (any case)
 
 ``−`` (U+2212) is read as ``-``.  An ``e`` directly after the digits of a
 number and followed by a digit (or a sign and a digit) is a decimal exponent
-(``2e-3``); otherwise ``e`` is Euler's number (``e^-3``, ``2*e^-3``).  A number
-directly followed by an operand (``2e``, ``2sqrt(2)``, ``2(3)``) is an error:
-there is no implicit multiplication.
+(``2e-3`` is 0.002); otherwise ``e`` is Euler's number (``e^-3``, ``2*e^-3``).
+A number directly followed by ``e``, a function, ``√`` or ``(`` is multiplied by
+it (``2e^-1``, ``2 e^{-1}``, ``2sqrt(2)``, ``2(3)``), as the sheets print it;
+two numbers side by side (``2 3``) are an error.
 
 Powers: ``e^x`` and ``exp(a)^x`` are ``exp(a*x)`` for any exact ``x``; any
 other base needs a rational exponent whose numerator and denominator are at
@@ -62,6 +66,8 @@ from .numbers import (
     ParseError,
 )
 from .tokens import _CLOSER, _OPERAND_START, _show, _Token, _tokenize
+
+_IMPLIED = frozenset({"e", "func", "("})  # what may follow a number with no '*' (2e^-1, 2√3, 2(1+e))
 
 _ROOT_BUDGET = 100_000  # trial divisions exact.py may spend on square roots (~40 ms)
 _WORK_BUDGET = 12_000  # tree nodes exact.py's constructors may walk (~30 ms)
@@ -150,6 +156,9 @@ class _Parser:
         factors = [self.unary()]
         while True:
             tok = self.peek
+            if tok.kind in _IMPLIED and self.tokens[self.i - 1].kind == "num":
+                factors.append(self.unary())  # 2e^-1, 2 sqrt(3), 2(1+e): a number times what follows
+                continue
             if tok.kind in _OPERAND_START:
                 raise ParseError("expected an operator", tok.pos)
             if tok.kind not in ("*", "/"):
@@ -202,15 +211,25 @@ class _Parser:
         if tok.kind in ("(", "{"):
             return self.group_body(tok)
         if tok.kind == "func":
-            arg = self.group()
+            arg = self.root_of(tok) if tok.text == "\u221a" else self.group()  # √3 as well as sqrt(3)
             if tok.value == "sqrt":
                 return self.raise_to(arg, Fraction(1, 2), tok.pos)
+            if tok.value == "sigma":  # the logistic sigma(x) = 1/(1 + e^-x)
+                denominator = self.sum([Fraction(1), self.call(tok.pos, exp, self.negate(arg, tok.pos))], tok.pos)
+                return self.raise_to(denominator, Fraction(-1), tok.pos)
             return self.call(tok.pos, _FUNCTIONS[tok.value], arg)
         if tok.kind == "frac":
             top = self.group()
             bar = self.peek.pos
             return self.product([top, self.raise_to(self.group(), Fraction(-1), bar)], tok.pos)
         self.unexpected(tok)
+
+    def root_of(self, tok: _Token) -> Exact:
+        """The argument of ``√``: the atom after it (``√3``, ``√(1+e)``), one level deeper."""
+        self.enter(tok.pos)
+        arg = self.atom()
+        self.depth -= 1
+        return arg
 
     def group(self) -> Exact:
         tok = self.take()

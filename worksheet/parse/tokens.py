@@ -23,17 +23,20 @@ _TOKEN_RE = re.compile(
     r"|(?P<num>" + _DECIMAL + r")"
     r"|(?P<name>[A-Za-z]+)"
     r"|(?P<cmd>\\[A-Za-z]*)"
-    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e])"
+    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e\u00b7\u00d7])"
+    r"|(?P<greek>[\u221a\u03c3])"
     r"|(?P<bad>.)",
     re.S,
 )
-_FUNCS = frozenset({"exp", "sqrt", "sin", "cos", "tanh"})
+_FUNCS = frozenset({"exp", "sqrt", "sin", "cos", "tanh", "sigma", "sigmoid"})
+_GREEK = {"\u221a": "sqrt", "\u03c3": "sigma"}  # √3 (its argument needs no brackets), σ(2)
 _LATEX = {
     "sqrt": "func",
     "exp": "func",
     "sin": "func",
     "cos": "func",
     "tanh": "func",
+    "sigma": "func",
     "frac": "frac",
     "dfrac": "frac",
     "tfrac": "frac",
@@ -43,7 +46,7 @@ _LATEX = {
     "left": None,
     "right": None,  # \left( ... \right) are plain parentheses
 }
-_OPS = {"**": "^", "\u2212": "-", "\u221e": "inf"}  # others are their own kind
+_OPS = {"**": "^", "\u2212": "-", "\u221e": "inf", "\u00b7": "*", "\u00d7": "*"}  # others are their own kind
 _OPERAND_START = frozenset({"num", "e", "func", "frac", "inf", "(", "{"})
 _CLOSER = {"(": ")", "{": "}"}
 
@@ -70,6 +73,8 @@ def _tokenize(text: str) -> list[_Token]:
             kind = _LATEX[s[1:]]
             if kind is not None:
                 tokens.append(_Token(kind, pos, s, s[1:] if kind == "func" else None))
+        elif kind == "greek":
+            tokens.append(_Token("func", pos, s, _GREEK[s]))
         elif kind == "op":
             tokens.append(_Token(_OPS.get(s, s), pos, s))
         else:
@@ -91,7 +96,7 @@ def _name_token(name: str, pos: int) -> _Token:
     if name in ("e", "E"):
         return _Token("e", pos, name)
     if name in _FUNCS:
-        return _Token("func", pos, name, name)
+        return _Token("func", pos, name, "sigma" if name == "sigmoid" else name)
     if name.lower() in _INFINITY_NAMES:
         return _Token("inf", pos, name)
     raise ParseError(f"unknown name {_show(name)}", pos)

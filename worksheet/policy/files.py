@@ -19,6 +19,7 @@ other bytes is refused without ``force``, naming it.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -35,6 +36,21 @@ def _umask() -> int:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def _folder_trouble(folder: Path, exc: OSError) -> str:
+    """Why files cannot be written in ``folder``, truly: a file stands where a folder
+    should be, or the system refuses files there (``/proc``), or its own reason."""
+    here = folder
+    while not os.path.lexists(here) and here != here.parent:
+        here = here.parent
+    if os.path.lexists(here) and not here.is_dir():
+        return f"cannot write to folder {folder}: {here} is a file, not a folder"
+    if here != folder or folder.is_dir():
+        if exc.errno in (errno.ENOENT, errno.EACCES, errno.EPERM, errno.EROFS):
+            where = here if here != folder else folder
+            return f"cannot write to folder {folder}: the system does not allow new files in {where} ({_reason(exc)})"
+    return f"cannot write to folder {folder}: {_reason(exc)}"
 
 
 def refuse_existing(paths: Iterable) -> None:
@@ -113,7 +129,7 @@ def write_all(files: dict[Path, str | bytes], *, force: bool = False) -> list[Pa
                 folder.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
             except OSError as exc:
-                raise OutputError(f"cannot write to folder {folder}: {_reason(exc)}") from None
+                raise OutputError(_folder_trouble(folder, exc)) from None
             temps.append((Path(tmp), path))
             data = content.encode("utf-8") if isinstance(content, str) else content
             try:

@@ -10,7 +10,8 @@ Routes (the contract other tests drive):
   ``POST`` to the same address (the page's form, without JavaScript) marks
   every cell given and reveals the step asked for;
 * ``POST /check`` -- JSON ``{"kind", "settings", "seed", "numbers", "cells"}``
-  (or ``{"kind", "table", "cells"}`` for own numbers) -> the verdicts as JSON;
+  (or ``{"kind", "table", "cells"}`` for own numbers; ``"decimal": "comma"``
+  reads ``0,5`` as a half) -> the verdicts as JSON;
 * ``POST /reveal`` -- the same problem fields and ``"step"`` (a step name,
   or ``"*"`` for every step) -> ``{"steps": {name: html}}``, the worked lines;
 * ``GET /own``, ``POST /own`` -- the student's own numbers;
@@ -202,7 +203,7 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
         try:
             ask = _ask_of(data)
             cells = pr.cells_from(data.get("cells"))
-            out = await run_in_threadpool(pr.mark, ask, cells)
+            out = await run_in_threadpool(pr.mark, ask, cells, data.get("decimal") or "point")
         except pr.RequestError as exc:
             return _json_error(str(exc))
         for sp in out["steps"]:

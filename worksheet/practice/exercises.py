@@ -383,13 +383,14 @@ def cells_from(raw: Any) -> dict[str, dict[tuple[int, int], Any]]:
     return out
 
 
-def mark(ask: Ask, cells: Mapping[str, Mapping[tuple[int, int], Any]]) -> dict:
+def mark(ask: Ask, cells: Mapping[str, Mapping[tuple[int, int], Any]], decimal: str = "point") -> dict:
     """``POST /check``'s answer: the verdict of each cell given, each step's
-    progress, and the sentence of each mistake named."""
+    progress, and the sentence of each mistake named (``decimal``: "point" or
+    "comma", the decimal separator of the entries)."""
     from ..check import mark_cells
 
     try:
-        marks = mark_cells(_key(ask), cells)
+        marks = mark_cells(_key(ask), cells, decimal=decimal)
     except InputError as exc:
         raise RequestError(str(exc)) from None
     out = marks.to_dict()

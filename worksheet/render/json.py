@@ -142,12 +142,37 @@ def problem(p: Problem) -> dict:
     return out
 
 
+def fingerprint(problems: list) -> str:
+    """A short hash of problems (their JSON objects): kind, params, inputs and each
+    step's name and exact entries, so fields added to the JSON later leave it
+    alone.  SHA-256 of canonical JSON: the same on every machine.  ``worksheet
+    template`` writes it into answer files; ``check`` refuses one made for other
+    problems (:mod:`worksheet.check.key`)."""
+    import hashlib
+    import json
+
+    core = [
+        [
+            p.get("kind"),
+            p.get("params"),
+            {n: q.get("exact") for n, q in (p.get("inputs") or {}).items() if isinstance(q, dict)},
+            [[s.get("name"), s.get("exact", s.get("written"))] for s in p.get("steps") or [] if isinstance(s, dict)],
+        ]
+        for p in problems
+        if isinstance(p, dict)
+    ]
+    text = json.dumps(core, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
 def document(doc: Document) -> dict:
+    problems = [problem(p) for p in doc.problems]
     return {
         "title": doc.title,
         "seed": doc.seed,
         "numbers": doc.numbers,
-        "problems": [problem(p) for p in doc.problems],
+        "fingerprint": fingerprint(problems),
+        "problems": problems,
     }
 
 
@@ -155,14 +180,22 @@ def variant_text(doc: Document) -> "Raw":
     """One variant's entry of the combined JSON (see :func:`variants_text`),
     already encoded, so variants can be encoded in parallel and joined."""
     out: list[str] = []
-    _encode({"id": doc.variant, "seed": doc.seed, "problems": [problem(p) for p in doc.problems]}, _VARIANT_NL, out)
+    problems = [problem(p) for p in doc.problems]
+    entry = {"id": doc.variant, "seed": doc.seed, "fingerprint": fingerprint(problems), "problems": problems}
+    _encode(entry, _VARIANT_NL, out)
     return Raw("".join(out))
 
 
 def variants_text(first: Document, parts) -> str:
-    """The JSON of an exam's variants: title, number mode and each variant
-    (``parts``, from :func:`variant_text`) with its id, seed and problems."""
-    return dumps({"title": first.title, "numbers": first.numbers, "variants": list(parts)})
+    """The JSON of an exam's variants: title, number mode, the fingerprint of them
+    all (a hash of each variant's, in order) and each variant (``parts``, from
+    :func:`variant_text`) with its id, seed, fingerprint and problems."""
+    import hashlib
+    import re
+
+    prints = [m.group(1) for m in (re.search(r'"fingerprint": "([0-9a-f]+)"', p) for p in parts) if m]
+    whole = hashlib.sha256(" ".join(prints).encode()).hexdigest()[:12]
+    return dumps({"title": first.title, "numbers": first.numbers, "fingerprint": whole, "variants": list(parts)})
 
 
 _VARIANT_NL = "\n  "  # the items of "variants", two levels down
