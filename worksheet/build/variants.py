@@ -260,11 +260,36 @@ def _first_tries(job: _Job, jobs: int) -> Iterator[_Piece]:
         min(jobs, len(chunks)), mp_context=multiprocessing.get_context("fork"), initializer=_quiet_worker
     )
     try:
-        for pieces in pool.map(partial(_chunk, job), chunks):
-            yield from pieces
+        with _interrupt_between_pieces() as asked:
+            for pieces in pool.map(partial(_chunk, job), chunks):
+                if asked.is_set():
+                    raise KeyboardInterrupt
+                yield from pieces
     finally:
         with _no_interrupts():  # a second Ctrl-C must not break the clean-up (it would hang)
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _interrupt_between_pieces():
+    """Ctrl-C while the pool works is noted and raised between two pieces, never
+    inside the pool's own code: a KeyboardInterrupt raised while ``pool.map``
+    holds one of its locks left ``shutdown`` waiting for ever.  Outside the main
+    thread nothing changes (signals reach only the main thread)."""
+    import signal
+    import threading
+
+    asked = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield asked
+        return
+    old = signal.signal(signal.SIGINT, lambda signum, frame: asked.set())
+    try:
+        yield asked
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if asked.is_set():  # pressed after the last piece: the build still stops
+        raise KeyboardInterrupt
 
 
 @contextmanager
