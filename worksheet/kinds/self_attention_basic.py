@@ -8,10 +8,10 @@
 Steps: ``scores``, ``masked`` (causal only), ``weights``, ``output``.
 
 There is no scaling: the score is the plain dot product, as on the slides.
-The key remarks that the scores are symmetric (s_ij = s_ji): without trained
-W^Q, W^K, W^V a token cannot attend to another differently from how that one
-attends to it, and the diagonal s_ii = |x_i|^2 tends to win, which is one
-reason the trainable projections are needed.
+The key remarks that the scores are symmetric (s_ij = s_ji; the weights are
+not, as each row's softmax has its own sum): without trained W^Q, W^K, W^V
+what a token looks for is what it offers, and the diagonal s_ii = |x_i|^2
+tends to win, which is one reason the trainable projections are needed.
 
 Hand mode draws X from {-1, 0, 1, 2} (mostly 0 and 1; for d_model > 4 from
 {-1, 0, 1} with about 2.5 non-zero entries a row) and retries (boundedly)
@@ -114,10 +114,12 @@ def _symmetry_note(S: Matrix) -> str:
     return (
         "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
         + example
-        + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. With no "
-        "trained weights a token cannot attend to another differently from how that one "
-        "attends to it, and what a token looks for is the same vector as what it offers; "
-        "that is one reason attention learns separate projections $W^Q$, $W^K$ and $W^V$."
+        + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. The weights "
+        "need not be symmetric: each row's softmax divides by its own sum, so "
+        "$\\alpha_{ij}$ and $\\alpha_{ji}$ differ when the two rows' other scores differ. With no "
+        "trained weights, what a token looks for is the same vector as what it offers, and the "
+        "diagonal $s_{ii}$ tends to win; that is one reason attention learns separate "
+        "projections $W^Q$, $W^K$ and $W^V$."
     )
 
 
