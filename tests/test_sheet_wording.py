@@ -54,3 +54,28 @@ def test_a_weighted_sum_says_equals_only_where_no_weight_was_rounded():
     assert weighted_sum([F(1, 10)], [F(-7, 10)], F(-7, 100), decimals=True) == r"= 0.1000 \cdot (-0.7) = -0.0700"
     (p,) = build_document(["attention"], seed=1).problems  # softmax weights: irrational, read from the table
     assert r"\approx 0.2119 \cdot (-1)" in p.step("output").work[0]
+
+
+def test_self_attention_basic_says_the_scores_are_symmetric_and_the_weights_need_not_be():
+    """Its own table shows alpha_12 = 0.4223 and alpha_21 = 0.1173: a key must not
+    say a token cannot attend to another differently from how that one attends to it."""
+    for seed in range(4):
+        (p,) = build_document(["self-attention-basic"], seed=seed).problems
+        notes = " ".join(s.note for s in p.steps)
+        assert "scores are symmetric" in notes and "weights need not be symmetric" in notes
+        assert "cannot attend to another differently" not in notes
+
+
+def test_softmax_scaling_reads_the_weight_its_table_shows():
+    """The table shows the chain's 0.7310 (0.3679/1.3679 rounded): the comment and the
+    model answer quote that, not the exact value's 0.7311."""
+    for seed in range(10):
+        (p,) = build_document(["softmax-scaling"], seed=seed).problems
+        answer = p.step("written").written
+        for s in p.steps:
+            if s.chain is None:
+                continue
+            top = max(s.chain[0])
+            shown = f"{float(top):.4f}"
+            assert f"Largest weight ${shown}$" in s.note, (seed, s.name, s.note)
+            assert f"the largest weight is ${shown}$" in answer, (seed, s.name)
