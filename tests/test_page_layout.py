@@ -45,7 +45,7 @@ from worksheet.render.latex import breakable, narrower_blocks
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 REQUIRE_CHROMIUM = os.environ.get("WORKSHEET_REQUIRE_CHROMIUM") == "1"
 
-HEADING = re.compile(r"^(Problem \d+:|\d+\. .*\([\w.]+\))")  # a problem's or a step's heading
+HEADING = re.compile(r"^(Problem \d+:|(\d+\.|[a-c]\.|\(\d+\)) .*\([\w.]+\))")  # a problem's or a step's heading
 CAPTION = re.compile(r"^(To \d+ decimals|Full precision|Exact:)")  # words above a table or matrix
 MIN_SCALE = 0.85
 HTML_PAGES_PER_PDF_PAGE = 1.3

@@ -73,6 +73,7 @@ class Quantity:
     cols: tuple[str, ...] | None = None  # column labels, or None
     latex_name: str | None = None  # e.g. W^Q for W_Q
     given_places: int | None = None  # print every entry with this many places (a shown worked step)
+    heading: str = ""  # words set as a heading before this given (the student's solution of find-the-mistake)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -133,6 +134,7 @@ class Step(Quantity):
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
     choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
     chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.policy.pencil)
+    number: str = ""  # its heading's number ("(11)", "a."), where not its place in the problem ("4.")
 
     @property
     def decimals_caption(self) -> str:
