@@ -223,7 +223,7 @@ def solve(
         ref["angles"],
         title="Angles (one per position and pair of columns)",
         formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
-        rf"\quad i = 0, \ldots, {k - 1}",
+        rf"\quad i = {_range(k)}",
         work=work,
         rows=rows,
         cols=tuple(MathLabel(f"i = {i}") for i in range(k)),
@@ -361,6 +361,11 @@ def _pe_column_exponent(scale: float):
         return _sin_cos(_positions(v) / precise.power(_pe_base(params), precise.number(scale) * j / d))
 
     return rule
+
+
+def _range(k: int) -> str:
+    """``0, 1`` for k = 2 (not "0, ..., 1"), ``0, \\ldots, 7`` for k = 8."""
+    return ", ".join(str(i) for i in range(k)) if k <= 3 else rf"0, \ldots, {k - 1}"
 
 
 def _angles_right(v: mistakes.Values, params, d: int) -> bool:

@@ -3,7 +3,7 @@
     scores = X X^T                                # (n, n): s_ij = x_i . x_j
     masked = scores with -oo where j > i          # only with causal = true
     weights = softmax(scores or masked) by rows   # rows sum to exactly 1
-    output = weights X                            # (n, d_model): y_i = sum_j alpha_ij x_j
+    output = weights X                            # (n, d_model): z_i = sum_j alpha_ij x_j
 
 Steps: ``scores``, ``masked`` (causal only), ``weights``, ``output``.
 
@@ -138,7 +138,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
             f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
             r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
-            r"are its softmax along each row, and the output is $Y = A X$."
+            r"are its softmax along each row, and the output is $Z = A X$."
         ),
     )
     p.add_input("X", X, rows=tokens)
@@ -186,15 +186,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         W,
         X,
         ref["output"],
-        sym="y",
+        sym="z",
         w_sym=r"\alpha",
         v_sym="x",
         logits=S,
         rows=tokens,
-        formula="Y = A X",
-        latex_name="Y",
+        formula="Z = A X",
+        latex_name="Z",  # Z, the attention output in every kind (Y is a layer norm's output)
         title="Output (weighted sum of the embeddings)",
-        note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
+        note=r"Each output row $z_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
         r"themselves: without $W^V$ the values are the inputs.",
     )
     return p

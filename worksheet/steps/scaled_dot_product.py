@@ -174,6 +174,9 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     def power_of_e(d) -> str:
         return f"e^{{{number(d)}}}"
 
+    def power_of(src: str) -> str:  # e^{s_j - m}; exp(e_j - m) where e names a score (alignment)
+        return f"\\exp({src} - {m_i})" if src_sym == "e" else f"e^{{{src} - {m_i}}}"
+
     rel = "=" if is_rational(top) or not calculator else "\\approx"
     chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
     total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
@@ -181,7 +184,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     sum_rel = "=" if values and chain is not None else "\\approx"  # a sum of the table's 4-place values is exact
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
+        f"\\sum_j {power_of(src_j)} = " + join_terms([power_of_e(d) for _, d in shifted])
         + (f" \\approx {join_terms(list(values.values()))}" if values else "")
         + f" {sum_rel} {total_shown}{terms_count(len(shifted))}",
     ]
@@ -191,7 +194,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k {power_of(src_k)}}} "
                     f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
