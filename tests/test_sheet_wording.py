@@ -79,3 +79,21 @@ def test_softmax_scaling_reads_the_weight_its_table_shows():
             shown = f"{float(top):.4f}"
             assert f"Largest weight ${shown}$" in s.note, (seed, s.name, s.note)
             assert f"the largest weight is ${shown}$" in answer, (seed, s.name)
+
+
+@pytest.mark.parametrize(
+    "kinds",
+    [["attention"], ["positional-encoding"], ["lstm-cell"], ["feed-forward"], ["attention", "positional-encoding"]],
+)
+def test_the_hand_line_names_exactly_the_tables_the_sheet_prints(kinds):
+    """Not "read e^x, sigma, tanh, sqrt x, sin, cos from the tables" where only e^x is printed."""
+    from worksheet.solution.document import table_function
+
+    doc = build_document(kinds, seed=1)
+    printed = {table_function(arg) for p in doc.problems for aid in p.aids for arg, _ in aid.entries}
+    line = doc.rounding
+    for func, tex in {"exp": "$e^x$", "sigma": r"$\sigma$", "tanh": r"$\tanh$", "sqrt": r"$\sqrt{x}$"}.items():
+        assert (tex in line) == (func in printed), (kinds, func, line)
+    for func in ("sin", "cos"):
+        assert (f"$\\{func}$" in line) == (func in printed), (kinds, func, line)
+    assert ("from the table" in line) == bool(printed)

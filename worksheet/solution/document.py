@@ -102,7 +102,18 @@ class Document:
         must be (format-neutral, inline LaTeX): :mod:`worksheet.policy.pencil`'s chain."""
         from ..policy.pencil import line_for
 
-        return line_for(self.numbers)
+        return line_for(self.numbers, self.table_functions)
+
+    @property
+    def table_functions(self) -> tuple[str, ...]:
+        """The functions whose tables the sheet prints (``exp``, ``sin``, ...), read off the
+        first argument of each table (``e^{-1}``, ``\\sin\\left(1\\right)``)."""
+        found = []
+        for p in self.problems:
+            for aid in p.aids:
+                for arg, _ in aid.entries:
+                    found.append(table_function(arg))
+        return tuple(dict.fromkeys(f for f in found if f))
 
     @property
     def total_points(self):
@@ -112,3 +123,13 @@ class Document:
             return None
         total = sum(points)
         return int(total) if float(total).is_integer() else total
+
+
+def table_function(arg: str) -> str | None:
+    """The function of a table's argument cell: ``e^{-1}`` -> exp, ``\\sigma(2)`` -> sigma."""
+    if arg.startswith("e^"):
+        return "exp"
+    for f in ("sigma", "tanh", "sqrt", "sin", "cos"):
+        if arg.startswith("\\" + f):
+            return f
+    return None
