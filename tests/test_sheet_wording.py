@@ -97,3 +97,23 @@ def test_the_hand_line_names_exactly_the_tables_the_sheet_prints(kinds):
     for func in ("sin", "cos"):
         assert (f"$\\{func}$" in line) == (func in printed), (kinds, func, line)
     assert ("from the table" in line) == bool(printed)
+
+
+@pytest.mark.parametrize("kind", ["attention", "layer-norm", "feed-forward", "multi-head-attention", "cross-attention"])
+def test_a_calculator_key_writes_the_sheets_decimals_as_decimals(kind):
+    """The sheet gave 14.4: the key's exact tables write 14.4, not 72/5 (1/3 stays a fraction)."""
+    from fractions import Fraction
+
+    from worksheet.build import render_document
+    from worksheet.solution.number_format import terminating_places
+
+    doc = build_document([kind], seed=2, options={"numbers": "calculator"})
+    files = render_document(doc, ["md", "html"], name="c")
+    cells = [c.strip() for line in files["c-key.md"].splitlines() if line.startswith("|") for c in line.split("|")]
+    fracs = [re.fullmatch(r"\$-?\\frac\{(\d+)\}\{(\d+)\}\$", c) for c in cells]
+    assert not [f[0] for f in fracs if f and terminating_places(Fraction(int(f[1]), int(f[2]))) is not None]
+    assert any(re.fullmatch(r"\$-?\d+\.\d+\$", c) for c in cells)  # its decimals
+    for m in re.finditer(
+        r"<mtd>(?:<mo>[^<]*</mo>)?<mfrac><mn>(\d+)</mn><mn>(\d+)</mn></mfrac></mtd>", files["c-key.html"]
+    ):
+        assert terminating_places(Fraction(int(m[1]), int(m[2]))) is None, m[0]

@@ -7,6 +7,8 @@ piece of text is written.  Layout lives only in ``templates/<format>/``.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import re
 from pathlib import Path
 from typing import Sequence
@@ -139,6 +141,10 @@ class TemplateRenderer:
 
             def cell(x):
                 return fmt.exact_latex(x) if isinstance(x, (str, NegInf)) else fmt.decimal(x, s.places)
+        elif s.decimals:  # a calculator sheet gave 14.4: its key writes 14.4, not 72/5 (1/3 stays a fraction)
+
+            def cell(x):
+                return fmt.given(x) if type(x) is Fraction else fmt.exact_latex(x)
         else:
             cell = fmt.exact_latex
         return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact], s.rows, s.cols))

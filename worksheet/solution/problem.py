@@ -135,6 +135,7 @@ class Step(Quantity):
     choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
     chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.policy.pencil)
     number: str = ""  # its heading's number ("(11)", "a."), where not its place in the problem ("4.")
+    decimals: bool = False  # a calculator sheet's step: exact values that are decimals print so (14.4, not 72/5)
 
     @property
     def decimals_caption(self) -> str:
@@ -225,6 +226,7 @@ class Problem:
             places=places,
             exact_shown=shows_exact(exact, self.params.get("numbers", "hand")),
             choices=None if choices is None else tuple(choices),
+            decimals=self.params.get("numbers") == "calculator",
         )
         self.steps.append(step)
         return step
