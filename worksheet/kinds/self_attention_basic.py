@@ -114,12 +114,9 @@ def _symmetry_note(S: Matrix) -> str:
     return (
         "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
         + example
-        + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. The weights "
-        "need not be symmetric: each row's softmax divides by its own sum, so "
-        "$\\alpha_{ij}$ and $\\alpha_{ji}$ differ when the two rows' other scores differ. With no "
-        "trained weights, what a token looks for is the same vector as what it offers, and the "
-        "diagonal $s_{ii}$ tends to win; that is one reason attention learns separate "
-        "projections $W^Q$, $W^K$ and $W^V$."
+        + ", and $s_{ii} = \\lVert x_i \\rVert^2$; the weights need not be symmetric, as each row's "
+        "softmax has its own sum. With no trained weights, what a token looks for is what it offers, "
+        "and the diagonal tends to win: one reason attention learns $W^Q$, $W^K$ and $W^V$."
     )
 
 

@@ -137,16 +137,11 @@ class TemplateRenderer:
 
     @staticmethod
     def exact_table(s: Step) -> Table:
-        if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+        def cell(x):  # carried decimals: the same places, trailing zeros kept; a calculator sheet's 14.4, not 72/5
+            if s.rounded and not isinstance(x, (str, NegInf)):
+                return fmt.decimal(x, s.places)
+            return fmt.given(x) if s.decimals and type(x) is Fraction else fmt.exact_latex(x)
 
-            def cell(x):
-                return fmt.exact_latex(x) if isinstance(x, (str, NegInf)) else fmt.decimal(x, s.places)
-        elif s.decimals:  # a calculator sheet gave 14.4: its key writes 14.4, not 72/5 (1/3 stays a fraction)
-
-            def cell(x):
-                return fmt.given(x) if type(x) is Fraction else fmt.exact_latex(x)
-        else:
-            cell = fmt.exact_latex
         return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact], s.rows, s.cols))
 
     @staticmethod
