@@ -117,3 +117,11 @@ def test_a_calculator_key_writes_the_sheets_decimals_as_decimals(kind):
         r"<mtd>(?:<mo>[^<]*</mo>)?<mfrac><mn>(\d+)</mn><mn>(\d+)</mn></mfrac></mtd>", files["c-key.html"]
     ):
         assert terminating_places(Fraction(int(m[1]), int(m[2]))) is None, m[0]
+
+
+def test_next_token_quotes_the_probability_its_table_shows():
+    for seed in range(8):
+        (p,) = build_document(["next-token"], seed=seed).problems
+        chain = p.step("probabilities").chain
+        line = p.step("prediction").work[0]
+        assert f"\\approx {float(max(chain[0])):.4f}" in line, (seed, line)
