@@ -357,7 +357,7 @@ def test_a_decoder_blocks_corrections_fit_a_page_and_the_key_numbers_them_as_the
         p = doc.problems[0]
         asked = [s for s in p.steps if not s.on_sheet]
         assert asked and (len(asked) == 1 or sum(s.value.size for s in asked) <= 30)
-        assert "as many whole steps as fit in 30 numbers" in p.intro
+        assert "whole steps, at most 30 numbers" in p.intro
         files = render_document(doc, ["md", "tex", "html"], name="f")
         sheet, key = files["f.md"], files["f-key.md"]
         for s in asked:  # the key's section has the number the student's solution gives the step

@@ -296,7 +296,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_written("corrections", title="The corrected steps",
                   answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
                           f"The correct values of steps {_span(asked, order)} are below."),
-                  lines=8)
+                  lines=CORRECTION_LINES)
     for k, label in enumerate("abc"):
         p.steps[k] = replace(p.steps[k], number=f"{label}.")
     for s in asked:
@@ -306,10 +306,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
 
 
 ASKED_WORDS = {
-    False: f"of the wrong step and of the steps after it, as many whole steps as fit in {ASKED_ENTRIES} numbers",
-    True: (f"of the wrong step and of the steps after it up to the end of its sublayer (the attention, "
-           f"an Add & Norm or the feed-forward network), as many whole steps as fit in {ASKED_ENTRIES} numbers"),
+    False: f"of the wrong step and the steps after it (whole steps, at most {ASKED_ENTRIES} numbers)",
+    True: (f"of the wrong step and the steps after it to the end of its sublayer (attention, Add & Norm "
+           f"or feed-forward; whole steps, at most {ASKED_ENTRIES} numbers)"),
 }
+CORRECTION_LINES = 6  # ruled lines for the corrections: at most 30 numbers
 
 
 def _part(name: str) -> str:
