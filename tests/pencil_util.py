@@ -358,6 +358,14 @@ class _Exact(Tables):
             return Fraction(mpmath.nstr(v, 28, strip_zeros=False, min_fixed=-100, max_fixed=100))
 
 
+def true_value(text: str) -> Fraction | None:
+    """The value of printed arithmetic with every function value to 30 digits (None if unreadable)."""
+    try:
+        return _Parser(text, _Exact()).parse()
+    except (Unreadable, ZeroDivisionError, ValueError):
+        return None
+
+
 def rounds_to(x: Fraction, printed: Fraction, p: int) -> bool:
     """Is ``printed`` (``p`` places) ``x`` rounded to ``p`` places (either way at a tie)?"""
     return abs(x - printed) <= Fraction(1, 2 * 10**p)
@@ -395,6 +403,11 @@ def check_line(line: str, tables: Tables) -> tuple[int, list[str]]:
                 checked += 1
                 if not rounds_to(prev[1], cur[1], pl):
                     bad.append(f"{prev[0]} {rel} {cur[0]}: the printed terms give {float(prev[1]):.6f}")
+                elif prev[2] and true_value(prev[0]) is not None and not rounds_to(true_value(prev[0]), cur[1], pl):
+                    # e^{-1}/(1 + e^{-1}) ~ 0.2690 holds with the table's 0.3679, but its value is 0.26894:
+                    # a line that names functions must round their true value; 0.3679/1.3679 ~ 0.2690 is
+                    # how a chain writes the numbers that give its result
+                    bad.append(f"{prev[0]} {rel} {cur[0]}: its exact value is {float(true_value(prev[0])):.6f}")
             elif rel == "=" and prev[2] == 0 and cur[2] == 0:
                 checked += 1
                 if prev[1] != cur[1]:

@@ -72,13 +72,18 @@ def test_exactly_one_mistake_and_everything_after_follows_from_it(of, seed):
         expected = ftm.of_reference(floats, of, right.params, given)[name]
         np.testing.assert_allclose(_shown(p, name), expected, atol=5e-4)
         given[name] = _shown(p, name)
-    # the key: the step, the mistake, and the corrected steps from the wrong one on
+    # the key: the step, the mistake, and the corrected steps asked: from the wrong one on,
+    # within its sublayer, whole steps of at most 30 numbers (the wrong step always)
     assert p.step("step").exact == ((first,),) and p.step("mistake").exact == ((code,),)
     corrected = [s.name for s in p.steps if s.name not in ("step", "mistake", "corrections")]
-    assert corrected == names[at:]
+    assert corrected == names[at : at + len(corrected)] and corrected
+    sizes = [right.step(n).value.size for n in corrected]
+    assert len(corrected) == 1 or sum(sizes) <= ftm.ASKED_ENTRIES
+    assert len({n.split(".")[0] for n in corrected if "." in n}) <= 1  # one sublayer of a block
     for name in corrected:
         assert p.step(name).exact == right.step(name).exact
         assert not p.step(name).on_sheet
+        assert p.step(name).number == f"({names.index(name) + 1})"  # the student's solution's number
 
 
 def test_the_shown_solution_is_on_the_sheet_and_the_corrections_are_not():
@@ -340,3 +345,29 @@ def test_a_mistake_that_cannot_be_planted_is_refused_in_one_line_that_names_thos
     codes = line.split("choose one of ")[1].split(", or let it be drawn")[0].split(", ")
     assert "concat-wrong-axis" not in codes and "no-scaling" in codes and "arithmetic-slip" in codes
     assert not any(tmp_path.iterdir())
+
+
+def test_a_decoder_blocks_corrections_fit_a_page_and_the_key_numbers_them_as_the_solution_does():
+    """Of decoder-block, a mistake in step (11) meant redoing 27 steps (about 200
+    numbers) on 8 ruled lines: now the wrong step's sublayer, at most 30 numbers."""
+    from worksheet.build import render_document
+
+    for seed in range(1, 6):
+        doc = build_document(["find-the-mistake:of=decoder-block"], seed=seed)
+        p = doc.problems[0]
+        asked = [s for s in p.steps if not s.on_sheet]
+        assert asked and (len(asked) == 1 or sum(s.value.size for s in asked) <= 30)
+        assert "whole steps, at most 30 numbers" in p.intro
+        files = render_document(doc, ["md", "tex", "html"], name="f")
+        sheet, key = files["f.md"], files["f-key.md"]
+        for s in asked:  # the key's section has the number the student's solution gives the step
+            n = s.number
+            assert re.search(rf"^### {re.escape(n)} ", key, re.M), (seed, n)
+            assert f"\\text{{{n}}}" in sheet  # the shown step (11) on the sheet
+        assert not re.search(r"^### [0-9]+\. ", key, re.M) and "### a. The first wrong step" in sheet
+        heading = ftm.SOLUTION_HEADING  # the student's solution has a heading, in every format
+        assert sheet.count(heading) == files["f.tex"].count(heading) == 1
+        assert files["f.html"].count(heading.replace("'", "&#39;")) == 1
+        # the tables come before the student's solution (on page 1 when it has room)
+        if p.aids:
+            assert sheet.index("you may need") < sheet.index(ftm.SOLUTION_HEADING)

@@ -163,7 +163,7 @@ def test_alignment_writes_one_index_throughout():
     p = problem("alignment", 1)
     printed = " ".join(p.step("weights").work + p.step("context").work)
     assert r"\alpha_{1" not in printed.replace(r"\alpha_{1}", "") and "e_{1j}" not in printed
-    assert r"\max_j e_{j}" in printed and r"e^{e_{j} - m}" in printed
+    assert r"\max_j e_{j}" in printed and r"\exp(e_{j} - m)" in printed  # exp: e names a score
     assert re.search(r"c_\{\d\} = \\sum_k \\alpha_\{k\}", printed)
 
 
@@ -231,7 +231,7 @@ def test_the_worked_entry_of_a_product_is_not_0():
 def test_the_worked_output_entry_is_not_0():
     p = solve_inputs("self-attention-basic", {"X": ((0, 1), (0, 2))})
     line = p.step("output").work[0]
-    assert line.startswith("y_{12}") and not line.endswith(r"\approx 0.0000")
+    assert line.startswith("z_{12}") and not line.endswith(r"\approx 0.0000")
 
 
 @pytest.mark.parametrize("seed", HAND_SEEDS)

@@ -421,12 +421,13 @@ def test_find_the_mistake_in_a_block_is_diagnosed_and_its_shown_steps_before_it_
     answers = {s.name: s.value for s in p.steps if s.name not in ("step", "mistake", "corrections")}
     report = check_answers(key, write_toml(tmp_path / "right.toml", table(answers)))
     assert all(statuses(report)[n] == "correct" for n in answers), report.text()
-    wrong = dict(answers, **{n: p.inputs[f"shown.{n}"].value for n in names[names.index(first) :]})
+    # the corrected steps asked (the wrong one's sublayer, at most 30 numbers), as the flawed solution shows them
+    wrong = dict(answers, **{n: p.inputs[f"shown.{n}"].value for n in names[names.index(first) :] if n in answers})
     report = check_answers(key, write_toml(tmp_path / "wrong.toml", table(wrong)))
     assert statuses(report)[first] == "incorrect", report.text()
     # every later shown step follows from the shown ones before it, as a pencil gives it; copied
     # from the flawed solution (an input of the problem) it earns no carried credit, and says so
-    later = names[names.index(first) + 1 :]
+    later = [n for n in names[names.index(first) + 1 :] if n in answers]
     made = mistakes_of(report)  # the mistake made again in a later step where its rule applies
     steps = {s.name: s for s in report.problems[0].steps}
     assert all(

@@ -109,3 +109,23 @@ def test_check_takes_an_add_and_norms_symbol_and_not_another_ones(tmp_path):
     other = k % 3 + 1
     for answer in (rf"$\sigma^2_{other}$", f"norm{other}.variance", rf"$\mu_{k}$", f"σ²_{other}", f"μ_{k}"):
         assert status(answer) != "correct", answer
+
+
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
+def test_across_kinds_z_is_the_attention_output_and_y_a_layer_norms(numbers):
+    """Issue 29: the output was Z in one kind and Y in another, and Y is also layer
+    norm's output.  Z = A V (or A X) wherever attention's weighted sum is the answer;
+    Y (Y_k in a block) only ever a layer norm's scale and shift."""
+    for kind in KINDS:
+        p = build_document([kind], seed=1, options={"numbers": numbers}).problems[0]
+        for s in p.steps:
+            if s.is_written:
+                continue
+            base = re.sub(r"_\{?\d\}?$", "", s.symbol)
+            if base == "Y":
+                assert kind == "layer-norm" or s.name.startswith("norm") or s.name == "output", (kind, s.name)
+                assert "scale and shift" in s.title.lower() or kind == "layer-norm" or "norm" in s.title.lower()
+            if base == "Z":
+                assert s.formula.startswith("Z = A"), (kind, s.name, s.formula)
+    for kind in ("attention", "self-attention-basic", "cross-attention"):
+        assert build_document([kind], seed=1).problems[0].step("output").symbol == "Z"

@@ -45,7 +45,8 @@ from worksheet.render.latex import breakable, narrower_blocks
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 REQUIRE_CHROMIUM = os.environ.get("WORKSHEET_REQUIRE_CHROMIUM") == "1"
 
-HEADING = re.compile(r"^(Problem \d+:|\d+\. .*\([\w.]+\))")  # a problem's or a step's heading
+# a problem's or a step's heading: "4. Scores (scores)", find-the-mistake's "a. The mistake (mistake)", "(11) ..."
+HEADING = re.compile(r"^(Problem \d+:|(\d+\.|[a-c]\.|\(\d+\)) .*\([\w.]*[A-Za-z][\w.]*\))")
 CAPTION = re.compile(r"^(To \d+ decimals|Full precision|Exact:)")  # words above a table or matrix
 MIN_SCALE = 0.85
 HTML_PAGES_PER_PDF_PAGE = 1.3

@@ -355,3 +355,25 @@ def test_every_sheet_states_its_seed():
     for fmt in ("tex", "html", "md"):
         for key in (False, True):
             assert "4242" in str(get(fmt).render(doc, key=key))
+
+
+@pytest.mark.parametrize(
+    "kind", ["layer-norm", "attention", "next-token", "find-the-mistake", "lstm-cell", "encoder-block"]
+)
+def test_no_heading_wraps_into_a_narrow_column(kind):
+    """Issue 29: "1. Residual / connection" wrapped beside its grid in 4 cm.  Beside a grid
+    or above one in a pair, a heading is on one line, or on at most three in a column of
+    5.5 cm or more."""
+    r = get("tex")
+    for seed in (1, 2, 3):
+        p = build_document([kind], seed=seed).problems[0]
+        for row in r.step_rows(p.printed_steps(False), False):
+            for i, s, w, side in row:
+                need = r.heading_cm(i, s)
+                if side:
+                    assert side >= need or (side >= r.WRAP_CM and 3 * side >= need), (kind, s.name, side, need)
+                if len(row) > 1:
+                    assert w >= need or (w >= r.WRAP_CM and 3 * w >= need), (kind, s.name, w, need)
+    residual = build_document(["layer-norm"], seed=1).problems[0].printed_steps(False)[0]
+    (row,) = r.step_rows([residual], False)
+    assert row[0][3] == 0.0  # "1. Residual connection" stands above its wide grid, not in a 4.4 cm column

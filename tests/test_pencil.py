@@ -202,11 +202,19 @@ def test_a_student_following_the_sheet_gets_full_marks(kind, tmp_path, monkeypat
     assert not failures, "\n".join(failures[:25])
 
 
+CALCULATOR_SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_CALCULATOR_SEEDS", "6")))
+
+
+@pytest.mark.parametrize("numbers", ["hand", "calculator"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_worked_line_is_true_as_printed(kind):
+def test_every_worked_line_is_true_as_printed(kind, numbers):
+    """Hand keys (function values from the sheet's tables) and calculator keys (no
+    tables: a function's value to 30 digits): a line's printed terms give its printed
+    result, and a line that names a function (e^{-1}/(1 + e^{-1})) rounds to what
+    follows it by its true value too (so 0.3679/1.3679 ~ 0.2690 writes the numbers)."""
     failures, checked = [], 0
-    for seed in SEEDS:
-        p = build_document([kind], seed=seed).problems[0]
+    for seed in SEEDS if numbers == "hand" else CALCULATOR_SEEDS:
+        p = build_document([kind], seed=seed, options={"numbers": numbers}).problems[0]
         tables = pu.Tables.of(p)
         for s in p.steps:
             for line in s.work:
@@ -274,6 +282,14 @@ def test_the_line_reader_reads_our_printed_arithmetic():
     assert n == 1 and bad
     n, bad = pu.check_line(r"z_{11} \approx 0.2119 \cdot (-1) + 0.5761 \cdot (-1) \approx -0.7880", t)
     assert n == 1 and not bad
+    # the table's 0.3679 gives 0.2690, but e^{-1}/(1 + e^{-1}) is 0.26894: the line must write the numbers
+    n, bad = pu.check_line(r"\alpha_{1} = \frac{e^{-1}}{1 + e^{-1}} \approx 0.2690", t)
+    assert n == 1 and bad and "exact value" in bad[0]
+    n, bad = pu.check_line(r"\alpha_{1} = \frac{e^{-1}}{1 + e^{-1}} \approx \frac{0.3679}{1.3679} \approx 0.2690", t)
+    assert n == 1 and not bad
+    # a calculator line: the factors printed are what the result is computed from
+    assert pu.check_line(r"h \approx 0.6130 \cdot (-0.7842) \approx -0.4808", pu.Tables())[1]
+    assert not pu.check_line(r"h \approx 0.61304 \cdot (-0.78425) \approx -0.4808", pu.Tables())[1]
     with pytest.raises(pu.NotOnSheet):
         pu.value("e^{-2}", t)
     with pytest.raises(pu.Unreadable):
@@ -347,3 +363,60 @@ def test_the_simulated_student_notices_a_value_the_sheet_does_not_print(tmp_path
     p.aids = []
     _, missing = simulate(p, read_key(key_path).problems()[0], monkeypatch)
     assert any(m.startswith("exp(") for m in missing)
+
+
+FLAWED = [k for k in KINDS if k.startswith("find-the-mistake")] + [
+    "find-the-mistake",
+    "find-the-mistake:of=positional-encoding",
+    "find-the-mistake:of=layer-norm",
+    "find-the-mistake:of=cross-attention",
+    "find-the-mistake:of=feed-forward",
+    "find-the-mistake:of=softmax-scaling",
+]
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-3, atol=2e-3))
+
+
+@pytest.mark.parametrize("kind", FLAWED)
+def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
+    """After the planted mistake, each printed step of the student's solution is
+    what its printed earlier steps give: ``of``'s own recomputation from them, or
+    the planted mistake made again on them (a mistake spanning several steps, such
+    as Q, K and V of cross-sources-swapped).  And the midterm's case: a PE printed
+    after wrong angles is the sine and cosine of the printed angles."""
+    from worksheet.kinds import mistakes
+    from worksheet.kinds.find_the_mistake import of_reference
+
+    failures = []
+    for seed in SEEDS[:8]:
+        p = build_document([kind], seed=seed).problems[0]
+        of, options, code = p.params["of"], p.params["options"], p.params["mistake"]
+        shown = {n[len("shown.") :]: q.value for n, q in p.inputs.items() if n.startswith("shown.")}
+        inputs = {n: q.value for n, q in p.inputs.items() if not n.startswith("shown.")}
+        names = [n for n in shown if not any(isinstance(x, str) for row in p.inputs[f"shown.{n}"].exact for x in row)]
+        at = names.index(p.params["step"])
+        for k in range(at + 1, len(names)):
+            given = {n: shown[n] for n in names[:k]}
+            try:
+                follows = _close(of_reference(inputs, of, options, given)[names[k]], shown[names[k]])
+            except (ValueError, KeyError, IndexError):
+                follows = False
+            if not follows:
+                data = {**inputs, **given}
+                for c, rule, ctx in mistakes.rules(of, names[k]):
+                    if c != code:
+                        continue
+                    try:
+                        again = rule(mistakes.Values(data, **ctx), options)
+                    except (ValueError, KeyError, IndexError, TypeError):
+                        continue
+                    follows = follows or (again is not None and _close(np.asarray(again, float), shown[names[k]]))
+            if not follows:
+                failures.append(f"seed {seed}: {code} at {p.params['step']}: ({k + 1}) {names[k]} does not follow")
+            if of == "positional-encoding" and names[k] == "PE":
+                A = shown["angles"]
+                assert np.allclose(shown["PE"][:, 0::2], np.sin(A), atol=2e-4), (seed, code)
+                assert np.allclose(shown["PE"][:, 1::2], np.cos(A[:, : shown["PE"].shape[1] // 2]), atol=2e-4)
+    assert not failures, "\n".join(failures[:25])

@@ -396,7 +396,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     # 2) softmax over the encoder states (e^x table when the scores are rational)
     W = blocks.softmax_step(p, "weights", E, ref["weights"], sym=r"\alpha", src_sym="e",
                             title="Attention weights (softmax of the scores)",
-                            formula=r"\alpha_j = \frac{e^{e_j}}{\sum_k e^{e_k}}", cols=labels,
+                            formula=r"\alpha_j = \frac{\exp(e_j)}{\sum_k \exp(e_k)}", cols=labels,
                             latex_name=r"\alpha", vector=True)
     if score == "additive" and blocks.aids_allowed(p):
         _additive_aids(p, inputs, E)

@@ -129,10 +129,15 @@ def symbol(letter: str, new: str) -> tuple[str, str]:
     return rf"(?<![\\A-Za-z{{^]){re.escape(letter)}(?![A-Za-z'])", new.replace("\\", "\\\\")
 
 
-def entry(letter: str, new: str) -> tuple[str, str]:
+def entry(letter: str, new: str) -> tuple[str, object]:
     """A (pattern, replacement) renaming the entries of a matrix in worked lines:
-    ``f_{11}`` -> ``o_{11}`` for ``entry("f", "o")`` (the entry symbol follows its matrix)."""
-    return rf"(?<![\\A-Za-z]){re.escape(letter)}_(?=\{{)", new + "_"
+    ``f_{11}`` -> ``o_{11}`` for ``entry("f", "o")`` (the entry symbol follows its matrix).
+    A new symbol with a subscript of its own separates the entry's indices:
+    ``o_{11}`` -> ``{O_f}_{1,1}`` (``{O_f}_{11}`` would read as O_f11)."""
+    pattern = rf"(?<![\\A-Za-z]){re.escape(letter)}_(?:\{{(\d)(\d)\}}|(?=\{{))"
+    if "_" not in new:
+        return pattern, lambda m: m.group(0).replace(f"{letter}_", f"{new}_", 1)
+    return pattern, lambda m: f"{new}_{{{m.group(1)},{m.group(2)}}}" if m.group(1) else f"{new}_"
 
 
 def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tuple[tuple[str, str], ...]:

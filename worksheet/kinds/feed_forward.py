@@ -142,6 +142,16 @@ def _terms(A: Matrix, W: Matrix, i: int, j: int) -> int:
     return sum(1 for a, r in zip(A[i], W) if a != 0 and r[j] != 0)
 
 
+def _bias_entry(b_sym: str, j: int) -> str:
+    """Entry j of a bias vector: ``b_{1,4}`` for ``{b_1}`` (the bias's own index, then the
+    entry's; ``{b_1}_{4}`` would read as b_14), ``b_{4}`` for ``b``."""
+    inner = b_sym.strip("{}")
+    if "_" in inner:
+        letter, sub = inner.split("_", 1)
+        return f"{letter}_{{{sub.strip('{}')},{j + 1}}}"
+    return f"{inner}_{{{j + 1}}}"
+
+
 def _affine_work(
     sym: str,
     a_sym: str,
@@ -157,7 +167,7 @@ def _affine_work(
     i, j = at
     return blocks.dot_work(
         rf"{blocks.entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \cdot {w_sym}_{{:,{j + 1}}} "
-        rf"+ {b_sym}_{{{j + 1}}}",
+        rf"+ {_bias_entry(b_sym, j)}",
         A[i],
         [r[j] for r in W],
         C[i][j],

@@ -76,6 +76,8 @@ CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
 EXCLUDED = ("find-the-mistake",)
 SLIP_PLACES = flawed.SHOWN_PLACES  # decimals of the shown worked solution
+ASKED_ENTRIES = 30  # the corrections asked: whole steps, at most about this many numbers (a page's lines)
+SOLUTION_HEADING = "The student's solution"
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     order = [s.name for s in right.steps if not s.is_written]
     at = order.index(planted.step)
     mistake = mistakes.CATALOGUE[planted.code]
+    asked = asked_steps([s for s in right.steps if not s.is_written], at)
+    blocks = any("." in name for name in order)
 
     p = Problem("find-the-mistake", f"{TITLE}: {right.title}",
                 {"of": params.of, "mistake": planted.code, "step": planted.step, "numbers": params.numbers,
@@ -254,15 +258,17 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                 intro=(f"A student's worked solution of the problem below has exactly one mistake. "
                        f"{right.intro} Find the first wrong step (its number, name or symbol), name the "
                        f"mistake (one of: {', '.join(map(code, offered))}), and give the "
-                       f"correct values from that step on."))
+                       f"correct values {ASKED_WORDS[blocks]}."))
     p.record = {"mistake": planted.code, "step": planted.step, "offered": offered,
                 "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written}}
     p.aids = list(right.aids)
     for name, q in right.inputs.items():
         p.inputs[name] = q
-    for k, s in enumerate(right.steps):
+    first_shown = True
+    for s in right.steps:
         if s.is_written:
             continue
+        k = order.index(s.name)  # the student's solution numbers its steps (1), (2), ... as the key does
         value = planted.values[s.name]
         same = value.shape == s.value.shape
         # before the wrong step the student is right: the key's value rounded (a step carried
@@ -273,8 +279,12 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                         cols=s.cols if same else None,
                         latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
         if not q.integral:  # 4 places, trailing zeros kept, as the correct solution prints them
-            p.inputs[q.name] = replace(q, given_places=SLIP_PLACES)
+            p.inputs[q.name] = q = replace(q, given_places=SLIP_PLACES)
+        if first_shown:  # the student's solution starts under a heading of its own, after the givens
+            p.inputs[q.name] = replace(q, heading=SOLUTION_HEADING)
+            first_shown = False
     codes = offered
+    # the questions are a., b., c.: the numbers (1), (2), ... are the student's solution's steps
     p.add_step("step", ((planted.step,),), np.array([[float(at)]]),
                title="The first wrong step", formula=r"\text{number, name or symbol of the step}",
                work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}, }} {right.step(planted.step).symbol}",
@@ -283,15 +293,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_step("mistake", ((planted.code,),), np.array([[float(codes.index(planted.code))]]),
                title="The mistake", formula=r"\text{code of the mistake}",
                work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.typeset, choices=codes)
-    p.add_written("corrections", title="The corrected steps, from the wrong one on",
+    p.add_written("corrections", title="The corrected steps",
                   answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
-                          f"The correct values from that step on are the steps below."),
-                  lines=8)
-    for s in right.steps[at:]:
-        if s.is_written:
-            continue
-        p.steps.append(_key_only(s))
-    p.step_weights = fixed_shares([s.name for s in right.steps[at:] if not s.is_written])
+                          f"The correct values of steps {_span(asked, order)} are below."),
+                  lines=CORRECTION_LINES)
+    for k, label in enumerate("abc"):
+        p.steps[k] = replace(p.steps[k], number=f"{label}.")
+    for s in asked:
+        p.steps.append(replace(_key_only(s), number=f"({order.index(s.name) + 1})"))
+    p.step_weights = fixed_shares([s.name for s in asked])
     p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.typeset}")
     return p
 
@@ -304,6 +314,38 @@ def fixed_shares(corrected: list[str]) -> dict[str, int]:
     key's weights are exact; a spec's own ``step_points``/``step_weights`` replace them."""
     m = len(corrected)
     return {"step": m, "mistake": m, "corrections": m, **{name: 2 for name in corrected}}
+
+
+ASKED_WORDS = {
+    False: f"of the wrong step and the steps after it (whole steps, at most {ASKED_ENTRIES} numbers)",
+    True: (f"of the wrong step and the steps after it to the end of its sublayer (attention, Add & Norm "
+           f"or feed-forward; whole steps, at most {ASKED_ENTRIES} numbers)"),
+}
+CORRECTION_LINES = 6  # ruled lines for the corrections: at most 30 numbers
+
+
+def _part(name: str) -> str:
+    """A block's sublayer of a step (``norm1.`` of ``norm1.mean``); '' for a kind of one part."""
+    return name.split(".", 1)[0] if "." in name else ""
+
+
+def asked_steps(steps: list[Step], at: int) -> list[Step]:
+    """The corrected steps asked for: the wrong step ``steps[at]``, then those after it in its
+    sublayer, while all of them hold at most :data:`ASKED_ENTRIES` numbers (the wrong step
+    always).  Redoing a decoder block from step (11) would be some 200 numbers: no page has them."""
+    out, total = [steps[at]], steps[at].value.size
+    for s in steps[at + 1:]:
+        if _part(s.name) != _part(steps[at].name) or total + s.value.size > ASKED_ENTRIES:
+            break
+        out.append(s)
+        total += s.value.size
+    return out
+
+
+def _span(asked: list[Step], order: list[str]) -> str:
+    """``(4) to (6)``, or ``(4)`` for one step."""
+    a, b = order.index(asked[0].name) + 1, order.index(asked[-1].name) + 1
+    return f"({a})" if a == b else f"({a}) to ({b})"
 
 
 def plain_symbol(latex: str) -> str:

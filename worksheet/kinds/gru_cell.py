@@ -204,9 +204,11 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
             rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
             rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})"
         )
+        ax, ah = A_x[0][j], A_h[0][j]
+        d = _digits([(ax, 0), (R[0][j], 0), (ah, 0)], lambda v: v[0] + v[1] * v[2], A[0][j])
         out.append(
-            rf"{lhs} \approx {blocks.work_term(A_x[0][j])[0]} + {r} \cdot {blocks.work_term(A_h[0][j])[0]} "
-            rf"{rec.to_places(A[0][j], places)}"
+            rf"{lhs} \approx {blocks.work_term(ax, digits=d)[0]} + {blocks.decimal_at(R[0][j], d)} \cdot "
+            rf"{blocks.work_term(ah, digits=d)[0]} {rec.to_places(A[0][j], places)}"
         )
         out.append(rec.act_work(rec.sub("n", t, T, j), TANH, A_r[0][j], N[0][j]))
     return out
@@ -215,15 +217,23 @@ def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
 def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
     out = []
     for j in rec.units(len(N[0])):
-        z, n = decimal(Z[0][j]), decimal(N[0][j])
+        zs, ns, hs = (Z[0][j], 0), (N[0][j], 0), (h_prev[0][j], blocks.SHORT)  # (value, its work_term limit)
+        d = _digits([zs, ns, hs], lambda v: (1 - v[0]) * v[1] + v[0] * v[2], h_exact[0][j])
+        z, n = blocks.decimal_at(Z[0][j], d), blocks.decimal_at(N[0][j], d)
         n = f"({n})" if n.startswith("-") else n  # all 4 places, as the table gives n
         hp = rec.prev_unit("h", t, T, j)
         out.append(
             rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
             rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
-            rf"{blocks.work_term(h_prev[0][j])[0]} {rec.to_places(h_exact[0][j], places)}"
+            rf"{blocks.work_term(h_prev[0][j], digits=d)[0]} {rec.to_places(h_exact[0][j], places)}"
         )
     return out
+
+
+def _digits(values, combine, result) -> int:
+    """The places of a line's rounded factors (4, or more where the printed result needs them);
+    ``values``: (value, the limit below which :func:`work_term` prints it as an exact form)."""
+    return blocks.fit_places(values, combine, result, at=lambda v, p: blocks.term_value(v[0], v[1], p))
 
 
 # ---------------------------------------------------------------- mistakes

@@ -34,6 +34,7 @@ from . import mistakes
 from ..exact import add, mul, tanh
 from ..solution.problem import Matrix, Problem, shape
 from . import base, recurrent as rec
+from ..steps import scaled_dot_product as blocks
 from . import screen
 from .recurrent import SIGMA, TANH
 
@@ -206,28 +207,39 @@ def _in_product(text: str) -> str:
 
 
 def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
-    from ..solution.number_format import decimal
+    decimal_at = blocks.decimal_at
 
     out = []
     for j in rec.units(len(c_exact[0])):
         cj = rec.prev_unit("c", t, T, j)
+        f, cp, i, g = G["f"][0][j], c_prev[0][j], G["i"][0][j], G["g"][0][j]
+        d = _digits([f, cp, i, g], lambda v: v[0] * v[1] + v[2] * v[3], c_exact[0][j])
         out.append(
             rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
-            rf"{rec.sub('g', t, T, j)} \approx {decimal(G['f'][0][j])} \cdot {rec.num(c_prev[0][j])} + "
-            rf"{decimal(G['i'][0][j])} \cdot {_in_product(decimal(G['g'][0][j]))} {rec.to_places(c_exact[0][j], places)}"
+            rf"{rec.sub('g', t, T, j)} \approx {decimal_at(f, d)} \cdot {blocks.work_term(cp, 0, digits=d)[0]} + "
+            rf"{decimal_at(i, d)} \cdot {_in_product(decimal_at(g, d))} {rec.to_places(c_exact[0][j], places)}"
         )
     return out
+
+
+def _digits(values, combine, result) -> int:
+    """The places of a line's rounded factors (4, or more where the printed result needs them)."""
+    return blocks.fit_places(values, combine, result, at=lambda x, p: blocks.term_value(x, 0, p))
 
 
 def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
     from ..solution.number_format import decimal
 
+    decimal_at = blocks.decimal_at
+
     out = []
     for j in rec.units(len(h_exact[0])):
+        o, tc = G["o"][0][j], tanh(c_new[0][j])
+        d = _digits([o, tc], lambda v: v[0] * v[1], h_exact[0][j])
         out.append(
             rf"{rec.sub('h', t, T, j)} = {rec.sub('o', t, T, j)} \tanh({rec.sub('c', t, T, j)}) "
-            rf"\approx {decimal(G['o'][0][j])} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
-            rf"{decimal(G['o'][0][j])} \cdot {rec.num(tanh(c_new[0][j]))} "
+            rf"\approx {decimal(o)} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
+            rf"{decimal_at(o, d)} \cdot {blocks.work_term(tc, 0, digits=d)[0]} "
             rf"{rec.to_places(h_exact[0][j], places)}"
         )
     return out

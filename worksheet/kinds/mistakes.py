@@ -257,11 +257,16 @@ class Values(Mapping):
 
     def _name(self, name: str) -> str:
         alias = self.aliases.get(name)
+        if alias is not None and alias not in self.data:  # a block's step, itself shown under another name
+            alias = self.aliases.get(alias, alias)
         if alias is not None and alias in self.data:
             return alias
         for n in (self.prefix + name + self.suffix, self.prefix + name, name + self.suffix):
             if n in self.data:
                 return n
+            alias = self.aliases.get(n)  # a block's step by its full name (find-the-mistake's shown steps)
+            if alias is not None and alias in self.data:
+                return alias
         return name
 
     def __getitem__(self, name: str) -> np.ndarray:

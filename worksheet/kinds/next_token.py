@@ -228,8 +228,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if ref_best != best and not math.isclose(probs[ref_best], probs[best], rel_tol=1e-12):
         raise VerificationError(f"next-token.prediction: exact choice {best} != float choice {ref_best}")
     ties = [k for k, x in enumerate(z) if x == z[best]]
+    chain = p.steps[-1].chain  # by hand: the probability as the table of decimals shows it
+    top = blocks.approx(P[0][best] if chain is None else chain[0][best])
     work = [
-        rf"\max_j p_j = p_{{{best + 1}}} \approx {blocks.approx(P[0][best])} \quad ({blocks.latex_text(vocab[best])})",
+        rf"\max_j p_j = p_{{{best + 1}}} \approx {top} \quad ({blocks.latex_text(vocab[best])})",
         rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{token {best + 1} of {size}}})",
     ]
     if len(ties) > 1:

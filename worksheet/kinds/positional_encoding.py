@@ -223,7 +223,7 @@ def solve(
         ref["angles"],
         title="Angles (one per position and pair of columns)",
         formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
-        rf"\quad i = 0, \ldots, {k - 1}",
+        rf"\quad i = {_range(k)}",
         work=work,
         rows=rows,
         cols=tuple(MathLabel(f"i = {i}") for i in range(k)),
@@ -355,10 +355,27 @@ def _pe_column_exponent(scale: float):
 
     def rule(v, params):
         d = _pe_width(v, params)
+        if not _angles_right(v, params, d):
+            return None  # the angles already carry the mistake: PE follows from them, as printed
         j = precise.arange(d)
         return _sin_cos(_positions(v) / precise.power(_pe_base(params), precise.number(scale) * j / d))
 
     return rule
+
+
+def _range(k: int) -> str:
+    """``0, 1`` for k = 2 (not "0, ..., 1"), ``0, \\ldots, 7`` for k = 8."""
+    return ", ".join(str(i) for i in range(k)) if k <= 3 else rf"0, \ldots, {k - 1}"
+
+
+def _angles_right(v: mistakes.Values, params, d: int) -> bool:
+    """Are the angles so far the right ones, pos / base^(2i/d_model)?  When the
+    mistake was made in the angles step, a later PE is computed from the angles
+    shown (sin and cos of step (1)), not from another set of angles."""
+    A = v["angles"]
+    i = precise.arange(A.shape[1])
+    right = _positions(v) / precise.power(_pe_base(params), 2 * i / d)
+    return bool(np.all(np.abs(precise.to_float64(A) - precise.to_float64(right)) < 1e-9))
 
 
 mistakes.register("positional-encoding", "PE", "pe-index-not-halved")(_pe_column_exponent(2.0))

@@ -3,15 +3,15 @@
     scores = X X^T                                # (n, n): s_ij = x_i . x_j
     masked = scores with -oo where j > i          # only with causal = true
     weights = softmax(scores or masked) by rows   # rows sum to exactly 1
-    output = weights X                            # (n, d_model): y_i = sum_j alpha_ij x_j
+    output = weights X                            # (n, d_model): z_i = sum_j alpha_ij x_j
 
 Steps: ``scores``, ``masked`` (causal only), ``weights``, ``output``.
 
 There is no scaling: the score is the plain dot product, as on the slides.
-The key remarks that the scores are symmetric (s_ij = s_ji): without trained
-W^Q, W^K, W^V a token cannot attend to another differently from how that one
-attends to it, and the diagonal s_ii = |x_i|^2 tends to win, which is one
-reason the trainable projections are needed.
+The key remarks that the scores are symmetric (s_ij = s_ji; the weights are
+not, as each row's softmax has its own sum): without trained W^Q, W^K, W^V
+what a token looks for is what it offers, and the diagonal s_ii = |x_i|^2
+tends to win, which is one reason the trainable projections are needed.
 
 Hand mode draws X from {-1, 0, 1, 2} (mostly 0 and 1; for d_model > 4 from
 {-1, 0, 1} with about 2.5 non-zero entries a row) and retries (boundedly)
@@ -114,10 +114,9 @@ def _symmetry_note(S: Matrix) -> str:
     return (
         "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
         + example
-        + ", and each token's score with itself is $s_{ii} = \\lVert x_i \\rVert^2$. With no "
-        "trained weights a token cannot attend to another differently from how that one "
-        "attends to it, and what a token looks for is the same vector as what it offers; "
-        "that is one reason attention learns separate projections $W^Q$, $W^K$ and $W^V$."
+        + ", and $s_{ii} = \\lVert x_i \\rVert^2$; the weights need not be symmetric, as each row's "
+        "softmax has its own sum. With no trained weights, what a token looks for is what it offers, "
+        "and the diagonal tends to win: one reason attention learns $W^Q$, $W^K$ and $W^V$."
     )
 
 
@@ -136,7 +135,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             f"Compute {'causal (masked) ' if params.causal else ''}self-attention with no "
             f"trained weights for the tokens {', '.join(tokens)}: the score of token $i$ "
             r"with token $j$ is the dot product $x_i \cdot x_j$ (no scaling), the weights "
-            r"are its softmax along each row, and the output is $Y = A X$."
+            r"are its softmax along each row, and the output is $Z = A X$."
         ),
     )
     p.add_input("X", X, rows=tokens)
@@ -184,15 +183,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         W,
         X,
         ref["output"],
-        sym="y",
+        sym="z",
         w_sym=r"\alpha",
         v_sym="x",
         logits=S,
         rows=tokens,
-        formula="Y = A X",
-        latex_name="Y",
+        formula="Z = A X",
+        latex_name="Z",  # Z, the attention output in every kind (Y is a layer norm's output)
         title="Output (weighted sum of the embeddings)",
-        note=r"Each output row $y_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
+        note=r"Each output row $z_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
         r"themselves: without $W^V$ the values are the inputs.",
     )
     return p

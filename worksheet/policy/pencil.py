@@ -36,27 +36,58 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["PLACES", "TABLE_PLACES", "TOLERANCE", "HAND_LINE", "CALCULATOR_LINE", "line_for", "round_places"]
+__all__ = [
+    "PLACES",
+    "TABLE_PLACES",
+    "TOLERANCE",
+    "HAND_LINE",
+    "CALCULATOR_LINE",
+    "TABLE_FUNCTIONS",
+    "hand_line",
+    "line_for",
+    "round_places",
+]
 
 PLACES = 4  # decimals an intermediate result and an answer are rounded to
 TABLE_PLACES = 4  # decimals of every value a sheet's table prints
 TOLERANCE = 0.001  # full marks within this of the key (or of the exact value)
 
-HAND_LINE = (
-    r"By hand: given numbers, and results that are whole numbers or short decimals, are exact; read $e^x$, $\sigma$, $\tanh$, "
-    r"$\sqrt{x}$, $\sin$, $\cos$ from the tables on this sheet (4 decimals); round every "
-    r"other result once, to 4 decimals, and go on with the rounded value; an answer within "
-    r"0.001 of the key gets full marks."
-)
+TABLE_FUNCTIONS = ("exp", "sigma", "tanh", "sqrt", "sin", "cos")  # the functions a sheet's tables can hold
+_TABLE_LATEX = {
+    "exp": "$e^x$",
+    "sigma": r"$\sigma$",
+    "tanh": r"$\tanh$",
+    "sqrt": r"$\sqrt{x}$",
+    "sin": r"$\sin$",
+    "cos": r"$\cos$",
+}
+
+
+def hand_line(functions=TABLE_FUNCTIONS) -> str:
+    """The hand sheet's line, naming exactly the ``functions`` whose tables it prints
+    (none: no word of tables)."""
+    names = [_TABLE_LATEX[f] for f in TABLE_FUNCTIONS if f in set(functions)]
+    listed = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + (names[-1] if names else "")
+    tables = "the tables" if len(names) > 1 else "the table"
+    read = f" read {listed} from {tables} on this sheet (4 decimals);" if names else ""
+    return (
+        r"By hand: given numbers, and results that are whole numbers or short decimals, are exact;"
+        rf"{read} round every other result once, to 4 decimals, and go on with the rounded value; "
+        r"an answer within 0.001 of the key gets full marks."
+    )
+
+
+HAND_LINE = hand_line()
 CALCULATOR_LINE = (
     r"With a calculator: keep full precision while you work, round each answer to 4 "
     r"decimals; an answer within 0.001 of the key gets full marks."
 )
 
 
-def line_for(numbers: str) -> str:
-    """The line a sheet prints for its number mode (``hand``, else the calculator's)."""
-    return HAND_LINE if numbers == "hand" else CALCULATOR_LINE
+def line_for(numbers: str, functions=TABLE_FUNCTIONS) -> str:
+    """The line a sheet prints for its number mode (``hand``, naming the ``functions``
+    whose tables it prints; else the calculator's)."""
+    return hand_line(functions) if numbers == "hand" else CALCULATOR_LINE
 
 
 def round_places(x: Fraction, places: int = PLACES) -> Fraction:

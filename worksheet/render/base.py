@@ -7,6 +7,8 @@ piece of text is written.  Layout lives only in ``templates/<format>/``.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import re
 from pathlib import Path
 from typing import Sequence
@@ -136,12 +138,11 @@ class TemplateRenderer(Format):
 
     @staticmethod
     def exact_table(s: Step) -> Table:
-        if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+        def cell(x):  # carried decimals: the same places, trailing zeros kept; a calculator sheet's 14.4, not 72/5
+            if s.rounded and not isinstance(x, (str, NegInf)):
+                return fmt.decimal(x, s.places)
+            return fmt.given(x) if s.decimals and type(x) is Fraction else fmt.exact_latex(x)
 
-            def cell(x):
-                return fmt.exact_latex(x) if isinstance(x, (str, NegInf)) else fmt.decimal(x, s.places)
-        else:
-            cell = fmt.exact_latex
         return _shared("exact", s, lambda s: Table([[cell(x) for x in row] for row in s.exact], s.rows, s.cols))
 
     @staticmethod

@@ -115,6 +115,10 @@ class HtmlRenderer(TemplateRenderer):
         if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
             def cell(x):
                 return exact_cell(x) if isinstance(x, (str, NegInf)) else ml.number(fmt.decimal(x, s.places))
+        elif s.decimals:  # a calculator sheet gave 14.4: its key writes 14.4, not 72/5
+            def cell(x):
+                return ml.number(fmt.given(x)) if type(x) is Fraction and fmt.terminating_places(x) is not None \
+                    else exact_cell(x)
         else:
             cell = exact_cell
         return self._matrix(s.symbol, Table(s.exact, s.rows, s.cols), cell)

@@ -163,9 +163,12 @@ class LatexRenderer(TemplateRenderer):
         grid is saved.  A ``compact`` sheet (two columns) has one step per
         row, its heading above its grid."""
         rows: list[list[tuple]] = []
-        for i, s in enumerate(steps, 1):
+        for k, s in enumerate(steps, 1):
+            i = s.number or f"{k}."  # the heading's number: "4.", or one the step carries ("(11)", "a.")
             single = key or compact or s.is_written or len(col_blocks(s.shape[1])) > 1 or s.shape[0] == 0
-            w = 0.0 if single else self.grid_width(s)
+            # side by side, a heading stands above its grid in a column as wide as both need (on one
+            # line: a narrow column would wrap it, "a. The first wrong / step")
+            w = 0.0 if single else max(self.grid_width(s), min(self.heading_cm(i, s), self.LINE_CM / 2))
             last = rows[-1] if rows else None
             if (
                 last
@@ -174,6 +177,8 @@ class LatexRenderer(TemplateRenderer):
                 and last[0][1].shape[0] == s.shape[0]
                 and len(last) < 3
                 and sum(x[2] for x in last) + w + 0.5 * len(last) <= self.LINE_CM
+                and self.heading_fits(i, s, w)
+                and all(self.heading_fits(x[0], x[1], x[2]) for x in last)
             ):
                 last.append((i, s, w, 0.0))
             else:
@@ -182,11 +187,26 @@ class LatexRenderer(TemplateRenderer):
             i, s, w, _ = row[0]
             if len(row) == 1 and w:
                 side = self.LINE_CM - self.natural_width(s) - 0.5
-                if side >= self.SIDE_CM:
+                if side >= self.SIDE_CM and self.heading_fits(i, s, side):
                     row[0] = (i, s, w, round(side, 2))
         return rows
 
     SIDE_CM = 4.0  # the narrowest heading column beside a grid
+    WRAP_CM = 5.5  # a heading may take up to three lines in a column at least this wide
+
+    def heading_fits(self, number: str, s, width: float) -> bool:
+        """A step's heading in a column ``width`` cm wide: on one line, or on up to three in a
+        column that is not narrow ("1. Residual / connection" in 4 cm is what this prevents)."""
+        need = self.heading_cm(number, s)
+        return width >= need or (width >= self.WRAP_CM and 3 * width >= need)
+
+    @staticmethod
+    def heading_cm(number: str, s) -> float:
+        """Width (cm) of a step's heading on one line: its number and title in bold (about
+        0.21 cm a character, a formula counted as 4) and its small name (0.13 cm a character).
+        A column beside a grid narrower than this would wrap it ("1. Residual / connection")."""
+        title = re.sub(r"\$[^$]*\$", "xxxx", s.title)
+        return 0.21 * (len(number) + 1 + len(title)) + 0.13 * (len(s.name) + 2) + 0.3
 
     def natural_width(self, s) -> float:
         """Width (cm) of a step's answer grid as printed with 2 cm cells:

@@ -26,7 +26,8 @@ CONVENTION_TEXT = {
     "softmax_form": r"Softmax by hand: subtract the row maximum $m_i$, "
     r"$\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ (every exponent $\le 0$).",
     "softmax_form_e": r"Softmax by hand: subtract the maximum score $m = \max_k e_k$, "
-    r"$\alpha_j = e^{e_j - m} / \sum_k e^{e_k - m}$ (every exponent $\le 0$).",
+    r"$\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ (every exponent $\le 0$; $\exp(x) = e^x$, "
+    r"as $e_j$ names a score).",
     "output": r"Output $Z = A V$: row $i$ is query $i$'s weighted sum of the values.",
     "causal": r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
     "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
@@ -50,7 +51,7 @@ CONVENTION_TEXT = {
 }
 # a calculator sheet says the same without "by hand" (it has no tables to read)
 CALCULATOR_TEXT = {
-    "softmax_form_e": r"Softmax: $\alpha_j = e^{e_j - m} / \sum_k e^{e_k - m}$ with $m$ the largest score "
+    "softmax_form_e": r"Softmax: $\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ with $m$ the largest score "
     r"(subtracting it changes nothing and keeps every exponent $\le 0$).",
     "softmax_form": r"Softmax: $\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ with $m_i$ the row "
     r"maximum (subtracting it changes nothing and keeps every exponent $\le 0$).",
@@ -102,7 +103,18 @@ class Document:
         must be (format-neutral, inline LaTeX): :mod:`worksheet.policy.pencil`'s chain."""
         from ..policy.pencil import line_for
 
-        return line_for(self.numbers)
+        return line_for(self.numbers, self.table_functions)
+
+    @property
+    def table_functions(self) -> tuple[str, ...]:
+        """The functions whose tables the sheet prints (``exp``, ``sin``, ...), read off the
+        first argument of each table (``e^{-1}``, ``\\sin\\left(1\\right)``)."""
+        found = []
+        for p in self.problems:
+            for aid in p.aids:
+                for arg, _ in aid.entries:
+                    found.append(table_function(arg))
+        return tuple(dict.fromkeys(f for f in found if f))
 
     @property
     def total_points(self):
@@ -112,3 +124,13 @@ class Document:
             return None
         total = sum(points)
         return int(total) if float(total).is_integer() else total
+
+
+def table_function(arg: str) -> str | None:
+    """The function of a table's argument cell: ``e^{-1}`` -> exp, ``\\sigma(2)`` -> sigma."""
+    if arg.startswith("e^"):
+        return "exp"
+    for f in ("sigma", "tanh", "sqrt", "sin", "cos"):
+        if arg.startswith("\\" + f):
+            return f
+    return None

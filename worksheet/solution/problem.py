@@ -73,6 +73,7 @@ class Quantity:
     cols: tuple[str, ...] | None = None  # column labels, or None
     latex_name: str | None = None  # e.g. W^Q for W_Q
     given_places: int | None = None  # print every entry with this many places (a shown worked step)
+    heading: str = ""  # words set as a heading before this given (the student's solution of find-the-mistake)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -135,6 +136,8 @@ class Step(Quantity):
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
     choices: tuple[str, ...] | None = None  # a label step's options; its value is the label's index in them
     chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.policy.pencil)
+    number: str = ""  # its heading's number ("(11)", "a."), where not its place in the problem ("4.")
+    decimals: bool = False  # a calculator sheet's step: exact values that are decimals print so (14.4, not 72/5)
 
     @property
     def decimals_caption(self) -> str:
@@ -227,6 +230,7 @@ class Problem:
             places=places,
             exact_shown=shows_exact(exact, self.params.get("numbers", "hand")),
             choices=None if choices is None else tuple(choices),
+            decimals=self.params.get("numbers") == "calculator",
         )
         self.steps.append(step)
         return step

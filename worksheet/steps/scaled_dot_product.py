@@ -34,8 +34,8 @@ from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from ..policy.pencil import round_places
-from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
-                        join_terms, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
+from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, decimal_at, dot_latex, dot_work, entry,
+                        fit_places, join_terms, term_value, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
                         weighted_sum, work_result, work_term)
 
 __all__ = [
@@ -50,7 +50,7 @@ __all__ = [
     "softmax_rows", "softmax_matmul",
     "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
     "join_terms", "latex_text", "lx", "nx", "calculator", "max_not_zero", "nonzero_entry", "shown", "terms_count", "weighted_sum",
-    "work_result", "work_term",
+    "work_result", "work_term", "decimal_at", "fit_places", "term_value",
     "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
     "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
 ]
@@ -174,19 +174,27 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     def power_of_e(d) -> str:
         return f"e^{{{number(d)}}}"
 
+    def power_of(src: str) -> str:  # e^{s_j - m}; exp(e_j - m) where e names a score (alignment)
+        return f"\\exp({src} - {m_i})" if src_sym == "e" else f"e^{{{src} - {m_i}}}"
+
     rel = "=" if is_rational(top) or not calculator else "\\approx"
     chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
     total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
+    values = _exp_values(shifted, total, chain is not None)  # the e^x a line's result comes from
+    sum_rel = "=" if values and chain is not None else "\\approx"  # a sum of the table's 4-place values is exact
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
-        + f" \\approx {total_shown}{terms_count(len(shifted))}",
+        f"\\sum_j {power_of(src_j)} = " + join_terms([power_of_e(d) for _, d in shifted])
+        + (f" \\approx {join_terms(list(values.values()))}" if values else "")
+        + f" {sum_rel} {total_shown}{terms_count(len(shifted))}",
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
+        if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
+            exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k {power_of(src_k)}}} "
                     f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
@@ -198,6 +206,20 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     if aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
     return W
+
+
+def _exp_values(shifted, total, hand: bool) -> dict:
+    """{j: how a line writes e^{d_j}}: in hand mode the table's 4-place value (``1`` for e^0),
+    what the chain computes with; in calculator mode, when an exponent is printed
+    rounded, e^{d_j} with the places the sum needs to give its printed total
+    (:func:`fit_places`), else nothing (the exponents' sum is then true as printed)."""
+    if hand:
+        return {k: "1" if d == 0 else approx(table_exp(d)) for k, d in shifted}
+    if all(is_rational(d) for _, d in shifted):
+        return {}
+    es = [exp(d) for _, d in shifted]
+    digits = fit_places(es, lambda v: sum(v, Fraction(0)), total)
+    return {k: "1" if d == 0 else decimal_at(e, digits) for (k, d), e in zip(shifted, es)}
 
 
 def table_exp(d) -> Fraction:

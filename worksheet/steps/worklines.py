@@ -62,6 +62,10 @@ __all__ = [
     "max_not_zero",
     "shown",
     "latex_text",
+    "printed_at",
+    "fit_places",
+    "term_value",
+    "decimal_at",
 ]
 
 SHORT = 40  # an exact entry "reads well" while its str() has at most this many characters
@@ -119,7 +123,7 @@ def approx(x, places: int = 4) -> str:
     return decimal(x, places)
 
 
-def work_term(x, limit: int = SHORT, places: int | None = None) -> tuple[str, bool]:
+def work_term(x, limit: int = SHORT, places: int | None = None, digits: int = 4) -> tuple[str, bool]:
     """LaTeX of one number inside a worked line, and whether it was rounded.
 
     Integers print as integers, terminating rationals as decimals (as the
@@ -142,8 +146,60 @@ def work_term(x, limit: int = SHORT, places: int | None = None) -> tuple[str, bo
     if len(to_str(x)) <= limit:
         s = to_latex(x)
         return (rf"\left({s}\right)" if " " in s or s.startswith("-") else s), False
-    s = approx(x)
+    s = approx(x, digits)  # digits: more than 4 where a line's result needs them (fit_places)
     return (f"({s})" if s.startswith("-") else s), True
+
+
+def term_value(x, limit: int, digits: int) -> Fraction | None:
+    """The value :func:`work_term` prints for ``x`` with ``digits``; None for an exact form."""
+    if isinstance(x, NegInf):
+        return None
+    if is_rational(x):
+        return Fraction(x)
+    if len(to_str(x)) <= limit:
+        return None
+    return Fraction(approx(x, digits))
+
+
+MOST_PLACES = 8  # a calculator line's rounded factors carry at most this many places
+
+
+def printed_at(x, places: int) -> Fraction | None:
+    """The value a line prints for ``x`` when its rounded numbers carry ``places``
+    decimals: ``x`` itself when it is a decimal of at most 6 places (printed as
+    it is), else ``x`` rounded to ``places``; None for a value printed as an exact form."""
+    if isinstance(x, NegInf):
+        return None
+    if is_rational(x):
+        q = Fraction(x)
+        if terminating_places(q) is not None:
+            return q
+    return Fraction(decimal(x, places))
+
+
+def fit_places(values: Sequence, combine, result, places: int = 4, at=None) -> int:
+    """The fewest places, from ``places`` up to :data:`MOST_PLACES`, at which the rounded
+    ``values`` printed on a line give ``result`` rounded to ``places`` again: ``combine``
+    takes their printed values (exact Fractions) and returns the line's result, which
+    must round to the printed ``result``.  A calculator key computes from unrounded
+    values, so ``0.6130 \\cdot (-0.7842) \\approx -0.4808`` is false as printed (the
+    printed factors give -0.4807); with 5 places, ``0.61304 \\cdot (-0.78425)`` gives it.
+    ``at(x, p)``: how the line prints a value with p places (default :func:`printed_at`)."""
+    at = at or printed_at
+    want = decimal(result, places)
+    for p in range(places, MOST_PLACES + 1):
+        shown = [at(v, p) for v in values]
+        if any(v is None for v in shown):
+            return places
+        if decimal(Fraction(combine(shown)), places) == want:
+            return p
+    return MOST_PLACES
+
+
+def decimal_at(x, digits: int) -> str:
+    """``x`` to 4 decimals, or to ``digits`` where those say more (a factor whose line needs them)."""
+    four, more = decimal(x), decimal(x, digits)
+    return four if digits <= 4 or Fraction(four) == Fraction(more) else more
 
 
 def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = False, decimals: bool = False) -> str:
@@ -165,9 +221,19 @@ def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = Fa
         return integer(w) or (not carried and is_rational(w) and terminating_places(Fraction(w), 4) is not None)
 
     rel = "=" if all(exact(w) for w in weights) else r"\approx"
-    terms = join_terms(
-        [f"{lx(w) if integer(w) else approx(w)} \\cdot {lx(v, decimals)}" for w, v in zip(weights, values)]
-    )
+    at = 4  # places of the rounded weights: as many as the printed result needs (fit_places)
+    if all(is_rational(v) for v in values) and not integer(result):
+        at = fit_places(
+            weights,
+            lambda ws: sum((w * Fraction(v) for w, v in zip(ws, values)), Fraction(0)),
+            result,
+            at=lambda w, p: Fraction(w) if integer(w) else Fraction(approx(w, p)),
+        )
+
+    def weight(w) -> str:
+        return lx(w) if integer(w) else approx(w) if Fraction(approx(w)) == Fraction(approx(w, at)) else approx(w, at)
+
+    terms = join_terms([f"{weight(w)} \\cdot {lx(v, decimals)}" for w, v in zip(weights, values)])
     res = to_latex(result) if integer(result) else approx(result)
     return f"{rel} {terms} {rel} {res}"
 
@@ -191,14 +257,25 @@ def dot_work(
     number as 4 decimals; ``places``: carried decimals with 4 places); if any
     is rounded the line uses ``\\approx``, else a rational result is exact.
     """
+    a, b = list(a), list(b)
+    digits = 4  # the rounded numbers' places: as many as the printed result needs (fit_places)
+    if is_rational(result) or len(to_str(result)) > limit:
+        n = len(a)
+        extra = [] if plus is None else [plus]
+        digits = fit_places(
+            a + b + extra,
+            lambda v: sum((x * y for x, y in zip(v[:n], v[n : 2 * n])), Fraction(0)) + sum(v[2 * n :], Fraction(0)),
+            result,
+            at=lambda x, p: term_value(x, limit, p),
+        )
     rounded = False
     terms = []
     for x, y in zip(a, b):
-        (sx, rx), (sy, ry) = work_term(x, limit, places), work_term(y, limit, places)
+        (sx, rx), (sy, ry) = work_term(x, limit, places, digits), work_term(y, limit, places, digits)
         rounded = rounded or rx or ry
         terms.append(f"{sx} \\cdot {sy}")
     if plus is not None:
-        s, r = work_term(plus, limit)
+        s, r = work_term(plus, limit, digits=digits)
         rounded = rounded or r
         terms.append(s)
     res = work_result(result, 0 if rounded else SHORT if is_rational(result) else limit, places)
