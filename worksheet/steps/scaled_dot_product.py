@@ -42,7 +42,7 @@ __all__ = [
     # step builders (this module)
     "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
     "scaled_dot_product", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
-    "softmax_chain", "table_exp", "chain_of", "chain_product",
+    "softmax_chain", "table_exp", "exp_grid", "chain_of", "chain_product",
     # re-exported for the kinds
     "is_rational", "to_latex",
     "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
@@ -234,8 +234,16 @@ def chain_product(A: Matrix, B: Matrix) -> Matrix:
 
 
 def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) -> None:
-    """Add the table of e^{x - row max} (every x - max <= 0) needed for a
-    softmax by hand; nothing in calculator mode (:func:`aids_allowed`)."""
+    """Add the table of e^x needed for a softmax by hand (every exponent x = s - row max <= 0);
+    nothing in calculator mode (:func:`aids_allowed`).
+
+    Exact exponents get the kind's standard table (:func:`exp_grid`): every multiple of
+    the grid's step from 0 down to the span the hand mode allows, the same for every
+    variant, so the table says nothing about which exponents this problem needs.
+    Exponents carried rounded (a block's chain, ``distract``) are 4-place decimals: each
+    is printed beside a distractor 0.1 to 0.3 away, and the table is never left off
+    (the key reads every one of them from it).
+    """
     if not aids_allowed(p):
         return
     xs: set = set()
@@ -249,15 +257,46 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) 
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
     if existing is not None:
         xs.update(Fraction(x) for x in existing.values)
-        p.aids.remove(existing)
-    if len(xs) > limit:
+    if distract:
+        for x in needed:  # a carried exponent (a difference of scores) beside a distractor
+            if x != 0:
+                xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
+    elif len(needed) <= limit:
+        xs.update(exp_grid(p.params, needed))
+    else:
         return
-    for x in needed if distract else ():  # a carried exponent (a difference of scores) beside a distractor
-        if x != 0:
-            xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
+    if existing is not None:
+        p.aids.remove(existing)
     vals = sorted(xs, reverse=True)
     p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
                       tuple(vals)))
+
+
+GRID_SPAN = 4  # hand mode: a row of scaled scores spans at most 4 (each kind's generator)
+GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0
+
+
+def exp_grid(params: dict, needed) -> list[Fraction]:
+    """The standard e^x table's arguments: ``-k h`` for k = 0, 1, ... down to the span.
+
+    The step ``h`` is ``1/sqrt(d_k)`` when the problem has a perfect-square ``d_k`` (a
+    scaled score is an integer over sqrt(d_k)), refined to the exponents' own
+    denominators if they need it; the span is :data:`GRID_SPAN`, or more when an exponent
+    lies further out.  A grid of more than :data:`GRID_MAX` entries keeps its first
+    :data:`GRID_MAX` and adds the integers and the exponents beyond (softmax-scaling's
+    raw scores: e^{-16})."""
+    from math import isqrt, lcm
+
+    d_k = params.get("d_k")
+    step = isqrt(d_k) if isinstance(d_k, int) and d_k > 0 and isqrt(d_k) ** 2 == d_k else 1
+    step = lcm(step, *(Fraction(x).denominator for x in needed))
+    lowest = min((Fraction(x) for x in needed), default=Fraction(0))
+    span = max(GRID_SPAN, -(lowest.numerator // lowest.denominator))  # ceil(-lowest)
+    count = span * step + 1
+    grid = [Fraction(-k, step) for k in range(min(count, GRID_MAX))]
+    if count > GRID_MAX:
+        grid += [Fraction(-k) for k in range(span + 1)] + [Fraction(x) for x in needed]
+    return grid
 
 
 EXP_AID = "Values of $e^x$ you may need"
