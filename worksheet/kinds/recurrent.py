@@ -203,6 +203,9 @@ class Table:
         for f, a in list(self.needed):  # a distractor beside each argument that is not an integer
             if is_rational(a) and Fraction(a).denominator != 1:
                 needed[(f, distractor(Fraction(a)))] = None
+        for f in {f for f, _ in self.needed}:  # the standard table: every integer a first step can take
+            for k in range(-HAND_RANGE, HAND_RANGE + 1):
+                needed.setdefault((f, Fraction(k)), None)
         order = sorted(needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
         acts = {r"\sigma": SIGMA, r"\tanh": TANH}
         entries = tuple((rf"{f}({blocks.work_term(a)[0].strip('()')})", decimal(acts[f].exact(a)))
