@@ -214,10 +214,17 @@ def table_values_are_sigma_and_tanh(spec: str, seed: int) -> None:
     from worksheet.build import build_document
 
     p = build_document([spec], seed=seed).problems[0]
-    (aid,) = p.aids
-    for (arg, val), x in zip(aid.entries, aid.values):
-        want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
-        assert val == f"{want:.4f}", (arg, val)
+    assert p.aids
+    for aid in p.aids:
+        for (arg, val), x in zip(aid.entries, aid.values):
+            want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
+            assert val == f"{want:.4f}", (arg, val)
+        for row in aid.grid[1:]:  # the printed grid: row x.x, column 0.0c, the value at x.x + 0.0c
+            for c, val in enumerate(row[1:]):
+                x = float(row[0]) + c / 100
+                if val:
+                    want = sigmoid(x) if aid.entries[0][0].startswith(r"\sigma") else np.tanh(x)
+                    assert val == f"{want:.4f}", (row[0], c, val)
 
 
 def agrees_with_real_torch(kind_module) -> None:

@@ -95,13 +95,14 @@ class TableNumpy(types.SimpleNamespace):
         return self._read("cos", x)
 
 
-def written(v: float) -> str:
-    """How the student writes an entry: -inf, an integer, else 4 places."""
+def written(v: float, places: int = 4) -> str:
+    """How the student writes an entry: -inf, an integer, else ``places`` places (4, or
+    what the sheet says a state is carried with)."""
     if v == -np.inf:
         return "-inf"
     if abs(v - round(v)) < 1e-9:
         return str(int(round(v)))
-    return str(float(round_places(Fraction(v).limit_denominator(10**9))).__format__(".4f"))
+    return format(float(round_places(Fraction(v).limit_denominator(10**9), places)), f".{places}f")
 
 
 def _kind_modules():
@@ -164,7 +165,9 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
                 proxy._strict = False
                 if not np.isnan(strict[ks.name]).any():
                     del missing[before:]  # only steps not yet answered needed them
-            rows = [[written(float(v)) for v in row] for row in out[ks.name]]
+            step = problem.step(ks.name) if ks.name in {s.name for s in problem.steps} else None
+            places = step.places if step is not None and step.rounded else 4  # "carry c rounded to 2 decimals"
+            rows = [[written(float(v), places) for v in row] for row in out[ks.name]]
             answers[ks.name] = rows
             given[ks.name] = np.array([[float(x) for x in row] for row in rows])
     return answers, missing
@@ -233,7 +236,7 @@ def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
         sheet = _sheet_text(files, kind, seed)
         # the words and given matrices before the first answer grid, without the tables
         # (a table's values are meant to be read: a gate is the sigma the table gives)
-        text = "\n".join(line for line in sheet.split("### 1.")[0].splitlines() if "you may need" not in line)
+        text = "\n".join(line for line in sheet.split("### 1.")[0].splitlines() if not _table_line(line))
         given = {f"{float(x):.4f}" for q in p.inputs.values() for row in q.exact for x in row if not isinstance(x, str)}
         for s in p.printed_steps(key=False):
             if s.is_written:
@@ -255,6 +258,75 @@ def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
                     if re.search(rf"(?<![\d.]){re.escape(shown)}(?!\d)", text):
                         failures.append(f"seed {seed}: {s.name} = {shown} is printed on the sheet")
     assert not failures, "\n".join(failures[:25])
+
+
+def _table_line(line: str) -> bool:
+    """A line of a printed table (a list of values, or a row of a standard grid)."""
+    return line.startswith("Values of") or line.startswith("|")
+
+
+def _answers(p) -> set[str]:
+    """Every entry a step asks for that is not a whole number, to 4 places."""
+    out = set()
+    for s in p.printed_steps(key=False):
+        if s.is_written:
+            continue
+        for row in s.exact:
+            for x in row:
+                try:
+                    v = float(x)
+                except (TypeError, ValueError, OverflowError):
+                    continue
+                if np.isfinite(v) and abs(v - round(v)) >= 5e-5:
+                    out.add(f"{v:.4f}")
+    return out
+
+
+# Tables whose arguments are values the problem carried (4-place decimals of a long
+# chain), printed beside distractors 0.1 to 0.3 away (test below) until they get a
+# standard grid of their own: the blocks' e^x of carried scores and √ of carried variances.
+CARRIED_TABLES = {"encoder-block", "decoder-block", "find-the-mistake:of=encoder-block",
+                  "find-the-mistake:of=decoder-block"}
+# positional-encoding: its table of sin and cos is the same for every variant (the angles
+# depend only on d_model and the positions), so it tells one student nothing another
+# does not know; its arguments are the angles step's answers, as any table of sin at
+# those angles must show them.
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_table_gives_an_answer_away(kind):
+    """A table is standard (the same in every variant: an answer on it is a value of
+    the kind's table, not of this problem), or none of its arguments and values is an
+    answer of the problem (4 places)."""
+    seeds = list(SEEDS)
+    docs = [build_document([kind], seed=seed) for seed in seeds]
+    tables: dict[str, set] = {}
+    for d in docs:
+        for aid in d.problems[0].aids:
+            tables.setdefault(aid.title, set()).add(aid.entries)
+    standard = {t for t, versions in tables.items() if len(versions) == 1}
+    if kind in CARRIED_TABLES:
+        return
+    failures = []
+    for seed, d in zip(seeds, docs):
+        p = d.problems[0]
+        answers = _answers(p)
+        for aid in p.aids:
+            if aid.title in standard:
+                continue
+            for arg, val in aid.entries:
+                func, x = pu.call(arg, pu.Tables.of(p))
+                for shown, what in ((f"{float(x):.4f}", "argument"), (f"{float(pu.value(val)):.4f}", "value")):
+                    if shown in answers:
+                        failures.append(f"seed {seed}: {arg} ({what} {shown}) is an answer")
+    assert not failures, "\n".join(failures[:25])
+
+
+def test_a_standard_table_is_the_same_for_every_variant():
+    """The tables of σ and tanh (recurrent cells) and of e^x (attention) do not depend on the seed."""
+    for kind in ("lstm-cell:steps=3", "gru-cell:steps=2", "attention", "multi-head-attention", "cross-attention"):
+        versions = {tuple((a.title, a.entries) for a in build_document([kind], seed=s).problems[0].aids) for s in SEEDS}
+        assert len(versions) == 1, kind
 
 
 def test_every_hand_sheet_prints_the_rounding_chain_and_its_tolerance():
