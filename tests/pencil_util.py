@@ -89,6 +89,8 @@ class Tables:
         return t
 
     def lookup(self, func: str, x: Fraction) -> Fraction:
+        if func in self.grid:  # the sheet's rule: an argument is read rounded to the grid's 2 decimals
+            x = round_half_away(x, 2)
         exact = exact_value(func, x)
         if exact is not None:
             return exact

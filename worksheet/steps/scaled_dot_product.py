@@ -33,6 +33,7 @@ from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, r
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
+from .tables import grid_aid, grid_argument
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
                         join_terms, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
@@ -145,14 +146,18 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                  title: str = "Attention weights (softmax along each row)",
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
-                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m") -> Matrix:
+                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m",
+                 exp_grid: int | None = None) -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
     ``max_sym``: the maximum's letter (``m'`` beside a second softmax on the page).
 
     Adds (once per problem, hand mode only) an aid with the values of e^x the
-    rows need, when every exponent is rational.
+    rows need, when every exponent is rational.  ``exp_grid``: exponents that no
+    rational grid holds (the additive score's tanh values, cosines) are read from the
+    standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.tables`), each
+    rounded to 2 decimals first (of the scores' chain values when they have one).
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
@@ -171,22 +176,29 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         s = work_term(x, 0)[0]
         return s[1:-1] if s.startswith("(") else s
 
-    def power_of_e(d) -> str:
+    grid = exp_grid is not None and not calculator
+    B = (chain_of(p, S) or S) if grid else S  # the grid is read at the chain's exponents, rounded
+    at = {k: grid_argument(Fraction(d)) for k, d in shifted_exponents(B[i])} if grid else {}
+
+    def power_of_e(d, k) -> str:
+        if grid:
+            return "e^{0}" if at[k] == 0 else f"e^{{{_cents(at[k])}}}"
         return f"e^{{{number(d)}}}"
 
     rel = "=" if is_rational(top) or not calculator else "\\approx"
-    chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
-    total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
+    chain = None if calculator else softmax_chain(B, grid)  # hand mode: with the table's values
+    total_shown = (approx(total) if chain is None else
+                   approx(sum(table_exp(at[k] if grid else d) for k, d in shifted)))
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d) for _, d in shifted])
+        f"\\sum_j e^{{{src_j} - {m_i}}} = " + join_terms([power_of_e(d, k) for k, d in shifted])
         + f" \\approx {total_shown}{terms_count(len(shifted))}",
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k e^{{{src_k} - {m_i}}}}} "
                     f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
@@ -195,7 +207,11 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                note=note, latex_name=latex_name)
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if aid:  # scores carried rounded (a block's chain): their differences hide among distractors
+    if grid and aids_allowed(p):
+        table = grid_aid("exp", exp_grid)
+        if table not in p.aids:
+            p.aids.append(table)
+    elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
     return W
 
@@ -205,18 +221,27 @@ def table_exp(d) -> Fraction:
     return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
 
 
-def softmax_chain(S: Matrix) -> Matrix | None:
+def softmax_chain(S: Matrix, grid: bool = False) -> Matrix | None:
     """The weights the rounding chain gives (:mod:`worksheet.policy.pencil`): per row,
     alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
-    value, rounded once to 4 places
-    (e^{tanh(1) - tanh(2)} of the additive alignment score is read from its table too)."""
+    value, rounded once to 4 places; ``grid``: every exponent rounded to 2 decimals
+    first, where the standard table of every 0.01 is read (:mod:`.tables`)."""
     out = []
     for row in S:
         shifted = dict(shifted_exponents(row))
+        if grid:
+            shifted = {k: grid_argument(Fraction(d)) for k, d in shifted.items()}
         t = [table_exp(shifted[k]) if k in shifted else Fraction(0) for k in range(len(row))]
         total = sum(t)
         out.append(tuple(round_places(x / total) for x in t))
     return tuple(out)
+
+
+def _cents(x: Fraction) -> str:
+    """A 2-decimal exponent as the table's argument: ``-0.2``, ``-1.37``."""
+    whole, cents = divmod(abs(x.numerator * 100 // x.denominator), 100)
+    text = f"{whole}" if cents == 0 else f"{whole}.{cents:02d}".rstrip("0")
+    return ("-" if x < 0 else "") + text
 
 
 def chain_of(p: Problem, M: Matrix) -> Matrix | None:
