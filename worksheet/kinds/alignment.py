@@ -51,7 +51,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import mistakes
-from ..steps import precise, tables
+from ..steps import precise
+from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, tanh, to_latex

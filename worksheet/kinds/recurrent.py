@@ -22,7 +22,7 @@ In hand mode every gate is used as the table gives it (4 decimals), tanh(c_t)
 and the GRU's candidate n_t too; the state -- LSTM c_t and h_t, GRU h_t --
 and the GRU's candidate pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) are
 carried rounded (half away from zero) to ``places`` decimals: 2 by hand, onto
-the grid of the standard tables of σ and tanh (:mod:`worksheet.steps.tables`,
+the grid of the standard tables of σ and tanh (:mod:`worksheet.steps.standard_tables`,
 every 0.01 in [0, 3], the same for every variant), so that every argument a
 student looks up is on the table and the table says nothing about the answers;
 4 with a calculator.  From the first rounding on, every step is marked
@@ -49,7 +49,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..steps import precise, tables
+from ..steps import precise
+from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, is_rational, tanh

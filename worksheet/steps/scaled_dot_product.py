@@ -33,7 +33,7 @@ from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, r
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
-from .tables import grid_aid, grid_argument
+from .standard_tables import grid_aid, grid_argument
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, dot_latex, dot_work, entry,
                         join_terms, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
@@ -156,7 +156,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     Adds (once per problem, hand mode only) an aid with the values of e^x the
     rows need, when every exponent is rational.  ``exp_grid``: exponents that no
     rational grid holds (the additive score's tanh values, cosines) are read from the
-    standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.tables`), each
+    standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.standard_tables`), each
     rounded to 2 decimals first (of the scores' chain values when they have one).
     """
     W = softmax_rows(S)
@@ -225,7 +225,7 @@ def softmax_chain(S: Matrix, grid: bool = False) -> Matrix | None:
     """The weights the rounding chain gives (:mod:`worksheet.policy.pencil`): per row,
     alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
     value, rounded once to 4 places; ``grid``: every exponent rounded to 2 decimals
-    first, where the standard table of every 0.01 is read (:mod:`.tables`)."""
+    first, where the standard table of every 0.01 is read (:mod:`.standard_tables`)."""
     out = []
     for row in S:
         shifted = dict(shifted_exponents(row))
