@@ -327,8 +327,10 @@ def test_no_table_gives_an_answer_away(kind):
 
 
 def test_a_standard_table_is_the_same_for_every_variant():
-    """The tables of σ and tanh (recurrent cells) and of e^x (attention) do not depend on the seed."""
-    for kind in ("lstm-cell:steps=3", "gru-cell:steps=2", "attention", "multi-head-attention", "cross-attention"):
+    """The tables of σ and tanh (recurrent cells) and of e^x (attention, alignment, next token)
+    do not depend on the seed."""
+    for kind in ("lstm-cell:steps=3", "gru-cell:steps=2", "attention", "multi-head-attention", "cross-attention",
+                 "self-attention-basic", "alignment:score=additive", "alignment:score=cosine", "next-token"):
         versions = {tuple((a.title, a.entries) for a in build_document([kind], seed=s).problems[0].aids) for s in SEEDS}
         assert len(versions) == 1, kind
 

@@ -176,6 +176,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",
         rows=tokens,
         cols=tokens,
+        exp_span=5,  # the generator's rows of scores spread up to 5
     )
     # 4) weighted sum of the embeddings themselves
     blocks.weighted_sum_step(

@@ -147,7 +147,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
                  latex_name: str | None = "A", vector: bool = False, max_sym: str = "m",
-                 exp_grid: int | None = None) -> Matrix:
+                 exp_grid: int | None = None, exp_span: int = 4) -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
@@ -158,6 +158,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     rational grid holds (the additive score's tanh values, cosines) are read from the
     standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.standard_tables`), each
     rounded to 2 decimals first (of the scores' chain values when they have one).
+    ``exp_span``: how far the kind's hand-mode rows of scores may spread (the e^x table's range).
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
@@ -212,7 +213,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         if table not in p.aids:
             p.aids.append(table)
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
-        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
+        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W
 
 
@@ -258,7 +259,7 @@ def chain_product(A: Matrix, B: Matrix) -> Matrix:
                        for col in zip(*B)) for row in A)
 
 
-def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) -> None:
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, span: int = 4) -> None:
     """Add the table of e^x needed for a softmax by hand (every exponent x = s - row max <= 0);
     nothing in calculator mode (:func:`aids_allowed`).
 
@@ -287,7 +288,7 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) 
             if x != 0:
                 xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
     elif len(needed) <= limit:
-        xs.update(exp_grid(p.params, needed))
+        xs.update(exp_grid(p.params, needed, span))
     else:
         return
     if existing is not None:
@@ -297,17 +298,16 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) 
                       tuple(vals)))
 
 
-GRID_SPAN = 4  # hand mode: a row of scaled scores spans at most 4 (each kind's generator)
 GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0
 
 
-def exp_grid(params: dict, needed) -> list[Fraction]:
+def exp_grid(params: dict, needed, span: int = 4) -> list[Fraction]:
     """The standard e^x table's arguments: ``-k h`` for k = 0, 1, ... down to the span.
 
     The step ``h`` is ``1/sqrt(d_k)`` when the problem has a perfect-square ``d_k`` (a
     scaled score is an integer over sqrt(d_k)), refined to the exponents' own
-    denominators if they need it; the span is :data:`GRID_SPAN`, or more when an exponent
-    lies further out.  A grid of more than :data:`GRID_MAX` entries keeps its first
+    denominators if they need it; the span is the kind's (4, what every generator but
+    self-attention-basic's allows), or more when a file's exponent lies further out.  A grid of more than :data:`GRID_MAX` entries keeps its first
     :data:`GRID_MAX` and adds the integers and the exponents beyond (softmax-scaling's
     raw scores: e^{-16})."""
     from math import isqrt, lcm
@@ -316,7 +316,7 @@ def exp_grid(params: dict, needed) -> list[Fraction]:
     step = isqrt(d_k) if isinstance(d_k, int) and d_k > 0 and isqrt(d_k) ** 2 == d_k else 1
     step = lcm(step, *(Fraction(x).denominator for x in needed))
     lowest = min((Fraction(x) for x in needed), default=Fraction(0))
-    span = max(GRID_SPAN, -(lowest.numerator // lowest.denominator))  # ceil(-lowest)
+    span = max(span, -(lowest.numerator // lowest.denominator))  # ceil(-lowest)
     count = span * step + 1
     grid = [Fraction(-k, step) for k in range(min(count, GRID_MAX))]
     if count > GRID_MAX:
