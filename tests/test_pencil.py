@@ -425,3 +425,18 @@ def test_the_simulated_student_notices_a_value_the_sheet_does_not_print(tmp_path
     p.aids = []
     _, missing = simulate(p, read_key(key_path).problems()[0], monkeypatch)
     assert any(m.startswith("exp(") for m in missing)
+
+
+def test_the_two_head_decoder_of_issue_29_prints_every_e_x_its_key_reads(tmp_path, monkeypatch):
+    """decoder-block --heads 2 --seq-len 3 --variants 8 --seed 11: the key used e^{-1.7279}
+    and e^{-0.9589}, which no table held (the cross-attention's table was left off)."""
+    from worksheet.build import build_variants
+
+    docs = build_variants(["decoder-block"], 8, seed=11, options={"heads": 2, "seq_len": 3})
+    for i, doc in enumerate(docs):
+        files = render_document(doc, ["json"], name=f"d{i}")
+        key_path = tmp_path / f"d{i}.json"
+        key_path.write_text(files[f"d{i}.json"], encoding="utf-8")
+        kp = read_key(key_path).problems(doc.variant)[0] if doc.variant else read_key(key_path).problems()[0]
+        _, missing = simulate(doc.problems[0], kp, monkeypatch)
+        assert not missing, (doc.variant, sorted(set(missing))[:6])
