@@ -285,8 +285,12 @@ def _answers(p) -> set[str]:
 # Tables whose arguments are values the problem carried (4-place decimals of a long
 # chain), printed beside distractors 0.1 to 0.3 away (test below) until they get a
 # standard grid of their own: the blocks' e^x of carried scores and √ of carried variances.
-CARRIED_TABLES = {"encoder-block", "decoder-block", "find-the-mistake:of=encoder-block",
-                  "find-the-mistake:of=decoder-block"}
+CARRIED_TABLES = {
+    "encoder-block",
+    "decoder-block",
+    "find-the-mistake:of=encoder-block",
+    "find-the-mistake:of=decoder-block",
+}
 # softmax-scaling: its exponents are differences of the scores it gives, so its table
 # cannot hide them, and its raw-score softmax is nearly one-hot (alpha = e^{-8}/(1 + e^{-8})
 # is e^{-8} to 4 places: reading the table is the step).
@@ -329,8 +333,17 @@ def test_no_table_gives_an_answer_away(kind):
 def test_a_standard_table_is_the_same_for_every_variant():
     """The tables of σ and tanh (recurrent cells) and of e^x (attention, alignment, next token)
     do not depend on the seed."""
-    for kind in ("lstm-cell:steps=3", "gru-cell:steps=2", "attention", "multi-head-attention", "cross-attention",
-                 "self-attention-basic", "alignment:score=additive", "alignment:score=cosine", "next-token"):
+    for kind in (
+        "lstm-cell:steps=3",
+        "gru-cell:steps=2",
+        "attention",
+        "multi-head-attention",
+        "cross-attention",
+        "self-attention-basic",
+        "alignment:score=additive",
+        "alignment:score=cosine",
+        "next-token",
+    ):
         versions = {tuple((a.title, a.entries) for a in build_document([kind], seed=s).problems[0].aids) for s in SEEDS}
         assert len(versions) == 1, kind
 

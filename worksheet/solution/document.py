@@ -84,7 +84,12 @@ class Document:
             self,
             problems=[
                 Problem(
-                    p.kind, p.title, p.params, seed=p.seed, intro=p.intro, points=p.points,
+                    p.kind,
+                    p.title,
+                    p.params,
+                    seed=p.seed,
+                    intro=p.intro,
+                    points=p.points,
                     aids=[a for a in p.aids if a.grid],  # the standard tables: printed once, see standard_tables
                 )
                 for p in self.problems

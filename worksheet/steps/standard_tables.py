@@ -74,11 +74,16 @@ def grid_aid(func: str, top: int) -> Aid:
     grid = [("x",) + tuple(f"0.0{c}" for c in range(10))]
     for r in range(last // 10 + 1):
         grid.append((f"{r // 10}.{r % 10}",) + tuple(values.get(10 * r + c, "") for c in range(10)))
-    title = (f"{head} for $x = 0.00, 0.01, \\ldots, {top}.00$ (row: $x$ to one decimal; column: its "
-             f"second decimal){rule}")
+    title = (
+        f"{head} for $x = 0.00, 0.01, \\ldots, {top}.00$ (row: $x$ to one decimal; column: its second decimal){rule}"
+    )
     sign = -1 if func == "exp" else 1  # the exact arguments: e^{-x} is e at -x
-    return Aid(title, tuple((_entry(func, k), v) for k, v in values.items()),
-               tuple(Fraction(sign * k, 100) for k in values), tuple(grid))
+    return Aid(
+        title,
+        tuple((_entry(func, k), v) for k, v in values.items()),
+        tuple(Fraction(sign * k, 100) for k in values),
+        tuple(grid),
+    )
 
 
 def integer_aid(func: str, top: int) -> Aid:
