@@ -215,7 +215,8 @@ class Table:
                 continue
             fine = any(a.denominator != 1 for a in args) or f == r"\tanh" or p.params.get("steps", 1) > 1
             name = "sigma" if f == r"\sigma" else "tanh"
-            p.aids.append(tables.grid_aid(name, HAND_RANGE) if fine else tables.integer_aid(name, HAND_RANGE))
+            top = max(HAND_RANGE, -int(-max(abs(a) for a in args) // 1))  # a file's larger ones: a longer table
+            p.aids.append(tables.grid_aid(name, top) if fine else tables.integer_aid(name, top))
 
 
 # ---------------------------------------------------------------- the carried chain

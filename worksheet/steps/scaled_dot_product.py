@@ -208,8 +208,9 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                note=note, latex_name=latex_name)
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if grid and aids_allowed(p):
-        table = grid_aid("exp", exp_grid)
+    if grid and aids_allowed(p):  # a file's wider scores: a longer table
+        lowest = min((Fraction(d) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
+        table = grid_aid("exp", max(exp_grid, -int(lowest // 1)))
         if table not in p.aids:
             p.aids.append(table)
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
