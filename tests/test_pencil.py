@@ -387,26 +387,25 @@ def test_multi_head_outputs_that_are_integers_print_as_integers():
                     assert to_str(x) == str(round(v)), (seed, to_str(x))
 
 
-@pytest.mark.parametrize("kind", ["lstm-cell", "gru-cell", "encoder-block", "decoder-block"])
+@pytest.mark.parametrize("kind", ["encoder-block", "decoder-block"])
 def test_tables_of_computed_arguments_hide_them_among_distractors(kind):
-    """A table whose arguments are values the student computes (tanh(c_t), tanh of the
-    candidate's pre-activation, sqrt of a carried variance) lists a distractor 0.1 to
-    0.3 beside each, so the table does not give the answer away."""
+    """A table whose arguments are values the student computes (sqrt of a carried
+    variance) lists a distractor 0.1 to 0.3 beside each, so the table does not give the
+    answer away (the recurrent cells' tables are standard grids: no argument is theirs)."""
     for seed in SEEDS:
-        for spec in (kind, f"{kind}:steps=2") if "cell" in kind else (kind,):
-            p = build_document([spec], seed=seed).problems[0]
-            for aid in p.aids:
-                if "e^x" in aid.title:
-                    continue  # arguments are differences of scores: not asked
-                args: dict[str, list[Fraction]] = {}
-                for a, _ in aid.entries:
-                    func, x = pu.call(a)
-                    args.setdefault(func, []).append(x)
-                for func, xs in args.items():
-                    for x in xs:
-                        if x.denominator == 1:
-                            continue
-                        assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), (spec, seed, func, x)
+        p = build_document([kind], seed=seed).problems[0]
+        for aid in p.aids:
+            if "e^x" in aid.title:
+                continue  # arguments are differences of scores: not asked
+            args: dict[str, list[Fraction]] = {}
+            for a, _ in aid.entries:
+                func, x = pu.call(a)
+                args.setdefault(func, []).append(x)
+            for func, xs in args.items():
+                for x in xs:
+                    if x.denominator == 1:
+                        continue
+                    assert any(Fraction(1, 10) <= abs(x - y) <= Fraction(3, 10) for y in xs), (kind, seed, func, x)
 
 
 def test_calculator_sheets_lead_with_decimals_and_say_nothing_of_doing_it_by_hand():
