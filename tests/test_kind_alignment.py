@@ -151,8 +151,15 @@ def test_additive_tanh_is_exact_and_like_terms_cancel():
     e = p.step("scores").exact[0]
     assert [to_str(x) for x in e] == ["2*tanh(2)", "tanh(1) + tanh(2)", "tanh(2)"]
     assert [round(v, 4) for v in p.step("scores").value[0]] == [1.9281, 1.7256, 0.9640]
-    w = p.step("weights").exact[0]
+    # by hand the weights are carried from the e^x grid (exponents to 2 decimals); exactly:
+    w = solve_inputs(KIND, mats, {"score": "additive", "numbers": "calculator"}).step("weights").exact[0]
     assert to_str(w[0]) == "1/(1 + exp(tanh(1) - tanh(2)) + exp(-tanh(2)))"
+    hand = p.step("weights")
+    assert hand.rounded and [str(x) for x in hand.exact[0]] == [
+        "2271/5000",
+        "3719/10000",
+        "1739/10000",
+    ]  # 0.4542 + 0.3719 + 0.1739 = 1
     assert abs(sympy.N(sum(to_sympy(x) for x in w) - 1, 60)) < 1e-50  # exactly 1 (simplify is slow with tanh)
     for x in w:  # every printed exponent is the number it claims to be (sympy reads our str)
         assert float(sympy.sympify(to_str(x))) == pytest.approx(float(x), rel=1e-12)

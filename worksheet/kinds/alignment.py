@@ -402,8 +402,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if score == "additive" and blocks.aids_allowed(p):  # the standard table of tanh, before the e^x
         p.aids.insert(0, _tanh_aid(inputs))
     # 3) context vector: the weighted sum of the encoder states
+    grid = _exp_grid(score, d_a) is not None and p.params.get("numbers") != "calculator"  # weights carried
     blocks.weighted_sum_step(p, "context", W, H, ref["context"], sym="c", w_sym=r"\alpha", v_sym="h",
-                             logits=E, title="Context vector (weighted sum of the encoder states)",
+                             logits=None if grid else E, rounded=grid,
+                             title="Context vector (weighted sum of the encoder states)",
                              formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c", vector=True)
     return p
 

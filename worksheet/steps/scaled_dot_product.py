@@ -159,6 +159,8 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.standard_tables`), each
     rounded to 2 decimals first (of the scores' chain values when they have one).
     ``exp_span``: how far the kind's hand-mode rows of scores may spread (the e^x table's range).
+    On the grid the key's weights are that chain, carried (a ``rounded`` step; see
+    :func:`weighted_sum_step`'s ``rounded`` for the sum that follows them).
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
@@ -204,8 +206,10 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
+    if grid:  # the key is the chain: exponents read on the table's grid, so it is carried as such
+        W = chain
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name)
+               note=note, latex_name=latex_name, rounded=grid, drift=GRID_DRIFT)
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     if grid and aids_allowed(p):  # a file's wider scores: a longer table
@@ -216,6 +220,9 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W
+
+
+GRID_DRIFT = 0.02  # how far a chain read on the 0.01 grid may lie from the exact softmax (and its sum)
 
 
 def table_exp(d) -> Fraction:
@@ -332,7 +339,7 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
                       w_sym: str, v_sym: str, logits: Matrix | None = None,
                       title: str = "Output (weighted sum of values)",
                       formula: str = "Z = A V", rows=None, cols=None, note: str = "",
-                      latex_name: str | None = "Z", vector: bool = False) -> Matrix:
+                      latex_name: str | None = "Z", vector: bool = False, rounded: bool = False) -> Matrix:
     """``Z = A V`` exactly; the work shows one entry with decimals, in the row
     the softmax step worked (:func:`teaching_row`) and a column where it is
     not 0.  ``vector``: one row, written ``c_1 = sum_k alpha_k h_{k1}``.
@@ -354,8 +361,10 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
+    if rounded:  # weights carried from the e^x grid: the sum of the carried weights, rounded once
+        Z = Zc if Zc is not None else Z
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name)
+               note=note, latex_name=latex_name, rounded=rounded, drift=GRID_DRIFT)
     if Zc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z
