@@ -75,7 +75,8 @@ def grid_aid(func: str, top: int) -> Aid:
     for r in range(last // 10 + 1):
         grid.append((f"{r // 10}.{r % 10}",) + tuple(values.get(10 * r + c, "") for c in range(10)))
     title = (
-        f"{head} for $x = 0.00, 0.01, \\ldots, {top}.00$ (row: $x$ to one decimal; column: its second decimal){rule}"
+        f"{head} for $x = 0.00, 0.01, \\ldots, {top}.00$ (row: $x$ to one decimal; column: its second decimal; "
+        f"round a longer $x$ to 2 decimals first){rule}"
     )
     sign = -1 if func == "exp" else 1  # the exact arguments: e^{-x} is e at -x
     return Aid(
