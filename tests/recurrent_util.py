@@ -160,7 +160,7 @@ def every_format_builds(runner, cli, kind: str, out) -> None:
     if "pdf" in formats:
         assert (out / "worksheet.pdf").read_bytes().startswith(b"%PDF")
     html = (out / "worksheet.html").read_text(encoding="utf-8")
-    assert "you may need" in html and html.count("<h2") >= 3
+    assert "Values of" in html and "on the tables page" in html and html.count("<h2") >= 3
 
 
 # ---------------------------------------------------------------- what the two kinds' tests share

@@ -147,7 +147,7 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
                  latex_name: str | None = "A", vector: bool = False, max_sym: str = "m",
-                 exp_grid: int | None = None, exp_span: int = 4) -> Matrix:
+                 exp_grid: int | None = None, exp_span: int | None = 4) -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
@@ -158,7 +158,8 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     rational grid holds (the additive score's tanh values, cosines) are read from the
     standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.standard_tables`), each
     rounded to 2 decimals first (of the scores' chain values when they have one).
-    ``exp_span``: how far the kind's hand-mode rows of scores may spread (the e^x table's range).
+    ``exp_span``: how far the kind's hand-mode rows of scores may spread (the e^x table's range;
+    None: the exponents this problem needs, for a kind whose exponents are given anyway).
     On the grid the key's weights are that chain, carried (a ``rounded`` step; see
     :func:`weighted_sum_step`'s ``rounded`` for the sum that follows them).
     """
@@ -267,7 +268,7 @@ def chain_product(A: Matrix, B: Matrix) -> Matrix:
                        for col in zip(*B)) for row in A)
 
 
-def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, span: int = 4) -> None:
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, span: int | None = 4) -> None:
     """Add the table of e^x needed for a softmax by hand (every exponent x = s - row max <= 0);
     nothing in calculator mode (:func:`aids_allowed`).
 
@@ -296,7 +297,7 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
             if x != 0:
                 xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
     elif len(needed) <= limit:
-        xs.update(exp_grid(p.params, needed, span))
+        xs.update(exp_grid(p.params, needed, span) if span is not None else needed)
     else:
         return
     if existing is not None:
