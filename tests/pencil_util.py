@@ -60,10 +60,19 @@ class Tables:
 
     values: dict[str, dict[Fraction, Fraction]] = field(default_factory=dict)
     used: list = field(default_factory=list)
+    odd: set = field(default_factory=set)  # functions whose title gives the value at -x from x's
+    grid: set = field(default_factory=set)  # functions printed on the grid of every 0.01
 
     @classmethod
     def of(cls, problem) -> "Tables":
         t = cls()
+        for aid in problem.aids:
+            if r"\sigma(-x) = 1 - \sigma(x)" in aid.title:
+                t.odd.add("sigma")
+            if r"\tanh(-x) = -\tanh x" in aid.title:
+                t.odd.add("tanh")
+            if aid.grid:  # a table of every 0.01: an argument is rounded to 2 decimals first
+                t.grid.add(call(aid.entries[0][0])[0])
         # tables whose arguments are other tables' values (e^{tanh(1) - tanh(2)} for the
         # additive score) are read after those: up to three rounds
         pending = [(arg, val) for aid in problem.aids for arg, val in aid.entries]
@@ -80,6 +89,8 @@ class Tables:
         return t
 
     def lookup(self, func: str, x: Fraction) -> Fraction:
+        if func in self.grid:  # the sheet's rule: an argument is read rounded to the grid's 2 decimals
+            x = round_half_away(x, 2)
         exact = exact_value(func, x)
         if exact is not None:
             return exact
@@ -87,20 +98,33 @@ class Tables:
         if x in table:
             self.used.append((func, x))
             return table[x]
+        if x < 0 and func in self.odd and -x in table:  # the rule the table's title prints
+            self.used.append((func, -x))
+            return 1 - table[-x] if func == "sigma" else -table[-x]
         raise NotOnSheet(f"{func}({x}) is not in the sheet's tables")
 
     def lookup_float(self, func: str, x: float) -> float:
         """A function value for a float argument (a student's own rounded number):
         the table entry whose argument it is (to 1e-9), or the exact value."""
+        if func in self.grid:  # the sheet's rule: round the argument to the table's 2 decimals
+            x = float(round_half_away(Fraction(x).limit_denominator(10**9), 2))
         for arg, val in self.values.get(func, {}).items():
             if abs(float(arg) - x) <= 1.01e-4:  # the student's 4-place value of an exact argument
                 return float(val)
         exact = exact_value(func, Fraction(x).limit_denominator(10**6))
         if exact is not None and abs(float(Fraction(x).limit_denominator(10**6)) - x) < 1e-12:
             return float(exact)
-        if func == "tanh" and x < 0:  # tanh(-x) = -tanh(x), as the additive table's title says
-            return -self.lookup_float(func, -x)
+        if x < 0 and func in self.odd:  # tanh(-x) = -tanh x, sigma(-x) = 1 - sigma(x): the title's rule
+            return -self.lookup_float(func, -x) if func == "tanh" else 1 - self.lookup_float(func, -x)
         raise NotOnSheet(f"{func}({x!r}) is not in the sheet's tables")
+
+
+def round_half_away(x: Fraction, places: int) -> Fraction:
+    n = x * 10**places
+    whole = int(n)
+    if abs(n - whole) * 2 >= 1:
+        whole += 1 if n > 0 else -1
+    return Fraction(whole, 10**places)
 
 
 # ---------------------------------------------------------------- tokens

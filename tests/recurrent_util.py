@@ -160,7 +160,7 @@ def every_format_builds(runner, cli, kind: str, out) -> None:
     if "pdf" in formats:
         assert (out / "worksheet.pdf").read_bytes().startswith(b"%PDF")
     html = (out / "worksheet.html").read_text(encoding="utf-8")
-    assert "you may need" in html and html.count("<h2") >= 3
+    assert "Values of" in html and "on the tables page" in html and html.count("<h2") >= 3
 
 
 # ---------------------------------------------------------------- what the two kinds' tests share
@@ -214,10 +214,17 @@ def table_values_are_sigma_and_tanh(spec: str, seed: int) -> None:
     from worksheet.build import build_document
 
     p = build_document([spec], seed=seed).problems[0]
-    (aid,) = p.aids
-    for (arg, val), x in zip(aid.entries, aid.values):
-        want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
-        assert val == f"{want:.4f}", (arg, val)
+    assert p.aids
+    for aid in p.aids:
+        for (arg, val), x in zip(aid.entries, aid.values):
+            want = sigmoid(float(x)) if arg.startswith(r"\sigma") else np.tanh(float(x))
+            assert val == f"{want:.4f}", (arg, val)
+        for row in aid.grid[1:]:  # the printed grid: row x.x, column 0.0c, the value at x.x + 0.0c
+            for c, val in enumerate(row[1:]):
+                x = float(row[0]) + c / 100
+                if val:
+                    want = sigmoid(x) if aid.entries[0][0].startswith(r"\sigma") else np.tanh(x)
+                    assert val == f"{want:.4f}", (row[0], c, val)
 
 
 def agrees_with_real_torch(kind_module) -> None:

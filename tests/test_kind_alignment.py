@@ -137,7 +137,7 @@ def test_hand_mode_additive_keeps_tanh_exact_with_small_arguments_and_tables(see
     titles = [a.title for a in p.aids]
     if any(a != 0 for a in args):
         assert any("tanh" in t for t in titles)
-    assert any("e^x" in t for t in titles)
+    assert any("e^x" in t or "e^{-x}" in t for t in titles)  # the standard table of e^{-x} at every 0.01
     assert (
         "tanh" in to_str(p.step("scores").exact[0][0])
         or p.step("scores").exact[0][0] == 0
@@ -151,14 +151,22 @@ def test_additive_tanh_is_exact_and_like_terms_cancel():
     e = p.step("scores").exact[0]
     assert [to_str(x) for x in e] == ["2*tanh(2)", "tanh(1) + tanh(2)", "tanh(2)"]
     assert [round(v, 4) for v in p.step("scores").value[0]] == [1.9281, 1.7256, 0.9640]
-    w = p.step("weights").exact[0]
+    # by hand the weights are carried from the e^x grid (exponents to 2 decimals); exactly:
+    w = solve_inputs(KIND, mats, {"score": "additive", "numbers": "calculator"}).step("weights").exact[0]
     assert to_str(w[0]) == "1/(1 + exp(tanh(1) - tanh(2)) + exp(-tanh(2)))"
+    hand = p.step("weights")
+    assert hand.rounded and [str(x) for x in hand.exact[0]] == [
+        "2271/5000",
+        "3719/10000",
+        "1739/10000",
+    ]  # 0.4542 + 0.3719 + 0.1739 = 1
     assert abs(sympy.N(sum(to_sympy(x) for x in w) - 1, 60)) < 1e-50  # exactly 1 (simplify is slow with tanh)
     for x in w:  # every printed exponent is the number it claims to be (sympy reads our str)
         assert float(sympy.sympify(to_str(x))) == pytest.approx(float(x), rel=1e-12)
     assert any(r"\tanh(2) \cdot 1 + \tanh(-1) \cdot (-1)" in line for line in p.step("scores").work)
     tanh_aid = next(a for a in p.aids if "tanh" in a.title)
-    assert tanh_aid.entries == ((r"\tanh(1)", "0.7616"), (r"\tanh(2)", "0.9640"))
+    table = dict(tanh_aid.entries)  # the standard table: every integer in [-2, 2]
+    assert table[r"\tanh(1)"] == "0.7616" and table[r"\tanh(2)"] == "0.9640" and len(table) == 5
 
 
 def test_reference_scores_by_hand():

@@ -70,7 +70,9 @@ def test_exactly_one_mistake_and_everything_after_follows_from_it(of, seed):
             given[name] = _shown(p, name)  # the same mistake, made again in this step
             continue
         expected = ftm.of_reference(floats, of, right.params, given)[name]
-        np.testing.assert_allclose(_shown(p, name), expected, atol=5e-4)
+        step = right.step(name)  # a state carried to 2 decimals (the recurrent cells by hand): half its last place
+        atol = max(5e-4, 0.51 * 10.0**-step.places) if step.rounded else 5e-4
+        np.testing.assert_allclose(_shown(p, name), expected, atol=atol)
         given[name] = _shown(p, name)
     # the key: the step, the mistake, and the corrected steps asked: from the wrong one on,
     # within its sublayer, whole steps of at most 30 numbers (the wrong step always)
@@ -235,7 +237,7 @@ def test_every_seed_gives_a_printable_worked_solution(of):
 
 def test_a_mistake_that_would_divide_by_a_zero_variance_is_not_offered():
     """normalized-across-tokens on two tokens with an equal feature divides by 0: never planted."""
-    right = build_document(["layer-norm"], seed=1).problems[0]
+    right = build_document(["layer-norm"], seed=6).problems[0]  # two tokens with an equal feature
     options = ftm.candidates(right)
     assert options and "normalized-across-tokens" not in {o.code for o in options}
     for o in options:

@@ -149,8 +149,9 @@ def test_the_attention_lstm_key_fills_its_second_page(compiled):
     """The page that was half empty: step 6 (attention weights) went whole
     to page 3; now it starts on page 2, which is filled."""
     _, pages = compiled("attention+lstm-key")
-    assert pages[1].fill > 0.8
-    assert any("Attention weights" in x.text for x in pages[1].lines)
+    first = 1 if any("Tables" in x.text for x in pages[0].lines) else 0  # the tables page at the front
+    assert pages[first + 1].fill > 0.8
+    assert any("Attention weights" in x.text for x in pages[first + 1].lines)
 
 
 def test_a_worked_line_breaks_after_relations_and_sums_not_inside_products_or_brackets():

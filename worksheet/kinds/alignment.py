@@ -52,9 +52,10 @@ import numpy as np
 
 from . import mistakes
 from ..steps import precise
+from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
-from ..exact import add, exp, is_rational, mul, power, sqrt, tanh, to_latex
+from ..exact import add, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from ..policy.pencil import round_places
 from . import base
@@ -351,24 +352,23 @@ def _table_tanh(a) -> Fraction:
     return Fraction(0) if a == 0 else Fraction(blocks.approx(tanh(a)))
 
 
-def _additive_aids(p: Problem, inputs: dict, E: Matrix) -> None:
-    """Tables of tanh and of e^x for the additive score (not rational, so decimals)."""
+def _exp_grid(score: str, d_a: int | None) -> int | None:
+    """Scores no rational grid holds are read from the standard table of e^{-x} at every
+    0.01 down to the lowest exponent: a cosine lies in [-1, 1], an additive score in
+    [-d_a, d_a] (|v_a| = 1 by hand).  None: the kind's rational e^x table."""
+    return 2 if score == "cosine" else 2 * d_a if score == "additive" else None
+
+
+def _tanh_aid(inputs: dict) -> Aid:
+    """The additive score's tanh table: tanh at every integer in [-2, 2] (the generator's
+    range; wider for a file's larger ones), or for a file's fractions the values it needs."""
     s, H, W_a = inputs["s"][0], inputs["H"], inputs["W_a"]
-    args = sorted({abs(a) for h in H for a in blocks.matmul((tuple(s) + tuple(h),), W_a)[0]} - {0})
-    entries = tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in args)
-    if entries and len(entries) <= 16:
-        p.aids.append(Aid(r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)", entries, tuple(args)))
-    row = E[0]
-    top = max(row, key=float)
-    diffs = []
-    for x in row:
-        d = add(x, mul(-1, top))
-        if d not in diffs:
-            diffs.append(d)
-    diffs.sort(key=float, reverse=True)
-    if len(diffs) <= 16:
-        p.aids.append(Aid(r"Values of $e^x$ you may need", tuple(
-            (f"e^{{{to_latex(d)}}}", blocks.approx(exp(d))) for d in diffs), tuple(diffs)))
+    args = {abs(Fraction(a)) for h in H for a in blocks.matmul((tuple(s) + tuple(h),), W_a)[0]}
+    if all(a.denominator == 1 for a in args):
+        return tables.integer_aid("tanh", max(2, int(max(args))))
+    needed = sorted(args - {0})
+    return Aid(r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)",
+               tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in needed), tuple(needed))
 
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
@@ -390,6 +390,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     for name in NEEDS[score]:
         p.add_input(name, inputs[name], latex_name={"W_a": "W_a", "v_a": "v_a"}[name])
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
+    d_a = shape(inputs["W_a"])[1] if score == "additive" else None
 
     # 1) one score per encoder state
     E = _scores(p, inputs, score, ref["scores"], labels)
@@ -397,12 +398,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     W = blocks.softmax_step(p, "weights", E, ref["weights"], sym=r"\alpha", src_sym="e",
                             title="Attention weights (softmax of the scores)",
                             formula=r"\alpha_j = \frac{\exp(e_j)}{\sum_k \exp(e_k)}", cols=labels,
-                            latex_name=r"\alpha", vector=True)
-    if score == "additive" and blocks.aids_allowed(p):
-        _additive_aids(p, inputs, E)
+                            latex_name=r"\alpha", vector=True, exp_grid=_exp_grid(score, d_a))
+    if score == "additive" and blocks.aids_allowed(p):  # the standard table of tanh, before the e^x
+        p.aids.insert(0, _tanh_aid(inputs))
     # 3) context vector: the weighted sum of the encoder states
+    grid = _exp_grid(score, d_a) is not None and p.params.get("numbers") != "calculator"  # weights carried
     blocks.weighted_sum_step(p, "context", W, H, ref["context"], sym="c", w_sym=r"\alpha", v_sym="h",
-                             logits=E, title="Context vector (weighted sum of the encoder states)",
+                             logits=None if grid else E, rounded=grid,
+                             title="Context vector (weighted sum of the encoder states)",
                              formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c", vector=True)
     return p
 

@@ -21,8 +21,10 @@ unless the file says ``eps = 0``.  The intro on the sheet states the value used.
 
 Hand mode (eps = 0): every row of R = X + S is drawn with an integer mean and a
 variance that is the square of a rational (in practice a perfect square such
-as 1 or 4), so sqrt(sigma^2) and every normalised entry are rational.  Rows
-are drawn as mean + deviations with deviations in [-3, 3] summing to 0;
+as 1, 4 or 9), so sqrt(sigma^2) and every normalised entry are rational.  Rows
+are drawn as mean + deviations in [-3, 3] summing to 0; the first row (each other one with
+probability 1/2) has deviations in [-5, 5] not all of one size, normalising to fractions (d = 4:
+(-5, 1, 1, 3)/3) where the width allows (not d = 2, where x-hat is always +-1);
 widths with no such row at all (d = 1, and d = 3, where 2(a^2 + ab + b^2) = 3k^2
 has no solution) end, after bounded retries, in a GenerationError naming the
 kind and the width.  S has entries in [-2, 2] and X = R - S stays within
@@ -44,7 +46,7 @@ import numpy as np
 from . import mistakes
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
-from ..policy.errors import InputError, ShapeError
+from ..policy.errors import GenerationError, InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..solution.number_format import decimal, given, terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
@@ -89,24 +91,41 @@ def _rational_square(q: Fraction) -> bool:
     return base.is_square(q.numerator) and base.is_square(q.denominator)
 
 
-def _pleasant_row(rng: np.random.Generator, d: int) -> Matrix:
-    """One row with an integer mean and a variance that is a rational square (> 0)."""
+def _pleasant_row(rng: np.random.Generator, d: int, fractional: bool = False) -> Matrix | None:
+    """One row with an integer mean and a variance that is a rational square (> 0).
+    ``fractional``: deviations in [-5, 5] not all of one size and entries in [-5, 5], so the
+    row normalises to fractions (d = 4: (-5, 1, 1, 3)/3); None when the width has none."""
+    spread = 5 if fractional else 3
+    if fractional and d < 4:  # d = 2, 3: no such row (two deviations are always +-sigma)
+        return None
 
     def make():
-        dev = [int(x) for x in rng.integers(-3, 4, size=d - 1)] if d > 1 else []
-        dev.append(-sum(dev))
-        return int(rng.integers(-2, 3)), dev
+        dev = [int(x) for x in rng.integers(-spread, spread + 1, size=d - 1)] if d > 1 else []
+        return int(rng.integers(-2, 3)), dev + [-sum(dev)]
 
     def ok(c):
-        _, dev = c
+        mean, dev = c
         s = sum(x * x for x in dev)
-        return abs(dev[-1]) <= 3 and s > 0 and _rational_square(Fraction(s, d))
+        if not (abs(dev[-1]) <= spread and s > 0 and _rational_square(Fraction(s, d))):
+            return False
+        return not fractional or (len({abs(x) for x in dev}) > 1 and max(abs(mean + x) for x in dev) <= 5)
 
-    mean, dev = base.retry(
-        "layer-norm", make, ok,
-        f"no row of width d_model = {d} with an integer mean and a perfect-square variance "
-        f"(there is none for d_model = 1 or 3)")
+    why = (f"no row of width d_model = {d} with an integer mean and a perfect-square variance "
+           f"(there is none for d_model = 1 or 3)")
+    try:
+        mean, dev = base.retry("layer-norm", make, ok, why)
+    except GenerationError:
+        if not fractional:
+            raise
+        return None
     return tuple(Fraction(mean + x) for x in dev)
+
+
+def _rows(rng: np.random.Generator, n: int, d: int) -> Matrix:
+    """The rows of R = X + S: the first (where the sheet works an entry) normalises to
+    fractions when the width allows, each other one with probability 1/2."""
+    rows = [_pleasant_row(rng, d, fractional=True) if i == 0 or rng.random() < 0.5 else None for i in range(n)]
+    return tuple(row if row is not None else _pleasant_row(rng, d) for row in rows)
 
 
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
@@ -125,7 +144,7 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             return R.var(axis=1).min() >= 0.01
 
         return base.retry("layer-norm", make, ok, f"seq_len={n}, d_model={d} with non-constant rows")
-    R = tuple(_pleasant_row(rng, d) for _ in range(n))
+    R = _rows(rng, n, d)
 
     def make():
         out = {"gamma": base.int_matrix(rng, 1, d, (-1, 1, 2), (0.15, 0.6, 0.25)),
@@ -160,11 +179,9 @@ SQRT_AID = r"Values of $\sqrt{x}$ you may need"
 
 
 def add_sqrt_aid(p: Problem, args, places: int) -> None:
-    """Hand mode: the table of square roots a carried layer norm divides by
-    (rounded to ``places``, as the chain uses them; worksheet.policy.pencil), each
-    needed argument beside a distractor 0.1 to 0.3 away, so that the table
-    does not say what the variance is.  One table per problem (the blocks'
-    layer norms add to it)."""
+    """Hand mode: the table of square roots a carried layer norm divides by (rounded to
+    ``places``, as the chain uses them), each beside a distractor 0.1 to 0.3 away, so
+    the table does not say what the variance is; one per problem (blocks add to it)."""
     if not blocks.aids_allowed(p):
         return
     xs = {Fraction(a) for a in args if is_rational(a) and not is_rational(sqrt(a))}
@@ -178,9 +195,8 @@ def add_sqrt_aid(p: Problem, args, places: int) -> None:
         xs.update(old.values)
         p.aids.remove(old)
     vals = sorted(xs)
-    p.aids.append(Aid(SQRT_AID, tuple((rf"\sqrt{{{blocks.work_term(x)[0]}}}",
-                                              decimal(blocks.round_exact(sqrt(x), places), places))
-                                             for x in vals), tuple(vals)))
+    p.aids.append(Aid(SQRT_AID, tuple((rf"\sqrt{{{blocks.work_term(x)[0]}}}", decimal(blocks.round_exact(
+        sqrt(x), places), places)) for x in vals), tuple(vals)))
 
 
 def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) -> np.ndarray:

@@ -81,6 +81,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             np.abs(ref[rec.name("c", t, T)]).min() < 0.05 for t in range(1, T + 1)
         ):
             return False
+        if params.numbers == "hand" and any(  # tanh(c_t) is read from the table of [-3, 3]
+            np.abs(np.round(ref[rec.name("c", t, T)], 2)).max() > rec.HAND_RANGE - 0.05 for t in range(1, T + 1)
+        ):
+            return False
         if params.numbers == "calculator":
             return True
         return rec.drift_ok(solve, m, params) and all(

@@ -21,20 +21,24 @@ Carried rounding (the rule a person follows by hand; :mod:`worksheet.policy.penc
 In hand mode every gate is used as the table gives it (4 decimals), tanh(c_t)
 and the GRU's candidate n_t too; the state -- LSTM c_t and h_t, GRU h_t --
 and the GRU's candidate pre-activation x W_n + b_n + r ⊙ (h W_hn + b_hn) are
-carried rounded (half away from zero) to ``places`` = 4 decimals, the
-rounding chain's, in hand and calculator mode alike.  From the first
-rounding on, every step is marked ``rounded``, as in the encoder block.  Each
+carried rounded (half away from zero) to ``places`` decimals: 2 by hand, onto
+the grid of the standard tables of σ and tanh (:mod:`worksheet.steps.standard_tables`,
+every 0.01 in [0, 3], the same for every variant), so that every argument a
+student looks up is on the table and the table says nothing about the answers;
+4 with a calculator.  From the first rounding on, every step is marked
+``rounded``, as in the encoder block.  Each
 step's exact value is checked against a float64 recomputation from the
 carried values (its own arithmetic, 1e-9); its ``value`` is the unrounded
 float64 chain of the kind's ``reference`` (independent numpy, PyTorch's
 formulas; the JSON writes as ``value`` the unrounded chain evaluated at 60
-digits, as ``exact`` the carried value), which a rounded step must stay within 5e-3 of; a user's own
-numbers that drift further are an InputError ("use --numbers calculator").
+digits, as ``exact`` the carried value), which a rounded step must stay within
+5 units of the carried last place of (0.05 by hand, 5e-3 with a calculator); a
+user's own numbers that drift further are an InputError ("use --numbers calculator").
 
-Hand mode allows at most 3 time steps and d_h <= 4 (the table grows by up
-to 5 d_h values per step); calculator mode up to 12 steps and d_h <= 8.  From t = 2 on the
-pre-activations are 4-decimal numbers (h_{t-1} is carried so), and the
-table lists σ and tanh at exactly those arguments.
+Hand mode allows at most 3 time steps and d_h <= 4; calculator mode up to 12
+steps and d_h <= 8.  A first time step's pre-activations are integers in
+[-3, 3] (the short table of σ at the integers when σ is read only there); from
+t = 2 on they are 2-decimal numbers in [-3, 3] (h_{t-1} is carried so).
 """
 
 from __future__ import annotations
@@ -46,29 +50,27 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..steps import precise
+from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
-from ..exact import add, exp, is_rational, mul, power, tanh
+from ..exact import add, is_rational, tanh
 from ..solution.number_format import decimal
-from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
+from ..solution.problem import Matrix, Problem, shape, to_array, verify
 from . import base
 from . import screen
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
                          sub, units, x_sym)  # (the cells use them as rec.<name>)
 
-HAND_PLACES = 4  # decimals the state is carried with in hand mode (the table's arguments; the chain's 4)
+HAND_PLACES = 2  # decimals the state is carried with in hand mode (the table's arguments; the chain's 4)
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
 CALC_PLACES = 4
 HAND_MAX_STEPS = 3  # more time steps by hand: a table of dozens of σ values
 HAND_MAX_UNITS = 4  # d_h by hand, for the same reason
 HAND_RANGE = 3  # hand mode: every pre-activation in [-3, 3]
-AID_TITLE = r"Values of $\sigma$ and $\tanh$ you may need"
 
 
 # ---------------------------------------------------------------- the functions
-def sigmoid(a):
-    """The logistic function σ(a) = 1 / (1 + e^{-a}), exactly (σ(0) = 1/2)."""
-    return power(add(1, exp(mul(-1, a))), -1)
+sigmoid = tables.sigmoid  # σ(a) = 1 / (1 + e^{-a}), exactly (σ(0) = 1/2)
 
 
 def np_sigmoid(a: np.ndarray) -> np.ndarray:
@@ -184,9 +186,19 @@ def rounded(M: Matrix, places: int) -> Matrix:
     return blocks.round_matrix(M, places)
 
 
-# ---------------------------------------------------------------- the σ / tanh table
+# ---------------------------------------------------------------- the σ / tanh tables
 class Table:
-    """The σ and tanh values a hand-mode problem needs, collected step by step."""
+    """Which of σ and tanh a hand-mode problem reads (its arguments collected step by
+    step), and the standard tables it then prints: the same for every variant.
+
+    A first time step's pre-activations are integers in [-3, 3] (the generator's
+    screen), so a σ read only there gets the short table of σ(-3), ..., σ(3); every
+    other argument -- a pre-activation from a state carried to 2 decimals, c_t
+    itself, the GRU candidate's carried pre-activation -- is a 2-decimal number in
+    [-3, 3], read from the table of every 0.01 (:func:`grid_aid`), with
+    σ(-x) = 1 - σ(x) and tanh(-x) = -tanh x.  Nothing in the tables depends on the
+    problem's numbers, so they give no answer away.
+    """
 
     def __init__(self):
         self.needed: dict[tuple[str, object], None] = {}
@@ -197,26 +209,14 @@ class Table:
                 self.needed[(act.latex, a)] = None
 
     def add_to(self, p: Problem) -> None:
-        if not self.needed:
-            return
-        needed = dict(self.needed)
-        for f, a in list(self.needed):  # a distractor beside each argument that is not an integer
-            if is_rational(a) and Fraction(a).denominator != 1:
-                needed[(f, distractor(Fraction(a)))] = None
-        order = sorted(needed, key=lambda k: (k[0] != r"\sigma", float(k[1])))
-        acts = {r"\sigma": SIGMA, r"\tanh": TANH}
-        entries = tuple((rf"{f}({blocks.work_term(a)[0].strip('()')})", decimal(acts[f].exact(a)))
-                        for f, a in order)
-        p.aids.append(Aid(AID_TITLE, entries, tuple(a for _, a in order)))
-
-
-def distractor(a: Fraction) -> Fraction:
-    """An argument 0.1, 0.2 or 0.3 beside ``a`` (which, and on which side, from ``a``'s
-    digits): printed next to the needed one, so that a table of tanh(c_t) does not say
-    what c_t is, nor one of tanh(a) what the candidate n_t is."""
-    k = int(abs(a) * 10**4)
-    step = Fraction(1 + k % 3, 10)
-    return a + step if k % 2 else a - step
+        for f in (r"\sigma", r"\tanh"):
+            args = [Fraction(a) for g, a in self.needed if g == f and is_rational(a)]
+            if not args:
+                continue
+            fine = any(a.denominator != 1 for a in args) or f == r"\tanh" or p.params.get("steps", 1) > 1
+            name = "sigma" if f == r"\sigma" else "tanh"
+            top = max(HAND_RANGE, -int(-max(abs(a) for a in args) // 1))  # a file's larger ones: a longer table
+            p.aids.append(tables.grid_aid(name, top) if fine else tables.integer_aid(name, top))
 
 
 # ---------------------------------------------------------------- the carried chain
@@ -236,6 +236,8 @@ class Chain:
 
     def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None):
         self.p, self.ref, self.drift, self.rounding = p, ref, drift or {}, False
+        carried = HAND_PLACES if p.params.get("numbers") == "hand" else CALC_PLACES
+        self.tolerance = max(5e-3, 5 * 10.0**-carried)  # a state carried to 2 places: within 0.05
 
     def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
             carried: bool = False, **kw) -> Matrix:
@@ -246,7 +248,8 @@ class Chain:
         self.rounding = True
         shown = GATE_PLACES if places is None else places
         R = exact if carried else rounded(exact, shown)
-        self.p.add_step(step, R, self.drift.get(step, self.ref[step]), rounded=True, places=shown, **kw)
+        self.p.add_step(step, R, self.drift.get(step, self.ref[step]), rounded=True, places=shown,
+                        drift=self.tolerance, **kw)
         return R
 
 

@@ -290,6 +290,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             note=note,
             latex_name=formula,
             vector=True,
+            exp_span=None,  # the exponents are differences of the given scores: the table lists those
         )
         lines = [
             rf"z{mark} = {scaled_sym or 's'} = \begin{{bmatrix}} "

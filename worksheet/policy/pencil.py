@@ -10,8 +10,10 @@ docs/student.md explains it ("Doing a sheet by hand"), and the key, the worked l
    integers): they are written as they are.
 2. **Tables.** A value of e^x, σ(x), tanh(x), √x, sin x or cos x is read from
    the table the sheet prints, to :data:`TABLE_PLACES` (4) decimals; a table's
-   arguments are exact (``e^{-1/2}``), or the 4-place values of an earlier
-   step when the chain carries rounded values (the recurrent cells).
+   arguments are exact (``e^{-1/2}``), or lie on a standard grid of every 0.01
+   (the recurrent cells, which carry their state to 2 decimals; the additive
+   and cosine alignment scores), where an argument with more decimals is
+   rounded to 2 first (:mod:`worksheet.steps.standard_tables`, docs/tables.md).
 3. **Rounding.** Every other result is rounded once, to :data:`PLACES` (4)
    decimals, when it is written down (an entry, not each term of it), and the
    next step goes on from the rounded value.  Halves round away from zero.

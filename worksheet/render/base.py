@@ -16,7 +16,7 @@ from typing import Sequence
 import jinja2
 
 from ..solution import number_format as fmt
-from ..solution.document import Document
+from ..solution.document import Document, standard_tables
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
 from ..solution.problem import Quantity, Step, code_split
@@ -122,6 +122,7 @@ class TemplateRenderer(Format):
             text=self.text,
             prose=self.prose,
             plain_title=plain_title,
+            standard_tables=standard_tables,
         )
 
     # -- tables from the model (shared) -------------------------------------

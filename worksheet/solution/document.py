@@ -85,7 +85,16 @@ class Document:
         return replace(
             self,
             problems=[
-                Problem(p.kind, p.title, p.params, seed=p.seed, intro=p.intro, points=p.points) for p in self.problems
+                Problem(
+                    p.kind,
+                    p.title,
+                    p.params,
+                    seed=p.seed,
+                    intro=p.intro,
+                    points=p.points,
+                    aids=[a for a in p.aids if a.grid],  # the standard tables: printed once, see standard_tables
+                )
+                for p in self.problems
             ],
         )
 
@@ -134,3 +143,17 @@ def table_function(arg: str) -> str | None:
         if arg.startswith("\\" + f):
             return f
     return None
+
+
+def standard_tables(docs) -> list:
+    """The standard tables (an :class:`~worksheet.solution.problem.Aid` with a ``grid``,
+    the same for every variant) of ``docs``' problems, each once, in order: what a file
+    prints on its tables page (at the front of an exam's variants, at the end of one sheet)."""
+    out, seen = [], set()
+    for d in docs:
+        for p in d.problems:
+            for a in p.aids:
+                if a.grid and a.title not in seen:
+                    seen.add(a.title)
+                    out.append(a)
+    return out

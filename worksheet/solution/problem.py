@@ -158,12 +158,16 @@ class Step(Quantity):
 class Aid:
     """A table printed on the sheet to help by hand, e.g. values of e^x.
 
-    ``entries`` holds (LaTeX of the argument, LaTeX of the value) pairs.
+    ``entries`` holds (LaTeX of the argument, LaTeX of the value) pairs.  A standard
+    table on a fine grid (σ and tanh at every 0.01) also has ``grid``: its rows as printed,
+    like an exam's table of the normal distribution (row: x to one decimal; column: the
+    second decimal), plain decimals only.
     """
 
     title: str
     entries: tuple[tuple[str, str], ...]
     values: tuple = ()  # the exact arguments, so later steps can extend the table
+    grid: tuple[tuple[str, ...], ...] = ()  # laid out as a table (first row: the column heads), else a list
 
 
 @dataclass
@@ -209,12 +213,13 @@ class Problem:
         rounded: bool = False,
         places: int = 4,
         choices: Sequence[str] | None = None,
+        drift: float = 5e-3,  # how far a rounded step may lie from the unrounded chain
     ) -> Step:
         """Add a step after checking its exact value against ``value``."""
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 1:
             value = value.reshape(1, -1)
-        verify(f"{self.kind}.{name}", exact, value, rounded=rounded)
+        verify(f"{self.kind}.{name}", exact, value, rounded=rounded, drift=drift)
         step = Step(
             name,
             exact,
@@ -376,11 +381,12 @@ def _labels(labels):
     return None if labels is None else tuple(x if isinstance(x, str) else str(x) for x in labels)
 
 
-def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False) -> None:
-    """Raise :class:`VerificationError` unless exact and float agree entrywise."""
+def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False, drift: float = 5e-3) -> None:
+    """Raise :class:`VerificationError` unless exact and float agree entrywise
+    (a ``rounded`` chain: within ``drift``, 5e-3 unless its kind carries fewer places)."""
     if shape(exact) != value.shape:
         raise VerificationError(f"{where}: exact shape {shape(exact)} != float shape {value.shape}")
-    rtol, atol = (5e-3, 5e-3) if rounded else (RTOL, ATOL)
+    rtol, atol = (5e-3, drift) if rounded else (RTOL, ATOL)
     for i, (row, vrow) in enumerate(zip(exact, value.tolist())):
         for j, (x, v) in enumerate(zip(row, vrow)):
             if isinstance(x, str):  # a label (next-token prediction): checked by its kind

@@ -33,6 +33,7 @@ from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, r
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
+from .standard_tables import grid_aid, grid_argument
 from ..policy.pencil import round_places
 from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, decimal_at, dot_latex, dot_work, entry,
                         fit_places, join_terms, term_value, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
@@ -42,7 +43,7 @@ __all__ = [
     # step builders (this module)
     "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
     "scaled_dot_product", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
-    "softmax_chain", "table_exp", "chain_of", "chain_product",
+    "softmax_chain", "table_exp", "exp_grid", "chain_of", "chain_product",
     # re-exported for the kinds
     "is_rational", "to_latex",
     "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
@@ -145,14 +146,22 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
                  title: str = "Attention weights (softmax along each row)",
                  formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
                  work_row: int | None = None, note: str = "", aid: bool = True,
-                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m") -> Matrix:
+                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m",
+                 exp_grid: int | None = None, exp_span: int | None = 4) -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
     ``max_sym``: the maximum's letter (``m'`` beside a second softmax on the page).
 
     Adds (once per problem, hand mode only) an aid with the values of e^x the
-    rows need, when every exponent is rational.
+    rows need, when every exponent is rational.  ``exp_grid``: exponents that no
+    rational grid holds (the additive score's tanh values, cosines) are read from the
+    standard table of e^{-x} at every 0.01 up to ``exp_grid`` (:mod:`.standard_tables`), each
+    rounded to 2 decimals first (of the scores' chain values when they have one).
+    ``exp_span``: how far the kind's hand-mode rows of scores may spread (the e^x table's range;
+    None: the exponents this problem needs, for a kind whose exponents are given anyway).
+    On the grid the key's weights are that chain, carried (a ``rounded`` step; see
+    :func:`weighted_sum_step`'s ``rounded`` for the sum that follows them).
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
@@ -171,20 +180,27 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         s = work_term(x, 0)[0]
         return s[1:-1] if s.startswith("(") else s
 
-    def power_of_e(d) -> str:
+    grid = exp_grid is not None and not calculator
+    B = (chain_of(p, S) or S) if grid else S  # the grid is read at the chain's exponents, rounded
+    at = {k: grid_argument(Fraction(d)) for k, d in shifted_exponents(B[i])} if grid else {}
+
+    def power_of_e(d, k) -> str:
+        if grid:
+            return "e^{0}" if at[k] == 0 else f"e^{{{_cents(at[k])}}}"
         return f"e^{{{number(d)}}}"
 
     def power_of(src: str) -> str:  # e^{s_j - m}; exp(e_j - m) where e names a score (alignment)
         return f"\\exp({src} - {m_i})" if src_sym == "e" else f"e^{{{src} - {m_i}}}"
 
     rel = "=" if is_rational(top) or not calculator else "\\approx"
-    chain = None if calculator else softmax_chain(S)  # hand mode: with the table's values
-    total_shown = approx(total) if chain is None else approx(sum(table_exp(d) for _, d in shifted))
-    values = _exp_values(shifted, total, chain is not None)  # the e^x a line's result comes from
+    chain = None if calculator else softmax_chain(B, grid)  # hand mode: with the table's values
+    read_at = {k: (at[k] if grid else d) for k, d in shifted}  # where the table is read
+    total_shown = approx(total) if chain is None else approx(sum(table_exp(read_at[k]) for k, _ in shifted))
+    values = _exp_values(shifted, total, chain is not None, read_at)  # the e^x a line's result comes from
     sum_rel = "=" if values and chain is not None else "\\approx"  # a sum of the table's 4-place values is exact
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j {power_of(src_j)} = " + join_terms([power_of_e(d) for _, d in shifted])
+        f"\\sum_j {power_of(src_j)} = " + join_terms([power_of_e(d, k) for k, d in shifted])
         + (f" \\approx {join_terms(list(values.values()))}" if values else "")
         + f" {sum_rel} {total_shown}{terms_count(len(shifted))}",
     ]
@@ -194,27 +210,35 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d)}}}{{\\sum_k {power_of(src_k)}}} "
+        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k {power_of(src_k)}}} "
                     f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
+    if grid:  # the key is the chain: exponents read on the table's grid, so it is carried as such
+        W = chain
     p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name)
+               note=note, latex_name=latex_name, rounded=grid, drift=GRID_DRIFT)
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if aid:  # scores carried rounded (a block's chain): their differences hide among distractors
-        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded)
+    if grid and aids_allowed(p):  # a file's wider scores: a longer table
+        lowest = min((Fraction(d) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
+        table = grid_aid("exp", max(exp_grid, -int(lowest // 1)))
+        if table not in p.aids:
+            p.aids.append(table)
+    elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
+        add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W
 
 
-def _exp_values(shifted, total, hand: bool) -> dict:
-    """{j: how a line writes e^{d_j}}: in hand mode the table's 4-place value (``1`` for e^0),
-    what the chain computes with; in calculator mode, when an exponent is printed
+def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
+    """{j: how a line writes e^{d_j}}: in hand mode the table's 4-place value (``1``
+    for e^0; on the grid, at the exponent rounded to 2 decimals), what the chain
+    computes with; in calculator mode, when an exponent is printed
     rounded, e^{d_j} with the places the sum needs to give its printed total
     (:func:`fit_places`), else nothing (the exponents' sum is then true as printed)."""
     if hand:
-        return {k: "1" if d == 0 else approx(table_exp(d)) for k, d in shifted}
+        return {k: "1" if read_at[k] == 0 else approx(table_exp(read_at[k])) for k, _ in shifted}
     if all(is_rational(d) for _, d in shifted):
         return {}
     es = [exp(d) for _, d in shifted]
@@ -222,23 +246,35 @@ def _exp_values(shifted, total, hand: bool) -> dict:
     return {k: "1" if d == 0 else decimal_at(e, digits) for (k, d), e in zip(shifted, es)}
 
 
+GRID_DRIFT = 0.02  # how far a chain read on the 0.01 grid may lie from the exact softmax (and its sum)
+
+
 def table_exp(d) -> Fraction:
     """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads."""
     return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
 
 
-def softmax_chain(S: Matrix) -> Matrix | None:
+def softmax_chain(S: Matrix, grid: bool = False) -> Matrix | None:
     """The weights the rounding chain gives (:mod:`worksheet.policy.pencil`): per row,
     alpha_j = e^{s_j - m} / sum_k e^{s_k - m} with every e^x the table's 4-place
-    value, rounded once to 4 places
-    (e^{tanh(1) - tanh(2)} of the additive alignment score is read from its table too)."""
+    value, rounded once to 4 places; ``grid``: every exponent rounded to 2 decimals
+    first, where the standard table of every 0.01 is read (:mod:`.standard_tables`)."""
     out = []
     for row in S:
         shifted = dict(shifted_exponents(row))
+        if grid:
+            shifted = {k: grid_argument(Fraction(d)) for k, d in shifted.items()}
         t = [table_exp(shifted[k]) if k in shifted else Fraction(0) for k in range(len(row))]
         total = sum(t)
         out.append(tuple(round_places(x / total) for x in t))
     return tuple(out)
+
+
+def _cents(x: Fraction) -> str:
+    """A 2-decimal exponent as the table's argument: ``-0.2``, ``-1.37``."""
+    whole, cents = divmod(abs(x.numerator * 100 // x.denominator), 100)
+    text = f"{whole}" if cents == 0 else f"{whole}.{cents:02d}".rstrip("0")
+    return ("-" if x < 0 else "") + text
 
 
 def chain_of(p: Problem, M: Matrix) -> Matrix | None:
@@ -255,9 +291,17 @@ def chain_product(A: Matrix, B: Matrix) -> Matrix:
                        for col in zip(*B)) for row in A)
 
 
-def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) -> None:
-    """Add the table of e^{x - row max} (every x - max <= 0) needed for a
-    softmax by hand; nothing in calculator mode (:func:`aids_allowed`)."""
+def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, span: int | None = 4) -> None:
+    """Add the table of e^x needed for a softmax by hand (every exponent x = s - row max <= 0);
+    nothing in calculator mode (:func:`aids_allowed`).
+
+    Exact exponents get the kind's standard table (:func:`exp_grid`): every multiple of
+    the grid's step from 0 down to the span the hand mode allows, the same for every
+    variant, so the table says nothing about which exponents this problem needs.
+    Exponents carried rounded (a block's chain, ``distract``) are 4-place decimals: each
+    is printed beside a distractor 0.1 to 0.3 away, and the table is never left off
+    (the key reads every one of them from it).
+    """
     if not aids_allowed(p):
         return
     xs: set = set()
@@ -271,15 +315,45 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False) 
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
     if existing is not None:
         xs.update(Fraction(x) for x in existing.values)
-        p.aids.remove(existing)
-    if len(xs) > limit:
+    if distract:
+        for x in needed:  # a carried exponent (a difference of scores) beside a distractor
+            if x != 0:
+                xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
+    elif len(needed) <= limit:
+        xs.update(exp_grid(p.params, needed, span) if span is not None else needed)
+    else:
         return
-    for x in needed if distract else ():  # a carried exponent (a difference of scores) beside a distractor
-        if x != 0:
-            xs.add(x - Fraction(1 + int(abs(x) * 10**4) % 3, 10))
+    if existing is not None:
+        p.aids.remove(existing)
     vals = sorted(xs, reverse=True)
     p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
                       tuple(vals)))
+
+
+GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0
+
+
+def exp_grid(params: dict, needed, span: int = 4) -> list[Fraction]:
+    """The standard e^x table's arguments: ``-k h`` for k = 0, 1, ... down to the span.
+
+    The step ``h`` is ``1/sqrt(d_k)`` when the problem has a perfect-square ``d_k`` (a
+    scaled score is an integer over sqrt(d_k)), refined to the exponents' own
+    denominators if they need it; the span is the kind's (4, what every generator but
+    self-attention-basic's allows), or more when a file's exponent lies further out.  A grid of more than :data:`GRID_MAX` entries keeps its first
+    :data:`GRID_MAX` and adds the integers and the exponents beyond (softmax-scaling's
+    raw scores: e^{-16})."""
+    from math import isqrt, lcm
+
+    d_k = params.get("d_k")
+    step = isqrt(d_k) if isinstance(d_k, int) and d_k > 0 and isqrt(d_k) ** 2 == d_k else 1
+    step = lcm(step, *(Fraction(x).denominator for x in needed))
+    lowest = min((Fraction(x) for x in needed), default=Fraction(0))
+    span = max(span, -(lowest.numerator // lowest.denominator))  # ceil(-lowest)
+    count = span * step + 1
+    grid = [Fraction(-k, step) for k in range(min(count, GRID_MAX))]
+    if count > GRID_MAX:
+        grid += [Fraction(-k) for k in range(span + 1)] + [Fraction(x) for x in needed]
+    return grid
 
 
 EXP_AID = "Values of $e^x$ you may need"
@@ -289,7 +363,7 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
                       w_sym: str, v_sym: str, logits: Matrix | None = None,
                       title: str = "Output (weighted sum of values)",
                       formula: str = "Z = A V", rows=None, cols=None, note: str = "",
-                      latex_name: str | None = "Z", vector: bool = False) -> Matrix:
+                      latex_name: str | None = "Z", vector: bool = False, rounded: bool = False) -> Matrix:
     """``Z = A V`` exactly; the work shows one entry with decimals, in the row
     the softmax step worked (:func:`teaching_row`) and a column where it is
     not 0.  ``vector``: one row, written ``c_1 = sum_k alpha_k h_{k1}``.
@@ -311,8 +385,10 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
+    if rounded:  # weights carried from the e^x grid: the sum of the carried weights, rounded once
+        Z = Zc if Zc is not None else Z
     p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name)
+               note=note, latex_name=latex_name, rounded=rounded, drift=GRID_DRIFT)
     if Zc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z

@@ -1,0 +1,94 @@
+r"""The standard tables a hand-mode sheet prints: the same for every variant of a kind.
+
+Like the statistical tables of an exam, a standard table covers the whole range a
+kind's hand mode can produce, on a grid, and so says nothing about one problem's
+numbers.  Two shapes:
+
+* :func:`integer_aid`: σ or tanh at every integer in [-top, top] (a recurrent
+  cell's first pre-activations), printed as a short list;
+* :func:`grid_aid`: σ(x), tanh x or e^{-x} at every x = 0.00, 0.01, ..., top,
+  printed as an exam's table of the normal distribution (a row per first decimal,
+  a column per second decimal); σ(-x) = 1 - σ(x) and tanh(-x) = -tanh x give the
+  negative arguments.  A value whose argument has more decimals than the grid is
+  read at the argument rounded to 2 decimals (half away from zero): the rule the
+  sheet states and the key follows (:data:`GRID_PLACES`).
+
+Every value is rounded from the exact one (:func:`worksheet.solution.number_format.decimal`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+from ..exact import add, exp, mul, power, tanh
+from ..solution.number_format import decimal
+from ..solution.problem import Aid
+
+__all__ = ["GRID_PLACES", "grid_aid", "integer_aid", "sigmoid", "grid_argument"]
+
+GRID_PLACES = 2  # a grid table lists every 0.01; a longer argument is rounded to it
+
+
+def sigmoid(a):
+    """The logistic function σ(a) = 1 / (1 + e^{-a}), exactly (σ(0) = 1/2)."""
+    return power(add(1, exp(mul(-1, a))), -1)
+
+
+# func: (its LaTeX, the exact value at x >= 0 of what the table lists, the title's head, its rule for -x)
+_FUNCS = {
+    "sigma": (r"\sigma", sigmoid, r"Values of $\sigma(x)$", r"; $\sigma(-x) = 1 - \sigma(x)$"),
+    "tanh": (r"\tanh", tanh, r"Values of $\tanh x$", r"; $\tanh(-x) = -\tanh x$"),
+    "exp": ("e", lambda x: exp(mul(-1, x)), r"Values of $e^{-x}$", ""),
+}
+
+
+def _arg(k: int) -> str:
+    """k/100 written as a table argument: ``0.37``, ``2.1``, ``3``."""
+    whole, cents = divmod(k, 100)
+    return f"{whole}" if cents == 0 else f"{whole}.{cents:02d}".rstrip("0")
+
+
+def _entry(func: str, k: int) -> str:
+    latex = _FUNCS[func][0]
+    if func == "exp":
+        return "e^{0}" if k == 0 else f"e^{{-{_arg(k)}}}"
+    return f"{latex}({_arg(k)})"
+
+
+def grid_argument(x: Fraction) -> Fraction:
+    """``x`` rounded to the grid (2 decimals, half away from zero): where a table is read."""
+    n = x * 10**GRID_PLACES
+    whole = int(n)
+    if abs(n - whole) * 2 >= 1:
+        whole += 1 if n > 0 else -1
+    return Fraction(whole, 10**GRID_PLACES)
+
+
+@lru_cache(maxsize=8)
+def grid_aid(func: str, top: int) -> Aid:
+    """``func`` ("sigma", "tanh" or "exp": e^{-x}) at every x = 0.00, 0.01, ..., ``top``."""
+    _, value, head, rule = _FUNCS[func]
+    last = top * 100
+    values = {k: decimal(value(Fraction(k, 100))) for k in range(last + 1)}
+    grid = [("x",) + tuple(f"0.0{c}" for c in range(10))]
+    for r in range(last // 10 + 1):
+        grid.append((f"{r // 10}.{r % 10}",) + tuple(values.get(10 * r + c, "") for c in range(10)))
+    title = (
+        f"{head} for $x = 0.00, 0.01, \\ldots, {top}.00$ (row: $x$ to one decimal; column: its second decimal; "
+        f"round a longer $x$ to 2 decimals first){rule}"
+    )
+    sign = -1 if func == "exp" else 1  # the exact arguments: e^{-x} is e at -x
+    return Aid(
+        title,
+        tuple((_entry(func, k), v) for k, v in values.items()),
+        tuple(Fraction(sign * k, 100) for k in values),
+        tuple(grid),
+    )
+
+
+def integer_aid(func: str, top: int) -> Aid:
+    """σ or tanh at every integer in [-top, top], as a list."""
+    latex, value, head, _ = _FUNCS[func]
+    xs = tuple(Fraction(k) for k in range(-top, top + 1))
+    return Aid(f"{head} at the integers", tuple((f"{latex}({int(x)})", decimal(value(x))) for x in xs), xs)
