@@ -465,8 +465,13 @@ FLAWED = [k for k in KINDS if k.startswith("find-the-mistake")] + [
 ]
 
 
-def _close(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-3, atol=2e-3))
+def _close(a: np.ndarray, b: np.ndarray, atol: float = 2e-3) -> bool:
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-3, atol=atol))
+
+
+# a recurrent cell's hand state is carried to 2 decimals (docs/tables.md): a shown c or h
+# follows from the shown steps before it within half its last place
+STATE_ATOL = {"lstm-cell": 6e-3, "gru-cell": 6e-3}
 
 
 @pytest.mark.parametrize("kind", FLAWED)
@@ -490,7 +495,9 @@ def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
         for k in range(at + 1, len(names)):
             given = {n: shown[n] for n in names[:k]}
             try:
-                follows = _close(of_reference(inputs, of, options, given)[names[k]], shown[names[k]])
+                follows = _close(
+                    of_reference(inputs, of, options, given)[names[k]], shown[names[k]], STATE_ATOL.get(of, 2e-3)
+                )
             except (ValueError, KeyError, IndexError):
                 follows = False
             if not follows:
@@ -502,7 +509,10 @@ def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
                         again = rule(mistakes.Values(data, **ctx), options)
                     except (ValueError, KeyError, IndexError, TypeError):
                         continue
-                    follows = follows or (again is not None and _close(np.asarray(again, float), shown[names[k]]))
+                    follows = follows or (
+                        again is not None
+                        and _close(np.asarray(again, float), shown[names[k]], STATE_ATOL.get(of, 2e-3))
+                    )
             if not follows:
                 failures.append(f"seed {seed}: {code} at {p.params['step']}: ({k + 1}) {names[k]} does not follow")
             if of == "positional-encoding" and names[k] == "PE":
