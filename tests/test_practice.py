@@ -231,6 +231,35 @@ def test_no_js_form_post_marks_every_cell_in_the_page(client):
     assert 'data-verdict-for="cell-weights-1-2">' in r.text  # empty cells: no verdict yet
 
 
+def test_the_page_takes_a_decimal_comma_when_the_student_chooses_it(client):
+    """The page has a decimal-separator setting; with "comma" (JavaScript sends it
+    in POST /check, the form without JavaScript as a field) 0,2119 is read as 0.2119."""
+    p = problem()
+    w = p.step("weights").value
+    comma = entry(w[0, 0]).replace(".", ",")
+    page = client.get(f"/p/attention?seed={SEED}").text
+    assert '<select name="decimal" id="decimal">' in page and 'value="comma"' in page
+    r = client.post(f"/p/attention?seed={SEED}", data={"cell-weights-1-1": comma, "decimal": "comma"})
+    assert re.search(r'data-verdict-for="cell-weights-1-1" data-verdict="right"', r.text)
+    assert '<option value="comma" selected>' in r.text  # the choice stays on the marked page
+    r = client.post(f"/p/attention?seed={SEED}", data={"cell-weights-1-1": comma})
+    assert not re.search(r'data-verdict-for="cell-weights-1-1" data-verdict="right"', r.text)
+    assert (
+        verdict_of(
+            client.post(
+                "/check",
+                json={"kind": "attention", "seed": SEED, "cells": {"weights": {"1,1": comma}}, "decimal": "comma"},
+            ).json(),
+            "weights",
+            1,
+            1,
+        )["verdict"]
+        == "right"
+    )
+    bad = client.post(f"/p/attention?seed={SEED}", data={"cell-weights-1-1": comma, "decimal": "semicolon"})
+    assert bad.status_code == 400 and "decimal" in bad.text
+
+
 # ---------------------------------------------------------------- reveal
 def test_reveal_gives_one_steps_worked_line_or_the_full_key(client):
     p = problem()

@@ -140,12 +140,15 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
             return error_page(request, "the form could not be read")
         try:
             ask = _in_scope(pr.ask_from(kind, params))
-            body = await run_in_threadpool(problem_page, base_of(request), ask, *_answered(form))
+            body = await run_in_threadpool(problem_page, base_of(request), ask, *_answered(form), _one(form, "decimal"))
         except pr.RequestError as exc:
             return error_page(request, str(exc))
         return HTMLResponse(body)
 
-    def problem_page(base: str, ask: pr.Ask, cells: dict, reveal: set) -> str:
+    def problem_page(base: str, ask: pr.Ask, cells: dict, reveal: set, decimal: str = "") -> str:
+        """The problem's page; with ``cells``, marked (``decimal``: the separator the
+        student chose on the page, "point" or "comma")."""
+        decimal = decimal or "point"
         doc = pr.document(ask)
         p = doc.problems[0]
         steps = p.printed_steps(False)
@@ -157,7 +160,7 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
             for step, got in cells.items():
                 for (r, c), x in got.items():
                     values[cell_id(step, r, c)] = str(x)
-            marks = pr.mark(ask, cells)
+            marks = pr.mark(ask, cells, decimal)
             for v in marks["verdicts"]:
                 verdicts[cell_id(v["step"], v["row"], v["col"])] = v
             for sp in marks["steps"]:
@@ -180,6 +183,7 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
             named=named,
             revealed=revealed,
             hidden=hidden,
+            decimal=decimal,
             hint=typing_hint(renderer.kind_words(ask.kind), p, doc.numbers),
             problem_fields=json.dumps(ask.fields()),
             action=f"{base}own" if own else page + ask.query(),
@@ -280,7 +284,7 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
             cells, reveal_ = _answered(form)
             if _one(form, "go") == "solution":
                 reveal_ = {"*"}
-            body = await run_in_threadpool(problem_page, base_of(request), ask, cells, reveal_)
+            body = await run_in_threadpool(problem_page, base_of(request), ask, cells, reveal_, _one(form, "decimal"))
         except pr.RequestError as exc:
             return own_page(request, str(exc), kind, table, status=400)
         return HTMLResponse(body)

@@ -196,7 +196,8 @@
 
   function check() {
     if (pending) { again = true; return pending; }
-    var body = Object.assign({}, problem, { cells: collect() });
+    var sep = document.getElementById("decimal");
+    var body = Object.assign({}, problem, { cells: collect(), decimal: sep ? sep.value : "point" });
     form.setAttribute("aria-busy", "true");
     pending = post(here("check"), body).then(apply, function (e) {
       var p = form.querySelector(".progress");
@@ -219,6 +220,9 @@
       }
     });
   });
+
+  var separator = document.getElementById("decimal");
+  if (separator) { separator.addEventListener("change", check); }  // the entries read anew
 
   form.addEventListener("submit", function (ev) {
     var button = ev.submitter;
