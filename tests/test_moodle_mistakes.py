@@ -266,8 +266,12 @@ def test_each_recorded_mistake_is_what_check_names_for_those_values(spec):
         steps = [s for s in raw["steps"] if "written" not in s]
         for k, s in enumerate(steps):
             for code in s.get("diagnosable", []):
+                # the steps before it as the sheet's chain gives them: a carried step's
+                # shown (rounded) values, which the mistake's recorded value starts from
                 answers = {
-                    b["name"]: [[repr(x) if x is not None else "-oo" for x in row] for row in b["value"]]
+                    b["name"]: b["exact"]
+                    if b.get("rounded")
+                    else [[repr(x) if x is not None else "-oo" for x in row] for row in b["value"]]
                     for b in steps[:k]
                 }
                 answers[s["name"]] = [[repr(x) if x is not None else "-oo" for x in row] for row in s["mistakes"][code]]
