@@ -129,3 +129,46 @@ def test_unchecked_params_keep_sizes_beyond_the_generation_limits():
     with pytest.raises(base.ParamError):
         attention.Params.from_options({"seq_len": 40})
     assert attention.Params.from_options({"seq_len": 40, "d_k": 2}, checked=False).seq_len == 40
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_kind_is_read_once_into_a_kind_record_with_its_hooks(name):
+    """The hooks are all declared (a kind that passes its settings on) or none
+    (the record's defaults: its own settings, conventions and mistakes)."""
+    module, record = kinds.get(name), kinds.kind(name)
+    assert record is kinds.kind(name) and record.module is module and record.Params is module.Params
+    declared = [h for h in ("settings_of", "conventions_of", "mistakes_of") if h in vars(module)]
+    assert declared in ([], ["settings_of", "conventions_of", "mistakes_of"])
+    assert record.passes_settings_on is bool(declared) is isinstance(module, base.PassesOn)
+    if not declared:
+        assert record.settings_of({}) == module.Params.field_names()
+        assert record.conventions_of({"x": 1}) == (name, {"x": 1})
+        assert record.mistakes_of({"x": 1}, {}) == (name, {"x": 1}, {})
+    for hook in declared:  # the signatures of the PassesOn protocol
+        want = [p for p in inspect.signature(getattr(base.PassesOn, hook)).parameters if p != "self"]
+        assert list(inspect.signature(getattr(module, hook)).parameters) == want, hook
+
+
+def test_find_the_mistake_passes_on_the_settings_conventions_and_mistakes_of_its_kind():
+    record = kinds.kind("find-the-mistake")
+    assert record.passes_settings_on
+    assert record.settings_of({"of": "layer-norm"}) == kinds.get("layer-norm").Params.field_names()
+    assert record.conventions_of({"of": "gru-cell", "options": {"numbers": "hand"}}) == (
+        "gru-cell",
+        {"numbers": "hand"},
+    )
+    kind, _, aliases = record.mistakes_of({"of": "attention", "step": "A"}, {"shown.S": 1, "shown.A": 2})
+    assert kind == "attention" and aliases == {"S": "shown.S"}
+
+
+def test_no_caller_probes_a_kind_module_for_its_hooks():
+    """The hooks are read once, by the registry (``kinds.kind``)."""
+    import re
+    from pathlib import Path
+
+    import worksheet
+
+    root = Path(worksheet.__file__).parent
+    probe = re.compile(r"(hasattr|getattr)\([^)]*\"(settings_of|conventions_of|mistakes_of|CONVENTIONS|INPUTS)\"")
+    found = [str(p.relative_to(root)) for p in root.rglob("*.py") if probe.search(p.read_text(encoding="utf-8"))]
+    assert found == []

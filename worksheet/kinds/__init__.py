@@ -64,9 +64,9 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from .registry import DEFAULT, KINDS, conventions, get, names
+from .registry import DEFAULT, KINDS, Kind, conventions, get, kind, names
 
-__all__ = ["KINDS", "DEFAULT", "names", "get", "conventions"]
+__all__ = ["KINDS", "DEFAULT", "Kind", "names", "get", "kind", "conventions"]
 
 
 class _Registry(ModuleType):

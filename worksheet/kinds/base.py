@@ -36,6 +36,13 @@ kind against it, signatures included):
   called without them a kind solves on its own.  :func:`require_inputs` and
   :func:`solved_params` are the common first lines.
 
+A kind that passes its settings on to another kind (find-the-mistake: the
+kind its worked solution is of) also declares the three hooks of
+:class:`PassesOn`; every other kind has their defaults (its own settings,
+conventions and mistakes).  The registry reads all of this once into a
+:class:`worksheet.kinds.Kind` record (``kinds.kind(name)``), which callers
+use; none looks for a member with ``hasattr``.
+
 Hand mode (``numbers="hand"``, the default) must be doable with pencil and the
 printed tables alone: small integers, an integer ``sqrt(d_k)``, short e^x
 tables.  Its draws must still vary: ``worksheet build --variants`` asks for up
@@ -181,6 +188,22 @@ class KindModule(Protocol):
     ) -> dict[str, np.ndarray]: ...
 
     def solve(self, inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem: ...
+
+
+@runtime_checkable
+class PassesOn(Protocol):
+    """The hooks of a kind that passes its settings on (all three or none;
+    the defaults, in :class:`worksheet.kinds.Kind`, are the kind's own)."""
+
+    def settings_of(self, options: dict) -> list[str]:
+        """The settings a problem takes (default: the ``Params`` fields)."""
+
+    def conventions_of(self, params: dict) -> tuple[str, dict]:
+        """The kind whose conventions the sheet states, and its params (default: its own)."""
+
+    def mistakes_of(self, params: dict, inputs: dict) -> tuple[str, dict, dict]:
+        """The kind whose mistake rules explain the steps, its params, and
+        aliases of the values they read (default: its own, no aliases)."""
 
 
 # ---------------------------------------------------------------- solve and reference

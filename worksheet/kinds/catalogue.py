@@ -96,7 +96,7 @@ def kind_info(name: str) -> KindInfo:
         tuple(params),
         _modes(module.__doc__ or ""),
         tuple((c, mistakes.CATALOGUE[c].sentence) for c in codes),
-        tuple(getattr(module, "INPUTS", ())),
+        tuple(module.INPUTS),
     )
 
 
