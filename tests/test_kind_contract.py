@@ -172,3 +172,70 @@ def test_no_caller_probes_a_kind_module_for_its_hooks():
     probe = re.compile(r"(hasattr|getattr)\([^)]*\"(settings_of|conventions_of|mistakes_of|CONVENTIONS|INPUTS)\"")
     found = [str(p.relative_to(root)) for p in root.rglob("*.py") if probe.search(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_parameter_declares_a_type_with_a_converter(name):
+    """Read once per Params class from the annotations (no annotation text matched)."""
+    from worksheet.kinds import param_types
+
+    params = kinds.get(name).Params
+    types = param_types.declared(params)
+    assert types is param_types.declared(params)
+    assert list(types) == params.field_names()
+    assert all(d.type in param_types.TYPES.values() for d in types.values())
+    assert types["numbers"] == param_types.Declared(param_types.TEXT, False)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "message"),
+    [
+        ("BOOL", "yes", "must be true or false, not 'yes'"),
+        ("WHOLE", 2.5, "must be a whole number, not 2.5"),
+        ("WHOLE", True, "must be a whole number, not True"),
+        ("TEXT", 3, "must be text, not 3"),
+        ("LABELS", {"a": 1}, "must be a list of labels"),
+        ("WHOLES", "1 two", "must be a list of whole numbers, not '1 two'"),
+        ("WHOLES", [1, True], "must be a list of whole numbers"),
+    ],
+)
+def test_a_converter_fails_with_one_line_naming_the_field(kind, value, message):
+    from worksheet.kinds import param_types
+
+    with pytest.raises(base.InputError) as err:
+        getattr(param_types, kind).convert(value, {"file": "x.toml", "field": "f"})
+    assert message in str(err.value) and "f" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_converters_keep_what_the_command_line_and_files_give():
+    from fractions import Fraction
+
+    from worksheet.kinds import param_types as t
+
+    where = {"field": "f"}
+    assert t.WHOLES.convert("1, -2 3", where) == (1, -2, 3)
+    assert t.LABELS.convert("a b", where) == ("a", "b") == t.LABELS.convert(["a", "b"], where)
+    assert t.EXACT.convert("0.1", where) == Fraction(1, 10)
+    assert t.BOOL.convert(False, where) is False
+
+
+def test_a_parameter_of_an_undeclared_type_is_the_kinds_mistake():
+    from worksheet.kinds import param_types
+
+    @dataclasses.dataclass(frozen=True)
+    class Odd(base.Params):
+        weights: dict | None = None
+
+    with pytest.raises(TypeError, match="Odd.weights: no converter"):
+        param_types.declared(Odd)
+
+
+def test_no_module_reads_a_parameter_type_from_its_text():
+    import re
+    from pathlib import Path
+
+    import worksheet
+
+    root = Path(worksheet.__file__).parent
+    text_of_type = re.compile(r"str\(\w+\.type\)")
+    assert [p.name for p in root.rglob("*.py") if text_of_type.search(p.read_text(encoding="utf-8"))] == []

@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
@@ -70,6 +69,7 @@ from ..solution.problem import Matrix, Problem
 from ..steps import precise
 from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
+from .param_types import declared
 
 NUMBER_MODES = ("hand", "calculator")
 MAX_TRIES = 2000  # bounded retries for hand-friendly numbers
@@ -122,10 +122,8 @@ class Params:
     def __post_init__(self):
         if self.numbers not in NUMBER_MODES:
             raise ParamError(f"--numbers must be one of {', '.join(NUMBER_MODES)}, not '{self.numbers}'")
-        for f in fields(self):  # labels: printable, bounded, no $ (see worksheet.policy.safetext)
-            value = getattr(self, f.name)
-            if str(f.type).startswith("tuple[str") and value is not None:
-                check_labels(value, field=f.name)
+        for name, d in declared(type(self)).items():  # labels: printable, bounded, no $
+            d.type.check(getattr(self, name), name)
         self.validate()
 
     def validate(self) -> None:
@@ -140,7 +138,8 @@ class Params:
         """Build from CLI options / file fields, ignoring the ones not ours.
 
         ``None`` means "not given" (keep the default).  Values from files are
-        coerced to the field's type with errors naming the field.
+        converted to the field's declared type (:mod:`.param_types`) with
+        errors naming the field.
 
         ``checked=False`` is for the params a key recorded (``worksheet
         check`` recomputing with ``reference``): no ``validate``, since a
@@ -148,14 +147,14 @@ class Params:
         and a value that does not coerce is kept as it is.
         """
         kwargs = {}
-        for f in fields(cls):
-            if options.get(f.name) is not None:
+        for name, d in declared(cls).items():
+            if options.get(name) is not None:
                 try:
-                    kwargs[f.name] = coerce(f, options[f.name], source)
+                    kwargs[name] = d.type.convert(options[name], dict(file=source, field=name))
                 except InputError:
                     if checked:
                         raise
-                    kwargs[f.name] = options[f.name]
+                    kwargs[name] = options[name]
         if checked:
             return cls(**kwargs)
         obj = object.__new__(cls)  # the dataclass's fields, without __post_init__'s checks
@@ -327,67 +326,6 @@ def jsonable(v):
     if isinstance(v, tuple):
         return [jsonable(x) for x in v]
     return v
-
-
-def coerce(f: dataclasses.Field, value, source: str | None = None):
-    """Coerce a file/CLI value to a parameter field's declared type."""
-    from ..policy.integer_text import digit_limit, digits, shown, too_long
-
-    t = str(f.type).replace(" ", "")
-    where = dict(file=source, field=f.name)
-    optional = t.endswith("|None")
-    t = t.removesuffix("|None")
-    if t == "bool":
-        if isinstance(value, bool):
-            return value
-        raise InputError(f"must be true or false, not {shown(value)}", **where)
-    if t == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"must be a whole number, not {shown(value)}", **where)
-        if too_long(value):
-            raise InputError(
-                f"a whole number of {digits(value)} digits, more than the limit of {digit_limit()} digits", **where
-            )
-        return value
-    if t == "str":
-        if not isinstance(value, str):
-            raise InputError(f"must be text, not {shown(value)}", **where)
-        return value
-    if t == "Fraction":
-        return to_fraction(value, **where)
-    if t.startswith("tuple[str"):
-        if isinstance(value, str):
-            value = value.split()
-        if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
-            raise InputError("must be a list of labels", **where)
-        if any(isinstance(x, int) and too_long(x) for x in value):
-            raise InputError(f"a label is a whole number of more than the limit of {digit_limit()} digits", **where)
-        return check_labels([str(x) for x in value], **where)
-    if t.startswith("tuple[int"):
-        if isinstance(value, str):
-            words = value.replace(",", " ").split()
-            if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", w) for w in words):
-                raise InputError(f"must be a list of whole numbers, not {shown(value)}", **where)
-            value = [int(x) for x in words]
-        if not isinstance(value, (list, tuple)) or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in value
-        ):
-            raise InputError("must be a list of whole numbers", **where)
-        return tuple(value)
-    if optional and value is None:
-        return None
-    return value  # pragma: no cover - a field type we do not coerce
-
-
-def to_fraction(value, **where) -> Fraction:
-    from ..parse import exact_from_json  # local: keeps parse off the start-up path
-
-    if isinstance(value, Fraction):
-        return value
-    try:
-        return exact_from_json(value)
-    except ValueError as exc:
-        raise InputError(str(exc), **where) from None
 
 
 def is_square(n: int) -> bool:
