@@ -56,7 +56,7 @@ def test_every_kind_declares_whether_it_carries_and_which_conventions_depend_on_
     assert "carries" not in params.field_names() and "conventions_if" not in params.field_names()
     fields = {f.name: f.type for f in dataclasses.fields(params)}
     for key, flag in params.conventions_if.items():
-        assert key in module.CONVENTIONS and fields[flag] == "bool", (key, flag)
+        assert key in [c.key for c in module.CONVENTIONS] and fields[flag] == "bool", (key, flag)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -239,3 +239,15 @@ def test_no_module_reads_a_parameter_type_from_its_text():
     root = Path(worksheet.__file__).parent
     text_of_type = re.compile(r"str\(\w+\.type\)")
     assert [p.name for p in root.rglob("*.py") if text_of_type.search(p.read_text(encoding="utf-8"))] == []
+
+
+def test_a_calculator_sheet_states_the_calculator_words_of_each_convention():
+    """The texts come from the kinds; a Document receives them as they are."""
+    problems = build_document(["alignment", "attention"], seed=1).problems
+    said = {c.key: c for c in kinds.every_convention().values()}
+    hand, calc = kinds.conventions(problems), kinds.conventions(problems, "calculator")
+    assert len(hand) == len(calc)
+    changed = {(h, c) for h, c in zip(hand, calc) if h != c}
+    assert changed == {(said[k].text, said[k].calculator) for k in ("softmax_form", "softmax_form_e")}
+    doc = build_document(["alignment", "attention"], seed=1, options={"numbers": "calculator"})
+    assert doc.conventions == kinds.conventions(doc.problems, "calculator")

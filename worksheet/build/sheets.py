@@ -202,7 +202,7 @@ def build_document(
         seed=seed,
         numbers=options.get("numbers") or "hand",
         variant=variant_id,
-        conventions=kinds.conventions(probs),
+        conventions=kinds.conventions(probs, options.get("numbers") or "hand"),
         **doc_fields,
     )
 

@@ -11,8 +11,9 @@ kind against it, signatures included):
 
 * ``TITLE: str`` -- the heading on a sheet;
 * ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (docs/reference.md);
-* ``CONVENTIONS: tuple[str, ...]`` -- the conventions its sheet states (keys
-  of :data:`worksheet.solution.document.CONVENTION_TEXT`);
+* ``CONVENTIONS: tuple[Convention, ...]`` -- the conventions its sheet states,
+  in order, texts and all (:mod:`.shared_conventions` holds those several
+  kinds state; one only this kind states is defined in its module);
 * ``Params`` -- a frozen dataclass subclass of :class:`Params`, its fields the
   kind's options (a comment per default), checked in ``validate``; two class
   attributes say what the kind is: ``carries`` (its ``solve`` takes
@@ -177,7 +178,7 @@ class KindModule(Protocol):
 
     TITLE: str
     INPUTS: tuple[str, ...]
-    CONVENTIONS: tuple[str, ...]  # keys of worksheet.solution.document.CONVENTION_TEXT the sheet states
+    CONVENTIONS: tuple  # of shared_conventions.Convention: what its sheet states, in order
     Params: type[Params]
 
     def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...

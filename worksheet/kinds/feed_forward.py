@@ -36,11 +36,11 @@ from ..policy.errors import ShapeError
 from ..exact import to_float
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Position-wise feed-forward network"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("token_rows", "ffn", "exact")
+CONVENTIONS = (cv.TOKEN_ROWS, cv.FFN, cv.EXACT)
 HP = "h'"  # entry letter of the pre-activations
 INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
 

@@ -72,7 +72,7 @@ from ..solution.problem import Matrix, Problem, Step, code
 from . import base
 
 TITLE = "Find the mistake"
-CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
+CONVENTIONS = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
 EXCLUDED = ("find-the-mistake",)
 SLIP_PLACES = flawed.SHOWN_PLACES  # decimals of the shown worked solution

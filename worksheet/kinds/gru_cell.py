@@ -39,14 +39,12 @@ from ..exact import add, mul
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, verify
 from . import base, recurrent as rec
+from . import shared_conventions as cv
 from . import screen
 from .recurrent import SIGMA, TANH
 
 TITLE = "GRU cell"
-CONVENTIONS = (
-    "recurrent",
-    "exact",
-)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.RECURRENT, cv.EXACT)
 INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
 NEEDED = INPUTS[2:]
 GATES = (("z", SIGMA, "Update gate"), ("r", SIGMA, "Reset gate"))  # n holds r: its own step below

@@ -49,10 +49,10 @@ from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..solution.number_format import decimal, given, terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Add & Norm (layer normalisation)"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("token_rows", "layer_norm", "exact")
+CONVENTIONS = (cv.TOKEN_ROWS, cv.LAYER_NORM, cv.EXACT)
 # printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
 # attention scores on every sheet, so it is not used here (R: residual, Y: output)
 SYMBOLS = {"S": "F"}

@@ -34,15 +34,13 @@ from . import mistakes
 from ..exact import add, mul, tanh
 from ..solution.problem import Matrix, Problem, shape
 from . import base, recurrent as rec
+from . import shared_conventions as cv
 from ..steps import scaled_dot_product as blocks
 from . import screen
 from .recurrent import SIGMA, TANH
 
 TITLE = "LSTM cell"
-CONVENTIONS = (
-    "recurrent",
-    "exact",
-)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.RECURRENT, cv.EXACT)
 GATES = (
     ("f", SIGMA, "Forget gate"),
     ("i", SIGMA, "Input gate"),

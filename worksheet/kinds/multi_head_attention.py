@@ -67,11 +67,11 @@ from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from ..steps.softmax_steps import softmax_matmul_sum
 from . import base
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Multi-head attention"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact")
+CONVENTIONS = (cv.ROWS, cv.SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.OUTPUT, cv.CAUSAL, cv.HEADS, cv.EXACT)
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 
 

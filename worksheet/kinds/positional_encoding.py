@@ -45,9 +45,10 @@ from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
 from ..solution.problem import Aid, MathLabel, Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Sinusoidal positional encoding"
-CONVENTIONS = ("pe", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.PE, cv.EXACT)
 INPUTS = ("X",)
 TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
 AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from ..policy.errors import UnknownKindError
 
-__all__ = ["KINDS", "DEFAULT", "Kind", "names", "get", "kind", "conventions"]
+__all__ = ["KINDS", "DEFAULT", "Kind", "names", "get", "kind", "conventions", "every_convention"]
 
 # name -> (module, one-line summary)
 KINDS: dict[str, tuple[str, str]] = {
@@ -126,30 +126,36 @@ def kind(name: str) -> Kind:
     return Kind(name, module, all(declared), tuple(declared) if all(declared) else ())
 
 
-def conventions(problems) -> tuple[str, ...]:
-    """The texts of the conventions a sheet of ``problems`` states: the union of
-    their kinds' ``CONVENTIONS`` (keys of
-    :data:`worksheet.solution.document.CONVENTION_TEXT`) in first-use order,
-    without a key whose parameter is false (a kind's ``Params.conventions_if``:
-    the mask for a causal problem only).  A kind's ``conventions_of`` may name
-    another kind (find-the-mistake: the kind its worked solution is of)."""
-    from ..solution.document import CONVENTION_TEXT
-
-    keys: list[str] = []
+def conventions(problems, numbers: str = "hand") -> tuple[str, ...]:
+    """The texts of the conventions a sheet of ``problems`` states (a calculator
+    sheet's words when ``numbers`` is "calculator"): the union of their kinds'
+    ``CONVENTIONS`` (:class:`worksheet.kinds.shared_conventions.Convention` records)
+    in first-use order, without one whose parameter is false (a kind's
+    ``Params.conventions_if``: the mask for a causal problem only).  A kind's
+    ``conventions_of`` may name another kind (find-the-mistake: the kind its
+    worked solution is of)."""
+    said: dict = {}  # key -> Convention
     for p in problems:
         if p.kind not in KINDS and all(s.is_written for s in p.steps):  # a spec's question in words
             continue
         name, params = kind(p.kind).conventions_of(p.params)
         module = get(name)
-        for key in module.CONVENTIONS:
-            flag = module.Params.conventions_if.get(key)
+        for c in module.CONVENTIONS:
+            flag = module.Params.conventions_if.get(c.key)
             if flag and not params.get(flag):
                 continue
-            if key not in keys:
-                keys.append(key)
-    if "rows" in keys and "token_rows" in keys:  # "rows" says it already
-        keys.remove("token_rows")
-    if "exact" in keys:  # the general remark closes the list
-        keys.remove("exact")
-        keys.append("exact")
-    return tuple(CONVENTION_TEXT[k] for k in keys)
+            said.setdefault(c.key, c)
+    if "rows" in said:  # "rows" says it already
+        said.pop("token_rows", None)
+    if "exact" in said:  # the general remark closes the list
+        said["exact"] = said.pop("exact")
+    return tuple(c.text_for(numbers) for c in said.values())
+
+
+def every_convention() -> dict:
+    """Every convention any kind states, by key (what the tests of every text read)."""
+    out: dict = {}
+    for name in KINDS:
+        for c in get(name).CONVENTIONS:
+            out.setdefault(c.key, c)
+    return out
