@@ -169,7 +169,7 @@ def test_no_caller_probes_a_kind_module_for_its_hooks():
     import worksheet
 
     root = Path(worksheet.__file__).parent
-    probe = re.compile(r"(hasattr|getattr)\([^)]*\"(settings_of|conventions_of|mistakes_of|CONVENTIONS|INPUTS)\"")
+    probe = re.compile(r"(hasattr|getattr)\([^)]*\"(settings_of|conventions_of|mistakes_of|CONVENTIONS|INPUTS|PARTS)\"")
     found = [str(p.relative_to(root)) for p in root.rglob("*.py") if probe.search(p.read_text(encoding="utf-8"))]
     assert found == []
 

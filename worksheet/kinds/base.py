@@ -37,6 +37,9 @@ kind against it, signatures included):
   called without them a kind solves on its own.  :func:`require_inputs` and
   :func:`solved_params` are the common first lines.
 
+A block built from other kinds also declares ``PARTS``: step prefix
+(``attn.``) -> (the kind that part is, its inputs by their names in the
+block); ``worksheet check`` diagnoses a part's steps with its kind's rules.
 A kind that passes its settings on to another kind (find-the-mistake: the
 kind its worked solution is of) also declares the three hooks of
 :class:`PassesOn`; every other kind has their defaults (its own settings,

@@ -243,7 +243,7 @@ for _g in ("z", "r"):
 
 def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
     """(x_t, h_{t-1}) of a GRU rule's time step."""
-    t = rec.time_of(v.suffix)
+    t = rec.time_of(v)
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1 : t]
     return x, rec.before(v, "h", t, "h0")
 

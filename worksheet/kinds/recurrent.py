@@ -411,9 +411,9 @@ def finish(p: Problem, table: Table | None, places: int, hand: bool) -> Problem:
 
 
 # ---------------------------------------------------------------- for the mistakes
-def time_of(suffix: str) -> int:
-    """The time step of a rule's context (``"_2"`` -> 2; no suffix -> 1)."""
-    return int(suffix[1:]) if suffix else 1
+def time_of(v) -> int:
+    """The time step of a rule's :class:`~worksheet.kinds.mistakes.Values` (``h_2``'s: 2; ``h``'s: 1)."""
+    return v.at.index or 1
 
 
 def before(v, letter: str, t: int, initial: str) -> np.ndarray:
@@ -425,7 +425,7 @@ def before(v, letter: str, t: int, initial: str) -> np.ndarray:
 
 def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
     """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.kinds.mistakes.Values`."""
-    t = time_of(v.suffix)
+    t = time_of(v)
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
     h = before(v, "h", t, "h0") if h is None else h
     return x @ v.data[f"W_{gate}"] + h @ v.data[f"W_h{gate}"] + v.data[f"b_{gate}"]

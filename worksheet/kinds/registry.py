@@ -90,13 +90,16 @@ class Kind:
     * ``conventions_of(params) -> (kind, params)``: whose conventions its
       sheet states (default: its own);
     * ``mistakes_of(params, inputs) -> (kind, params, aliases)``: whose
-      mistake rules explain its steps (default: its own, no aliases).
+      mistake rules explain its steps (default: its own, no aliases);
+
+    and a block's ``PARTS`` (default: none).
     """
 
     name: str
     module: ModuleType
     passes_settings_on: bool  # it declares the hooks (find-the-mistake: those of its ``of``)
     hooks: tuple[Callable[..., Any], ...]  # settings_of, conventions_of, mistakes_of, as declared
+    parts: dict  # a block built of other kinds: its PARTS (step prefix -> (kind, inputs)); else {}
 
     @property
     def Params(self):  # noqa: N802 - the kind's own name for it
@@ -123,7 +126,8 @@ def kind(name: str) -> Kind:
     if any(declared) and not all(declared):
         missing = [h for h, f in zip(HOOKS, declared) if f is None]
         raise TypeError(f"kind {name} passes its settings on but has no {', '.join(missing)}")
-    return Kind(name, module, all(declared), tuple(declared) if all(declared) else ())
+    parts = members.get("PARTS") or {}
+    return Kind(name, module, all(declared), tuple(declared) if all(declared) else (), parts)
 
 
 def conventions(problems, numbers: str = "hand") -> tuple[str, ...]:
