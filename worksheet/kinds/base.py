@@ -284,6 +284,20 @@ def precise_reference(
     return {k: precise.to_float64(v) for k, v in out.items()} if floats else out
 
 
+def carried_step(carry, kind_reference, inputs: Mapping[str, Any], params, name: str, ref: Mapping, **earlier):
+    """The float value of the step ``name`` of a kind that carries (``carry=``):
+    ``ref[name]`` (the independent chain) until ``carry`` has rounded
+    something, then the kind's own ``reference(inputs, params, given=earlier)``
+    of it: the step recomputed in float64 from the carried, rounded values of
+    the ``earlier`` steps it follows from (exact matrices), so its arithmetic is
+    checked with no third copy of its formula.  ``inputs``: float arrays."""
+    if carry is None or not carry.rounding:
+        return ref[name]
+    from ..solution.problem import to_array
+
+    return kind_reference(dict(inputs), params, given={k: to_array(v) for k, v in earlier.items()})[name]
+
+
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
     """An :class:`InputError` ``missing matrix 'NAME' (WHY)`` for the first of
     ``names`` not in ``inputs``; ``why`` is one hint for all, or one per name."""
