@@ -51,6 +51,7 @@ from ..policy.errors import InputError, ParamError, ShapeError, VerificationErro
 from ..exact import add, exp, is_rational, mul, power, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array, verify
+from ..solution.step_ref import StepRef
 from . import base
 from . import screen
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
@@ -109,8 +110,8 @@ class Params(base.Params):
 
 
 def name(base_name: str, t: int, T: int) -> str:
-    """``f`` when T = 1, else ``f_t``."""
-    return base_name if T == 1 else f"{base_name}_{t}"
+    """``f`` when T = 1, else ``f_t`` (a :class:`StepRef` with the time step as its index)."""
+    return str(StepRef("", base_name, None if T == 1 else t))
 
 
 def sequence(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix]:
@@ -420,7 +421,7 @@ def before(v, letter: str, t: int, initial: str) -> np.ndarray:
     """The state ``letter`` after time step t - 1 (``h_1``), or the initial one (``h0``)."""
     if t == 1:
         return v[initial]
-    return v.data[f"{letter}_{t - 1}"]
+    return v.data[str(StepRef("", letter, t - 1))]
 
 
 def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
