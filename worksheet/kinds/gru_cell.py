@@ -175,12 +175,12 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         )
         if hand:  # n read from the table
             N = rec.rounded(N, rec.GATE_PLACES)
-        nf, zf = rec.to_np(N), rec.to_np(G["z"])
+        h_before = {rec.name("h", t - 1, T): h} if t > 1 else {}  # h_0: the input
         h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in zip(G["z"][0], N[0], h[0])),)
         h = chain.add(
             rec.name("h", t, T),
             h_exact,
-            (1 - zf) * nf + zf * hf,
+            chain.fresh(rec.name("h", t, T), **{rec.name("z", t, T): G["z"], rec.name("n", t, T): N}, **h_before),
             places=places,
             title=rec.titled("Hidden state", t, T),
             formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"

@@ -235,8 +235,14 @@ class Chain:
     not depend on numpy's last bit).
     """
 
-    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None):
+    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None,
+                 recompute: Callable[[dict], dict] | None = None):
         self.p, self.ref, self.drift, self.rounding = p, ref, drift or {}, False
+        self.given = recompute  # given -> the kind's reference from those carried steps
+
+    def fresh(self, step: str, **earlier: Matrix) -> np.ndarray:
+        """The kind's own reference of ``step`` from the carried values of the ``earlier`` steps."""
+        return self.given({k: to_array(v) for k, v in earlier.items()})[step]
 
     def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
             carried: bool = False, **kw) -> Matrix:
@@ -264,7 +270,7 @@ def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: i
         work.append(affine_work(f"a^{{{gate}}}", t, T, j, gate, x_row[0], W, h_row[0], W_h, b, A[0][j]))
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
     xs = x_sym(t, T)
-    fresh = act.np(np_affine(to_array(x_row), to_array(W), to_array(h_row), to_array(W_h), to_array(b)))
+    fresh = chain.fresh(step, **({name("h", t - 1, T): h_row} if t > 1 else {}))  # h_0: the input
     return chain.add(step, G, fresh, title=title,
                      formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
                              rf"W_{{h{gate}}} + b_{{{gate}}})",
@@ -383,7 +389,8 @@ def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs:
     for n in (key,) + needed:
         p.add_input(n, inputs[n], rows=time_labels(T) if n == "X" else None, latex_name=latex_names.get(n))
     drift = screen.precise_floats(kind, params, {n: q.exact for n, q in p.inputs.items()})
-    chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params), drift)
+    floats = {n: q.value for n, q in p.inputs.items()}
+    chain = Chain(p, reference(floats, params), drift, lambda given: reference(floats, params, given=given))
     return p, chain, Table() if hand else None
 
 
