@@ -251,3 +251,49 @@ def test_a_calculator_sheet_states_the_calculator_words_of_each_convention():
     assert changed == {(said[k].text, said[k].calculator) for k in ("softmax_form", "softmax_form_e")}
     doc = build_document(["alignment", "attention"], seed=1, options={"numbers": "calculator"})
     assert doc.conventions == kinds.conventions(doc.problems, "calculator")
+
+
+def test_a_carried_step_is_the_kinds_reference_given_the_carried_values():
+    """``base.carried_step``: the independent chain until the carry rounds, then the
+    kind's own reference from the carried (rounded) earlier steps."""
+    from fractions import Fraction
+
+    from worksheet.kinds import feed_forward
+    from worksheet.steps.scaled_dot_product import Carry
+
+    params = feed_forward.Params()
+    inputs = feed_forward.generate(np.random.default_rng(3), params)
+    floats = {k: to_array(v) for k, v in inputs.items()}
+    ref = feed_forward.reference(floats, params)
+    hidden = tuple(tuple(Fraction(k + 1, 7) for k in range(len(inputs["W_2"]))) for _ in inputs["X"])
+    assert (
+        base.carried_step(None, feed_forward.reference, floats, params, "output", ref, hidden=hidden) is ref["output"]
+    )
+    carry = Carry(rounding=True)
+    got = base.carried_step(carry, feed_forward.reference, floats, params, "output", ref, hidden=hidden)
+    np.testing.assert_array_equal(got, to_array(hidden) @ floats["W_2"] + floats["b_2"])
+
+
+def test_the_worked_example_of_contributing_declares_its_contract(monkeypatch):
+    """The example kind of CONTRIBUTING.md's "Adding a kind" runs as written."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    code = re.search(r"## Adding a kind.*?```python\n(.*?)```", text, re.S).group(1)
+    code = code.replace("from . import", "from worksheet.kinds import").replace(
+        "from .shared", "from worksheet.kinds.shared"
+    )
+    import sys
+    import types
+
+    module = types.ModuleType("worksheet_contributing_example")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(code, "CONTRIBUTING.md", "exec"), module.__dict__)  # our own documentation, not user text
+    space = module.__dict__
+    from worksheet.kinds import param_types
+
+    assert [c.key for c in space["CONVENTIONS"]] == ["token_rows", "similarity", "exact"]
+    types = param_types.declared(space["Params"])
+    assert types["seq_len"].type is param_types.WHOLE and types["tokens"].optional
+    assert space["Params"].from_options({"seq_len": 4, "tokens": "a b c d"}).tokens == ("a", "b", "c", "d")
