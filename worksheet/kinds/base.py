@@ -69,7 +69,7 @@ import numpy as np
 
 from ..policy.errors import GenerationError, InputError, ParamError, WorksheetError
 from ..exact import rational
-from ..solution.problem import Matrix, Problem
+from ..solution.problem import Matrix, Problem, to_array
 from ..steps import precise
 from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
@@ -293,8 +293,6 @@ def carried_step(carry, kind_reference, inputs: Mapping[str, Any], params, name:
     checked with no third copy of its formula.  ``inputs``: float arrays."""
     if carry is None or not carry.rounding:
         return ref[name]
-    from ..solution.problem import to_array
-
     return kind_reference(dict(inputs), params, given={k: to_array(v) for k, v in earlier.items()})[name]
 
 

@@ -10,8 +10,9 @@ head asks the record, never splits the text itself.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = ["StepRef"]
 
@@ -28,14 +29,10 @@ class StepRef:
     name: str
     index: int | None = None
 
-    @classmethod
-    def parse(cls, text: str) -> StepRef:
+    @staticmethod
+    def parse(text: str) -> StepRef:
         """``attn.scores_2`` -> StepRef("attn", "scores", 2); ``str`` gives the text back."""
-        m = _NAME.fullmatch(text)
-        if m is None:  # "" or ".x": no part, all name
-            return cls("", text)
-        index = m["index"]
-        return cls(m["part"] or "", m["name"], int(index) if index else None)
+        return _parse(text)
 
     def __str__(self) -> str:
         return self.prefix + self.name + self.suffix
@@ -53,13 +50,22 @@ class StepRef:
     @property
     def local(self) -> StepRef:
         """The same step within its part (``scores_2`` of ``attn.scores_2``)."""
-        return replace(self, part="")
+        return StepRef("", self.name, self.index)
 
     @property
     def base(self) -> StepRef:
         """The step without its index (``attn.scores`` of ``attn.scores_2``)."""
-        return replace(self, index=None)
+        return StepRef(self.part, self.name)
 
     def within(self, part: str) -> StepRef:
         """This step as part ``part`` of a block names it (``part`` with or without its dot)."""
-        return replace(self, part=part.removesuffix("."))
+        return StepRef(part.removesuffix("."), self.name, self.index)
+
+
+@functools.lru_cache(maxsize=4096)  # names recur in every reference call; bounded, keyed by the text
+def _parse(text: str) -> StepRef:
+    m = _NAME.fullmatch(text)
+    if m is None:  # "" or ".x": no part, all name
+        return StepRef("", text)
+    index = m["index"]
+    return StepRef(m["part"] or "", m["name"], int(index) if index else None)
