@@ -52,6 +52,8 @@ renderers find a kind through this registry.  No module outside this package
 names a kind: what the others need to know of one, it declares here.
 
 Beside the kind modules: :mod:`.base` (the contract and what kinds share),
+:mod:`.param_types` (the declared parameter types and their converters),
+:mod:`.shared_conventions` (the conventions several kinds state),
 :mod:`.chain` and :mod:`.recurrent` with :mod:`.gate_lines` (machinery two
 kinds share),
 :mod:`.mistakes` (the named mistakes and their rules) and
