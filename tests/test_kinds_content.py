@@ -13,9 +13,10 @@ import pytest
 from worksheet import kinds
 from worksheet.steps import scaled_dot_product as blocks
 from worksheet.build import build_document, render_document, solve_example, solve_inputs
-from worksheet.solution.document import CONVENTION_TEXT
 from worksheet.exact import NegInf, is_rational, to_latex, to_str
 from worksheet.solution.problem import EXACT_SHOWN_CHARS
+
+CONVENTION_TEXT = {k: c.text for k, c in kinds.every_convention().items()}
 
 HAND_SEEDS = range(1, 6)
 
@@ -253,13 +254,16 @@ def test_long_sums_of_the_layer_kinds_are_elided_with_their_count():
 
 
 def test_every_kind_says_which_conventions_it_uses():
-    """Each kind module names its conventions (keys of the shared texts)."""
-    from worksheet.solution.document import CONVENTION_TEXT
+    """Each kind module declares its conventions, texts and all (one text per key
+    across the kinds: a convention two kinds state is the one shared record)."""
+    from worksheet.kinds.shared_conventions import Convention
 
     for name in kinds.names():
         module = kinds.get(name)
-        assert set(module.CONVENTIONS) <= set(CONVENTION_TEXT), name
-        assert module.CONVENTIONS or hasattr(module, "conventions_of"), name
+        assert all(isinstance(c, Convention) for c in module.CONVENTIONS), name
+        assert all(kinds.every_convention()[c.key] is c for c in module.CONVENTIONS), name
+        assert len({c.key for c in module.CONVENTIONS}) == len(module.CONVENTIONS), name
+        assert module.CONVENTIONS or kinds.kind(name).passes_settings_on, name
 
 
 def test_find_the_mistake_states_the_conventions_of_its_kind():

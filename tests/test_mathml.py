@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from worksheet import kinds
 from worksheet.policy import safetext
 from worksheet.build import build_document
-from worksheet.solution.document import CONVENTION_TEXT
 from worksheet.exact import NEG_INF, exp, power, sqrt, tanh
 from worksheet.exact.mathml import MINUS, entry, matrix, number, text, to_mathml
 from worksheet.render import get
@@ -166,8 +165,9 @@ def every_formula() -> set[str]:
                         *(s.written for s in p.steps),
                     ]:
                         texts.update(t.split("$")[1::2])
-    for t in CONVENTION_TEXT.values():
-        texts.update(t.split("$")[1::2])
+    for c in kinds.every_convention().values():
+        for t in (c.text, c.calculator or ""):
+            texts.update(t.split("$")[1::2])
     texts.discard("")
     return texts
 

@@ -19,6 +19,7 @@ from worksheet.check import check_answers, recomputer
 from worksheet.policy.errors import WorksheetError
 from worksheet.build import build_document
 from worksheet.kinds import chain, encoder_block
+from worksheet.solution.step_ref import StepRef
 
 REQUIRED = [
     "no-scaling",
@@ -58,10 +59,10 @@ def test_register_rejects_unknown_codes():
 def test_head_steps_use_the_rules_of_their_base_name():
     found = mistakes.rules("multi-head-attention", "scaled_2")
     assert {c for c, _, _ in found} >= {"no-scaling", "scaled-by-d_k"}
-    assert all(ctx == {"suffix": "_2"} for _, _, ctx in found)
+    assert all(ctx == {"at": StepRef("", "scaled", 2)} for _, _, ctx in found)
     enc = mistakes.rules("encoder-block", "attn.scaled_1")
     assert {c for c, _, _ in enc} == {c for c, _, _ in mistakes.rules("multi-head-attention", "scaled_1")}
-    assert all(ctx["prefix"] == "attn." and ctx["suffix"] == "_1" for _, _, ctx in enc)
+    assert all(ctx["at"] == StepRef("attn", "scaled", 1) for _, _, ctx in enc)
     assert {c for c, _, _ in mistakes.rules("encoder-block", "norm2.variance")} == {
         "sample-variance",
         "normalized-across-tokens",
@@ -70,9 +71,9 @@ def test_head_steps_use_the_rules_of_their_base_name():
 
 def test_values_look_up_a_part_of_the_encoder_block():
     data = {"X": 1, "attn.output": 2, "attn.scores_1": 3, "norm1.mean": 4, "gamma_1": 5}
-    v = mistakes.Values(data, prefix="norm1.", aliases=encoder_block.PARTS["norm1."][1])
+    v = mistakes.Values(data, at=StepRef("norm1", ""), aliases=encoder_block.PARTS["norm1."][1])
     assert (v["X"], v["S"], v["mean"], v["gamma"]) == (1, 2, 4, 5)
-    assert mistakes.Values(data, suffix="_1", prefix="attn.")["scores"] == 3
+    assert mistakes.Values(data, at=StepRef("attn", "", 1))["scores"] == 3
 
 
 # ---------------------------------------------------------------- where the rules live

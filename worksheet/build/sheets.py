@@ -137,11 +137,8 @@ def _share_points(problem: Problem, spec: ProblemSpec) -> None:
 
 
 def _fields_of(spec: ProblemSpec) -> list[str]:
-    """The settings a problem takes (a kind with ``settings_of`` says: find-the-mistake, those of its ``of``)."""
-    module = kinds.get(spec.kind)
-    if hasattr(module, "settings_of"):  # a kind that passes its settings on (find-the-mistake)
-        return module.settings_of(spec.options)
-    return module.Params.field_names()
+    """The settings a problem takes (its kind's ``settings_of``: find-the-mistake, those of its ``of``)."""
+    return kinds.kind(spec.kind).settings_of(spec.options)
 
 
 def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None = None) -> list[ProblemSpec]:
@@ -169,7 +166,7 @@ def check_problems(problems: Sequence[str | ProblemSpec], options: dict | None =
             takes = [
                 k
                 for k in kinds.names()
-                if name in kinds.get(k).Params.field_names() and not hasattr(kinds.get(k), "settings_of")
+                if name in kinds.get(k).Params.field_names() and not kinds.kind(k).passes_settings_on
             ]
             chosen = ", ".join(dict.fromkeys(s.kind for s in real))
             raise ParamError(f"--{name.replace('_', '-')} does not apply to {chosen}; it applies to {', '.join(takes)}")
@@ -205,7 +202,7 @@ def build_document(
         seed=seed,
         numbers=options.get("numbers") or "hand",
         variant=variant_id,
-        conventions=kinds.conventions(probs),
+        conventions=kinds.conventions(probs, options.get("numbers") or "hand"),
         **doc_fields,
     )
 

@@ -309,16 +309,15 @@ def _truncated(g: Given, e: Expected) -> bool:
 def _rules_of(kp: KeyProblem) -> tuple[str, dict, dict]:
     """The kind whose mistake rules explain this problem's steps, its params,
     and aliases of the values the rules read: the problem's own, or those a
-    kind names with ``mistakes_of(params, inputs)`` (find-the-mistake: the
+    kind names with its ``mistakes_of(params, inputs)`` (find-the-mistake: the
     kind its worked solution is of, and the shown steps before the mistake)."""
     from .. import kinds
 
     try:
-        module = kinds.get(kp.kind)
+        contract = kinds.kind(kp.kind)
     except WorksheetError:
         return kp.kind, kp.params, {}
-    hook = getattr(module, "mistakes_of", None)
-    return hook(kp.params, kp.inputs) if hook else (kp.kind, kp.params, {})
+    return contract.mistakes_of(kp.params, kp.inputs)
 
 
 def _with_aliases(context: dict, aliases: dict) -> dict:

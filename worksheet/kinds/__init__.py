@@ -6,9 +6,10 @@ each member must do):
 
 * ``TITLE`` -- the heading on a sheet;
 * ``INPUTS`` -- the input matrix names it reads (docs/reference.md);
-* ``CONVENTIONS`` -- the conventions its sheet states (keys of
-  :data:`worksheet.solution.document.CONVENTION_TEXT`; add a text there if a
-  new kind needs one; :func:`conventions` picks those a sheet states);
+* ``CONVENTIONS`` -- the conventions its sheet states, texts and all
+  (:class:`.shared_conventions.Convention` records: the shared ones from
+  :mod:`.shared_conventions`, a new one in the kind's own module;
+  :func:`conventions` picks those a sheet states);
 * ``Params`` -- a frozen dataclass subclass of ``base.Params``, validated at
   construction;
 * ``generate(rng, params) -> dict[str, Matrix]`` -- exact inputs from a seeded
@@ -51,6 +52,8 @@ renderers find a kind through this registry.  No module outside this package
 names a kind: what the others need to know of one, it declares here.
 
 Beside the kind modules: :mod:`.base` (the contract and what kinds share),
+:mod:`.param_types` (the declared parameter types and their converters),
+:mod:`.shared_conventions` (the conventions several kinds state),
 :mod:`.chain` and :mod:`.recurrent` with :mod:`.gate_lines` (machinery two
 kinds share),
 :mod:`.mistakes` (the named mistakes and their rules) and
@@ -64,9 +67,9 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 
-from .registry import DEFAULT, KINDS, conventions, get, names
+from .registry import DEFAULT, KINDS, Kind, conventions, every_convention, get, kind, names
 
-__all__ = ["KINDS", "DEFAULT", "names", "get", "conventions"]
+__all__ = ["KINDS", "DEFAULT", "Kind", "names", "get", "kind", "conventions", "every_convention"]
 
 
 class _Registry(ModuleType):

@@ -59,11 +59,25 @@ from ..exact import add, is_rational, mul, power, sqrt, tanh, to_latex
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from ..policy.pencil import round_places
 from . import base
+from . import shared_conventions as cv
+from .shared_conventions import Convention
 from . import screen
 
 TITLE = "Seq2seq attention: alignment scores and context vector"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("alignment_scores", "softmax_form_e", "exact")  # the scores are e_j: s is the decoder state
+ALIGNMENT_SCORES = Convention(
+    "alignment_scores",
+    r"Alignment: $e_j = \mathrm{score}(s, h_j)$, $\alpha = \operatorname{softmax}(e)$ over the "
+    r"encoder states, context $c = \sum_j \alpha_j h_j$.",
+)
+SOFTMAX_FORM_E = Convention(
+    "softmax_form_e",
+    r"Softmax by hand: subtract the maximum score $m = \max_k e_k$, "
+    r"$\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ (every exponent $\le 0$; $\exp(x) = e^x$, "
+    r"as $e_j$ names a score).",
+    calculator=r"Softmax: $\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ with $m$ the largest score "
+    r"(subtracting it changes nothing and keeps every exponent $\le 0$).",
+)
+CONVENTIONS = (ALIGNMENT_SCORES, SOFTMAX_FORM_E, cv.EXACT)  # the scores are e_j: s is the decoder state
 INPUTS = ("s", "H", "W_a", "v_a")
 SCORES = ("dot", "scaled-dot", "general", "additive", "cosine", "location")
 NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": (),

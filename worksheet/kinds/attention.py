@@ -28,10 +28,10 @@ from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Scaled dot-product attention"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "exact")
+CONVENTIONS = (cv.ROWS, cv.SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.OUTPUT, cv.CAUSAL, cv.EXACT)
 INPUTS = ("X", "W_Q", "W_K", "W_V", "Q", "K", "V")
 
 

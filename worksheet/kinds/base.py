@@ -11,8 +11,9 @@ kind against it, signatures included):
 
 * ``TITLE: str`` -- the heading on a sheet;
 * ``INPUTS: tuple[str, ...]`` -- the input matrix names it reads (docs/reference.md);
-* ``CONVENTIONS: tuple[str, ...]`` -- the conventions its sheet states (keys
-  of :data:`worksheet.solution.document.CONVENTION_TEXT`);
+* ``CONVENTIONS: tuple[Convention, ...]`` -- the conventions its sheet states,
+  in order, texts and all (:mod:`.shared_conventions` holds those several
+  kinds state; one only this kind states is defined in its module);
 * ``Params`` -- a frozen dataclass subclass of :class:`Params`, its fields the
   kind's options (a comment per default), checked in ``validate``; two class
   attributes say what the kind is: ``carries`` (its ``solve`` takes
@@ -36,6 +37,16 @@ kind against it, signatures included):
   called without them a kind solves on its own.  :func:`require_inputs` and
   :func:`solved_params` are the common first lines.
 
+A block built from other kinds also declares ``PARTS``: step prefix
+(``attn.``) -> (the kind that part is, its inputs by their names in the
+block); ``worksheet check`` diagnoses a part's steps with its kind's rules.
+A kind that passes its settings on to another kind (find-the-mistake: the
+kind its worked solution is of) also declares the three hooks of
+:class:`PassesOn`; every other kind has their defaults (its own settings,
+conventions and mistakes).  The registry reads all of this once into a
+:class:`worksheet.kinds.Kind` record (``kinds.kind(name)``), which callers
+use; none looks for a member with ``hasattr``.
+
 Hand mode (``numbers="hand"``, the default) must be doable with pencil and the
 printed tables alone: small integers, an integer ``sqrt(d_k)``, short e^x
 tables.  Its draws must still vary: ``worksheet build --variants`` asks for up
@@ -49,7 +60,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from functools import lru_cache
@@ -59,10 +69,11 @@ import numpy as np
 
 from ..policy.errors import GenerationError, InputError, ParamError, WorksheetError
 from ..exact import rational
-from ..solution.problem import Matrix, Problem
+from ..solution.problem import Matrix, Problem, to_array
 from ..steps import precise
 from ..steps.float_check import given_value
 from ..policy.safetext import check_labels
+from .param_types import declared
 
 NUMBER_MODES = ("hand", "calculator")
 MAX_TRIES = 2000  # bounded retries for hand-friendly numbers
@@ -115,10 +126,8 @@ class Params:
     def __post_init__(self):
         if self.numbers not in NUMBER_MODES:
             raise ParamError(f"--numbers must be one of {', '.join(NUMBER_MODES)}, not '{self.numbers}'")
-        for f in fields(self):  # labels: printable, bounded, no $ (see worksheet.policy.safetext)
-            value = getattr(self, f.name)
-            if str(f.type).startswith("tuple[str") and value is not None:
-                check_labels(value, field=f.name)
+        for name, d in declared(type(self)).items():  # labels: printable, bounded, no $
+            d.type.check(getattr(self, name), name)
         self.validate()
 
     def validate(self) -> None:
@@ -133,7 +142,8 @@ class Params:
         """Build from CLI options / file fields, ignoring the ones not ours.
 
         ``None`` means "not given" (keep the default).  Values from files are
-        coerced to the field's type with errors naming the field.
+        converted to the field's declared type (:mod:`.param_types`) with
+        errors naming the field.
 
         ``checked=False`` is for the params a key recorded (``worksheet
         check`` recomputing with ``reference``): no ``validate``, since a
@@ -141,14 +151,14 @@ class Params:
         and a value that does not coerce is kept as it is.
         """
         kwargs = {}
-        for f in fields(cls):
-            if options.get(f.name) is not None:
+        for name, d in declared(cls).items():
+            if options.get(name) is not None:
                 try:
-                    kwargs[f.name] = coerce(f, options[f.name], source)
+                    kwargs[name] = d.type.convert(options[name], dict(file=source, field=name))
                 except InputError:
                     if checked:
                         raise
-                    kwargs[f.name] = options[f.name]
+                    kwargs[name] = options[name]
         if checked:
             return cls(**kwargs)
         obj = object.__new__(cls)  # the dataclass's fields, without __post_init__'s checks
@@ -171,7 +181,7 @@ class KindModule(Protocol):
 
     TITLE: str
     INPUTS: tuple[str, ...]
-    CONVENTIONS: tuple[str, ...]  # keys of worksheet.solution.document.CONVENTION_TEXT the sheet states
+    CONVENTIONS: tuple  # of shared_conventions.Convention: what its sheet states, in order
     Params: type[Params]
 
     def generate(self, rng: np.random.Generator, params: Params) -> dict[str, Matrix]: ...
@@ -181,6 +191,22 @@ class KindModule(Protocol):
     ) -> dict[str, np.ndarray]: ...
 
     def solve(self, inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem: ...
+
+
+@runtime_checkable
+class PassesOn(Protocol):
+    """The hooks of a kind that passes its settings on (all three or none;
+    the defaults, in :class:`worksheet.kinds.Kind`, are the kind's own)."""
+
+    def settings_of(self, options: dict) -> list[str]:
+        """The settings a problem takes (default: the ``Params`` fields)."""
+
+    def conventions_of(self, params: dict) -> tuple[str, dict]:
+        """The kind whose conventions the sheet states, and its params (default: its own)."""
+
+    def mistakes_of(self, params: dict, inputs: dict) -> tuple[str, dict, dict]:
+        """The kind whose mistake rules explain the steps, its params, and
+        aliases of the values they read (default: its own, no aliases)."""
 
 
 # ---------------------------------------------------------------- solve and reference
@@ -258,6 +284,18 @@ def precise_reference(
     return {k: precise.to_float64(v) for k, v in out.items()} if floats else out
 
 
+def carried_step(carry, kind_reference, inputs: Mapping[str, Any], params, name: str, ref: Mapping, **earlier):
+    """The float value of the step ``name`` of a kind that carries (``carry=``):
+    ``ref[name]`` (the independent chain) until ``carry`` has rounded
+    something, then the kind's own ``reference(inputs, params, given=earlier)``
+    of it: the step recomputed in float64 from the carried, rounded values of
+    the ``earlier`` steps it follows from (exact matrices), so its arithmetic is
+    checked with no third copy of its formula.  ``inputs``: float arrays."""
+    if carry is None or not carry.rounding:
+        return ref[name]
+    return kind_reference(dict(inputs), params, given={k: to_array(v) for k, v in earlier.items()})[name]
+
+
 def require_inputs(inputs: Mapping[str, Any], names, why: str | Mapping[str, str] | None = None) -> None:
     """An :class:`InputError` ``missing matrix 'NAME' (WHY)`` for the first of
     ``names`` not in ``inputs``; ``why`` is one hint for all, or one per name."""
@@ -304,67 +342,6 @@ def jsonable(v):
     if isinstance(v, tuple):
         return [jsonable(x) for x in v]
     return v
-
-
-def coerce(f: dataclasses.Field, value, source: str | None = None):
-    """Coerce a file/CLI value to a parameter field's declared type."""
-    from ..policy.integer_text import digit_limit, digits, shown, too_long
-
-    t = str(f.type).replace(" ", "")
-    where = dict(file=source, field=f.name)
-    optional = t.endswith("|None")
-    t = t.removesuffix("|None")
-    if t == "bool":
-        if isinstance(value, bool):
-            return value
-        raise InputError(f"must be true or false, not {shown(value)}", **where)
-    if t == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"must be a whole number, not {shown(value)}", **where)
-        if too_long(value):
-            raise InputError(
-                f"a whole number of {digits(value)} digits, more than the limit of {digit_limit()} digits", **where
-            )
-        return value
-    if t == "str":
-        if not isinstance(value, str):
-            raise InputError(f"must be text, not {shown(value)}", **where)
-        return value
-    if t == "Fraction":
-        return to_fraction(value, **where)
-    if t.startswith("tuple[str"):
-        if isinstance(value, str):
-            value = value.split()
-        if not isinstance(value, (list, tuple)) or not all(isinstance(x, (str, int)) for x in value):
-            raise InputError("must be a list of labels", **where)
-        if any(isinstance(x, int) and too_long(x) for x in value):
-            raise InputError(f"a label is a whole number of more than the limit of {digit_limit()} digits", **where)
-        return check_labels([str(x) for x in value], **where)
-    if t.startswith("tuple[int"):
-        if isinstance(value, str):
-            words = value.replace(",", " ").split()
-            if not all(re.fullmatch(r"[+-]?[0-9]{1,9}", w) for w in words):
-                raise InputError(f"must be a list of whole numbers, not {shown(value)}", **where)
-            value = [int(x) for x in words]
-        if not isinstance(value, (list, tuple)) or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in value
-        ):
-            raise InputError("must be a list of whole numbers", **where)
-        return tuple(value)
-    if optional and value is None:
-        return None
-    return value  # pragma: no cover - a field type we do not coerce
-
-
-def to_fraction(value, **where) -> Fraction:
-    from ..parse import exact_from_json  # local: keeps parse off the start-up path
-
-    if isinstance(value, Fraction):
-        return value
-    try:
-        return exact_from_json(value)
-    except ValueError as exc:
-        raise InputError(str(exc), **where) from None
 
 
 def is_square(n: int) -> bool:

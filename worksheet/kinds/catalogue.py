@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
-import typing
 from dataclasses import dataclass, field
 
 from ..policy.errors import WorksheetError
@@ -96,7 +95,7 @@ def kind_info(name: str) -> KindInfo:
         tuple(params),
         _modes(module.__doc__ or ""),
         tuple((c, mistakes.CATALOGUE[c].sentence) for c in codes),
-        tuple(getattr(module, "INPUTS", ())),
+        tuple(module.INPUTS),
     )
 
 
@@ -158,12 +157,9 @@ def _default(params_cls, name: str, mode: str):
 
 
 def _is_int(f: dataclasses.Field, params_cls) -> bool:
-    try:
-        hint = typing.get_type_hints(params_cls)[f.name]
-    except Exception:  # pragma: no cover
-        return False
-    args = typing.get_args(hint) or (hint,)
-    return int in args and bool not in args
+    from .param_types import WHOLE, declared
+
+    return declared(params_cls)[f.name].type is WHOLE
 
 
 def _accepted(params_cls, name: str, mode: str) -> str:

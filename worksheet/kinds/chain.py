@@ -41,6 +41,7 @@ from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, verify
+from ..solution.step_ref import StepRef
 from . import base, feed_forward, layer_norm
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
@@ -216,7 +217,7 @@ def copy(
                 latex_name=renamed(s.symbol, symbols),
             )
         final = last is not None and k == len(sub.steps) - 1
-        name = last if final else prefix + s.name
+        name = last if final else str(StepRef.parse(s.name).within(prefix))
         value = ref[name]
         if s.rounded:
             try:
@@ -308,12 +309,13 @@ class Reference:
         self.out: dict[str, np.ndarray] = {}
 
     def put(self, prefix: str, steps: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        self.out.update({prefix + k: v for k, v in steps.items()})
+        self.out.update({str(StepRef.parse(k).within(prefix)): v for k, v in steps.items()})
         return steps
 
     def part(self, prefix: str) -> dict[str, np.ndarray]:
         """The given steps of one part, prefix dropped."""
-        return {k[len(prefix) :]: v for k, v in self.given.items() if k.startswith(prefix)}
+        refs = {k: StepRef.parse(k) for k in self.given}
+        return {str(refs[k].local): v for k, v in self.given.items() if refs[k].prefix == prefix}
 
     def add_norm(self, prefix: str, X: np.ndarray, S: np.ndarray, k: int) -> dict[str, np.ndarray]:
         """LayerNorm(X + S) with the block's ``gamma_k`` and ``beta_k``."""
@@ -336,7 +338,7 @@ class Reference:
         )
 
     def finish(self, prefix: str) -> dict[str, np.ndarray]:
-        last = self.out.pop(prefix + "output")
+        last = self.out.pop(str(StepRef("", "output").within(prefix)))
         self.out["output"] = base.given_or(self.given, "output", lambda: last)
         return self.out
 

@@ -39,10 +39,10 @@ from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Cross-attention (encoder-decoder attention)"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("rows", "cross", "scores", "softmax", "softmax_form", "output", "exact")
+CONVENTIONS = (cv.ROWS, cv.CROSS, cv.SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.OUTPUT, cv.EXACT)
 INPUTS = ("X_dec", "H_enc", "W_Q", "W_K", "W_V")
 
 # decoder input: the translation of "Je suis étudiant", shifted right; "I'm", not "I", which

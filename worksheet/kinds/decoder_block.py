@@ -61,22 +61,22 @@ from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Transformer decoder block"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
 CONVENTIONS = (
-    "rows",
-    "scores",
-    "softmax",
-    "softmax_form",
-    "output",
-    "causal",
-    "heads",
-    "cross",
-    "layer_norm",
-    "ffn",
-    "exact",
+    cv.ROWS,
+    cv.SCORES,
+    cv.SOFTMAX,
+    cv.SOFTMAX_FORM,
+    cv.OUTPUT,
+    cv.CAUSAL,
+    cv.HEADS,
+    cv.CROSS,
+    cv.LAYER_NORM,
+    cv.FFN,
+    cv.EXACT,
 )
 INPUTS = (
     "X",

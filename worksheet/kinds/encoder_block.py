@@ -64,11 +64,22 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..solution.problem import Matrix, Problem, shape
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Transformer encoder block"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("pe", "rows", "scores", "softmax", "softmax_form", "output", "heads", "layer_norm", "ffn", "exact")
+CONVENTIONS = (
+    cv.PE,
+    cv.ROWS,
+    cv.SCORES,
+    cv.SOFTMAX,
+    cv.SOFTMAX_FORM,
+    cv.OUTPUT,
+    cv.HEADS,
+    cv.LAYER_NORM,
+    cv.FFN,
+    cv.EXACT,
+)
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O", "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
 STAGES = {
     "pe.": "Positional encoding",

@@ -36,11 +36,11 @@ from ..policy.errors import ShapeError
 from ..exact import to_float
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Position-wise feed-forward network"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("token_rows", "ffn", "exact")
+CONVENTIONS = (cv.TOKEN_ROWS, cv.FFN, cv.EXACT)
 HP = "h'"  # entry letter of the pre-activations
 INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
 
@@ -199,7 +199,10 @@ def solve(
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-    A = to_array
+    floats = {k: to_array(inputs[k]) for k in INPUTS}  # the carried inputs, as the carried steps read them
+
+    def carried(name: str, **earlier):  # reference's value, from the carried values once carry rounds
+        return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
     def after(m: Matrix) -> Matrix:
         return carry.after(p) if carry is not None else m
@@ -214,7 +217,7 @@ def solve(
     p.add_step(
         "hidden_pre",
         Hp,
-        blocks.carried(carry, lambda: A(X) @ A(W_1) + A(b_1), ref["hidden_pre"]),
+        carried("hidden_pre"),
         title="Pre-activations (first linear map)",
         formula="H' = X W_1 + b_1",
         work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at, places())],
@@ -237,7 +240,7 @@ def solve(
     p.add_step(
         "hidden",
         H,
-        blocks.carried(carry, lambda: np.maximum(A(Hp), 0.0), ref["hidden"]),
+        carried("hidden", hidden_pre=Hp),
         title="ReLU",
         formula=r"H = \max(0, H')",
         work=work,
@@ -252,7 +255,7 @@ def solve(
     p.add_step(
         "output",
         O,
-        blocks.carried(carry, lambda: A(H) @ A(W_2) + A(b_2), ref["output"]),
+        carried("output", hidden=H),
         title="Output (second linear map)",
         formula="O = H W_2 + b_2",
         work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2), places())],

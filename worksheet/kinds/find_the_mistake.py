@@ -69,15 +69,17 @@ from ..policy.errors import ParamError
 from ..exact import NegInf, to_float, to_str
 from ..steps.layer_steps import round_matrix
 from ..solution.problem import Matrix, Problem, Step, code
+from ..solution.step_ref import StepRef
 from . import base
 
 TITLE = "Find the mistake"
-CONVENTIONS: tuple[str, ...] = ()  # those of ``of``: see conventions_of
+CONVENTIONS = ()  # those of ``of``: see conventions_of
 INPUTS: tuple[str, ...] = ()  # those of ``of``
 EXCLUDED = ("find-the-mistake",)
 SLIP_PLACES = flawed.SHOWN_PLACES  # decimals of the shown worked solution
 ASKED_ENTRIES = 30  # the corrections asked: whole steps, at most about this many numbers (a page's lines)
 SOLUTION_HEADING = "The student's solution"
+SHOWN = "shown."  # the input of the shown (flawed) step NAME is shown.NAME: an input, not a step
 
 
 @dataclass(frozen=True)
@@ -198,8 +200,8 @@ def mistakes_of(params: dict, inputs: dict) -> tuple[str, dict, dict]:
     steps before the mistake are read from the shown solution (right there)."""
     before = {}
     for name in inputs:
-        if name.startswith("shown."):
-            step = name[len("shown."):]
+        if name.startswith(SHOWN):
+            step = name.removeprefix(SHOWN)
             if step == params.get("step"):
                 break
             before[step] = name
@@ -249,7 +251,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     at = order.index(planted.step)
     mistake = mistakes.CATALOGUE[planted.code]
     asked = asked_steps([s for s in right.steps if not s.is_written], at)
-    blocks = any("." in name for name in order)
+    blocks = any(StepRef.parse(name).part for name in order)
 
     p = Problem("find-the-mistake", f"{TITLE}: {right.title}",
                 {"of": params.of, "mistake": planted.code, "step": planted.step, "numbers": params.numbers,
@@ -274,7 +276,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         # before the wrong step the student is right: the key's value rounded (a step carried
         # rounded is the key's carried value); from it on the flawed chain rounded (see shown)
         right_so_far = k < at and not any(isinstance(x, str) for row in s.exact for x in row)
-        q = p.add_input(f"shown.{s.name}", round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
+        q = p.add_input(SHOWN + s.name, round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
                         rows=s.rows if same else None,
                         cols=s.cols if same else None,
                         latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
@@ -324,18 +326,13 @@ ASKED_WORDS = {
 CORRECTION_LINES = 6  # ruled lines for the corrections: at most 30 numbers
 
 
-def _part(name: str) -> str:
-    """A block's sublayer of a step (``norm1.`` of ``norm1.mean``); '' for a kind of one part."""
-    return name.split(".", 1)[0] if "." in name else ""
-
-
 def asked_steps(steps: list[Step], at: int) -> list[Step]:
     """The corrected steps asked for: the wrong step ``steps[at]``, then those after it in its
     sublayer, while all of them hold at most :data:`ASKED_ENTRIES` numbers (the wrong step
     always).  Redoing a decoder block from step (11) would be some 200 numbers: no page has them."""
     out, total = [steps[at]], steps[at].value.size
     for s in steps[at + 1:]:
-        if _part(s.name) != _part(steps[at].name) or total + s.value.size > ASKED_ENTRIES:
+        if StepRef.parse(s.name).part != StepRef.parse(steps[at].name).part or total + s.value.size > ASKED_ENTRIES:
             break
         out.append(s)
         total += s.value.size

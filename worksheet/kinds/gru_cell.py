@@ -39,14 +39,12 @@ from ..exact import add, mul
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, verify
 from . import base, recurrent as rec
+from . import shared_conventions as cv
 from . import screen
 from .recurrent import SIGMA, TANH
 
 TITLE = "GRU cell"
-CONVENTIONS = (
-    "recurrent",
-    "exact",
-)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.RECURRENT, cv.EXACT)
 INPUTS = ("x", "X", "h0", "W_z", "W_r", "W_n", "W_hz", "W_hr", "W_hn", "b_z", "b_r", "b_n", "b_hn")
 NEEDED = INPUTS[2:]
 GATES = (("z", SIGMA, "Update gate"), ("r", SIGMA, "Reset gate"))  # n holds r: its own step below
@@ -177,12 +175,12 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         )
         if hand:  # n read from the table
             N = rec.rounded(N, rec.GATE_PLACES)
-        nf, zf = rec.to_np(N), rec.to_np(G["z"])
+        h_before = {rec.name("h", t - 1, T): h} if t > 1 else {}  # h_0: the input
         h_exact = (tuple(add(mul(add(1, mul(-1, z)), n), mul(z, hp)) for z, n, hp in zip(G["z"][0], N[0], h[0])),)
         h = chain.add(
             rec.name("h", t, T),
             h_exact,
-            (1 - zf) * nf + zf * hf,
+            chain.fresh(rec.name("h", t, T), **{rec.name("z", t, T): G["z"], rec.name("n", t, T): N}, **h_before),
             places=places,
             title=rec.titled("Hidden state", t, T),
             formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
@@ -245,7 +243,7 @@ for _g in ("z", "r"):
 
 def _gru_prev(v) -> tuple[np.ndarray, np.ndarray]:
     """(x_t, h_{t-1}) of a GRU rule's time step."""
-    t = rec.time_of(v.suffix)
+    t = rec.time_of(v)
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1 : t]
     return x, rec.before(v, "h", t, "h0")
 

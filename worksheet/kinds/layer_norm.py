@@ -51,10 +51,10 @@ from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..solution.number_format import decimal, given, terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Add & Norm (layer normalisation)"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("token_rows", "layer_norm", "exact")
+CONVENTIONS = (cv.TOKEN_ROWS, cv.LAYER_NORM, cv.EXACT)
 # printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
 # attention scores on every sheet, so it is not used here (R: residual, Y: output)
 SYMBOLS = {"S": "F"}
@@ -274,13 +274,17 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     arr = {k: q.value for k, q in p.inputs.items()}
     ref = reference(arr, params)
     A = to_array
+    floats = {k: A(inputs[k]) for k in INPUTS if k in inputs}  # the carried inputs, as the steps read them
+
+    def carried_value(name: str, **earlier):  # reference's value, from the carried values once carry rounds
+        return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
     def after(m: Matrix) -> Matrix:
         return carry.after(p) if carry is not None else m
 
     # 1) residual
     if S is not None:
-        blocks.sum_step(p, "residual", X, S, blocks.carried(carry, lambda: A(X) + A(S), ref["residual"]),
+        blocks.sum_step(p, "residual", X, S, carried_value("residual"),
                         title="Residual connection", formula="R = X + F", sym="r", a_sym="x", b_sym="f",
                         rows=tokens, latex_name="R", places=carry.places if carry and carry.rounding else None,
                         note="Add the sublayer's input back before normalising (Add & Norm).")
@@ -300,7 +304,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
     i = next((r for r in range(n) if M[r][0] != 0), 0)  # the worked row: a mean of 0 teaches nothing
     terms = blocks.join_terms([term(x) for x in R[i]])
-    p.add_step("mean", M, blocks.carried(carry, lambda: np_mean(A(R)), ref["mean"]),
+    p.add_step("mean", M, carried_value("mean", residual=R),
                title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
                work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {result(M[i][0])}"
                      + blocks.terms_count(d)],
@@ -313,7 +317,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
     sq = blocks.join_terms([f"({term(x)} - {term(M[i][0])})^2" for x in R[i]])
     sq_vals = blocks.join_terms([term(mul(x, x)) for x in devs[i]])
-    p.add_step("variance", V, blocks.carried(carry, lambda: np_variance(A(R), A(M)), ref["variance"]),
+    p.add_step("variance", V, carried_value("variance", residual=R, mean=M),
                title="Variance of each token (population: divide by $d$)",
                formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
                work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
@@ -340,8 +344,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     sd_line = (rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
                rf"{blocks.work_term(eps)[0]}}} " + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd)))
     p.add_step("normalized", N,
-               blocks.carried(carry, lambda: ((A(R) - A(M)) / np.array([[float(x)] for x in sds]) if carried
-                                              else np_normalized(A(R), A(M), A(V), float(eps))), ref["normalized"]),
+               # carried: divided by the rounded square roots, as the sheet does (no step of reference's)
+               blocks.carried(carry, lambda: (A(R) - A(M)) / np.array([[float(x)] for x in sds]), ref["normalized"])
+               if carried else carried_value("normalized", residual=R, mean=M, variance=V),
                title="Normalised values",
                formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
                work=[sd_line,
@@ -360,7 +365,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
     ok = [jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0]  # y = 0, or y = 1 x + 0, teaches nothing
     j = next((jj for jj in ok if gamma[0][jj] != 1), next((jj for jj in ok if beta[0][jj] != 0), next(iter(ok), j)))
-    p.add_step("output", Y, blocks.carried(carry, lambda: A(gamma) * A(N) + A(beta), ref["output"]),
+    p.add_step("output", Y, carried_value("output", normalized=N),
                title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
                work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
                       rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "

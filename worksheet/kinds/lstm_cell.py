@@ -34,15 +34,13 @@ from . import mistakes
 from ..exact import add, mul, tanh
 from ..solution.problem import Matrix, Problem, shape
 from . import base, recurrent as rec
+from . import shared_conventions as cv
 from ..steps import scaled_dot_product as blocks
 from . import screen
 from .recurrent import SIGMA, TANH
 
 TITLE = "LSTM cell"
-CONVENTIONS = (
-    "recurrent",
-    "exact",
-)  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.RECURRENT, cv.EXACT)
 GATES = (
     ("f", SIGMA, "Forget gate"),
     ("i", SIGMA, "Input gate"),
@@ -174,10 +172,11 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
         c_prev = rec.prev_state("c", t, T)
+        c_before = {rec.name("c", t - 1, T): c} if t > 1 else {}  # c_0: the input
         c_new = chain.add(
             rec.name("c", t, T),
             c_exact,
-            gf["f"] * rec.to_np(c) + gf["i"] * gf["g"],
+            chain.fresh(rec.name("c", t, T), **{rec.name(k, t, T): v for k, v in G.items()}, **c_before),
             places=places,
             title=rec.titled("Cell state", t, T),
             formula=rf"{rec.sub('c', t, T)} = {rec.sub('f', t, T)} \odot {c_prev} + "

@@ -74,12 +74,12 @@ def _labels(q) -> bool:
 
 def _rules_of(p: Problem) -> tuple[str, dict, dict]:
     """The kind whose rules explain the steps, its params and aliases (a kind's
-    ``mistakes_of`` hook: find-the-mistake names the kind its solution is of)."""
+    ``mistakes_of``: find-the-mistake names the kind its solution is of)."""
     from . import registry
 
-    module = registry.get(p.kind) if p.kind in registry.KINDS else None
-    hook = getattr(module, "mistakes_of", None)
-    return hook(p.params, p.inputs) if hook else (p.kind, p.params, {})
+    if p.kind not in registry.KINDS:
+        return p.kind, p.params, {}
+    return registry.kind(p.kind).mistakes_of(p.params, p.inputs)
 
 
 class _Lazy(Mapping):

@@ -49,7 +49,7 @@ generated problem is diagnosed with it (``tests/test_mistakes.py``).
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
@@ -58,6 +58,7 @@ import numpy as np
 from . import registry as _kinds
 from ..steps import precise
 from ..policy.errors import WorksheetError
+from ..solution.step_ref import StepRef
 
 __all__ = [
     "Mistake",
@@ -229,15 +230,14 @@ Rule = Callable[["Values", dict], "np.ndarray | None"]
 # (kind, step base name) -> [(code, rule)], in the order they are tried
 _RULES: dict[tuple[str, str], list[tuple[str, Rule]]] = {}
 
-_HEAD = re.compile(r"^(?P<base>.+?)_(?P<head>\d+)$")
-
 
 class Values(Mapping):
     """Float arrays of one problem by name, as one part of it sees them.
 
-    ``suffix`` (``"_2"``) picks a head's own steps and ``prefix`` (``"attn."``)
-    a part of the encoder block: ``v["scores"]`` is the first of
-    ``attn.scores_2``, ``attn.scores``, ``scores_2``, ``scores`` that exists.
+    ``at`` is the step the rule explains (a :class:`StepRef`): its index
+    (head 2) picks a head's own steps and its part (``attn``) a part of the
+    encoder block: ``v["scores"]`` is the first of ``attn.scores_2``,
+    ``attn.scores``, ``scores_2``, ``scores`` that exists.
     ``aliases`` give a part's inputs by their names in the block (a block
     module's ``PARTS`` entry: ``{"S": "attn.output"}``), each used when that
     name exists.
@@ -246,13 +246,11 @@ class Values(Mapping):
     def __init__(
         self,
         data: Mapping[str, np.ndarray],
-        suffix: str = "",
-        prefix: str = "",
+        at: StepRef | None = None,
         aliases: Mapping[str, str] | None = None,
     ):
         self.data = data
-        self.suffix = suffix
-        self.prefix = prefix
+        self.at = at or StepRef("", "")
         self.aliases = aliases or {}
 
     def _name(self, name: str) -> str:
@@ -261,7 +259,8 @@ class Values(Mapping):
             alias = self.aliases.get(alias, alias)
         if alias is not None and alias in self.data:
             return alias
-        for n in (self.prefix + name + self.suffix, self.prefix + name, name + self.suffix):
+        part, index = self.at.part, self.at.index
+        for n in (str(StepRef(part, name, index)), str(StepRef(part, name)), str(StepRef("", name, index))):
             if n in self.data:
                 return n
             alias = self.aliases.get(n)  # a block's step by its full name (find-the-mistake's shown steps)
@@ -307,26 +306,29 @@ def _module(kind: str):
 def parts(kind: str) -> dict[str, tuple[str, dict[str, str]]]:
     """A kind built from other kinds: its module's ``PARTS`` (step prefix -> (the
     kind that part is, its inputs by their names in the block)); else {}."""
-    return getattr(_module(kind), "PARTS", None) or {}
+    try:
+        return _kinds.kind(kind).parts
+    except WorksheetError:
+        return {}
 
 
 def rules(kind: str, step: str) -> list[tuple[str, Rule, dict]]:
     """``(code, rule, context)`` for a step of a kind; ``Values(data, **context)`` is
     what the rule reads (head steps use their base name's rules, block steps
     those of their part's kind, see :func:`parts`)."""
+    at = StepRef.parse(step)
     composed = parts(kind)
     if composed:
-        for prefix, (part, aliases) in composed.items():
-            if step.startswith(prefix):
-                return [
-                    (c, r, {**ctx, "prefix": prefix, "aliases": aliases})
-                    for c, r, ctx in rules(part, step[len(prefix) :])
-                ]
-        return []
-    found = [(c, r, {}) for c, r in _RULES.get((kind, step), [])]
-    m = _HEAD.match(step)
-    if m and (kind, m["base"]) in _RULES:
-        found += [(c, r, {"suffix": "_" + m["head"]}) for c, r in _RULES[(kind, m["base"])]]
+        if at.prefix not in composed:
+            return []
+        part, aliases = composed[at.prefix]
+        return [
+            (c, r, {**ctx, "at": dataclasses.replace(ctx["at"], part=at.part), "aliases": aliases})
+            for c, r, ctx in rules(part, str(at.local))
+        ]
+    found = [(c, r, {"at": at.local.base}) for c, r in _RULES.get((kind, step), [])]
+    if at.index is not None and (kind, at.name) in _RULES:
+        found += [(c, r, {"at": at.local}) for c, r in _RULES[(kind, at.name)]]
     return found
 
 

@@ -67,11 +67,11 @@ from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape, to_array
 from ..steps.softmax_steps import softmax_matmul_sum
 from . import base
+from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Multi-head attention"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("rows", "scores", "softmax", "softmax_form", "output", "causal", "heads", "exact")
+CONVENTIONS = (cv.ROWS, cv.SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.OUTPUT, cv.CAUSAL, cv.HEADS, cv.EXACT)
 INPUTS = ("X", "W_Q", "W_K", "W_V", "W_O")
 
 
@@ -284,7 +284,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         if name == "X" and memory is not None:
             p.add_input("H_enc", memory, rows=src_tokens)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
-    A = to_array
+    floats = {k: q.value for k, q in p.inputs.items()}  # the carried inputs, as the steps read them
+
+    def carried(name: str, **earlier):  # reference's value, from the carried values once carry rounds
+        return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
     def after(m: Matrix) -> Matrix:
         return carry.after(p) if carry is not None else m
@@ -308,7 +311,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
             if carry is not None:  # keys and values from the memory (given, exact) start unrounded
                 carry.rounding = start if M is X else False
             blocks.product_step(
-                p, f"{letter}_{h}", M, Wh, blocks.carried(carry, lambda: A(M) @ A(Wh), ref[f"{letter}_{h}"]),
+                p, f"{letter}_{h}", M, Wh, carried(f"{letter}_{h}"),
                 title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
                 formula=f"{letter}_{h} = {m_name} W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym=m_sym,
                 b_sym=f"{{W^{letter}_{h}}}", rows=labels, note=where if letter == "Q" else "",
@@ -318,14 +321,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         if carry is not None:
             carry.rounding = any(flags)
         Q, K, V = proj["Q"], proj["K"], proj["V"]
-        blocks.product_step(p, f"scores_{h}", Q, K, blocks.carried(carry, lambda: A(Q) @ A(K).T, ref[f"scores_{h}"]),
+        blocks.product_step(p, f"scores_{h}", Q, K, carried(f"scores_{h}", **{f"Q_{h}": Q, f"K_{h}": K}),
                             transpose_b=True, entry_at=teaching_entry(Q, blocks.transpose(K)),
                             title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
                             sym=f"s^{{({h})}}", a_sym=f"q^{{({h})}}", b_sym=f"k^{{({h})}}",
                             rows=tokens, cols=src_tokens, latex_name=f"S_{{{h}}}")
         S = after(p.steps[-1].exact)
         blocks.scale_step(p, f"scaled_{h}", S, d_k,
-                          blocks.carried(carry, lambda: A(S) / np.sqrt(d_k), ref[f"scaled_{h}"]),
+                          carried(f"scaled_{h}", **{f"scores_{h}": S}),
                           title=f"Head {h}: scaled scores",
                           formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
                           sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=src_tokens,
@@ -336,23 +339,22 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         S = after(p.steps[-1].exact)
         src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
         if params.causal:
-            blocks.mask_step(p, f"masked_{h}", S, blocks.carried(carry, lambda: blocks.np_causal(A(S)),
-                                                                 ref[f"masked_{h}"]),
+            blocks.mask_step(p, f"masked_{h}", S, carried(f"masked_{h}", **{f"scaled_{h}": S}),
                              sym=f"m^{{({h})}}", src_sym=src, rows=tokens, cols=tokens)
             blocks.relabel_last(p, title=f"Head {h}: causal mask", latex_name=f"M_{{{h}}}",
                                 formula=(rf"M_{h} = S'_{h} \text{{ with }} -\infty \text{{ where }} j > i"))
             S = after(p.steps[-1].exact)
             src, mat = f"m^{{({h})}}", f"M_{h}"
         rounding = carry is not None and carry.rounding
-        blocks.softmax_step(p, f"weights_{h}", S, blocks.carried(carry, lambda: blocks.np_softmax(A(S)),
-                                                                 ref[f"weights_{h}"]),
+        logits_name = f"masked_{h}" if params.causal else f"scaled_{h}"
+        blocks.softmax_step(p, f"weights_{h}", S, carried(f"weights_{h}", **{logits_name: S}),
                             sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
                             formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=src_tokens,
                             latex_name=f"A_{{{h}}}", aid=not rounding if exp_table is None else exp_table,
                             work_row=varied_row(S))
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)
-        blocks.weighted_sum_step(p, f"head_{h}", W, V, blocks.carried(carry, lambda: A(W) @ A(V), ref[f"head_{h}"]),
+        blocks.weighted_sum_step(p, f"head_{h}", W, V, carried(f"head_{h}", **{f"weights_{h}": W, f"V_{h}": V}),
                                  sym=f"z^{{({h})}}", w_sym=rf"\alpha^{{({h})}}", v_sym=f"v^{{({h})}}",
                                  logits=S if exact_logits else None, title=f"Head {h}: output",
                                  formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}", rows=tokens,
@@ -374,7 +376,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                                    for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
     one = H == 1  # one head: nothing to concatenate, C is the head's output
-    p.add_step("concat", C, blocks.carried(carry, lambda: np.hstack([A(hd) for hd in heads]), ref["concat"]),
+    p.add_step("concat", C, carried("concat", **{f"head_{h}": hd for h, hd in enumerate(heads, start=1)}),
                title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
                formula=(r"C = \mathrm{head}_1" if one else
                         r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"),
@@ -404,7 +406,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
                             O[i][j] if Oc is None else Oc[i][j], limit=0, places=places)]
     if not blocks.is_rational(O[i][j]):
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
-    p.add_step("output", O, blocks.carried(carry, lambda: A(C) @ A(W_O), ref["output"]),
+    p.add_step("output", O, carried("output", concat=C),
                title="Output projection (concat times $W^O$)", formula="O = C W^O", work=work, rows=tokens,
                latex_name="O",
                note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")

@@ -43,10 +43,16 @@ from ..policy.errors import InputError, ParamError, VerificationError
 from ..exact import to_latex
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
+from .shared_conventions import Convention
 
 TITLE = "Next token: vocabulary logits, softmax and greedy choice"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("vocab", "softmax_form", "exact")
+VOCAB_CONVENTION = Convention(
+    "vocab",
+    r"The softmax runs over the vocabulary, so the probabilities sum to 1; tokens are numbered "
+    r"from 1, as the columns.",
+)
+CONVENTIONS = (VOCAB_CONVENTION, cv.SOFTMAX_FORM, cv.EXACT)
 INPUTS = ("h", "W_vocab")
 EOS = "<eos>"
 VOCAB = ("Je", "suis", "étudiant", EOS)  # the default vocabulary

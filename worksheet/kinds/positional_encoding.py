@@ -45,9 +45,10 @@ from ..policy.errors import InputError, ShapeError
 from ..exact import add, cos, is_rational, mul, power, sin, to_latex
 from ..solution.problem import Aid, MathLabel, Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
 
 TITLE = "Sinusoidal positional encoding"
-CONVENTIONS = ("pe", "exact")  # keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
+CONVENTIONS = (cv.PE, cv.EXACT)
 INPUTS = ("X",)
 TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
 AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos
@@ -199,6 +200,10 @@ def solve(
     if X is not None:
         p.add_input("X", X, rows=rows, cols=col_index)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
+    floats = {k: q.value for k, q in p.inputs.items()}  # the carried inputs, as the steps read them
+
+    def carried(name: str, **earlier):  # reference's value, from the carried values once carry rounds
+        return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
     # 1) angles: one per position and pair
     k = pairs(d)
@@ -249,7 +254,7 @@ def solve(
     p.add_step(
         "PE",
         PE,
-        blocks.carried(carry, lambda: _np_pe(to_array(angles), d), ref["PE"]),
+        carried("PE", angles=angles),
         title="Positional encoding",
         work=work,
         rows=rows,
@@ -278,7 +283,7 @@ def solve(
         p.add_step(
             "X_plus_PE",
             E,
-            blocks.carried(carry, lambda: to_array(X) + to_array(PE), ref["X_plus_PE"]),
+            carried("X_plus_PE", PE=PE),
             title="Embeddings plus positional encoding",
             formula=r"X + \mathrm{PE}",
             work=work,
@@ -290,13 +295,6 @@ def solve(
         if carry is not None:
             carry.after(p)
     return p
-
-
-def _np_pe(angles: np.ndarray, d: int) -> np.ndarray:
-    PE = precise.empty((angles.shape[0], d), angles)
-    PE[:, 0::2] = precise.sin(angles)
-    PE[:, 1::2] = precise.cos(angles[:, : d // 2])
-    return PE
 
 
 def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID_LIMIT) -> None:

@@ -56,6 +56,7 @@ from ..policy.errors import InputError, ParamError, ShapeError, VerificationErro
 from ..exact import add, is_rational, tanh
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, to_array, verify
+from ..solution.step_ref import StepRef
 from . import base
 from . import screen
 from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
@@ -111,8 +112,8 @@ class Params(base.Params):
 
 
 def name(base_name: str, t: int, T: int) -> str:
-    """``f`` when T = 1, else ``f_t``."""
-    return base_name if T == 1 else f"{base_name}_{t}"
+    """``f`` when T = 1, else ``f_t`` (a :class:`StepRef` with the time step as its index)."""
+    return str(StepRef("", base_name, None if T == 1 else t))
 
 
 def sequence(inputs: dict[str, Matrix], params: Params) -> tuple[str, Matrix]:
@@ -234,10 +235,16 @@ class Chain:
     not depend on numpy's last bit).
     """
 
-    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None):
+    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None,
+                 recompute: Callable[[dict], dict] | None = None):
         self.p, self.ref, self.drift, self.rounding = p, ref, drift or {}, False
         carried = HAND_PLACES if p.params.get("numbers") == "hand" else CALC_PLACES
         self.tolerance = max(5e-3, 5 * 10.0**-carried)  # a state carried to 2 places: within 0.05
+        self.given = recompute  # given -> the kind's reference from those carried steps
+
+    def fresh(self, step: str, **earlier: Matrix) -> np.ndarray:
+        """The kind's own reference of ``step`` from the carried values of the ``earlier`` steps."""
+        return self.given({k: to_array(v) for k, v in earlier.items()})[step]
 
     def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
             carried: bool = False, **kw) -> Matrix:
@@ -266,7 +273,7 @@ def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: i
         work.append(affine_work(f"a^{{{gate}}}", t, T, j, gate, x_row[0], W, h_row[0], W_h, b, A[0][j]))
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
     xs = x_sym(t, T)
-    fresh = act.np(np_affine(to_array(x_row), to_array(W), to_array(h_row), to_array(W_h), to_array(b)))
+    fresh = chain.fresh(step, **({name("h", t - 1, T): h_row} if t > 1 else {}))  # h_0: the input
     return chain.add(step, G, fresh, title=title,
                      formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
                              rf"W_{{h{gate}}} + b_{{{gate}}})",
@@ -385,7 +392,8 @@ def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs:
     for n in (key,) + needed:
         p.add_input(n, inputs[n], rows=time_labels(T) if n == "X" else None, latex_name=latex_names.get(n))
     drift = screen.precise_floats(kind, params, {n: q.exact for n, q in p.inputs.items()})
-    chain = Chain(p, reference({n: q.value for n, q in p.inputs.items()}, params), drift)
+    floats = {n: q.value for n, q in p.inputs.items()}
+    chain = Chain(p, reference(floats, params), drift, lambda given: reference(floats, params, given=given))
     return p, chain, Table() if hand else None
 
 
@@ -414,21 +422,21 @@ def finish(p: Problem, table: Table | None, places: int, hand: bool) -> Problem:
 
 
 # ---------------------------------------------------------------- for the mistakes
-def time_of(suffix: str) -> int:
-    """The time step of a rule's context (``"_2"`` -> 2; no suffix -> 1)."""
-    return int(suffix[1:]) if suffix else 1
+def time_of(v) -> int:
+    """The time step of a rule's :class:`~worksheet.kinds.mistakes.Values` (``h_2``'s: 2; ``h``'s: 1)."""
+    return v.at.index or 1
 
 
 def before(v, letter: str, t: int, initial: str) -> np.ndarray:
     """The state ``letter`` after time step t - 1 (``h_1``), or the initial one (``h0``)."""
     if t == 1:
         return v[initial]
-    return v.data[f"{letter}_{t - 1}"]
+    return v.data[str(StepRef("", letter, t - 1))]
 
 
 def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
     """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.kinds.mistakes.Values`."""
-    t = time_of(v.suffix)
+    t = time_of(v)
     x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
     h = before(v, "h", t, "h0") if h is None else h
     return x @ v.data[f"W_{gate}"] + h @ v.data[f"W_h{gate}"] + v.data[f"b_{gate}"]

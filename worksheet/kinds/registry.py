@@ -1,7 +1,9 @@
 """The table of problem kinds: each kind's name, module and one-line summary
 (so that ``worksheet list`` imports no kind, nor numpy or sympy), the kind a
-build makes by default, :func:`get` (a kind's module by name) and
-:func:`conventions` (what a sheet of problems states).  The package
+build makes by default, :func:`get` (a kind's module by name), :func:`kind`
+(its contract read once into a :class:`Kind` record: what callers use, never
+``hasattr`` on a module) and :func:`conventions` (what a sheet of problems
+states).  The package
 :mod:`worksheet.kinds` gives these names; adding a kind adds one line to
 :data:`KINDS`.
 """
@@ -9,12 +11,15 @@ build makes by default, :func:`get` (a kind's module by name) and
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any, Callable
 
 from ..policy.errors import UnknownKindError
 
-__all__ = ["KINDS", "DEFAULT", "names", "get", "conventions"]
+__all__ = ["KINDS", "DEFAULT", "Kind", "names", "get", "kind", "conventions", "every_convention"]
 
 # name -> (module, one-line summary)
 KINDS: dict[str, tuple[str, str]] = {
@@ -69,33 +74,92 @@ def get(name: str) -> ModuleType:
         raise
 
 
-def conventions(problems) -> tuple[str, ...]:
-    """The texts of the conventions a sheet of ``problems`` states: the union of
-    their kinds' ``CONVENTIONS`` (keys of
-    :data:`worksheet.solution.document.CONVENTION_TEXT`) in first-use order,
-    without a key whose parameter is false (a kind's ``Params.conventions_if``:
-    the mask for a causal problem only).  A kind with ``conventions_of(params)``
-    states those of another kind (find-the-mistake: the kind its worked
-    solution is of)."""
-    from ..solution.document import CONVENTION_TEXT
+# The hooks of a kind that passes its settings on to another kind (the
+# ``PassesOn`` part of the kind contract, worksheet.kinds.base); every other
+# kind has the defaults of :class:`Kind`.
+HOOKS = ("settings_of", "conventions_of", "mistakes_of")
 
-    keys: list[str] = []
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind's contract, read once from its module (:func:`kind`): the
+    module's members, and its hooks with their defaults filled in.
+
+    * ``settings_of(options) -> list[str]``: the settings a problem of this
+      kind takes (default: its ``Params`` fields);
+    * ``conventions_of(params) -> (kind, params)``: whose conventions its
+      sheet states (default: its own);
+    * ``mistakes_of(params, inputs) -> (kind, params, aliases)``: whose
+      mistake rules explain its steps (default: its own, no aliases);
+
+    and a block's ``PARTS`` (default: none).
+    """
+
+    name: str
+    module: ModuleType
+    passes_settings_on: bool  # it declares the hooks (find-the-mistake: those of its ``of``)
+    hooks: tuple[Callable[..., Any], ...]  # settings_of, conventions_of, mistakes_of, as declared
+    parts: dict  # a block built of other kinds: its PARTS (step prefix -> (kind, inputs)); else {}
+
+    @property
+    def Params(self):  # noqa: N802 - the kind's own name for it
+        return self.module.Params
+
+    def settings_of(self, options: dict) -> list[str]:
+        if self.passes_settings_on:
+            return self.hooks[0](options)
+        return self.module.Params.field_names()
+
+    def conventions_of(self, params: dict) -> tuple[str, dict]:
+        return self.hooks[1](params) if self.passes_settings_on else (self.name, params)
+
+    def mistakes_of(self, params: dict, inputs: dict) -> tuple[str, dict, dict]:
+        return self.hooks[2](params, inputs) if self.passes_settings_on else (self.name, params, {})
+
+
+@functools.cache
+def kind(name: str) -> Kind:
+    """The contract of the kind ``name``, read once (an unknown name: as :func:`get`)."""
+    module = get(name)
+    members = vars(module)
+    declared = [members.get(h) for h in HOOKS]
+    if any(declared) and not all(declared):
+        missing = [h for h, f in zip(HOOKS, declared) if f is None]
+        raise TypeError(f"kind {name} passes its settings on but has no {', '.join(missing)}")
+    parts = members.get("PARTS") or {}
+    return Kind(name, module, all(declared), tuple(declared) if all(declared) else (), parts)
+
+
+def conventions(problems, numbers: str = "hand") -> tuple[str, ...]:
+    """The texts of the conventions a sheet of ``problems`` states (a calculator
+    sheet's words when ``numbers`` is "calculator"): the union of their kinds'
+    ``CONVENTIONS`` (:class:`worksheet.kinds.shared_conventions.Convention` records)
+    in first-use order, without one whose parameter is false (a kind's
+    ``Params.conventions_if``: the mask for a causal problem only).  A kind's
+    ``conventions_of`` may name another kind (find-the-mistake: the kind its
+    worked solution is of)."""
+    said: dict = {}  # key -> Convention
     for p in problems:
         if p.kind not in KINDS and all(s.is_written for s in p.steps):  # a spec's question in words
             continue
-        module, params = get(p.kind), p.params
-        if hasattr(module, "conventions_of"):
-            kind, params = module.conventions_of(params)
-            module = get(kind)
-        for key in module.CONVENTIONS:
-            flag = module.Params.conventions_if.get(key)
+        name, params = kind(p.kind).conventions_of(p.params)
+        module = get(name)
+        for c in module.CONVENTIONS:
+            flag = module.Params.conventions_if.get(c.key)
             if flag and not params.get(flag):
                 continue
-            if key not in keys:
-                keys.append(key)
-    if "rows" in keys and "token_rows" in keys:  # "rows" says it already
-        keys.remove("token_rows")
-    if "exact" in keys:  # the general remark closes the list
-        keys.remove("exact")
-        keys.append("exact")
-    return tuple(CONVENTION_TEXT[k] for k in keys)
+            said.setdefault(c.key, c)
+    if "rows" in said:  # "rows" says it already
+        said.pop("token_rows", None)
+    if "exact" in said:  # the general remark closes the list
+        said["exact"] = said.pop("exact")
+    return tuple(c.text_for(numbers) for c in said.values())
+
+
+def every_convention() -> dict:
+    """Every convention any kind states, by key (what the tests of every text read)."""
+    out: dict = {}
+    for name in KINDS:
+        for c in get(name).CONVENTIONS:
+            out.setdefault(c.key, c)
+    return out

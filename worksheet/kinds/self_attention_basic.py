@@ -32,10 +32,16 @@ from ..steps import scaled_dot_product as blocks
 from ..exact import to_latex
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
+from . import shared_conventions as cv
+from .shared_conventions import Convention
 
 TITLE = "Self-attention without trained weights"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("token_rows", "self_scores", "softmax", "softmax_form", "causal", "exact")
+SELF_SCORES = Convention(
+    "self_scores",
+    r"Scores $S = X X^\top$ (no weights, no scaling): row $i$ is query $i$, column $j$ key $j$; "
+    r"output $= A X$.",
+)
+CONVENTIONS = (cv.TOKEN_ROWS, SELF_SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.CAUSAL, cv.EXACT)
 INPUTS = ("X",)
 
 

@@ -60,10 +60,14 @@ from ..exact import mul, power, sqrt, to_float, to_latex
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape
 from . import base
+from . import shared_conventions as cv
+from .shared_conventions import Convention
 
 TITLE = r"Why scale by $\sqrt{d_k}$"
-# keys of worksheet.solution.document.CONVENTION_TEXT, in the order a sheet states them
-CONVENTIONS = ("one_query", "softmax_form", "exact")
+ONE_QUERY = Convention(
+    "one_query", r"One query's scores $s$ form one row; the softmax runs along it, so the weights sum to 1."
+)
+CONVENTIONS = (ONE_QUERY, cv.SOFTMAX_FORM, cv.EXACT)
 INPUTS = ("scores",)
 
 QUESTION = "For each of the three softmaxes, say whether it is too peaked, about right or too flat, and why."

@@ -43,6 +43,7 @@ from starlette.routing import Route
 
 from .. import kinds
 from ..kinds import mistakes
+from ..kinds.param_types import BOOL, Declared, declared
 from . import exercises as pr
 from .limits import Guard, Limits
 from .pages import PracticeRenderer, cell_id
@@ -101,7 +102,11 @@ def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> G
             if scope.sections is None:
                 params = kinds.get(kind).Params
                 fields = [
-                    (f.name.replace("_", "-"), _default(f), "bool" if str(f.type) == "bool" else "text")
+                    (
+                        f.name.replace("_", "-"),
+                        _default(f),
+                        "bool" if declared(params)[f.name] == Declared(BOOL, False) else "text",
+                    )
                     for f in dc_fields(params)
                     if f.name != "numbers"
                 ]

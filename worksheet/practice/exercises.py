@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from dataclasses import fields as dc_fields
 from functools import lru_cache
 from typing import Any, Mapping
 
 from .. import kinds
 from ..kinds import mistakes
+from ..kinds.param_types import WHOLE, declared
 from ..build import build_document, check_seed, solve_table
 from ..solution.document import Document
 from ..policy.errors import InputError, ParamError, WorksheetError
@@ -201,7 +201,7 @@ def ask_from(kind: str, params: Mapping[str, Any]) -> Ask:
         if numbers not in NUMBERS:
             raise RequestError(f"numbers must be one of {', '.join(NUMBERS)}, not {numbers[:40]!r}")
     names = module.Params.field_names()
-    whole = {f.name for f in dc_fields(module.Params) if str(f.type).replace(" ", "") in ("int", "int|None")}
+    whole = {name for name, d in declared(module.Params).items() if d.type is WHOLE}
     parts, numbers_of = [], {}
     for k, v in settings.items():
         key = str(k)

@@ -212,10 +212,7 @@ def document(problem):
     from .. import kinds
     from ..solution.document import Document
 
+    numbers = str(problem.params.get("numbers") or "own")
     return Document(
-        problem.title,
-        [problem],
-        seed=problem.seed,
-        numbers=str(problem.params.get("numbers") or "own"),
-        conventions=kinds.conventions([problem]),
+        problem.title, [problem], seed=problem.seed, numbers=numbers, conventions=kinds.conventions([problem], numbers)
     )

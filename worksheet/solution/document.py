@@ -1,10 +1,9 @@
 """A document is what one output file shows: a titled list of problems.
 
 ``build`` makes one per sheet (or per variant); renderers turn it into text.
-The texts of the conventions a sheet states live here, format-neutral
-(inline LaTeX between ``$``), so every format prints the same words; which of
-them a sheet states is for its problems' kinds to say
-(:func:`worksheet.kinds.conventions`).
+A document receives the texts of the conventions it states, format-neutral
+(inline LaTeX between ``$``), so every format prints the same words; the kinds
+declare them (:func:`worksheet.kinds.conventions` picks a sheet's).
 """
 
 from __future__ import annotations
@@ -13,49 +12,6 @@ from dataclasses import dataclass, replace
 
 from . import notebook
 from .problem import Problem
-
-# every convention a sheet may state, by key (format-neutral: inline LaTeX between $)
-CONVENTION_TEXT = {
-    "rows": r"Tokens are rows (row-vector convention): $Q = X W^Q$, $K = X W^K$, $V = X W^V$.",
-    "token_rows": r"Tokens are rows (row-vector convention): row $i$ of $X$ is token $i$.",
-    "scores": r"Scores $S = Q K^\top$: row $i$ is query $i$, column $j$ is key $j$; "
-    r"scaled scores are $S' = S / \sqrt{d_k}$.",
-    "self_scores": r"Scores $S = X X^\top$ (no weights, no scaling): row $i$ is query $i$, column $j$ key $j$; "
-    r"output $= A X$.",
-    "softmax": r"The softmax runs along each row (over the keys), so every row of weights sums to 1.",
-    "softmax_form": r"Softmax by hand: subtract the row maximum $m_i$, "
-    r"$\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ (every exponent $\le 0$).",
-    "softmax_form_e": r"Softmax by hand: subtract the maximum score $m = \max_k e_k$, "
-    r"$\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ (every exponent $\le 0$; $\exp(x) = e^x$, "
-    r"as $e_j$ names a score).",
-    "output": r"Output $Z = A V$: row $i$ is query $i$'s weighted sum of the values.",
-    "causal": r"Causal mask: entries with $j > i$ become $-\infty$ before the softmax, so their weights are exactly 0.",
-    "heads": r"Head $h$ uses the $h$-th block of $d_k$ columns of $W^Q$, $W^K$, $W^V$; "
-    r"$\mathrm{concat} = [\mathrm{head}_1 \cdots \mathrm{head}_H]$, output $= \mathrm{concat}\, W^O$.",
-    "cross": r"Cross-attention: the queries come from the decoder, the keys and values from the encoder output.",
-    "alignment_scores": r"Alignment: $e_j = \mathrm{score}(s, h_j)$, $\alpha = \operatorname{softmax}(e)$ over the "
-    r"encoder states, context $c = \sum_j \alpha_j h_j$.",
-    "one_query": r"One query's scores $s$ form one row; the softmax runs along it, so the weights sum to 1.",
-    "vocab": r"The softmax runs over the vocabulary, so the probabilities sum to 1; tokens are numbered "
-    r"from 1, as the columns.",
-    "pe": r"$\mathrm{PE}_{\mathrm{pos},2i} = \sin(\mathrm{pos} / \mathrm{base}^{2i/d_\mathrm{model}})$, "
-    r"$\mathrm{PE}_{\mathrm{pos},2i+1} = \cos(\cdot)$ of the same angle: positions and columns "
-    r"count from 0, angles are in radians.",
-    "layer_norm": r"Layer norm works on each token (row) across its $d$ features, with the population "
-    r"variance (divide by $d$): $y = \gamma (x - \mu) / \sqrt{\sigma^2 + \varepsilon} + \beta$.",
-    "ffn": r"Feed-forward: $\mathrm{ReLU}(X W_1 + b_1) W_2 + b_2$, each token (row) on its own; "
-    r"a bias row is added to every row.",
-    "recurrent": r"Recurrent cells: rows are time steps; a gate is $\sigma(a) = 1 / (1 + e^{-a})$ of its "
-    r"pre-activation, and $\odot$ multiplies entry by entry.",
-    "exact": r"Exact answers are given where they are short; decimals are rounded to 4 places.",
-}
-# a calculator sheet says the same without "by hand" (it has no tables to read)
-CALCULATOR_TEXT = {
-    "softmax_form_e": r"Softmax: $\alpha_j = \exp(e_j - m) / \sum_k \exp(e_k - m)$ with $m$ the largest score "
-    r"(subtracting it changes nothing and keeps every exponent $\le 0$).",
-    "softmax_form": r"Softmax: $\alpha_{ij} = e^{s_{ij} - m_i} / \sum_k e^{s_{ik} - m_i}$ with $m_i$ the row "
-    r"maximum (subtracting it changes nothing and keeps every exponent $\le 0$).",
-}
 
 
 @dataclass
@@ -69,14 +25,9 @@ class Document:
     instructions: str = ""
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
-    conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions)
+    conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions gives them)
     compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
     duplex: bool = False  # two-sided printing: the document padded to an even page count (tex/pdf)
-
-    def __post_init__(self):
-        if self.numbers == "calculator":  # a calculator sheet says it without "by hand"
-            swap = {CONVENTION_TEXT[k]: v for k, v in CALCULATOR_TEXT.items()}
-            self.conventions = tuple(swap.get(c, c) for c in self.conventions)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,
