@@ -49,6 +49,7 @@ KINDS = kinds.names() + [
     "find-the-mistake:of=multi-head-attention",
     "find-the-mistake:of=encoder-block",
     "find-the-mistake:of=decoder-block",
+    "find-the-mistake:of=positional-encoding",
     "next-token:temperature=1/2",
 ]
 
@@ -305,8 +306,9 @@ CARRIED_TABLES = {
 GIVEN_EXPONENTS = {"softmax-scaling"}
 # positional-encoding: its table of sin and cos is the same for every variant (the angles
 # depend only on d_model and the positions), so it tells one student nothing another
-# does not know; its arguments are the angles step's answers, as any table of sin at
-# those angles must show them.
+# does not know; its arguments hold the angles step's answers, as any table of sin at
+# those angles must, beside the angles of pe-index-not-halved, so that a find-the-mistake
+# sheet does not single out the right ones (test_kind_find_the_mistake).
 
 
 @pytest.mark.parametrize("kind", KINDS)
