@@ -299,13 +299,16 @@ def _np_pe(angles: np.ndarray, d: int) -> np.ndarray:
     return PE
 
 
-def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
-    """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones),
-    beside those of the angles a student gets with the exponent 4i/d_model (the column index
-    for the pair index, ``pe-index-not-halved``).  The table depends only on the positions,
-    d_model and the base, whatever the problem's mistake: a find-the-mistake sheet whose
-    flawed angles are pos/base^(4i/d) can be followed from its own step (1), and its table
-    does not single out the right angles that the corrections ask for."""
+def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT, *, flawed: bool = False) -> None:
+    """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones).
+    It depends only on the positions, d_model and the base: the same in every variant,
+    and its arguments are the angles that d_model and the positions fix.
+
+    ``flawed`` (a find-the-mistake sheet): beside each right angle, the angle a student
+    gets with the exponent 4i/d_model (the column index for the pair index,
+    ``pe-index-not-halved``), whatever the planted mistake.  The flawed angles of step (1)
+    can then be followed from the sheet, and the table does not single out the right
+    angles that the corrections ask for."""
     if numbers != "hand" or not blocks.aids_allowed(p):
         return
     base_ = int(p.params.get("base") or 10000)
@@ -314,10 +317,10 @@ def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
     needed = {(mul(q, power(divisor(base_, i, d), -1)), 2 * i + 1 < d) for q in positions for i in range(k)}
     if not needed or len(needed) > limit:
         return
-    listed = []  # (angle, with its cosine): by position, the right angle of each pair, then the other
+    listed = []  # (angle, with its cosine): by position, the right angle of each pair (then the other)
     for q in positions:
         for i in range(k):
-            for dv in (divisor(base_, i, d), divisor(base_, 2 * i, d)):
+            for dv in (divisor(base_, i, d), divisor(base_, 2 * i, d))[: 2 if flawed else 1]:
                 a = (mul(q, power(dv, -1)), 2 * i + 1 < d)
                 if a not in listed:
                     listed.append(a)
@@ -328,6 +331,14 @@ def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
             if entry not in entries:
                 entries.append(entry)
     p.aids.append(Aid(TRIG_AID, tuple(entries)))
+
+
+def find_the_mistake_aids(right: Problem) -> list[Aid]:
+    """The tables of a find-the-mistake sheet of this problem: sin and cos also at the
+    angles of ``pe-index-not-halved`` (:func:`_trig_aid`)."""
+    q = Problem(right.kind, right.title, right.params)
+    _trig_aid(q, int(right.params["d_model"]), right.params.get("numbers", "hand"), flawed=True)
+    return [a for a in right.aids if a.title != TRIG_AID] + q.aids
 
 
 # ---------------------------------------------------------------- mistakes
