@@ -17,9 +17,10 @@ from test_html import run_chromium
 _MEASURE = """
 <style>body { width: 390px; overflow-x: auto; }</style>
 <script>
+document.querySelectorAll('details').forEach((d) => { d.open = true; });  // every solution shown
 // a phone's width, whatever the headless window's least width: the body is the page
 const out = {page: document.body.scrollWidth, view: document.body.clientWidth, boxes: 0};
-for (const el of document.querySelectorAll('.given > div, .aidscroll')) {
+for (const el of document.querySelectorAll('.given > div, .aidscroll, details.solution')) {
   if (el.scrollWidth > el.clientWidth) out.boxes += 1;  // a box that scrolls on its own
 }
 const pre = document.createElement('pre');
@@ -30,9 +31,17 @@ document.body.appendChild(pre);
 """
 
 
-@pytest.mark.parametrize("kind, numbers", [("lstm-cell", "hand"), ("find-the-mistake:of=attention", "calculator")])
-def test_a_sheet_does_not_scroll_sideways_on_a_phone(tmp_path, kind, numbers):
-    page = render_document(build_document([kind], seed=1, options={"numbers": numbers}), ["html"])["worksheet.html"]
+@pytest.mark.parametrize(
+    "kind, numbers, file",
+    [
+        ("lstm-cell", "hand", "worksheet.html"),
+        ("find-the-mistake:of=attention", "calculator", "worksheet.html"),
+        ("multi-head-attention", "hand", "worksheet-key.html"),  # its solutions opened
+        ("layer-norm", "calculator", "worksheet-key.html"),
+    ],
+)
+def test_a_sheet_does_not_scroll_sideways_on_a_phone(tmp_path, kind, numbers, file):
+    page = render_document(build_document([kind], seed=1, options={"numbers": numbers}), ["html"])[file]
     f = tmp_path / "sheet.html"
     f.write_text(page.replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
     proc = run_chromium(f, "--window-size=390,900", "--dump-dom")
@@ -48,5 +57,5 @@ def test_the_boxes_that_scroll_on_screen_show_everything_on_paper():
     style = re.search(r"<style>.*?</style>", page, re.S)[0]
     screen, printed = style.split("@media print", 1)
     assert ".given > div, .aidscroll { max-width: 100%; overflow-x: auto;" in screen
-    assert ".given > div, .aidscroll { overflow: visible;" in printed
+    assert ".given > div, .aidscroll, details.solution { overflow: visible;" in printed
     assert '<div class="aidscroll"><table class="aidgrid">' in page
