@@ -227,6 +227,8 @@ def test_feedback_pages_escape_names_and_typeset_the_hints(marked):
     assert ">no-scaling<" not in page and "wrong: no-scaling" not in page
     # carried from the steps by their titles, not their ids
     assert "follows from your own Scaled scores" in page and "your own scaled<" not in page
+    # the kind's title typeset as on the sheet, not its plain-text form
+    assert "sqrt(d_k)" not in page and re.search(r"<h2>Problem 2: Why scale by <math", page)
     assert "Carried forward" in page
     assert "<link" not in page and "src=" not in page  # self-contained
 

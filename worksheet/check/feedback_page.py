@@ -57,7 +57,7 @@ def feedback_page(report: Report, student: str, grade: str | None, max_grade: st
     if report.variant:
         out.append(Markup("<p>Variant %s.</p>\n") % report.variant)
     for p in report.problems:
-        out.append(Markup("<h2>Problem %s: %s</h2>\n") % (p.number, Markup(renderer.prose(p.title or p.kind))))
+        out.append(Markup("<h2>Problem %s: %s</h2>\n") % (p.number, Markup(renderer.prose(_typeset_title(p)))))
         if not p.carried_forward:
             out.append(Markup("<p><em>This kind is marked against the key only (no error carried forward).</em></p>\n"))
         out.append(Markup("<table>\n<tr><th></th><th>Step</th><th>Verdict</th><th>Marks</th></tr>\n"))
@@ -79,6 +79,21 @@ def feedback_page(report: Report, student: str, grade: str | None, max_grade: st
         out.append(Markup("</ul>\n"))
     out.append(Markup("</body>\n</html>\n"))
     return str(Markup("").join(out))
+
+
+def _typeset_title(p) -> str:
+    """The problem's title with its maths typeset: the kind's own (prose with $...$) when the
+    key's plain title is that one ("Why scale by sqrt(d_k)" is "Why scale by $\\sqrt{d_k}$")."""
+    from .key import _kind_title
+
+    if p.title and p.title == _kind_title(p.kind, None):
+        from .. import kinds
+
+        try:
+            return kinds.get(p.kind).TITLE
+        except Exception:  # a kind this version does not know
+            pass
+    return p.title or p.kind
 
 
 def _unit(report: Report) -> str:
