@@ -31,6 +31,29 @@ def test_two_small_kinds_fit_one_page_with_compact(tmp_path, runner, cli):
     assert page_count(tmp_path / "n" / "worksheet-key.pdf") > 1  # what --compact saves
 
 
+def test_the_compact_key_of_two_small_kinds_has_room_to_spare(tmp_path, runner, cli):
+    """One page with 1.5 cm to spare: the test above does not break on the next line
+    a kind adds (the conventions and the rounding line are set in the body's size)."""
+    import shutil
+    import subprocess
+
+    require_latex()
+    r = runner.invoke(cli, ["build", *PAIR, "--compact", "--format", "tex", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    tex = (tmp_path / "worksheet-key.tex").read_text(encoding="utf-8")
+    assert r"\renewcommand{\frontsize}{\footnotesize}" in tex and r"{\frontsize\textbf{Conventions.}" in tex
+    last = "\n" + r"\variantmark{1}{last}"
+    assert tex.count(last) == 1
+    (tmp_path / "more.tex").write_text(tex.replace(last, "\n" + r"\vspace*{1.5cm}" + last), encoding="utf-8")
+    subprocess.run(
+        [shutil.which("pdflatex"), "-interaction=nonstopmode", "more.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
+    assert page_count(tmp_path / "more.pdf") == 1
+
+
 def test_compact_keeps_every_worked_line_and_sets_two_columns_of_smaller_type(tmp_path, runner, cli):
     for flag, folder in (("--compact", "c"), ("--no-compact", "n")):
         r = runner.invoke(cli, ["build", *PAIR, flag, "--format", "tex", "-o", str(tmp_path / folder)])

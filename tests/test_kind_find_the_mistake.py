@@ -373,3 +373,30 @@ def test_a_decoder_blocks_corrections_fit_a_page_and_the_key_numbers_them_as_the
         # the tables come before the student's solution (on page 1 when it has room)
         if p.aids:
             assert sheet.index("you may need") < sheet.index(ftm.SOLUTION_HEADING)
+
+
+@pytest.mark.parametrize("code", ["pe-index-not-halved", "pe-sin-cos-swapped", "arithmetic-slip"])
+def test_positional_encodings_table_is_the_same_whatever_the_mistake_and_holds_the_flawed_angles(code):
+    """The sin/cos table of find-the-mistake of positional encoding does not single out
+    the right angles Θ that the corrections ask for: it is the same table whatever the
+    mistake, and it also holds the angles of the flawed step (1), so the student's own
+    solution can be followed from the sheet."""
+    from fractions import Fraction
+
+    from worksheet.exact import to_latex
+
+    tables = set()
+    for seed in (1, 2, 3):
+        p = _problem("positional-encoding", seed, mistake=code)
+        (aid,) = p.aids
+        tables.add(aid.entries)
+        args = {a for a, _ in aid.entries}
+        for row in _shown(p, "angles"):
+            for a in row:
+                if a:
+                    x = Fraction(a).limit_denominator(10**6)
+                    assert rf"\sin\left({to_latex(x)}\right)" in args, (seed, x)
+    assert len(tables) == 1
+    plain = build_document(["positional-encoding"], seed=1).problems[0].aids[0].entries
+    (table,) = tables
+    assert set(plain) < set(table)  # the right angles, among others

@@ -222,6 +222,13 @@ def test_feedback_pages_escape_names_and_typeset_the_hints(marked):
     page = (out / "moodle-feedback" / "0003-1-2-example-org.html").read_text()
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "no-scaling" in page and "<math>" in page  # the hint, \sqrt{d_k} typeset
+    # told to the student in words (second person), the code only in data-mistake for scripts
+    assert "You did not divide the scores by" in page and 'data-mistake="no-scaling"' in page
+    assert ">no-scaling<" not in page and "wrong: no-scaling" not in page
+    # carried from the steps by their titles, not their ids
+    assert "follows from your own Scaled scores" in page and "your own scaled<" not in page
+    # the kind's title typeset as on the sheet, not its plain-text form
+    assert "sqrt(d_k)" not in page and re.search(r"<h2>Problem 2: Why scale by <math", page)
     assert "Carried forward" in page
     assert "<link" not in page and "src=" not in page  # self-contained
 

@@ -49,6 +49,7 @@ KINDS = kinds.names() + [
     "find-the-mistake:of=multi-head-attention",
     "find-the-mistake:of=encoder-block",
     "find-the-mistake:of=decoder-block",
+    "find-the-mistake:of=positional-encoding",
     "next-token:temperature=1/2",
 ]
 
@@ -306,7 +307,9 @@ GIVEN_EXPONENTS = {"softmax-scaling"}
 # positional-encoding: its table of sin and cos is the same for every variant (the angles
 # depend only on d_model and the positions), so it tells one student nothing another
 # does not know; its arguments are the angles step's answers, as any table of sin at
-# those angles must show them.
+# those angles must show them.  A find-the-mistake sheet adds the angles of
+# pe-index-not-halved, so that it does not single out the right ones the corrections
+# ask for (test_kind_find_the_mistake).
 
 
 @pytest.mark.parametrize("kind", KINDS)

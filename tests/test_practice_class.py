@@ -425,3 +425,21 @@ def test_each_kind_has_its_own_typing_hint():
         causal = c.get(f"/p/attention?seed={SEED}&causal=true").text.split('class="howto"', 1)[1]
         assert "-inf" in causal.split("</section>", 1)[0]
         assert "-inf" in c.get(f"/p/decoder-block?seed={SEED}").text.split('class="howto"', 1)[1].split("</section>")[0]
+
+
+def test_the_pages_rounding_rule_names_exactly_the_tables_it_prints():
+    """An LSTM page prints tables of σ and tanh: its rule names those, on this page, and
+    not eˣ, √x, sin or cos; an attention page names eˣ only."""
+    from worksheet.practice.words import KindWords, typing_hint
+
+    with TestClient(create_app()) as c:
+        for kind, named, unnamed in (
+            ("lstm-cell", (r"\sigma", r"\tanh"), ("e^x", r"\sqrt", r"\sin")),
+            ("attention", ("e^x",), (r"\sigma", r"\tanh", r"\sqrt", r"\sin")),
+        ):
+            p = build_document([ProblemSpec(kind, {})], seed=SEED).problems[0]
+            rule = typing_hint(KindWords("", ()), p, "hand").rule
+            assert "on this page" in rule and "sheet" not in rule, kind
+            assert all(n in rule for n in named) and not any(u in rule for u in unnamed), (kind, rule)
+            html = c.get(f"/p/{kind}?seed={SEED}").text.split('class="rule"', 1)[1].split("</p>", 1)[0]
+            assert "on this page" in html, kind

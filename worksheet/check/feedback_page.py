@@ -57,12 +57,13 @@ def feedback_page(report: Report, student: str, grade: str | None, max_grade: st
     if report.variant:
         out.append(Markup("<p>Variant %s.</p>\n") % report.variant)
     for p in report.problems:
-        out.append(Markup("<h2>Problem %s: %s</h2>\n") % (p.number, Markup(renderer.prose(p.title or p.kind))))
+        out.append(Markup("<h2>Problem %s: %s</h2>\n") % (p.number, Markup(renderer.prose(_typeset_title(p)))))
         if not p.carried_forward:
             out.append(Markup("<p><em>This kind is marked against the key only (no error carried forward).</em></p>\n"))
         out.append(Markup("<table>\n<tr><th></th><th>Step</th><th>Verdict</th><th>Marks</th></tr>\n"))
+        titles = {s.name: s.title or s.name for s in p.steps}
         for s in p.steps:
-            out.append(_step_row(s, renderer))
+            out.append(_step_row(s, renderer, titles))
         out.append(Markup("</table>\n"))
         carried = [s for s in p.steps if s.status == "carried-forward"]
         if carried:
@@ -80,19 +81,39 @@ def feedback_page(report: Report, student: str, grade: str | None, max_grade: st
     return str(Markup("").join(out))
 
 
+def _typeset_title(p) -> str:
+    """The problem's title with its maths typeset: the kind's own (prose with $...$) when the
+    key's plain title is that one ("Why scale by sqrt(d_k)" is "Why scale by $\\sqrt{d_k}$")."""
+    from .key import _kind_title
+
+    if p.title and p.title == _kind_title(p.kind, None):
+        from .. import kinds
+
+        try:
+            return kinds.get(p.kind).TITLE
+        except Exception:  # a kind this version does not know
+            pass
+    return p.title or p.kind
+
+
 def _unit(report: Report) -> str:
     return "points" if report.pointed else "marks"
 
 
-def _step_row(s: StepResult, renderer) -> Markup:
+def _step_row(s: StepResult, renderer, titles: dict[str, str]) -> Markup:
     verdict = VERDICT.get(s.status, s.status)  # a verdict added later (unreadable) is shown by its name
     detail = "" if s.status in ("correct", "missing", "by-person") else s.message
-    if s.status == "incorrect" and s.mistake:
-        verdict = f"wrong: {s.mistake}"
-        if s.mistake in mistakes.CATALOGUE:  # its sentence is the hint below, typeset
-            detail = detail.removeprefix(mistakes.CATALOGUE[s.mistake].sentence).strip()
-    return Markup('<tr class="%s"><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td></tr>\n') % (
+    mistake = s.mistake if s.status == "incorrect" and s.mistake in mistakes.CATALOGUE else ""
+    if mistake:  # said in words by the hint below; the code stays in data-mistake for scripts
+        verdict = "wrong: a known mistake (see below)"
+        detail = detail.removeprefix(mistakes.CATALOGUE[mistake].sentence).strip()
+    elif s.status == "carried-forward" and s.carried_from:  # the steps by their titles, not their ids
+        detail = Markup("carried forward: follows from your own %s") % Markup(", ").join(
+            Markup(renderer.prose(titles.get(n, n))) for n in s.carried_from
+        )
+    return Markup('<tr class="%s"%s><td>%s</td><td>%s</td><td>%s%s</td><td>%s</td></tr>\n') % (
         s.status,
+        Markup(' data-mistake="%s"') % mistake if mistake else "",
         SYMBOLS.get(s.status, ""),
         Markup(renderer.prose(s.title or s.name)),
         verdict,
@@ -102,7 +123,8 @@ def _step_row(s: StepResult, renderer) -> Markup:
 
 
 def _hint(code: str, renderer) -> Markup:
+    """The named mistake told to the student who made it (second person, maths typeset)."""
     m = mistakes.CATALOGUE.get(code)
     if m is None:
         return Markup("")
-    return Markup('<div class="hint"><strong>%s</strong>: %s</div>\n') % (code, Markup(renderer.prose(m.typeset)))
+    return Markup('<div class="hint" data-mistake="%s">%s</div>\n') % (code, Markup(renderer.prose(m.hint)))

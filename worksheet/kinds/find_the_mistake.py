@@ -263,7 +263,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
                        f"correct values {ASKED_WORDS[blocks]}."))
     p.record = {"mistake": planted.code, "step": planted.step, "offered": offered,
                 "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written}}
-    p.aids = list(right.aids)
+    # a kind whose tables would single out the right values of a flawed step gives a
+    # sheet of this kind its own tables (the same whatever the mistake)
+    p.aids = registry.kind(params.of).find_the_mistake_aids(right)
     for name, q in right.inputs.items():
         p.inputs[name] = q
     first_shown = True

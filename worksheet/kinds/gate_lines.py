@@ -58,7 +58,10 @@ def act_work(lhs: str, act, a, value) -> str:
     arg = arg[1:-1] if arg.startswith("(") and arg.endswith(")") else arg
     exact = to_latex(value)
     line = rf"{lhs} = {act.latex}({arg})"
-    if exact != decimal(value) and len(exact) <= 60 and r"\tanh" not in exact:
+    # the exact form only where it says more than the argument: 1/(1 + e^{-2}), not
+    # 1/(1 + e^{31/50}) for sigma(-0.62) (a fraction the sheet never wrote)
+    fraction_power = r"^{\frac" in exact or r"^{-\frac" in exact
+    if exact != decimal(value) and len(exact) <= 60 and r"\tanh" not in exact and not fraction_power:
         line += f" = {exact}"
     return line + rf" \approx {decimal(value)}"
 

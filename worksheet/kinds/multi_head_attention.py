@@ -372,6 +372,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     C = blocks.hstack(*heads)
     head_chains = [blocks.chain_of(p, hd) for hd in heads]  # hand mode: as the rounding chain gave them
     shown_heads = heads if any(c is None for c in head_chains) else head_chains
+    if shown_heads is head_chains:  # the chain's 4-place values print with 4 places: -0.5380, not -0.538
+        places = 4
     row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0, places)[0].strip("()") for x in hd[0])
                                    for hd in shown_heads)
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
@@ -404,7 +406,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
                             C[i] if Cc is None else Cc[i], [r[j] for r in W_O],
                             O[i][j] if Oc is None else Oc[i][j], limit=0, places=places)]
-    if not blocks.is_rational(O[i][j]):
+    if not blocks.is_rational(O[i][j]) and not blocks.calculator(p):  # a calculator key stays in decimals
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
     p.add_step("output", O, carried("output", concat=C),
                title="Output projection (concat times $W^O$)", formula="O = C W^O", work=work, rows=tokens,

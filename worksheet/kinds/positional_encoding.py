@@ -267,7 +267,7 @@ def solve(
         note="Even columns (0, 2, ...) take the sine, odd columns the cosine; radians, not degrees.",
     )
     PE = carry.after(p) if carry is not None else PE
-    _trig_aid(p, angles, d, params.numbers)
+    _trig_aid(p, d, params.numbers)
 
     # 3) X + PE
     if X is not None:
@@ -297,24 +297,46 @@ def solve(
     return p
 
 
-def _trig_aid(p: Problem, angles: Matrix, d: int, numbers: str, limit: int = AID_LIMIT) -> None:
-    """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones)."""
+def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT, *, flawed: bool = False) -> None:
+    """In hand mode, a table of the sines and cosines the PE step needs (non-trivial ones).
+    It depends only on the positions, d_model and the base: the same in every variant,
+    and its arguments are the angles that d_model and the positions fix.
+
+    ``flawed`` (a find-the-mistake sheet): beside each right angle, the angle a student
+    gets with the exponent 4i/d_model (the column index for the pair index,
+    ``pe-index-not-halved``), whatever the planted mistake.  The flawed angles of step (1)
+    can then be followed from the sheet, and the table does not single out the right
+    angles that the corrections ask for."""
     if numbers != "hand" or not blocks.aids_allowed(p):
         return
-    needed = []  # (angle, with its cosine)
-    for row in angles:
-        for i, a in enumerate(row):
-            if a != 0 and (a, 2 * i + 1 < d) not in needed:
-                needed.append((a, 2 * i + 1 < d))
+    base_ = int(p.params.get("base") or 10000)
+    positions = [q for q in p.params["positions"] if q != 0]
+    k = pairs(d)
+    needed = {(mul(q, power(divisor(base_, i, d), -1)), 2 * i + 1 < d) for q in positions for i in range(k)}
     if not needed or len(needed) > limit:
         return
+    listed = []  # (angle, with its cosine): by position, the right angle of each pair (then the other)
+    for q in positions:
+        for i in range(k):
+            for dv in (divisor(base_, i, d), divisor(base_, 2 * i, d))[: 2 if flawed else 1]:
+                a = (mul(q, power(dv, -1)), 2 * i + 1 < d)
+                if a not in listed:
+                    listed.append(a)
     entries = []
-    for a, with_cos in needed:
+    for a, with_cos in listed:
         for fn, f in ((r"\sin", sin), (r"\cos", cos))[: 2 if with_cos else 1]:
             entry = (rf"{fn}\left({to_latex(a)}\right)", blocks.approx(f(a)))
             if entry not in entries:
                 entries.append(entry)
     p.aids.append(Aid(TRIG_AID, tuple(entries)))
+
+
+def find_the_mistake_aids(right: Problem) -> list[Aid]:
+    """The tables of a find-the-mistake sheet of this problem: sin and cos also at the
+    angles of ``pe-index-not-halved`` (:func:`_trig_aid`)."""
+    q = Problem(right.kind, right.title, right.params)
+    _trig_aid(q, int(right.params["d_model"]), right.params.get("numbers", "hand"), flawed=True)
+    return [a for a in right.aids if a.title != TRIG_AID] + q.aids
 
 
 # ---------------------------------------------------------------- mistakes

@@ -92,7 +92,10 @@ class Kind:
     * ``mistakes_of(params, inputs) -> (kind, params, aliases)``: whose
       mistake rules explain its steps (default: its own, no aliases);
 
-    and a block's ``PARTS`` (default: none).
+    a block's ``PARTS`` (default: none), and
+    ``find_the_mistake_aids(right) -> list[Aid]``: the tables a find-the-mistake
+    sheet of this kind prints, so that they single out no right value of a
+    flawed step (default: the right solution's own tables).
     """
 
     name: str
@@ -100,6 +103,7 @@ class Kind:
     passes_settings_on: bool  # it declares the hooks (find-the-mistake: those of its ``of``)
     hooks: tuple[Callable[..., Any], ...]  # settings_of, conventions_of, mistakes_of, as declared
     parts: dict  # a block built of other kinds: its PARTS (step prefix -> (kind, inputs)); else {}
+    flawed_aids: Callable[..., Any] | None = None  # its find_the_mistake_aids, if it declares one
 
     @property
     def Params(self):  # noqa: N802 - the kind's own name for it
@@ -116,6 +120,9 @@ class Kind:
     def mistakes_of(self, params: dict, inputs: dict) -> tuple[str, dict, dict]:
         return self.hooks[2](params, inputs) if self.passes_settings_on else (self.name, params, {})
 
+    def find_the_mistake_aids(self, right) -> list:
+        return list(self.flawed_aids(right) if self.flawed_aids else right.aids)
+
 
 @functools.cache
 def kind(name: str) -> Kind:
@@ -127,7 +134,8 @@ def kind(name: str) -> Kind:
         missing = [h for h, f in zip(HOOKS, declared) if f is None]
         raise TypeError(f"kind {name} passes its settings on but has no {', '.join(missing)}")
     parts = members.get("PARTS") or {}
-    return Kind(name, module, all(declared), tuple(declared) if all(declared) else (), parts)
+    flawed = members.get("find_the_mistake_aids")
+    return Kind(name, module, all(declared), tuple(declared) if all(declared) else (), parts, flawed)
 
 
 def conventions(problems, numbers: str = "hand") -> tuple[str, ...]:

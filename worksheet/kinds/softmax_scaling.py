@@ -298,7 +298,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         )
         lines = [
             rf"z{mark} = {scaled_sym or 's'} = \begin{{bmatrix}} "
-            + " & ".join(to_latex(x) for x in z[0])
+            + " & ".join((blocks.nx if blocks.calculator(p) else to_latex)(x) for x in z[0])  # calculator: 18.4
             + r" \end{bmatrix}"
         ]
         if name == "softmax_sqrt_dk":

@@ -65,13 +65,13 @@ _TABLE_LATEX = {
 }
 
 
-def hand_line(functions=TABLE_FUNCTIONS) -> str:
+def hand_line(functions=TABLE_FUNCTIONS, where: str = "sheet") -> str:
     """The hand sheet's line, naming exactly the ``functions`` whose tables it prints
-    (none: no word of tables)."""
+    (none: no word of tables); ``where``: "sheet", or "page" for a web page."""
     names = [_TABLE_LATEX[f] for f in TABLE_FUNCTIONS if f in set(functions)]
     listed = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + (names[-1] if names else "")
     tables = "the tables" if len(names) > 1 else "the table"
-    read = f" read {listed} from {tables} on this sheet (4 decimals);" if names else ""
+    read = f" read {listed} from {tables} on this {where} (4 decimals);" if names else ""
     return (
         r"By hand: given numbers, and results that are whole numbers or short decimals, are exact;"
         rf"{read} round every other result once, to 4 decimals, and go on with the rounded value; "
@@ -86,10 +86,10 @@ CALCULATOR_LINE = (
 )
 
 
-def line_for(numbers: str, functions=TABLE_FUNCTIONS) -> str:
-    """The line a sheet prints for its number mode (``hand``, naming the ``functions``
-    whose tables it prints; else the calculator's)."""
-    return hand_line(functions) if numbers == "hand" else CALCULATOR_LINE
+def line_for(numbers: str, functions=TABLE_FUNCTIONS, where: str = "sheet") -> str:
+    """The line a sheet (or a web ``where="page"``) prints for its number mode (``hand``,
+    naming the ``functions`` whose tables it prints; else the calculator's)."""
+    return hand_line(functions, where) if numbers == "hand" else CALCULATOR_LINE
 
 
 def round_places(x: Fraction, places: int = PLACES) -> Fraction:

@@ -118,4 +118,9 @@ def typing_hint(words: KindWords, problem, numbers: str) -> TypingHint:
     steps = problem.printed_steps(False)
     masked = any(s.value.dtype.kind == "f" and bool(np.isneginf(s.value).any()) for s in steps if not s.is_written)
     labels = any(s.choices for s in steps)
-    return TypingHint(words.typed, masked, words.gates, labels, pencil.line_for(numbers))
+    from ..solution.document import table_function
+
+    # the page's rule names exactly the tables it prints (an LSTM page: σ and tanh)
+    functions = dict.fromkeys(table_function(arg) for aid in problem.aids for arg, _ in aid.entries)
+    rule = pencil.line_for(numbers, tuple(f for f in functions if f), where="page")
+    return TypingHint(words.typed, masked, words.gates, labels, rule)

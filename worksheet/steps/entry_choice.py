@@ -89,6 +89,6 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
         blocks.calculator(p),
     )
     work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} {line}"]
-    if not is_rational(Z[i][j]):
+    if not is_rational(Z[i][j]) and not blocks.calculator(p):  # a calculator key stays in decimals
         work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
     blocks.relabel_last(p, work=tuple(work))

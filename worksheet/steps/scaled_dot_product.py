@@ -207,7 +207,10 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
     for j, d in [first] + ([second] if second else []):
-        exact_part = f"= {to_latex(W[i][j])} \\approx" if shown(p, W[i][j]) else "\\approx"
+        exact_tex = to_latex(W[i][j])
+        # a calculator key writes no exponent as a fraction the sheet never gave (e^{-72/5} for 14.4)
+        odd = calculator and (r"^{\frac" in exact_tex or r"^{-\frac" in exact_tex)
+        exact_part = f"= {exact_tex} \\approx" if shown(p, W[i][j]) and not odd else "\\approx"
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
         work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k {power_of(src_k)}}} "
