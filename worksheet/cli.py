@@ -49,8 +49,12 @@ def _title(value: str | None, field: str) -> str | None:
 def size_options(f):
     """The options every command shares for kind parameters."""
     opts = [
-        click.option("--numbers", type=click.Choice(["hand", "calculator"]), default=None,
-                     help="hand (default): numbers to do by hand; calculator: decimals, any d_k"),
+        click.option(
+            "--numbers",
+            type=click.Choice(["hand", "calculator"]),
+            default=None,
+            help="hand (default): numbers to do by hand; calculator: decimals, any d_k",
+        ),
         click.option("--seq-len", type=int, help="number of tokens n"),
         click.option("--d-model", type=int, help="embedding width"),
         click.option("--d-k", type=int, help="query/key width (hand mode: a perfect square)"),
@@ -121,39 +125,91 @@ def list_cmd(kind, examples):
         _echo(f"{name:<{width}}  {summary}")
 
 
+# long: the build command: click's options resolved and dispatched in one place
 @main.command()
 @click.argument("kinds", nargs=-1)
-@click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="exam spec file (TOML): title, course, sections with points; see examples/ "
-                   "('worksheet examples DIR' copies them out)")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
-              help="seed of the random numbers, 0 or more  [default: 1]")
+@click.option(
+    "--spec",
+    "spec_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="exam spec file (TOML): title, course, sections with points; see examples/ "
+    "('worksheet examples DIR' copies them out)",
+)
+@click.option(
+    "--seed", type=click.IntRange(0, MAX_SEED), default=None, help="seed of the random numbers, 0 or more  [default: 1]"
+)
 @click.option("--format", "formats", default="md,tex,json", show_default=True, help=FORMAT_HELP)
 @click.option("-o", "--out", default="output", show_default=True, help="output folder, or - for stdout")
 @click.option("--name", default=None, help="base name of the files  [default: worksheet]")
 @click.option("--force", is_flag=True, help="overwrite existing files with other content (same bytes: up to date)")
-@click.option("--title", default=None, callback=lambda ctx, param, value: _title(value, "--title"),
-              help="title printed on the sheet (one line of plain text)")
-@click.option("--variants", type=click.IntRange(1, 2000), default=None,
-              help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv")
+@click.option(
+    "--title",
+    default=None,
+    callback=lambda ctx, param, value: _title(value, "--title"),
+    help="title printed on the sheet (one line of plain text)",
+)
+@click.option(
+    "--variants",
+    type=click.IntRange(1, 2000),
+    default=None,
+    help="N versions, one per student (ids v01, v02, ...), plus NAME-variants.csv",
+)
 @click.option("--split", is_flag=True, help="with --variants: one file per variant, not one combined file")
-@click.option("--variant", "only", default=None, metavar="ID",
-              help="rebuild only this variant's files (v17, or the seed printed on its "
-                   "sheet), the same bytes as --split writes; how many variants: --variants N, else the "
-                   "key NAME.json the full build wrote in -o, else the spec's")
-@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
-              help="processes building --variants (same files whatever the number)  "
-                   "[default: one per core from 24 problems on]")
+@click.option(
+    "--variant",
+    "only",
+    default=None,
+    metavar="ID",
+    help="rebuild only this variant's files (v17, or the seed printed on its "
+    "sheet), the same bytes as --split writes; how many variants: --variants N, else the "
+    "key NAME.json the full build wrote in -o, else the spec's",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="processes building --variants (same files whatever the number)  [default: one per core from 24 problems on]",
+)
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size of tex/pdf  [default: a4]")
-@click.option("--compact/--no-compact", default=None,
-              help="tex/pdf study sheet: two columns, smaller type and matrices, every worked line kept")
-@click.option("--duplex/--no-duplex", default=None,
-              help="tex/pdf for two-sided printing: each variant padded to an even page count")
-@click.option("--templates", "templates", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="folder with a copy of templates/ to restyle the sheets")
+@click.option(
+    "--compact/--no-compact",
+    default=None,
+    help="tex/pdf study sheet: two columns, smaller type and matrices, every worked line kept",
+)
+@click.option(
+    "--duplex/--no-duplex",
+    default=None,
+    help="tex/pdf for two-sided printing: each variant padded to an even page count",
+)
+@click.option(
+    "--templates",
+    "templates",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="folder with a copy of templates/ to restyle the sheets",
+)
 @size_options
-def build(kinds, spec_file, seed, formats, out, name, force, title, variants, split, only, jobs, paper, compact,
-          duplex, templates, **kw):
+def build(
+    kinds,
+    spec_file,
+    seed,
+    formats,
+    out,
+    name,
+    force,
+    title,
+    variants,
+    split,
+    only,
+    jobs,
+    paper,
+    compact,
+    duplex,
+    templates,
+    **kw,
+):
     """Build a student sheet and an answer key.
 
     KINDS are problem kinds (see 'worksheet list'), default attention; give
@@ -171,8 +227,15 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
       worksheet build --spec examples/midterm.toml --variants 40 --format moodle -o moodle
       worksheet build self-attention-basic next-token --compact --format pdf -o study
     """
-    from .build import build_document, build_variants, render_documents, render_variants, resolve_build, \
-        write_documents, write_rendered
+    from .build import (
+        build_document,
+        build_variants,
+        render_documents,
+        render_variants,
+        resolve_build,
+        write_documents,
+        write_rendered,
+    )
 
     fmts = _formats(formats)
     if out == "-" and len(fmts) != 1:
@@ -181,8 +244,19 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
         raise WorksheetError(f"-o - writes text; write {fmts[0]} files to a folder with -o DIR")
     if templates is not None and not templates.is_dir():
         raise WorksheetError(f"--templates {templates}: no such folder")
-    plan = resolve_build(spec_file, kinds, seed=seed, options=_kind_options(kw), title=title, variants=variants,
-                         name=name, paper=paper, split=split, compact=compact, duplex=duplex)
+    plan = resolve_build(
+        spec_file,
+        kinds,
+        seed=seed,
+        options=_kind_options(kw),
+        title=title,
+        variants=variants,
+        name=name,
+        paper=paper,
+        split=split,
+        compact=compact,
+        duplex=duplex,
+    )
     from .build import check_problems
 
     check_problems(plan.problems, plan.options)  # parameter errors come before "output exists"
@@ -213,14 +287,23 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     if k is not None:
         from .build import render_variant
 
-        outlines, rendered = render_variant(plan.problems, variants, k, fmts, name=name, templates=templates,
-                                            **args)
+        outlines, rendered = render_variant(plan.problems, variants, k, fmts, name=name, templates=templates, **args)
         pdfs = compiled
-        paths = _with_latex(pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force,
-                            split=True, table=False)
+        paths = _with_latex(
+            pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force, split=True, table=False
+        )
     elif variants:
-        outlines, rendered = _with_progress(render_variants, plan.problems, variants, fmts, name=name,
-                                            templates=templates, split=split, jobs=jobs, **args)
+        outlines, rendered = _with_progress(
+            render_variants,
+            plan.problems,
+            variants,
+            fmts,
+            name=name,
+            templates=templates,
+            split=split,
+            jobs=jobs,
+            **args,
+        )
         paths = _with_latex(pdfs, write_rendered, outlines, rendered, fmts, out, name=name, force=force, split=split)
     else:
         doc = build_document(plan.problems, **args)
@@ -229,9 +312,12 @@ def build(kinds, spec_file, seed, formats, out, name, force, title, variants, sp
     if (pdfs or (variants or 0) >= PROGRESS_FROM) and not sys.stderr.isatty():  # one summary line, for logs
         count = 1 if k is not None else (variants or 1)
         problems = count * len(plan.problems)
-        click.echo(f"built {count} sheet{'s' * (count != 1)} ({problems} problem{'s' * (problems != 1)}), "
-                   f"{len(paths)} files{f', {pdfs} PDFs compiled' if pdfs else ''}, "
-                   f"in {time.monotonic() - started:.1f} s", err=True)
+        click.echo(
+            f"built {count} sheet{'s' * (count != 1)} ({problems} problem{'s' * (problems != 1)}), "
+            f"{len(paths)} files{f', {pdfs} PDFs compiled' if pdfs else ''}, "
+            f"in {time.monotonic() - started:.1f} s",
+            err=True,
+        )
 
 
 def _report_written(paths):
@@ -243,13 +329,28 @@ def _report_written(paths):
 
 @main.command()
 @click.argument("kind", required=False)
-@click.option("-i", "--input", "input_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSON or TOML file of named matrices")
+@click.option(
+    "-i",
+    "--input",
+    "input_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON or TOML file of named matrices",
+)
 @click.option("--example", help="a reference example instead of a file (see 'worksheet list --examples')")
-@click.option("--format", "fmt", default="md", show_default=True,
-              help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)")
-@click.option("-o", "--out", default="-", show_default=True,
-              help="output file (the format's extension is added to a name without one), or - for stdout")
+@click.option(
+    "--format",
+    "fmt",
+    default="md",
+    show_default=True,
+    help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)",
+)
+@click.option(
+    "-o",
+    "--out",
+    default="-",
+    show_default=True,
+    help="output file (the format's extension is added to a name without one), or - for stdout",
+)
 @click.option("--force", is_flag=True, help="overwrite an existing output file")
 @click.option("--causal/--no-causal", default=None, help="mask future tokens (overrides the file)")
 def solve(kind, input_file, example, fmt, out, force, causal):
@@ -293,8 +394,9 @@ def solve(kind, input_file, example, fmt, out, force, causal):
         problem = solve_file(kind, input_file, options)
     else:
         raise WorksheetError("solve needs KIND --input FILE (or --example NAME)")
-    doc = Document(f"Worked solution: {problem.title}", [problem], seed=None, numbers="own",
-                   conventions=conventions([problem]))
+    doc = Document(
+        f"Worked solution: {problem.title}", [problem], seed=None, numbers="own", conventions=conventions([problem])
+    )
     text = get(formats[0]).render(doc, key=True)
     if out == "-":
         _echo(text, nl=False)
@@ -309,14 +411,28 @@ def solve(kind, input_file, example, fmt, out, force, causal):
 @main.command()
 @click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("answers", required=False, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--answers-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="mark every answer file (*.toml, *.json, *.csv) in this folder")
-@click.option("--summary", type=click.Path(dir_okay=False, path_type=Path),
-              help="class summary CSV for --answers-dir (default DIR/summary.csv)")
+@click.option(
+    "--answers-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="mark every answer file (*.toml, *.json, *.csv) in this folder",
+)
+@click.option(
+    "--summary",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="class summary CSV for --answers-dir (default DIR/summary.csv)",
+)
 @click.option("--force", is_flag=True, help="overwrite an existing summary CSV")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="report for people (text) or for tools (json)")
-@click.option("--rtol", type=float, help="accept |given - expected| <= atol + rtol |expected| (replaces the default rules)")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="report for people (text) or for tools (json)",
+)
+@click.option(
+    "--rtol", type=float, help="accept |given - expected| <= atol + rtol |expected| (replaces the default rules)"
+)
 @click.option("--atol", type=float, help="absolute tolerance (see --rtol)")
 @click.option("--moodle-responses", type=click.Path(dir_okay=False, path_type=Path), help="a quiz's Responses report")
 @click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="folder for --moodle-responses")
@@ -353,6 +469,7 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol, moodle_res
     Tolerance(rtol, atol)  # validates before any file is read
     if moodle_responses is not None or out is not None:  # docs/moodle-responses.md
         from .check.responses_marks import check_moodle_responses, refuse_mixed
+
         refuse_mixed(moodle_responses, answers, answers_dir, summary)
         marks = check_moodle_responses(key, moodle_responses, out, force=force, tolerance=Tolerance(rtol, atol))
         _echo(marks.to_json() if fmt == "json" else marks.text(), nl=False)
@@ -374,13 +491,21 @@ def check(key, answers, answers_dir, summary, force, fmt, rtol, atol, moodle_res
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="address to listen on (0.0.0.0: every interface, for a class)")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
-              help="port (0: any free one)")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="address to listen on (0.0.0.0: every interface, for a class)",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="port (0: any free one)")
 @click.option("--no-browser", is_flag=True, help="do not open a browser")
-@click.option("--spec", "spec_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="serve only this exam spec's kinds and settings (a revision page for a class)")
+@click.option(
+    "--spec",
+    "spec_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="serve only this exam spec's kinds and settings (a revision page for a class)",
+)
 @click.option("--focus", default=None, help="comma list of mistake codes to practise (from a check report)")
 def practice(host, port, no_browser, spec_file, focus):
     """Practise in the browser, each cell checked as you leave it.
@@ -399,8 +524,9 @@ def practice(host, port, no_browser, spec_file, focus):
     try:
         from .practice import Scope, check_focus, serve
     except ModuleNotFoundError as exc:  # the web stack is an extra
-        raise WorksheetError(f"worksheet practice needs {exc.name}: "
-                             "pip install 'attention-worksheet[practice]'") from None
+        raise WorksheetError(
+            f"worksheet practice needs {exc.name}: pip install 'attention-worksheet[practice]'"
+        ) from None
     from .practice.exercises import RequestError
 
     try:
@@ -417,8 +543,14 @@ def practice(host, port, no_browser, spec_file, focus):
 @main.command()
 @click.argument("key", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-o", "--out", default="answers", show_default=True, help="folder for the answer files")
-@click.option("--format", "fmt", type=click.Choice(["toml", "csv"]), default="toml", show_default=True,
-              help="answer file format (both are read by 'worksheet check')")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["toml", "csv"]),
+    default="toml",
+    show_default=True,
+    help="answer file format (both are read by 'worksheet check')",
+)
 @click.option("--force", is_flag=True, help="overwrite existing answer files")
 def template(key, out, fmt, force):
     """Write blank answer files for a key, one per variant.
@@ -462,8 +594,11 @@ def examples(folder, force):
     from .policy.files import write_all
 
     source = examples_folder()
-    files = {Path(folder) / p.name: p.read_bytes() for p in sorted(source.iterdir())
-             if p.is_file() and not p.name.startswith(".")}
+    files = {
+        Path(folder) / p.name: p.read_bytes()
+        for p in sorted(source.iterdir())
+        if p.is_file() and not p.name.startswith(".")
+    }
     for path in write_all(files, force=force):
         _echo(f"wrote {printable(str(path))}")
 

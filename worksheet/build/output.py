@@ -222,6 +222,7 @@ def write_document(
     return write_documents([doc], formats, out_dir, name=name, force=force, templates=templates)
 
 
+# long: all-or-nothing writing of a build: refusals, temporary files, PDFs and renames in one transaction
 def write_rendered(
     docs: Sequence[Document],
     rendered: Sequence[tuple[str, Rendered]],

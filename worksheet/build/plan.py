@@ -35,6 +35,7 @@ class BuildPlan:
         return {"seed": self.seed, "options": self.options, "title": self.title, **self.doc_fields}
 
 
+# long: one precedence rule per setting (spec file, options, defaults), in the order docs/reference.md gives them
 def resolve_build(
     spec: "ExamSpec | Path | str | None" = None,
     problems=(),

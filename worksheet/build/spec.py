@@ -169,15 +169,32 @@ class ExamSpec:
     source: str = ""  # the file it came from
 
     def problem_specs(self) -> list[ProblemSpec]:
-        return [ProblemSpec(s.kind, dict(s.params), s.points, s.prompt, s.question, s.answer, s.lines,
-                            tuple(s.step_points.items()), tuple(s.step_weights.items()), f"sections[{i + 1}]")
-                for i, s in enumerate(self.sections)]
+        return [
+            ProblemSpec(
+                s.kind,
+                dict(s.params),
+                s.points,
+                s.prompt,
+                s.question,
+                s.answer,
+                s.lines,
+                tuple(s.step_points.items()),
+                tuple(s.step_weights.items()),
+                f"sections[{i + 1}]",
+            )
+            for i, s in enumerate(self.sections)
+        ]
 
     def doc_fields(self) -> dict[str, Any]:
         """The fields of every Document built from this spec."""
-        return {"course": self.course, "date": self.date, "instructions": self.instructions,
-                "paper": self.paper, **({"compact": True} if self.compact else {}),
-                **({"duplex": True} if self.duplex else {})}
+        return {
+            "course": self.course,
+            "date": self.date,
+            "instructions": self.instructions,
+            "paper": self.paper,
+            **({"compact": True} if self.compact else {}),
+            **({"duplex": True} if self.duplex else {}),
+        }
 
 
 # ---------------------------------------------------------------- spec versus options
@@ -186,6 +203,7 @@ DEFAULT_KINDS = kinds.DEFAULT  # what `worksheet build` makes when no kind is na
 
 
 # ---------------------------------------------------------------- loading
+
 
 def load_spec(path: Path | str) -> ExamSpec:
     """Read and check a spec file; raise :class:`SpecError` naming key and line."""
@@ -200,7 +218,8 @@ def load_spec(path: Path | str) -> ExamSpec:
     return parse_spec(text, source=label)
 
 
-def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
+# long: one check per field of an exam spec, each with its own message, in the order docs/reference.md lists them
+def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:  # noqa: C901, PLR0915
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -221,8 +240,20 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
         where = f"sections[{section + 1}].{key}" if section is not None else key
         raise SpecError(f"{message}{f' (line {line})' if line else ''}", file=source, field=where)
 
-    known = {"title", "course", "date", "instructions", "paper", "numbers", "variants", "seed",
-             "name", "sections", "compact", "duplex"}
+    known = {
+        "title",
+        "course",
+        "date",
+        "instructions",
+        "paper",
+        "numbers",
+        "variants",
+        "seed",
+        "name",
+        "sections",
+        "compact",
+        "duplex",
+    }
     for key in data:
         if key not in known:
             fail(f"unknown key{_did_you_mean(key, known)}; a spec has {', '.join(sorted(known))}", key)
@@ -277,12 +308,12 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:
     return spec
 
 
-def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
+# long: one check per field of a spec section, each with its own message
+def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:  # noqa: C901, PLR0915
     if "kind" not in table and "question" in table:  # a question answered in words, and nothing else
         table = {"kind": QUESTION, **table}
     if "kind" not in table:
-        fail("is missing: every section needs a kind (see 'worksheet list'), or a question and its answer",
-             "kind", i)
+        fail("is missing: every section needs a kind (see 'worksheet list'), or a question and its answer", "kind", i)
     kind_name = table["kind"]
     if not isinstance(kind_name, str):
         fail(f"must be text, not {_show(kind_name)}", "kind", i)
@@ -297,17 +328,22 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
             continue
         name = key.replace("-", "_")
         if name not in fields:
-            fail(f"unknown key{_did_you_mean(key, [*SECTION_KEYS, *fields])}; a section has kind, points, step_points, step_weights, prompt, question, answer, "
-                 f"lines and the parameters of "
-                 f"{kind_name}: {', '.join(fields)}", key, i)
+            fail(
+                f"unknown key{_did_you_mean(key, [*SECTION_KEYS, *fields])}; a section has kind, points, step_points, step_weights, prompt, question, answer, "
+                f"lines and the parameters of "
+                f"{kind_name}: {', '.join(fields)}",
+                key,
+                i,
+            )
         if isinstance(value, (datetime.date, datetime.time, dict)):
             fail(f"has the wrong type ({_show(value)})", key, i)
         if isinstance(value, float):  # decimals are exact: 0.1 means 1/10
             value = repr(value)
         params[name] = value
     points = table.get("points")
-    if points is not None and (isinstance(points, bool) or not isinstance(points, (int, float))
-                               or not 0 <= points <= MAX_POINTS):  # also refuses nan and inf
+    if points is not None and (
+        isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_POINTS
+    ):  # also refuses nan and inf
         fail(f"must be a number of points from 0 to {MAX_POINTS}, not {_show(points)}", "points", i)
     if isinstance(points, float) and points.is_integer():
         points = int(points)
@@ -343,19 +379,27 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     for key, low in (("step_points", 0), ("step_weights", 0)):
         value = table.get(key, {})
         if not isinstance(value, dict):
-            fail(f"must be a table of step names and numbers, e.g. {key} = {{ scores = 2 }}, not {_show(value)}",
-                 key, i)
+            fail(
+                f"must be a table of step names and numbers, e.g. {key} = {{ scores = 2 }}, not {_show(value)}", key, i
+            )
         for step, x in value.items():
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not low <= x <= MAX_POINTS \
-                    or (key == "step_weights" and x == 0):
+            if (
+                isinstance(x, bool)
+                or not isinstance(x, (int, float))
+                or not low <= x <= MAX_POINTS
+                or (key == "step_weights" and x == 0)
+            ):
                 what = "a weight above 0" if key == "step_weights" else "a number of points from 0"
                 fail(f"{_show(step)} must be {what} to {MAX_POINTS}, not {_show(x)}", key, i)
         shares[key] = {str(k): (int(x) if isinstance(x, float) and x.is_integer() else x) for k, x in value.items()}
     if shares["step_points"] and points is None:
         fail("step points need the section's points: add points = ...", "step_points", i)
     if shares["step_points"] and sum(shares["step_points"].values()) > points:
-        fail(f"the steps' points add up to {sum(shares['step_points'].values())}, more than the section's "
-             f"{points}", "step_points", i)
+        fail(
+            f"the steps' points add up to {sum(shares['step_points'].values())}, more than the section's {points}",
+            "step_points",
+            i,
+        )
     # check the parameters now, with the exam's number mode, so errors name the key
     merged = {"numbers": spec.numbers, **params}
     try:
@@ -366,8 +410,17 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
     except ParamError as exc:
         key = next((k for k in table if k.replace("-", "_") in str(exc).replace("-", "_")), "kind")
         fail(str(exc), key, i)
-    return Section(kind_name, params, points, prompt.strip(), written["question"], written["answer"], lines,
-                   shares["step_points"], shares["step_weights"])
+    return Section(
+        kind_name,
+        params,
+        points,
+        prompt.strip(),
+        written["question"],
+        written["answer"],
+        lines,
+        shares["step_points"],
+        shares["step_weights"],
+    )
 
 
 def _show(value) -> str:

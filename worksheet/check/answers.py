@@ -211,7 +211,8 @@ def _flatten(table: dict, label: str, where: str | None, prefix: str = "", depth
 CSV_HINT = "write one entry per line as problem,step,row,col,value, e.g. 1,scores,2,3,-1/2"
 
 
-def _read_csv(text: str, label: str) -> Answers:
+# long: one check per column and line of the CSV answer format, each with its own message
+def _read_csv(text: str, label: str) -> Answers:  # noqa: C901, PLR0915
     """The long CSV layout.  A line that cannot be read is skipped and reported (``bad_lines``)
     with its number, and a matrix that misses an entry is reported as a step that cannot be
     read: the rest of the file is still marked.  Only a file without its header, or one the

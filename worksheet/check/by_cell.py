@@ -101,7 +101,8 @@ def read_problem(problem: dict) -> KeyProblem:
     return Key("answers", {"": [problem]}).problems()[0]
 
 
-def mark_cells(
+# long: a cell's verdict rules in the order they are tried: read, right, carried, named mistake, wrong
+def mark_cells(  # noqa: C901, PLR0915
     problem: dict | KeyProblem,
     cells: Mapping[str, Mapping[tuple[int, int], Any]],
     *,
@@ -194,7 +195,8 @@ def mark_cells(
     return out
 
 
-def _mark_entered(
+# long: the verdict of one entered cell: the rules of mark_cells for one entry
+def _mark_entered(  # noqa: C901
     kp,
     k: int,
     entered: dict[tuple[int, int], Given],

@@ -39,7 +39,8 @@ def read_entry(x, labels: bool, budget: Budget, decimal: str, row: int, col: int
         return Unread(row, col, _shown_entry(shown), str(exc))
 
 
-def parse_answers(ans: Answers, problems: list[KeyProblem]):
+# long: matches an answer file's problems and steps to the key; one message per way it can fail
+def parse_answers(ans: Answers, problems: list[KeyProblem]):  # noqa: C901, PLR0915
     """Match the answers to the key's problems and steps, then read every entry.
 
     Returns (grids per problem and step: rows of Given, or Unread where an entry

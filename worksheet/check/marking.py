@@ -162,7 +162,8 @@ def _unrounded(kp: KeyProblem, run) -> None:
         ks.__dict__["_unrounded"] = True
 
 
-def _mark_problem(
+# long: marks a problem's steps in sheet order, carrying what was read and what is degenerate from step to step
+def _mark_problem(  # noqa: C901, PLR0915
     kp: KeyProblem,
     grids: dict[str, list[list[Given]]],
     tol: Tolerance,

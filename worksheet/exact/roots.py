@@ -67,7 +67,8 @@ def _perfect_power(n: int) -> tuple[int, int]:
     return n, 1
 
 
-def radical_parts(rads) -> tuple[Fraction, list]:
+# long: one case per node type of the canonical tree
+def radical_parts(rads) -> tuple[Fraction, list]:  # noqa: C901
     """``prod b ** e`` for rational b > 0: (rational coefficient, [(m, g/d), ...]),
     the roots ``m ** (g/d)`` in the order of d (:func:`.tree._radicals` makes
     them Pow factors and sorts them).

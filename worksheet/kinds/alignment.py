@@ -80,8 +80,14 @@ SOFTMAX_FORM_E = Convention(
 CONVENTIONS = (ALIGNMENT_SCORES, SOFTMAX_FORM_E, cv.EXACT)  # the scores are e_j: s is the decoder state
 INPUTS = ("s", "H", "W_a", "v_a")
 SCORES = ("dot", "scaled-dot", "general", "additive", "cosine", "location")
-NEEDS = {"dot": (), "scaled-dot": (), "general": ("W_a",), "additive": ("W_a", "v_a"), "cosine": (),
-         "location": ("W_a",)}
+NEEDS = {
+    "dot": (),
+    "scaled-dot": (),
+    "general": ("W_a",),
+    "additive": ("W_a", "v_a"),
+    "cosine": (),
+    "location": ("W_a",),
+}
 FORMULA = {
     "dot": r"e_j = s \cdot h_j",
     "scaled-dot": r"e_j = \frac{s \cdot h_j}{\sqrt{d}}",
@@ -127,13 +133,18 @@ class Params(base.Params):
 # ---------------------------------------------------------------- generating
 
 
-def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
+# long: the kind's hand-mode draw: one retry rule per guarantee the README lists
+def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:  # noqa: C901
     n, d, d_a, score = params.seq_len, params.width, params.d_a, params.score
     if params.numbers == "calculator":
+
         def vectors(rows):  # cosine: no zero vector (it has no direction)
-            return base.retry("alignment", lambda: base.decimal_matrix(rng, rows, d),
-                              lambda m: score != "cosine" or all(any(x != 0 for x in r) for r in m),
-                              f"non-zero vectors of width {d}")
+            return base.retry(
+                "alignment",
+                lambda: base.decimal_matrix(rng, rows, d),
+                lambda m: score != "cosine" or all(any(x != 0 for x in r) for r in m),
+                f"non-zero vectors of width {d}",
+            )
 
         out = {"s": vectors(1), "H": vectors(n)}
         if score == "general":
@@ -148,8 +159,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     def make():
         if score == "cosine":
             return {"s": base.norm_vectors(rng, 1, d, "alignment"), "H": base.norm_vectors(rng, n, d, "alignment")}
-        out = {"s": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
-               "H": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15))}
+        out = {
+            "s": base.int_matrix(rng, 1, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+            "H": base.int_matrix(rng, n, d, (-1, 0, 1, 2), (0.2, 0.3, 0.35, 0.15)),
+        }
         if score == "general":
             out["W_a"] = base.int_matrix(rng, d, d, (-1, 0, 1), (0.25, 0.45, 0.3))
         elif score == "location":
@@ -189,8 +202,9 @@ def _np_additive_pre(s: np.ndarray, H: np.ndarray, W_a: np.ndarray) -> np.ndarra
     return concat @ W_a
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against.
 
     ``given`` maps step names to values that replace the computed ones, and
@@ -224,40 +238,56 @@ def _np_scores(inputs: dict[str, np.ndarray], score: str) -> np.ndarray:
 
 
 def check_inputs(inputs: dict[str, Matrix], score: str) -> None:
-    base.require_inputs(inputs, ("s", "H", *NEEDS[score]),
-                        {"s": "the decoder state, one row", "H": "the encoder states, one row each",
-                         **{name: f"the {score} score needs it" for name in NEEDS[score]}})
+    base.require_inputs(
+        inputs,
+        ("s", "H", *NEEDS[score]),
+        {
+            "s": "the decoder state, one row",
+            "H": "the encoder states, one row each",
+            **{name: f"the {score} score needs it" for name in NEEDS[score]},
+        },
+    )
     for name in ("W_a", "v_a"):
         if name in inputs and name not in NEEDS[score]:
             users = " and ".join(k for k, v in NEEDS.items() if name in v)
-            raise InputError(f"the {score} score does not use {name} (only {users} do): "
-                             f"remove it or set score", field=name)
+            raise InputError(
+                f"the {score} score does not use {name} (only {users} do): remove it or set score", field=name
+            )
     s, H = inputs["s"], inputs["H"]
     blocks.require_shape("s", s, 1, None, "the decoder state is one row")
     d = shape(s)[1]
     if shape(H)[1] != d:
-        raise ShapeError(f"s is 1 x {d} and H is {shape(H)[0]} x {shape(H)[1]}: "
-                         "the decoder state and the encoder states need the same width d")
+        raise ShapeError(
+            f"s is 1 x {d} and H is {shape(H)[0]} x {shape(H)[1]}: "
+            "the decoder state and the encoder states need the same width d"
+        )
     if score == "general":
         blocks.require_matmul("s", s, "W_a", inputs["W_a"])
         blocks.require_shape("W_a", inputs["W_a"], d, d, f"the general score needs W_a to be d x d with d = {d}")
     if score == "location":
         n = shape(H)[0]
-        blocks.require_shape("W_a", inputs["W_a"], d, n,
-                             f"the location score needs W_a to be d x n = {d} x {n}: one column per encoder state")
+        blocks.require_shape(
+            "W_a",
+            inputs["W_a"],
+            d,
+            n,
+            f"the location score needs W_a to be d x n = {d} x {n}: one column per encoder state",
+        )
     if score == "additive":
         W_a, v_a = inputs["W_a"], inputs["v_a"]
-        blocks.require_shape("W_a", W_a, 2 * d, None,
-                             f"[s, h_j] is 1 x {2 * d}, so W_a needs {2 * d} rows")
+        blocks.require_shape("W_a", W_a, 2 * d, None, f"[s, h_j] is 1 x {2 * d}, so W_a needs {2 * d} rows")
         if shape(v_a) != (1, shape(W_a)[1]):
-            raise ShapeError(f"W_a is {shape(W_a)[0]} x {shape(W_a)[1]} and v_a is {shape(v_a)[0]} x {shape(v_a)[1]}: "
-                             f"v_a must be 1 x {shape(W_a)[1]}, one row as wide as W_a")
+            raise ShapeError(
+                f"W_a is {shape(W_a)[0]} x {shape(W_a)[1]} and v_a is {shape(v_a)[0]} x {shape(v_a)[1]}: "
+                f"v_a must be 1 x {shape(W_a)[1]}, one row as wide as W_a"
+            )
     if score == "cosine":
         for name, rows in (("s", s), ("H", H)):
             for i, row in enumerate(rows):
                 if all(x == 0 for x in row):
-                    raise InputError("a zero vector has no direction, so its cosine is undefined",
-                                     field=name, row=i + 1)
+                    raise InputError(
+                        "a zero vector has no direction, so its cosine is undefined", field=name, row=i + 1
+                    )
 
 
 def _dot(a, b):
@@ -271,11 +301,13 @@ def _row(values) -> Matrix:
 def _worked_column(x, W: Matrix, out) -> int:
     """The column c of ``out = x W`` to work out: a non-zero entry with the most
     non-zero terms (the first such); a 0 result teaches nothing."""
-    return max(range(len(out)), key=lambda c: (out[c] != 0, sum(1 for a, row in zip(x, W) if a != 0 and row[c] != 0),
-                                               -c))
+    return max(
+        range(len(out)), key=lambda c: (out[c] != 0, sum(1 for a, row in zip(x, W) if a != 0 and row[c] != 0), -c)
+    )
 
 
-def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Matrix:
+# long: one branch per score function (dot, scaled-dot, general, additive, cosine, location) with its worked lines
+def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Matrix:  # noqa: PLR0915
     """The step ``scores`` for any score function, with its worked lines."""
     s, H = inputs["s"][0], inputs["H"]
     n, d = len(H), len(s)
@@ -300,8 +332,10 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
             root = sqrt(d)
             e = [mul(x, power(root, -1)) for x in dots]
             work.append(rf"\sqrt{{d}} = \sqrt{{{d}}} = {to_latex(root)}")
-            work.append(rf"{e_j} = \frac{{s \cdot h_{{{j + 1}}}}}{{\sqrt{{{d}}}}} = "
-                        rf"\frac{{{blocks.dot_latex(s, H[j], calc)}}}{{{to_latex(root)}}} = {num(e[j])}")
+            work.append(
+                rf"{e_j} = \frac{{s \cdot h_{{{j + 1}}}}}{{\sqrt{{{d}}}}} = "
+                rf"\frac{{{blocks.dot_latex(s, H[j], calc)}}}{{{to_latex(root)}}} = {num(e[j])}"
+            )
     elif score == "general":
         W_a = inputs["W_a"]
         u = blocks.matmul((s,), W_a)[0]  # (d,): s W_a
@@ -317,8 +351,10 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         e = blocks.matmul((s,), W_a)[0]  # (n,): s W_a, one score per source position
         col = [row[j] for row in W_a]
         work.append(rf"{e_j} = (s \, W_a)_{{{j + 1}}} = {blocks.dot_latex(s, col, calc)} = {num(e[j])}")
-        note = (r"The location-based score looks only at the decoder state $s$: $W_a$ has one column per "
-                r"source position, and the encoder states enter only the context vector.")
+        note = (
+            r"The location-based score looks only at the decoder state $s$: $W_a$ has one column per "
+            r"source position, and the encoder states enter only the context vector."
+        )
     elif score == "additive":
         W_a, v_a = inputs["W_a"], inputs["v_a"][0]
         pre = [blocks.matmul((tuple(s) + tuple(h),), W_a)[0] for h in H]  # (n, d_a)
@@ -326,36 +362,67 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         concat = tuple(s) + tuple(H[j])
         c = _worked_column(concat, W_a, pre[j])
         col = [row[c] for row in W_a]
-        work.append(rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat)
-                    + r" \end{bmatrix}")
-        work.append(rf"a_{{{j + 1},{c + 1}}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,{c + 1}}} = "
-                    rf"{blocks.dot_latex(concat, col, calc)} = {num(pre[j][c])}")
-        work.append(rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in pre[j])
-                    + r" \end{bmatrix}")
+        work.append(
+            rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat) + r" \end{bmatrix}"
+        )
+        work.append(
+            rf"a_{{{j + 1},{c + 1}}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,{c + 1}}} = "
+            rf"{blocks.dot_latex(concat, col, calc)} = {num(pre[j][c])}"
+        )
+        work.append(
+            rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} "
+            + " & ".join(to_latex(x) for x in pre[j])
+            + r" \end{bmatrix}"
+        )
         if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
-            chain = ((tuple(round_places(sum((Fraction(v) * _table_tanh(a) for v, a in zip(v_a, row)), Fraction(0)))
-                            for row in pre)),)
-        work.append(rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
-                    + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
-                    + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
-                    + rf" \approx {blocks.approx(e[j] if chain is None else chain[0][j])}")
-        note = (r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
-                r"$\tanh(\cdot)$ terms; use their decimals.")
+            chain = (
+                (
+                    tuple(
+                        round_places(sum((Fraction(v) * _table_tanh(a) for v, a in zip(v_a, row)), Fraction(0)))
+                        for row in pre
+                    )
+                ),
+            )
+        work.append(
+            rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
+            + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
+            + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
+            + rf" \approx {blocks.approx(e[j] if chain is None else chain[0][j])}"
+        )
+        note = (
+            r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
+            r"$\tanh(\cdot)$ terms; use their decimals."
+        )
     else:  # cosine
         dots = [_dot(s, h) for h in H]
         ss = _dot(s, s)
         hh = [_dot(h, h) for h in H]
         e = [mul(x, power(sqrt(mul(ss, q)), -1)) for x, q in zip(dots, hh)]
         work.append(rf"\lVert s \rVert = \sqrt{{{blocks.dot_latex(s, s, calc)}}} = {num(sqrt(ss))}")
-        work.append(rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j], calc)}}} = {num(sqrt(hh[j]))}")
+        work.append(
+            rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j], calc)}}} = {num(sqrt(hh[j]))}"
+        )
         work.append(rf"s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j], calc)} = {num(dots[j])}")
-        work.append(rf"{e_j} = \frac{{{to_latex(dots[j])}}}{{{blocks.lx(sqrt(ss))} \cdot {blocks.lx(sqrt(hh[j]))}}}"
-                    rf" = {to_latex(e[j])}" + ("" if is_rational(e[j]) else rf" \approx {blocks.approx(e[j])}"))
-        note = (r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "
-                r"weights come out fairly flat.")
+        work.append(
+            rf"{e_j} = \frac{{{to_latex(dots[j])}}}{{{blocks.lx(sqrt(ss))} \cdot {blocks.lx(sqrt(hh[j]))}}}"
+            rf" = {to_latex(e[j])}" + ("" if is_rational(e[j]) else rf" \approx {blocks.approx(e[j])}")
+        )
+        note = (
+            r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "
+            r"weights come out fairly flat."
+        )
     E = _row(e)
-    p.add_step("scores", E, ref, title=f"Alignment scores ({score})", formula=FORMULA[score], work=work,
-               note=note, cols=labels, latex_name="e")
+    p.add_step(
+        "scores",
+        E,
+        ref,
+        title=f"Alignment scores ({score})",
+        formula=FORMULA[score],
+        work=work,
+        note=note,
+        cols=labels,
+        latex_name="e",
+    )
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     return E
@@ -381,10 +448,14 @@ def _tanh_aid(inputs: dict) -> Aid:
     if all(a.denominator == 1 for a in args):
         return tables.integer_aid("tanh", max(2, int(max(args))))
     needed = sorted(args - {0})
-    return Aid(r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)",
-               tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in needed), tuple(needed))
+    return Aid(
+        r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)",
+        tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in needed),
+        tuple(needed),
+    )
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     score = params.score
     check_inputs(inputs, score)
@@ -394,11 +465,18 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     actual = base.solved_params(params, seq_len=n, d_model=d, tokens=labels)
     if score == "additive":
         actual["d_a"] = shape(inputs["W_a"])[1]
-    p = Problem("alignment", TITLE, actual, seed=seed,
-                intro=(f"A decoder state $s$ attends over the encoder states $h_1, \\dots, h_{{{n}}}$ (the rows of "
-                       f"$H$, for the source tokens {', '.join(labels)}) with the {WHO[score]} score "
-                       f"${FORMULA[score]}$. Compute the scores, their softmax $\\alpha$ and the context "
-                       r"vector $c = \sum_j \alpha_j h_j = \alpha H$."))
+    p = Problem(
+        "alignment",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"A decoder state $s$ attends over the encoder states $h_1, \\dots, h_{{{n}}}$ (the rows of "
+            f"$H$, for the source tokens {', '.join(labels)}) with the {WHO[score]} score "
+            f"${FORMULA[score]}$. Compute the scores, their softmax $\\alpha$ and the context "
+            r"vector $c = \sum_j \alpha_j h_j = \alpha H$."
+        ),
+    )
     p.add_input("s", s)
     p.add_input("H", H, rows=labels)
     for name in NEEDS[score]:
@@ -409,18 +487,40 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     # 1) one score per encoder state
     E = _scores(p, inputs, score, ref["scores"], labels)
     # 2) softmax over the encoder states (e^x table when the scores are rational)
-    W = blocks.softmax_step(p, "weights", E, ref["weights"], sym=r"\alpha", src_sym="e",
-                            title="Attention weights (softmax of the scores)",
-                            formula=r"\alpha_j = \frac{\exp(e_j)}{\sum_k \exp(e_k)}", cols=labels,
-                            latex_name=r"\alpha", vector=True, exp_grid=_exp_grid(score, d_a))
+    W = blocks.softmax_step(
+        p,
+        "weights",
+        E,
+        ref["weights"],
+        sym=r"\alpha",
+        src_sym="e",
+        title="Attention weights (softmax of the scores)",
+        formula=r"\alpha_j = \frac{\exp(e_j)}{\sum_k \exp(e_k)}",
+        cols=labels,
+        latex_name=r"\alpha",
+        vector=True,
+        exp_grid=_exp_grid(score, d_a),
+    )
     if score == "additive" and blocks.aids_allowed(p):  # the standard table of tanh, before the e^x
         p.aids.insert(0, _tanh_aid(inputs))
     # 3) context vector: the weighted sum of the encoder states
     grid = _exp_grid(score, d_a) is not None and p.params.get("numbers") != "calculator"  # weights carried
-    blocks.weighted_sum_step(p, "context", W, H, ref["context"], sym="c", w_sym=r"\alpha", v_sym="h",
-                             logits=None if grid else E, rounded=grid,
-                             title="Context vector (weighted sum of the encoder states)",
-                             formula=r"c = \alpha H = \sum_j \alpha_j h_j", latex_name="c", vector=True)
+    blocks.weighted_sum_step(
+        p,
+        "context",
+        W,
+        H,
+        ref["context"],
+        sym="c",
+        w_sym=r"\alpha",
+        v_sym="h",
+        logits=None if grid else E,
+        rounded=grid,
+        title="Context vector (weighted sum of the encoder states)",
+        formula=r"c = \alpha H = \sum_j \alpha_j h_j",
+        latex_name="c",
+        vector=True,
+    )
     return p
 
 

@@ -141,6 +141,7 @@ def check_inputs(inputs: dict[str, Matrix]) -> bool:
     return project
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     project = check_inputs(inputs)
     first = inputs["X"] if project else inputs["Q"]

@@ -181,6 +181,7 @@ def renamed(text: str, symbols) -> str:
     return text
 
 
+# long: a part's steps copied into its block, one rule per kind of field renamed
 def copy(
     p: Problem,
     sub: Problem,

@@ -147,6 +147,7 @@ def check_inputs(inputs: dict[str, Matrix]) -> None:
         )
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     check_inputs(inputs)
     X, H = inputs["X_dec"], inputs["H_enc"]

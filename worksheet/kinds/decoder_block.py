@@ -315,6 +315,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     return chain.solve_carried(lambda carry: _solve(inputs, params, seed, carry))
 
 
+# long: the block's sublayers in order, as the sheet has them
 def _solve(inputs: dict[str, Matrix], params: Params, seed: int | None, carry: chain.Chain) -> Problem:
     X, H_enc = inputs["X"], inputs["H_enc"]
     (m, d), n = shape(X), shape(H_enc)[0]

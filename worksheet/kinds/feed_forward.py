@@ -176,6 +176,7 @@ def _affine_work(
     )
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(
     inputs: dict[str, Matrix], params: Params, *, seed: int | None = None, carry: blocks.Carry | None = None
 ) -> Problem:

@@ -113,8 +113,7 @@ class Params(base.Params):
         if self.mistake is not None:
             codes = mistakes.codes_for(self.of)
             if self.mistake not in codes:
-                raise ParamError(f"mistake '{self.mistake}' is not one for {self.of}; "
-                                 f"choose from {', '.join(codes)}")
+                raise ParamError(f"mistake '{self.mistake}' is not one for {self.of}; choose from {', '.join(codes)}")
 
     @classmethod
     def from_options(cls, options: dict, *, source: str | None = None, checked: bool = True):
@@ -134,8 +133,11 @@ class Params(base.Params):
         if solved is not None:
             return dict(solved)
         own = set(registry.get(self.of).Params.field_names())
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name in own and f.name not in ("of", "mistake") and getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name in own and f.name not in ("of", "mistake") and getattr(self, f.name) is not None
+        }
 
     def kind_params(self):
         """The Params of ``of``: the settings it has, the rest its defaults."""
@@ -157,8 +159,9 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
 Planted = flawed.Planted
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The float64 steps of ``params.of`` (its own ``reference``), from ``given`` on,
     with the ``of`` problem's options (:meth:`Params.kind_options`: on a key,
     the JSON params of the ``of`` problem, kept under ``"options"`` in this
@@ -167,8 +170,9 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     return of_reference(inputs, params.of, params.kind_options(), given)
 
 
-def of_reference(inputs: dict[str, np.ndarray], of: str, options: dict,
-                 given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def of_reference(
+    inputs: dict[str, np.ndarray], of: str, options: dict, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """``of``'s reference with its params ``options`` (JSON or typed values),
     through ``check``'s recomputation (ValueError when it cannot follow ``given``)."""
     run = base.recomputer(of, options, inputs)
@@ -229,6 +233,7 @@ def shown(value: np.ndarray) -> Matrix:
     return flawed.shown(value)
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     module = registry.get(params.of)
     right = module.solve(inputs, params.kind_params(), seed=seed)
@@ -238,9 +243,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         options = [o for o in options if o.code == params.mistake]
         if not options:
             can = [c for c in mistakes.codes_for(params.of) if c in {o.code for o in plantable}]
-            raise ParamError(f"mistake '{params.mistake}' cannot be made on this {params.of} problem "
-                             f"(it would change nothing, or later steps could not follow from it); "
-                             f"choose one of {', '.join(can) or 'none'}, or let it be drawn")
+            raise ParamError(
+                f"mistake '{params.mistake}' cannot be made on this {params.of} problem "
+                f"(it would change nothing, or later steps could not follow from it); "
+                f"choose one of {', '.join(can) or 'none'}, or let it be drawn"
+            )
     if not options:
         raise ParamError(f"no mistake can be planted in this {params.of} problem")
     planted = _draw(options, inputs)
@@ -253,16 +260,30 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     asked = asked_steps([s for s in right.steps if not s.is_written], at)
     blocks = any(StepRef.parse(name).part for name in order)
 
-    p = Problem("find-the-mistake", f"{TITLE}: {right.title}",
-                {"of": params.of, "mistake": planted.code, "step": planted.step, "numbers": params.numbers,
-                 "options": right.params},
-                seed=seed,
-                intro=(f"A student's worked solution of the problem below has exactly one mistake. "
-                       f"{right.intro} Find the first wrong step (its number, name or symbol), name the "
-                       f"mistake (one of: {', '.join(map(code, offered))}), and give the "
-                       f"correct values {ASKED_WORDS[blocks]}."))
-    p.record = {"mistake": planted.code, "step": planted.step, "offered": offered,
-                "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written}}
+    p = Problem(
+        "find-the-mistake",
+        f"{TITLE}: {right.title}",
+        {
+            "of": params.of,
+            "mistake": planted.code,
+            "step": planted.step,
+            "numbers": params.numbers,
+            "options": right.params,
+        },
+        seed=seed,
+        intro=(
+            f"A student's worked solution of the problem below has exactly one mistake. "
+            f"{right.intro} Find the first wrong step (its number, name or symbol), name the "
+            f"mistake (one of: {', '.join(map(code, offered))}), and give the "
+            f"correct values {ASKED_WORDS[blocks]}."
+        ),
+    )
+    p.record = {
+        "mistake": planted.code,
+        "step": planted.step,
+        "offered": offered,
+        "step_symbols": {s.name: plain_symbol(s.symbol) for s in right.steps if not s.is_written},
+    }
     # a kind whose tables would single out the right values of a flawed step gives a
     # sheet of this kind its own tables (the same whatever the mistake)
     p.aids = registry.kind(params.of).find_the_mistake_aids(right)
@@ -278,10 +299,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         # before the wrong step the student is right: the key's value rounded (a step carried
         # rounded is the key's carried value); from it on the flawed chain rounded (see shown)
         right_so_far = k < at and not any(isinstance(x, str) for row in s.exact for x in row)
-        q = p.add_input(SHOWN + s.name, round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
-                        rows=s.rows if same else None,
-                        cols=s.cols if same else None,
-                        latex_name=rf"\text{{({k + 1})}}\ {s.symbol}")
+        q = p.add_input(
+            SHOWN + s.name,
+            round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
+            rows=s.rows if same else None,
+            cols=s.cols if same else None,
+            latex_name=rf"\text{{({k + 1})}}\ {s.symbol}",
+        )
         if not q.integral:  # 4 places, trailing zeros kept, as the correct solution prints them
             p.inputs[q.name] = q = replace(q, given_places=SLIP_PLACES)
         if first_shown:  # the student's solution starts under a heading of its own, after the givens
@@ -289,18 +313,37 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             first_shown = False
     codes = offered
     # the questions are a., b., c.: the numbers (1), (2), ... are the student's solution's steps
-    p.add_step("step", ((planted.step,),), np.array([[float(at)]]),
-               title="The first wrong step", formula=r"\text{number, name or symbol of the step}",
-               work=(rf"\text{{step ({at + 1}), {_tt(planted.step)}, }} {right.step(planted.step).symbol}",
-                     *_wrong_entry(right.step(planted.step), planted.values[planted.step])),
-               choices=order)
-    p.add_step("mistake", ((planted.code,),), np.array([[float(codes.index(planted.code))]]),
-               title="The mistake", formula=r"\text{code of the mistake}",
-               work=(rf"\text{{{_tt(planted.code)}}}",), note=mistake.typeset, choices=codes)
-    p.add_written("corrections", title="The corrected steps",
-                  answer=(f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
-                          f"The correct values of steps {_span(asked, order)} are below."),
-                  lines=CORRECTION_LINES)
+    p.add_step(
+        "step",
+        ((planted.step,),),
+        np.array([[float(at)]]),
+        title="The first wrong step",
+        formula=r"\text{number, name or symbol of the step}",
+        work=(
+            rf"\text{{step ({at + 1}), {_tt(planted.step)}, }} {right.step(planted.step).symbol}",
+            *_wrong_entry(right.step(planted.step), planted.values[planted.step]),
+        ),
+        choices=order,
+    )
+    p.add_step(
+        "mistake",
+        ((planted.code,),),
+        np.array([[float(codes.index(planted.code))]]),
+        title="The mistake",
+        formula=r"\text{code of the mistake}",
+        work=(rf"\text{{{_tt(planted.code)}}}",),
+        note=mistake.typeset,
+        choices=codes,
+    )
+    p.add_written(
+        "corrections",
+        title="The corrected steps",
+        answer=(
+            f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
+            f"The correct values of steps {_span(asked, order)} are below."
+        ),
+        lines=CORRECTION_LINES,
+    )
     for k, label in enumerate("abc"):
         p.steps[k] = replace(p.steps[k], number=f"{label}.")
     for s in asked:
@@ -322,8 +365,10 @@ def fixed_shares(corrected: list[str]) -> dict[str, int]:
 
 ASKED_WORDS = {
     False: f"of the wrong step and the steps after it (whole steps, at most {ASKED_ENTRIES} numbers)",
-    True: (f"of the wrong step and the steps after it to the end of its sublayer (attention, Add & Norm "
-           f"or feed-forward; whole steps, at most {ASKED_ENTRIES} numbers)"),
+    True: (
+        f"of the wrong step and the steps after it to the end of its sublayer (attention, Add & Norm "
+        f"or feed-forward; whole steps, at most {ASKED_ENTRIES} numbers)"
+    ),
 }
 CORRECTION_LINES = 6  # ruled lines for the corrections: at most 30 numbers
 
@@ -333,7 +378,7 @@ def asked_steps(steps: list[Step], at: int) -> list[Step]:
     sublayer, while all of them hold at most :data:`ASKED_ENTRIES` numbers (the wrong step
     always).  Redoing a decoder block from step (11) would be some 200 numbers: no page has them."""
     out, total = [steps[at]], steps[at].value.size
-    for s in steps[at + 1:]:
+    for s in steps[at + 1 :]:
         if StepRef.parse(s.name).part != StepRef.parse(steps[at].name).part or total + s.value.size > ASKED_ENTRIES:
             break
         out.append(s)
@@ -362,8 +407,10 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
 
     r = np.array([[-np.inf if isinstance(x, NegInf) else to_float(x) for x in row] for row in right.exact])
     if wrong.shape != r.shape:
-        return (rf"\text{{The step has shape }} {wrong.shape[0]} \times {wrong.shape[1]}"
-                rf"\text{{; it should be }} {r.shape[0]} \times {r.shape[1]}",)
+        return (
+            rf"\text{{The step has shape }} {wrong.shape[0]} \times {wrong.shape[1]}"
+            rf"\text{{; it should be }} {r.shape[0]} \times {r.shape[1]}",
+        )
     shown_w = shown(wrong)
     for i in range(r.shape[0]):
         for j in range(r.shape[1]):
@@ -372,15 +419,22 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
             if fa is None or (np.isinf(r[i, j]) and np.isinf(fa)):
                 continue
             if abs(fa - r[i, j]) > 5e-5:
+
                 def show(x):  # braced: a number after words is signed, "is -0.7881", not "is - 0.7881"
                     return "{" + (decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x)))) + "}"
+
                 # b: from the exact value; and, where the sheet's tables and rounding give
                 # another last digit, the chain's value too (the key's table of decimals shows it)
                 c = right.chain[i][j] if right.chain is not None else None
-                also = (rf"\text{{ (}}{show(c)}\text{{ with the sheet's tables and rounding)}}"
-                        if c is not None and not isinstance(c, (str, NegInf)) and show(c) != show(b) else "")
-                return (rf"\text{{First wrong entry: row {i + 1}, column {j + 1}: the solution shows }} "
-                        rf"{show(a)}\text{{, the right value is }} {show(b)}{also}",)
+                also = (
+                    rf"\text{{ (}}{show(c)}\text{{ with the sheet's tables and rounding)}}"
+                    if c is not None and not isinstance(c, (str, NegInf)) and show(c) != show(b)
+                    else ""
+                )
+                return (
+                    rf"\text{{First wrong entry: row {i + 1}, column {j + 1}: the solution shows }} "
+                    rf"{show(a)}\text{{, the right value is }} {show(b)}{also}",
+                )
     return ()
 
 

@@ -110,8 +110,10 @@ def _pleasant_row(rng: np.random.Generator, d: int, fractional: bool = False) ->
             return False
         return not fractional or (len({abs(x) for x in dev}) > 1 and max(abs(mean + x) for x in dev) <= 5)
 
-    why = (f"no row of width d_model = {d} with an integer mean and a perfect-square variance "
-           f"(there is none for d_model = 1 or 3)")
+    why = (
+        f"no row of width d_model = {d} with an integer mean and a perfect-square variance "
+        f"(there is none for d_model = 1 or 3)"
+    )
     try:
         mean, dev = base.retry("layer-norm", make, ok, why)
     except GenerationError:
@@ -131,6 +133,7 @@ def _rows(rng: np.random.Generator, n: int, d: int) -> Matrix:
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d = params.seq_len, params.d_model
     if params.numbers == "calculator":
+
         def make():
             out = {"X": base.decimal_matrix(rng, n, d)}
             if params.residual:
@@ -147,8 +150,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     R = _rows(rng, n, d)
 
     def make():
-        out = {"gamma": base.int_matrix(rng, 1, d, (-1, 1, 2), (0.15, 0.6, 0.25)),
-               "beta": base.int_matrix(rng, 1, d, (-1, 0, 1), (0.3, 0.4, 0.3))}
+        out = {
+            "gamma": base.int_matrix(rng, 1, d, (-1, 1, 2), (0.15, 0.6, 0.25)),
+            "beta": base.int_matrix(rng, 1, d, (-1, 0, 1), (0.3, 0.4, 0.3)),
+        }
         if params.residual:
             S = base.int_matrix(rng, n, d, (-2, -1, 0, 1, 2), (0.15, 0.2, 0.3, 0.2, 0.15))
             out["X"] = blocks.entrywise(lambda r, s: r - s, R, S)
@@ -195,8 +200,16 @@ def add_sqrt_aid(p: Problem, args, places: int) -> None:
         xs.update(old.values)
         p.aids.remove(old)
     vals = sorted(xs)
-    p.aids.append(Aid(SQRT_AID, tuple((rf"\sqrt{{{blocks.work_term(x)[0]}}}", decimal(blocks.round_exact(
-        sqrt(x), places), places)) for x in vals), tuple(vals)))
+    p.aids.append(
+        Aid(
+            SQRT_AID,
+            tuple(
+                (rf"\sqrt{{{blocks.work_term(x)[0]}}}", decimal(blocks.round_exact(sqrt(x), places), places))
+                for x in vals
+            ),
+            tuple(vals),
+        )
+    )
 
 
 def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) -> np.ndarray:
@@ -204,8 +217,9 @@ def np_normalized(R: np.ndarray, mean: np.ndarray, var: np.ndarray, eps: float) 
         return (R - mean) / precise.sqrt(var + eps)
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against
     (:func:`np_steps` of the inputs X, S when given, gamma and beta, with
     ``params.epsilon``).
@@ -214,12 +228,20 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     every later step is computed from them (``worksheet check`` marks a step
     "carried forward" when it follows from a student's own earlier answers).
     """
-    return np_steps(inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"], precise.number(params.epsilon),
-                    given=given)
+    return np_steps(
+        inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"], precise.number(params.epsilon), given=given
+    )
 
 
-def np_steps(X: np.ndarray, S: np.ndarray | None, gamma: np.ndarray, beta: np.ndarray,
-             eps: float, *, given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def np_steps(
+    X: np.ndarray,
+    S: np.ndarray | None,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    eps: float,
+    *,
+    given: dict[str, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
     """The float64 steps of one (Add &) Norm of X (+ S): ``residual`` (with S),
     ``mean``, ``variance``, ``normalized``, ``output``; the block kinds call it
     for each of their Add & Norms."""
@@ -242,17 +264,19 @@ def check_inputs(inputs: dict[str, Matrix]) -> None:
     base.require_inputs(inputs, ("X", "gamma", "beta"), "give X, gamma and beta, and S for Add & Norm")
     n, d = shape(inputs["X"])
     if "S" in inputs and shape(inputs["S"]) != (n, d):
-        raise ShapeError(f"X is {n} x {d} and S is {shape(inputs['S'])[0]} x {shape(inputs['S'])[1]}: "
-                         "X + S needs the same shape")
+        raise ShapeError(
+            f"X is {n} x {d} and S is {shape(inputs['S'])[0]} x {shape(inputs['S'])[1]}: X + S needs the same shape"
+        )
     for name in ("gamma", "beta"):
         r, c = shape(inputs[name])
         if (r, c) != (1, d):
-            raise ShapeError(f"X is {n} x {d} and {name} is {r} x {c}: {name} must be 1 x {d} "
-                             "(one entry per feature)")
+            raise ShapeError(f"X is {n} x {d} and {name} is {r} x {c}: {name} must be 1 x {d} (one entry per feature)")
 
 
-def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None) -> Problem:
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
+def solve(  # noqa: PLR0915
+    inputs: dict[str, Matrix], params: Params, *, seed: int | None = None, carry: blocks.Carry | None = None
+) -> Problem:
     check_inputs(inputs)
     X, S, gamma, beta = inputs["X"], inputs.get("S"), inputs["gamma"], inputs["beta"]
     n, d = shape(X)
@@ -260,17 +284,22 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     tokens = base.row_labels(params.tokens, n)
     actual = base.solved_params(params, seq_len=n, d_model=d, eps=eps, residual=S is not None, tokens=tokens)
     eps_text = f"$\\varepsilon = {given(eps)}$"
-    p = Problem("layer-norm", TITLE, actual, seed=seed,
-                intro=(("Add the sublayer output $F$ to $X$ (residual connection), then l" if S is not None
-                        else "L")
-                       + f"ayer-normalise each token (row) over its ${d}$ features with {eps_text} "
-                       "and the population variance (divide by $d$), then scale by $\\gamma$ and shift "
-                       "by $\\beta$. The mean and the variance are one number per token: "
-                       f"${n} \\times 1$ columns."))
+    p = Problem(
+        "layer-norm",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            ("Add the sublayer output $F$ to $X$ (residual connection), then l" if S is not None else "L")
+            + f"ayer-normalise each token (row) over its ${d}$ features with {eps_text} "
+            "and the population variance (divide by $d$), then scale by $\\gamma$ and shift "
+            "by $\\beta$. The mean and the variance are one number per token: "
+            f"${n} \\times 1$ columns."
+        ),
+    )
     for name in INPUTS:
         if name in inputs:
-            p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None,
-                        latex_name=SYMBOLS.get(name))
+            p.add_input(name, inputs[name], rows=tokens if name in ("X", "S") else None, latex_name=SYMBOLS.get(name))
     arr = {k: q.value for k, q in p.inputs.items()}
     ref = reference(arr, params)
     A = to_array
@@ -284,10 +313,22 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # 1) residual
     if S is not None:
-        blocks.sum_step(p, "residual", X, S, carried_value("residual"),
-                        title="Residual connection", formula="R = X + F", sym="r", a_sym="x", b_sym="f",
-                        rows=tokens, latex_name="R", places=carry.places if carry and carry.rounding else None,
-                        note="Add the sublayer's input back before normalising (Add & Norm).")
+        blocks.sum_step(
+            p,
+            "residual",
+            X,
+            S,
+            carried_value("residual"),
+            title="Residual connection",
+            formula="R = X + F",
+            sym="r",
+            a_sym="x",
+            b_sym="f",
+            rows=tokens,
+            latex_name="R",
+            places=carry.places if carry and carry.rounding else None,
+            note="Add the sublayer's input back before normalising (Add & Norm).",
+        )
         R, r_sym = after(p.steps[-1].exact), "r"
     else:
         R, r_sym = X, "x"
@@ -304,12 +345,18 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
     i = next((r for r in range(n) if M[r][0] != 0), 0)  # the worked row: a mean of 0 teaches nothing
     terms = blocks.join_terms([term(x) for x in R[i]])
-    p.add_step("mean", M, carried_value("mean", residual=R),
-               title="Mean of each token (row)", formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
-               work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {result(M[i][0])}"
-                     + blocks.terms_count(d)],
-               rows=tokens, cols=("mean",), latex_name=r"\mu",
-               note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.")
+    p.add_step(
+        "mean",
+        M,
+        carried_value("mean", residual=R),
+        title="Mean of each token (row)",
+        formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
+        work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {result(M[i][0])}" + blocks.terms_count(d)],
+        rows=tokens,
+        cols=("mean",),
+        latex_name=r"\mu",
+        note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.",
+    )
     M = after(p.steps[-1].exact)
 
     # 3) population variance, one per row
@@ -317,22 +364,33 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
     sq = blocks.join_terms([f"({term(x)} - {term(M[i][0])})^2" for x in R[i]])
     sq_vals = blocks.join_terms([term(mul(x, x)) for x in devs[i]])
-    p.add_step("variance", V, carried_value("variance", residual=R, mean=M),
-               title="Variance of each token (population: divide by $d$)",
-               formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
-               work=[rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
-                     rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {result(V[i][0])}"
-                     + blocks.terms_count(d)],
-               rows=tokens, cols=("variance",), latex_name=r"\sigma^2",
-               note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.")
+    p.add_step(
+        "variance",
+        V,
+        carried_value("variance", residual=R, mean=M),
+        title="Variance of each token (population: divide by $d$)",
+        formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
+        work=[
+            rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
+            rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {result(V[i][0])}"
+            + blocks.terms_count(d),
+        ],
+        rows=tokens,
+        cols=("variance",),
+        latex_name=r"\sigma^2",
+        note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.",
+    )
     V = after(p.steps[-1].exact)
 
     # 4) normalise
     for r in range(n):
         if add(V[r][0], eps) == 0:
-            raise InputError(f"every feature of token {r + 1} is the same, so its variance is 0 and with "
-                             "eps = 0 it cannot be normalised (give eps > 0)", field="S" if S is not None else "X",
-                             row=r + 1)
+            raise InputError(
+                f"every feature of token {r + 1} is the same, so its variance is 0 and with "
+                "eps = 0 it cannot be normalised (give eps > 0)",
+                field="S" if S is not None else "X",
+                row=r + 1,
+            )
     sds = [sqrt(add(V[r][0], eps)) for r in range(n)]
     if carried:
         sds = [blocks.round_exact(x, places) for x in sds]
@@ -341,40 +399,71 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     N = tuple(tuple(mul(add(x, mul(-1, M[r][0])), inv_sd[r]) for x in R[r]) for r in range(n))
     j = next((jj for jj in range(d) if N[i][jj] != 0), 0)
     sd = sds[i]
-    sd_line = (rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
-               rf"{blocks.work_term(eps)[0]}}} " + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd)))
-    p.add_step("normalized", N,
-               # carried: divided by the rounded square roots, as the sheet does (no step of reference's)
-               blocks.carried(carry, lambda: (A(R) - A(M)) / np.array([[float(x)] for x in sds]), ref["normalized"])
-               if carried else carried_value("normalized", residual=R, mean=M, variance=V),
-               title="Normalised values",
-               formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
-               work=[sd_line,
-                     rf"\hat{{x}}_{{{i + 1}{j + 1}}} = \frac{{{r_sym}_{{{i + 1}{j + 1}}} - \mu_{{{i + 1}}}}}"
-                     rf"{{\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}}}} = "
-                     rf"\frac{{{term(R[i][j])} - {term(M[i][0])}}}"
-                     rf"{{{term(sd) if carried else _short(sd)}}} {result(N[i][j])}"],
-               rows=tokens, latex_name=r"\hat{X}",
-               note=(r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1." if eps == 0 else
-                     "Each row now has mean 0 and variance close to 1.")
-               + (f" The square root is rounded to {places} places before dividing, like every carried value."
-                  if carried else ""))
+    sd_line = (
+        rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
+        rf"{blocks.work_term(eps)[0]}}} " + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd))
+    )
+    p.add_step(
+        "normalized",
+        N,
+        # carried: divided by the rounded square roots, as the sheet does (no step of reference's)
+        blocks.carried(carry, lambda: (A(R) - A(M)) / np.array([[float(x)] for x in sds]), ref["normalized"])
+        if carried
+        else carried_value("normalized", residual=R, mean=M, variance=V),
+        title="Normalised values",
+        formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
+        work=[
+            sd_line,
+            rf"\hat{{x}}_{{{i + 1}{j + 1}}} = \frac{{{r_sym}_{{{i + 1}{j + 1}}} - \mu_{{{i + 1}}}}}"
+            rf"{{\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}}}} = "
+            rf"\frac{{{term(R[i][j])} - {term(M[i][0])}}}"
+            rf"{{{term(sd) if carried else _short(sd)}}} {result(N[i][j])}",
+        ],
+        rows=tokens,
+        latex_name=r"\hat{X}",
+        note=(
+            r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1."
+            if eps == 0
+            else "Each row now has mean 0 and variance close to 1."
+        )
+        + (
+            f" The square root is rounded to {places} places before dividing, like every carried value."
+            if carried
+            else ""
+        ),
+    )
     N = after(p.steps[-1].exact)
 
     # 5) scale and shift
     Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
     ok = [jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0]  # y = 0, or y = 1 x + 0, teaches nothing
     j = next((jj for jj in ok if gamma[0][jj] != 1), next((jj for jj in ok if beta[0][jj] != 0), next(iter(ok), j)))
-    p.add_step("output", Y, carried_value("output", normalized=N),
-               title="Scale and shift (output)", formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
-               work=[(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
-                      rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "
-                      rf"{result(Y[i][j])}")
-                     if carried else
-                     blocks.dot_work(rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
-                                     rf"+ \beta_{{{j + 1}}}", [gamma[0][j]], [N[i][j]], Y[i][j], plus=beta[0][j])],
-               rows=tokens, latex_name="Y",
-               note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.")
+    p.add_step(
+        "output",
+        Y,
+        carried_value("output", normalized=N),
+        title="Scale and shift (output)",
+        formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
+        work=[
+            (
+                rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
+                rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "
+                rf"{result(Y[i][j])}"
+            )
+            if carried
+            else blocks.dot_work(
+                rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
+                rf"+ \beta_{{{j + 1}}}",
+                [gamma[0][j]],
+                [N[i][j]],
+                Y[i][j],
+                plus=beta[0][j],
+            )
+        ],
+        rows=tokens,
+        latex_name="Y",
+        note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.",
+    )
     after(Y)
     return p
 

@@ -127,12 +127,17 @@ def _shifted(S: np.ndarray) -> np.ndarray:
     return S - S.max(axis=1, keepdims=True)
 
 
+# long: the kind's hand-mode draw: one retry rule per guarantee the README lists
 def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     n, d, d_k, H = params.seq_len, params.model_width, params.key_width, params.heads
     if params.numbers == "calculator":
-        return {"X": base.decimal_matrix(rng, n, d),
-                "W_Q": base.decimal_matrix(rng, d, H * d_k), "W_K": base.decimal_matrix(rng, d, H * d_k),
-                "W_V": base.decimal_matrix(rng, d, H * d_k), "W_O": base.decimal_matrix(rng, H * d_k, d)}
+        return {
+            "X": base.decimal_matrix(rng, n, d),
+            "W_Q": base.decimal_matrix(rng, d, H * d_k),
+            "W_K": base.decimal_matrix(rng, d, H * d_k),
+            "W_V": base.decimal_matrix(rng, d, H * d_k),
+            "W_O": base.decimal_matrix(rng, H * d_k, d),
+        }
     # sparser draws for wide matrices, so that dot products stay small
     z = min(0.75, max(0.45, 1 - 3 / d))
     weights = ((-1, 0, 1), ((1 - z) * 0.45, z, (1 - z) * 0.55))
@@ -140,9 +145,11 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
     x_values = ((-1, 0, 1, 2), ((1 - zx) * 0.3, zx, (1 - zx) * 0.5, (1 - zx) * 0.2))
 
     def make():
-        return {"X": base.int_matrix(rng, n, d, *x_values),
-                **{w: base.int_matrix(rng, d, H * d_k, *weights) for w in ("W_Q", "W_K", "W_V")},
-                "W_O": base.int_matrix(rng, H * d_k, d, *weights)}
+        return {
+            "X": base.int_matrix(rng, n, d, *x_values),
+            **{w: base.int_matrix(rng, d, H * d_k, *weights) for w in ("W_Q", "W_K", "W_V")},
+            "W_O": base.int_matrix(rng, H * d_k, d, *weights),
+        }
 
     def ok(m):  # decided on the high-precision values (screen.py): the same draw on any CPU
         return screen.screened("multi-head-attention", reference, params, m, lambda ref: test(m, ref))
@@ -159,37 +166,46 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         varied = n == 1 or all(s.max() > 0 for s in spans)
         spans = np.concatenate(spans)
         # heads that differ visibly (when there is room: at least 4 entries per matrix)
-        if n * d_k >= 4 and not (_distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"]
-                                           + [to_array(m["X"])])
-                                 and (n == 1 or _distinct([_shifted(ref[f"scaled_{h}"]) for h in range(1, H + 1)]))):
+        if n * d_k >= 4 and not (
+            _distinct([ref[f"{letter}_{h}"] for h in range(1, H + 1) for letter in "QKV"] + [to_array(m["X"])])
+            and (n == 1 or _distinct([_shifted(ref[f"scaled_{h}"]) for h in range(1, H + 1)]))
+        ):
             return False
         X, W_O, out = to_array(m["X"]), to_array(m["W_O"]), ref["output"]
-        return (spans.max() <= 4 and varied
-                and all(np.count_nonzero(ref[f"V_{h}"]) >= max(1, ref[f"V_{h}"].size // 2)
-                        for h in range(1, H + 1))
-                and np.abs(X).sum(axis=1).min() > 0 and (len({tuple(r) for r in X}) == len(X) or d == 1)
-                and np.abs(W_O).sum(axis=0).min() > 0
-                and np.abs(W_O).sum(axis=1).min() > 0 and np.abs(out).sum(axis=0).min() > 1e-9)
+        return (
+            spans.max() <= 4
+            and varied
+            and all(np.count_nonzero(ref[f"V_{h}"]) >= max(1, ref[f"V_{h}"].size // 2) for h in range(1, H + 1))
+            and np.abs(X).sum(axis=1).min() > 0
+            and (len({tuple(r) for r in X}) == len(X) or d == 1)
+            and np.abs(W_O).sum(axis=0).min() > 0
+            and np.abs(W_O).sum(axis=1).min() > 0
+            and np.abs(out).sum(axis=0).min() > 1e-9
+        )
 
-    return base.retry("multi-head-attention", make, ok,
-                      f"heads={H}, seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]")
+    return base.retry(
+        "multi-head-attention",
+        make,
+        ok,
+        f"heads={H}, seq_len={n}, d_model={d}, d_k={d_k} with scaled scores in [-6, 6]",
+    )
 
 
 def _distinct(mats: list[np.ndarray]) -> bool:
     """No two of the matrices are equal (heads that differ visibly: Q_2 is not V_1, K_2 not K_1)."""
-    return all(a.shape != b.shape or not np.array_equal(a, b)
-               for k, a in enumerate(mats) for b in mats[k + 1:])
+    return all(a.shape != b.shape or not np.array_equal(a, b) for k, a in enumerate(mats) for b in mats[k + 1 :])
 
 
 def head_columns(W: np.ndarray | Matrix, h: int, width: int):
     """Columns of head h (1-based) of a projection: the h-th block of ``width``."""
     if isinstance(W, np.ndarray):
-        return W[:, (h - 1) * width:h * width]
+        return W[:, (h - 1) * width : h * width]
     return blocks.columns(W, (h - 1) * width, h * width)
 
 
-def reference(inputs: dict[str, np.ndarray], params: Params, *,
-              given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: Params, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The independent float64 computation every exact step is checked against
     (:func:`np_steps` with ``params.heads`` and ``params.causal``).
 
@@ -200,8 +216,9 @@ def reference(inputs: dict[str, np.ndarray], params: Params, *,
     return np_steps(inputs, params.heads, params.causal, given=given)
 
 
-def np_steps(inputs: dict[str, np.ndarray], heads: int, causal: bool, *,
-             given: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def np_steps(
+    inputs: dict[str, np.ndarray], heads: int, causal: bool, *, given: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """The float64 steps of H heads (the block kinds call it too: with an
     input ``H_enc`` the keys and values come from it, the decoder's cross-attention)."""
     g = given or {}
@@ -242,21 +259,34 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
         blocks.require_matmul(a, inputs[a], w, inputs[w])
     wq, wk, wv, wo = (shape(inputs[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
     if wq[1] != wk[1]:
-        raise ShapeError(f"{_dims('W_Q', inputs['W_Q'])} and {_dims('W_K', inputs['W_K'])}: "
-                         "queries and keys need the same width H d_k")
+        raise ShapeError(
+            f"{_dims('W_Q', inputs['W_Q'])} and {_dims('W_K', inputs['W_K'])}: "
+            "queries and keys need the same width H d_k"
+        )
     for name, cols in (("W_Q", wq[1]), ("W_V", wv[1])):
         if cols % heads:
-            raise ShapeError(f"{_dims(name, inputs[name])}: its {cols} columns do not split into "
-                             f"heads = {heads} blocks of equal width")
+            raise ShapeError(
+                f"{_dims(name, inputs[name])}: its {cols} columns do not split into "
+                f"heads = {heads} blocks of equal width"
+            )
     if wo[0] != wv[1]:
-        raise ShapeError(f"{_dims('W_V', inputs['W_V'])}, so concat has {wv[1]} columns, but "
-                         f"{_dims('W_O', inputs['W_O'])}: concat W_O needs W_O to have {wv[1]} rows")
+        raise ShapeError(
+            f"{_dims('W_V', inputs['W_V'])}, so concat has {wv[1]} columns, but "
+            f"{_dims('W_O', inputs['W_O'])}: concat W_O needs W_O to have {wv[1]} rows"
+        )
     return wq[1] // heads, wv[1] // heads
 
 
-def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
-          carry: blocks.Carry | None = None, memory_tokens: tuple[str, ...] | None = None,
-          exp_table: bool | None = None) -> Problem:
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
+def solve(  # noqa: C901, PLR0915
+    inputs: dict[str, Matrix],
+    params: Params,
+    *,
+    seed: int | None = None,
+    carry: blocks.Carry | None = None,
+    memory_tokens: tuple[str, ...] | None = None,
+    exp_table: bool | None = None,
+) -> Problem:
     """The worked solution; with an input ``H_enc`` (the decoder block's cross-attention)
     the keys and values come from it (``memory_tokens`` label its rows), the queries from X.
     ``exp_table`` forces the e^x table on (the decoder's cross-attention by hand) or off;
@@ -264,21 +294,32 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     H = params.heads
     d_k, d_v = check_inputs(inputs, H)
     if params.d_k is not None and params.d_k != d_k:
-        raise ShapeError(f"d_k = {params.d_k} but W_Q has {shape(inputs['W_Q'])[1]} columns "
-                         f"for {H} heads, so d_k = {d_k}")
+        raise ShapeError(
+            f"d_k = {params.d_k} but W_Q has {shape(inputs['W_Q'])[1]} columns for {H} heads, so d_k = {d_k}"
+        )
     X, W_O = inputs["X"], inputs["W_O"]
     memory = inputs.get("H_enc")
     n, d = shape(X)
     tokens = base.row_labels(params.tokens, n)
     src_tokens = tokens if memory is None else base.row_labels(memory_tokens, shape(memory)[0])
     actual = base.solved_params(params, seq_len=n, d_model=d, d_k=d_k, tokens=tokens)
-    p = Problem("multi-head-attention", TITLE, actual, seed=seed,
-                intro=(f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
-                       f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
-                       f"Head $h$ uses columns $(h-1) d_k + 1$ to $h d_k$ of $W^Q$, $W^K$ and $W^V$; "
-                       + (r"multiply the head's output by $W^O$." if H == 1 else
-                          r"concatenate the heads side by side, $[\mathrm{head}_1 \cdots \mathrm{head}_H]$, "
-                          r"and multiply by $W^O$.")))
+    p = Problem(
+        "multi-head-attention",
+        TITLE,
+        actual,
+        seed=seed,
+        intro=(
+            f"Compute {'causal (masked) ' if params.causal else ''}multi-head attention with "
+            f"$H = {H}$ heads of width $d_k = {d_k}$ for the tokens {', '.join(tokens)}. "
+            f"Head $h$ uses columns $(h-1) d_k + 1$ to $h d_k$ of $W^Q$, $W^K$ and $W^V$; "
+            + (
+                r"multiply the head's output by $W^O$."
+                if H == 1
+                else r"concatenate the heads side by side, $[\mathrm{head}_1 \cdots \mathrm{head}_H]$, "
+                r"and multiply by $W^O$."
+            )
+        ),
+    )
     for name in INPUTS:
         p.add_input(name, inputs[name], rows=tokens if name == "X" else None)
         if name == "X" and memory is not None:
@@ -301,64 +342,133 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
         if carry is not None:
             carry.rounding = start
         cols = f"{(h - 1) * d_k + 1}" + (f"\\ldots{h * d_k}" if d_k > 1 else "")
-        where = (rf"$W^Q_{h}$, $W^K_{h}$, $W^V_{h}$ are columns ${cols}$ of $W^Q$, $W^K$, $W^V$."
-                 if h == 1 or d_k > 1 else "")
+        where = (
+            rf"$W^Q_{h}$, $W^K_{h}$, $W^V_{h}$ are columns ${cols}$ of $W^Q$, $W^K$, $W^V$."
+            if h == 1 or d_k > 1
+            else ""
+        )
         proj, flags = {}, []
         for letter, W, width in (("Q", "W_Q", d_k), ("K", "W_K", d_k), ("V", "W_V", d_v)):
             Wh = head_columns(inputs[W], h, width)
-            M, m_sym, m_name, labels = ((X, "x", "X", tokens) if letter == "Q" or memory is None
-                                        else (memory, "h", "H", src_tokens))
+            M, m_sym, m_name, labels = (
+                (X, "x", "X", tokens) if letter == "Q" or memory is None else (memory, "h", "H", src_tokens)
+            )
             if carry is not None:  # keys and values from the memory (given, exact) start unrounded
                 carry.rounding = start if M is X else False
             blocks.product_step(
-                p, f"{letter}_{h}", M, Wh, carried(f"{letter}_{h}"),
+                p,
+                f"{letter}_{h}",
+                M,
+                Wh,
+                carried(f"{letter}_{h}"),
                 title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
-                formula=f"{letter}_{h} = {m_name} W^{letter}_{h}", sym=f"{letter.lower()}^{{({h})}}", a_sym=m_sym,
-                b_sym=f"{{W^{letter}_{h}}}", rows=labels, note=where if letter == "Q" else "",
-                entry_at=teaching_entry(M, Wh))
+                formula=f"{letter}_{h} = {m_name} W^{letter}_{h}",
+                sym=f"{letter.lower()}^{{({h})}}",
+                a_sym=m_sym,
+                b_sym=f"{{W^{letter}_{h}}}",
+                rows=labels,
+                note=where if letter == "Q" else "",
+                entry_at=teaching_entry(M, Wh),
+            )
             proj[letter] = after(p.steps[-1].exact)
             flags.append(carry is not None and carry.rounding)
         if carry is not None:
             carry.rounding = any(flags)
         Q, K, V = proj["Q"], proj["K"], proj["V"]
-        blocks.product_step(p, f"scores_{h}", Q, K, carried(f"scores_{h}", **{f"Q_{h}": Q, f"K_{h}": K}),
-                            transpose_b=True, entry_at=teaching_entry(Q, blocks.transpose(K)),
-                            title=f"Head {h}: scores", formula=rf"S_{h} = Q_{h} K_{h}^\top",
-                            sym=f"s^{{({h})}}", a_sym=f"q^{{({h})}}", b_sym=f"k^{{({h})}}",
-                            rows=tokens, cols=src_tokens, latex_name=f"S_{{{h}}}")
+        blocks.product_step(
+            p,
+            f"scores_{h}",
+            Q,
+            K,
+            carried(f"scores_{h}", **{f"Q_{h}": Q, f"K_{h}": K}),
+            transpose_b=True,
+            entry_at=teaching_entry(Q, blocks.transpose(K)),
+            title=f"Head {h}: scores",
+            formula=rf"S_{h} = Q_{h} K_{h}^\top",
+            sym=f"s^{{({h})}}",
+            a_sym=f"q^{{({h})}}",
+            b_sym=f"k^{{({h})}}",
+            rows=tokens,
+            cols=src_tokens,
+            latex_name=f"S_{{{h}}}",
+        )
         S = after(p.steps[-1].exact)
-        blocks.scale_step(p, f"scaled_{h}", S, d_k,
-                          carried(f"scaled_{h}", **{f"scores_{h}": S}),
-                          title=f"Head {h}: scaled scores",
-                          formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
-                          sym=f"{{s'}}^{{({h})}}", src_sym=f"s^{{({h})}}", rows=tokens, cols=src_tokens,
-                          latex_name=f"S'_{{{h}}}",
-                          note=(rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
-                                r"not by $\sqrt{d_\mathrm{model}}$.") if h == 1 else "")
+        blocks.scale_step(
+            p,
+            f"scaled_{h}",
+            S,
+            d_k,
+            carried(f"scaled_{h}", **{f"scores_{h}": S}),
+            title=f"Head {h}: scaled scores",
+            formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
+            sym=f"{{s'}}^{{({h})}}",
+            src_sym=f"s^{{({h})}}",
+            rows=tokens,
+            cols=src_tokens,
+            latex_name=f"S'_{{{h}}}",
+            note=(
+                rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
+                r"not by $\sqrt{d_\mathrm{model}}$."
+            )
+            if h == 1
+            else "",
+        )
         rework_scaled(p, S, d_k, f"{{s'}}^{{({h})}}", f"s^{{({h})}}")
         S = after(p.steps[-1].exact)
         src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
         if params.causal:
-            blocks.mask_step(p, f"masked_{h}", S, carried(f"masked_{h}", **{f"scaled_{h}": S}),
-                             sym=f"m^{{({h})}}", src_sym=src, rows=tokens, cols=tokens)
-            blocks.relabel_last(p, title=f"Head {h}: causal mask", latex_name=f"M_{{{h}}}",
-                                formula=(rf"M_{h} = S'_{h} \text{{ with }} -\infty \text{{ where }} j > i"))
+            blocks.mask_step(
+                p,
+                f"masked_{h}",
+                S,
+                carried(f"masked_{h}", **{f"scaled_{h}": S}),
+                sym=f"m^{{({h})}}",
+                src_sym=src,
+                rows=tokens,
+                cols=tokens,
+            )
+            blocks.relabel_last(
+                p,
+                title=f"Head {h}: causal mask",
+                latex_name=f"M_{{{h}}}",
+                formula=(rf"M_{h} = S'_{h} \text{{ with }} -\infty \text{{ where }} j > i"),
+            )
             S = after(p.steps[-1].exact)
             src, mat = f"m^{{({h})}}", f"M_{h}"
         rounding = carry is not None and carry.rounding
         logits_name = f"masked_{h}" if params.causal else f"scaled_{h}"
-        blocks.softmax_step(p, f"weights_{h}", S, carried(f"weights_{h}", **{logits_name: S}),
-                            sym=rf"\alpha^{{({h})}}", src_sym=src, title=f"Head {h}: attention weights (softmax along each row)",
-                            formula=rf"A_{h} = \operatorname{{softmax}}({mat})", rows=tokens, cols=src_tokens,
-                            latex_name=f"A_{{{h}}}", aid=not rounding if exp_table is None else exp_table,
-                            work_row=varied_row(S))
+        blocks.softmax_step(
+            p,
+            f"weights_{h}",
+            S,
+            carried(f"weights_{h}", **{logits_name: S}),
+            sym=rf"\alpha^{{({h})}}",
+            src_sym=src,
+            title=f"Head {h}: attention weights (softmax along each row)",
+            formula=rf"A_{h} = \operatorname{{softmax}}({mat})",
+            rows=tokens,
+            cols=src_tokens,
+            latex_name=f"A_{{{h}}}",
+            aid=not rounding if exp_table is None else exp_table,
+            work_row=varied_row(S),
+        )
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)
-        blocks.weighted_sum_step(p, f"head_{h}", W, V, carried(f"head_{h}", **{f"weights_{h}": W, f"V_{h}": V}),
-                                 sym=f"z^{{({h})}}", w_sym=rf"\alpha^{{({h})}}", v_sym=f"v^{{({h})}}",
-                                 logits=S if exact_logits else None, title=f"Head {h}: output",
-                                 formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}", rows=tokens,
-                                 latex_name=rf"\mathrm{{head}}_{{{h}}}")
+        blocks.weighted_sum_step(
+            p,
+            f"head_{h}",
+            W,
+            V,
+            carried(f"head_{h}", **{f"weights_{h}": W, f"V_{h}": V}),
+            sym=f"z^{{({h})}}",
+            w_sym=rf"\alpha^{{({h})}}",
+            v_sym=f"v^{{({h})}}",
+            logits=S if exact_logits else None,
+            title=f"Head {h}: output",
+            formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}",
+            rows=tokens,
+            latex_name=rf"\mathrm{{head}}_{{{h}}}",
+        )
         rework_weighted(p, W, V, f"z^{{({h})}}", rf"\alpha^{{({h})}}", f"v^{{({h})}}")
         heads.append(after(p.steps[-1].exact))
         branches.append(carry is not None and carry.rounding)
@@ -374,21 +484,36 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
     shown_heads = heads if any(c is None for c in head_chains) else head_chains
     if shown_heads is head_chains:  # the chain's 4-place values print with 4 places: -0.5380, not -0.538
         places = 4
-    row = " \\;\\middle|\\; ".join(", ".join(blocks.work_term(x, 0, places)[0].strip("()") for x in hd[0])
-                                   for hd in shown_heads)
+    row = " \\;\\middle|\\; ".join(
+        ", ".join(blocks.work_term(x, 0, places)[0].strip("()") for x in hd[0]) for hd in shown_heads
+    )
     rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
     one = H == 1  # one head: nothing to concatenate, C is the head's output
-    p.add_step("concat", C, carried("concat", **{f"head_{h}": hd for h, hd in enumerate(heads, start=1)}),
-               title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
-               formula=(r"C = \mathrm{head}_1" if one else
-                        r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"),
-               work=[rf"c_{{1}} = \text{{row 1 of }} \mathrm{{head}}_1 {rel} \left[\, {row} \,\right]" if one else
-                     rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
-                     rf"{rel} \left[\, {row} \,\right]"],  # one head: no "| ..." of heads that are not there
-               rows=tokens, latex_name="C",
-               note=(f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)." if one else
-                     f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$, "
-                     f"the width $d_v = {d_v}$ of one head's values), not stacked under each other."))
+    p.add_step(
+        "concat",
+        C,
+        carried("concat", **{f"head_{h}": hd for h, hd in enumerate(heads, start=1)}),
+        title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
+        formula=(
+            r"C = \mathrm{head}_1"
+            if one
+            else r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"
+        ),
+        work=[
+            rf"c_{{1}} = \text{{row 1 of }} \mathrm{{head}}_1 {rel} \left[\, {row} \,\right]"
+            if one
+            else rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
+            rf"{rel} \left[\, {row} \,\right]"
+        ],  # one head: no "| ..." of heads that are not there
+        rows=tokens,
+        latex_name="C",
+        note=(
+            f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)."
+            if one
+            else f"Side by side along the columns: $C$ is ${n} \\times {H * d_v}$ (heads times $d_v$, "
+            f"the width $d_v = {d_v}$ of one head's values), not stacked under each other."
+        ),
+    )
     if all(c is not None for c in head_chains):  # hand mode: the heads as the chain gave them
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=blocks.hstack(*head_chains))
     C = after(p.steps[-1].exact)
@@ -396,22 +521,40 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None,
 
     # output = concat W^O, exactly: sum over heads of softmax(S_h) (V_h W^O_h)
     if all(s is not None for s in logits) and not (carry is not None and carry.rounding):
-        O = softmax_matmul_sum([(S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v:h * d_v]))
-                                for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)])
+        O = softmax_matmul_sum(
+            [
+                (S_h, blocks.matmul(proj_v, W_O[(h - 1) * d_v : h * d_v]))
+                for h, (S_h, proj_v) in enumerate(zip(logits, _values(p, H)), start=1)
+            ]
+        )
     else:
         O = blocks.matmul(C, W_O)
     i, j = teaching_entry(C, W_O, O)
     o_ij = blocks.entry("o", i, j)
     Oc = None if Cc is None else blocks.chain_product(Cc, W_O)
-    work = [blocks.dot_work(rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
-                            C[i] if Cc is None else Cc[i], [r[j] for r in W_O],
-                            O[i][j] if Oc is None else Oc[i][j], limit=0, places=places)]
+    work = [
+        blocks.dot_work(
+            rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
+            C[i] if Cc is None else Cc[i],
+            [r[j] for r in W_O],
+            O[i][j] if Oc is None else Oc[i][j],
+            limit=0,
+            places=places,
+        )
+    ]
     if not blocks.is_rational(O[i][j]) and not blocks.calculator(p):  # a calculator key stays in decimals
         work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
-    p.add_step("output", O, carried("output", concat=C),
-               title="Output projection (concat times $W^O$)", formula="O = C W^O", work=work, rows=tokens,
-               latex_name="O",
-               note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.")
+    p.add_step(
+        "output",
+        O,
+        carried("output", concat=C),
+        title="Output projection (concat times $W^O$)",
+        formula="O = C W^O",
+        work=work,
+        rows=tokens,
+        latex_name="O",
+        note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.",
+    )
     if Oc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Oc)
     after(O)

@@ -147,6 +147,7 @@ def _first_max(values) -> int:
     return best
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     check_inputs(inputs)
     h, W = inputs["h"], inputs["W_vocab"]

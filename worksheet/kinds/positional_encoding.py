@@ -155,7 +155,8 @@ def _np_encoding(angles: np.ndarray, n: int, d_model: int) -> np.ndarray:
     return PE
 
 
-def solve(
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
+def solve(  # noqa: PLR0915
     inputs: dict[str, Matrix], params: Params, *, seed: int | None = None, carry: blocks.Carry | None = None
 ) -> Problem:
     extra = sorted(set(inputs) - set(INPUTS))

@@ -59,8 +59,20 @@ from ..solution.problem import Matrix, Problem, shape, to_array, verify
 from ..solution.step_ref import StepRef
 from . import base
 from . import screen
-from .gate_lines import (act_work, affine_work, dot_terms, num, prev_h, prev_state, prev_unit,  # noqa: F401
-                         sub, units, x_sym)  # (the cells use them as rec.<name>)
+
+# the cells use these as rec.<name>: re-exported (F401)
+from .gate_lines import (  # noqa: F401
+    act_work,
+    affine_work,
+    dot_terms,
+    num,
+    prev_h,
+    prev_state,
+    prev_unit,
+    sub,
+    units,
+    x_sym,
+)
 
 HAND_PLACES = 2  # decimals the state is carried with in hand mode (the table's arguments; the chain's 4)
 GATE_PLACES = 4  # decimals of a gate carried after a rounding (the table's values)
@@ -104,11 +116,15 @@ class Params(base.Params):
         base.positive("d_in", self.d_in, 8)
         base.positive("d_h", self.d_h, 8)
         if self.numbers == "hand" and self.d_h > HAND_MAX_UNITS:
-            raise ParamError(f"d_h = {self.d_h}: hand mode allows at most {HAND_MAX_UNITS} hidden units "
-                             "(the table of σ and tanh values grows with each); use --numbers calculator")
+            raise ParamError(
+                f"d_h = {self.d_h}: hand mode allows at most {HAND_MAX_UNITS} hidden units "
+                "(the table of σ and tanh values grows with each); use --numbers calculator"
+            )
         if self.numbers == "hand" and self.steps > HAND_MAX_STEPS:
-            raise ParamError(f"steps = {self.steps}: hand mode allows at most {HAND_MAX_STEPS} time steps "
-                             "(the table of σ and tanh values grows with each); use --numbers calculator")
+            raise ParamError(
+                f"steps = {self.steps}: hand mode allows at most {HAND_MAX_STEPS} time steps "
+                "(the table of σ and tanh values grows with each); use --numbers calculator"
+            )
 
 
 def name(base_name: str, t: int, T: int) -> str:
@@ -235,8 +251,13 @@ class Chain:
     not depend on numpy's last bit).
     """
 
-    def __init__(self, p: Problem, ref: dict[str, np.ndarray], drift: dict | None = None,
-                 recompute: Callable[[dict], dict] | None = None):
+    def __init__(
+        self,
+        p: Problem,
+        ref: dict[str, np.ndarray],
+        drift: dict | None = None,
+        recompute: Callable[[dict], dict] | None = None,
+    ):
         self.p, self.ref, self.drift, self.rounding = p, ref, drift or {}, False
         carried = HAND_PLACES if p.params.get("numbers") == "hand" else CALC_PLACES
         self.tolerance = max(5e-3, 5 * 10.0**-carried)  # a state carried to 2 places: within 0.05
@@ -246,8 +267,9 @@ class Chain:
         """The kind's own reference of ``step`` from the carried values of the ``earlier`` steps."""
         return self.given({k: to_array(v) for k, v in earlier.items()})[step]
 
-    def add(self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None,
-            carried: bool = False, **kw) -> Matrix:
+    def add(
+        self, step: str, exact: Matrix, fresh: np.ndarray, *, places: int | None = None, carried: bool = False, **kw
+    ) -> Matrix:
         verify(f"{self.p.kind}.{step}", exact, np.atleast_2d(fresh))
         if places is None and not self.rounding and not carried:
             self.p.add_step(step, exact, self.ref[step], **kw)
@@ -255,14 +277,29 @@ class Chain:
         self.rounding = True
         shown = GATE_PLACES if places is None else places
         R = exact if carried else rounded(exact, shown)
-        self.p.add_step(step, R, self.drift.get(step, self.ref[step]), rounded=True, places=shown,
-                        drift=self.tolerance, **kw)
+        self.p.add_step(
+            step, R, self.drift.get(step, self.ref[step]), rounded=True, places=shown, drift=self.tolerance, **kw
+        )
         return R
 
 
-def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: int, T: int,
-              x_row: Matrix, W: Matrix, h_row: Matrix, W_h: Matrix, b: Matrix,
-              title: str, table: Table | None) -> Matrix:
+def gate_step(
+    chain: Chain,
+    step: str,
+    act: Act,
+    *,
+    letter: str,
+    gate: str,
+    t: int,
+    T: int,
+    x_row: Matrix,
+    W: Matrix,
+    h_row: Matrix,
+    W_h: Matrix,
+    b: Matrix,
+    title: str,
+    table: Table | None,
+) -> Matrix:
     """Add the step ``act(x_t W + h_{t-1} W_h + b)``; returns its carried row."""
     A = affine(x_row, W, h_row, W_h, b)
     G = apply(act, A)
@@ -274,10 +311,16 @@ def gate_step(chain: Chain, step: str, act: Act, *, letter: str, gate: str, t: i
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
     xs = x_sym(t, T)
     fresh = chain.fresh(step, **({name("h", t - 1, T): h_row} if t > 1 else {}))  # h_0: the input
-    return chain.add(step, G, fresh, title=title,
-                     formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
-                             rf"W_{{h{gate}}} + b_{{{gate}}})",
-                     work=work, latex_name=sub(letter, t, T))
+    return chain.add(
+        step,
+        G,
+        fresh,
+        title=title,
+        formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
+        rf"W_{{h{gate}}} + b_{{{gate}}})",
+        work=work,
+        latex_name=sub(letter, t, T),
+    )
 
 
 def drift_ok(solve: Callable, inputs: dict[str, Matrix], params: Params) -> bool:
@@ -297,8 +340,10 @@ def solved(kind: str, places: int, solve: Callable[[], Problem]) -> Problem:
         return solve()
     except VerificationError as exc:
         where = str(exc).split(":")[0].removeprefix(f"{kind}.")
-        raise InputError(f"carrying {places} decimals drifts more than 5e-3 from the unrounded values "
-                         f"(at {where}); use --numbers calculator") from None
+        raise InputError(
+            f"carrying {places} decimals drifts more than 5e-3 from the unrounded values "
+            f"(at {where}); use --numbers calculator"
+        ) from None
 
 
 def to_places(x, places: int) -> str:
@@ -309,8 +354,10 @@ def to_places(x, places: int) -> str:
 
 def round_note(places: int, hand: bool) -> str:
     if hand:
-        return (f"Carried rounded to {places} decimals, as by hand: later steps (and the table of "
-                r"$\sigma$ and $\tanh$) use these values.")
+        return (
+            f"Carried rounded to {places} decimals, as by hand: later steps (and the table of "
+            r"$\sigma$ and $\tanh$) use these values."
+        )
     return f"Carried rounded to {places} decimals; later steps use these values."
 
 
@@ -349,8 +396,9 @@ def gate_weights(rng: np.random.Generator, draw: Callable, gates: str, d_in: int
     return m
 
 
-def recorder(inputs: Mapping[str, np.ndarray], given: Mapping[str, np.ndarray] | None
-             ) -> tuple[np.ndarray, dict[str, np.ndarray], Callable]:
+def recorder(
+    inputs: Mapping[str, np.ndarray], given: Mapping[str, np.ndarray] | None
+) -> tuple[np.ndarray, dict[str, np.ndarray], Callable]:
     """(X, out, put) for a kind's ``reference``: the float input rows, and
     ``put(letter, t, fresh)``, which stores the step's value in ``out`` under its
     name and returns it.  A step named in ``given`` takes that value and later
@@ -369,8 +417,15 @@ def recorder(inputs: Mapping[str, np.ndarray], given: Mapping[str, np.ndarray] |
     return X, out, put
 
 
-def solve_cell(kind: str, inputs: dict[str, Matrix], params: Params, needed: tuple[str, ...], give: str,
-               body: Callable[..., Problem], seed: int | None) -> Problem:
+def solve_cell(
+    kind: str,
+    inputs: dict[str, Matrix],
+    params: Params,
+    needed: tuple[str, ...],
+    give: str,
+    body: Callable[..., Problem],
+    seed: int | None,
+) -> Problem:
     """Check the inputs (``give`` names what a missing one must be), then
     ``body(inputs, params, seed, key, X, d_h, places)`` with drift as an input error."""
     key, X = sequence(inputs, params)
@@ -379,9 +434,20 @@ def solve_cell(kind: str, inputs: dict[str, Matrix], params: Params, needed: tup
     return solved(kind, places, lambda: body(inputs, params, seed, key, X, d_h, places))
 
 
-def start(kind: str, title: str, intro: Callable[[str, int, bool], str], inputs: dict[str, Matrix], params: Params,
-          seed: int | None, key: str, X: Matrix, d_h: int, needed: tuple[str, ...],
-          latex_names: Mapping[str, str], reference: Callable) -> tuple[Problem, Chain, Table | None]:
+def start(
+    kind: str,
+    title: str,
+    intro: Callable[[str, int, bool], str],
+    inputs: dict[str, Matrix],
+    params: Params,
+    seed: int | None,
+    key: str,
+    X: Matrix,
+    d_h: int,
+    needed: tuple[str, ...],
+    latex_names: Mapping[str, str],
+    reference: Callable,
+) -> tuple[Problem, Chain, Table | None]:
     """The problem with its inputs, its carried chain and (hand mode) its table.
     ``intro(runs, places, hand)`` writes the task, ``runs`` saying how many time steps."""
     T, d_in = shape(X)
@@ -402,14 +468,28 @@ def titled(title: str, t: int, T: int) -> str:
     return title + (f" (t = {t})" if T > 1 else "")
 
 
-def gate_steps(chain: Chain, gates, t: int, T: int, x: Matrix, h: Matrix, inputs: dict[str, Matrix],
-               table: Table | None) -> dict[str, Matrix]:
+def gate_steps(
+    chain: Chain, gates, t: int, T: int, x: Matrix, h: Matrix, inputs: dict[str, Matrix], table: Table | None
+) -> dict[str, Matrix]:
     """The steps ``act(x_t W_g + h_{t-1} W_hg + b_g)`` of the ``gates`` (letter, act, title) of time step t."""
     G = {}
     for gate, act, title in gates:
-        G[gate] = gate_step(chain, name(gate, t, T), act, letter=gate, gate=gate, t=t, T=T,
-                            x_row=x, W=inputs[f"W_{gate}"], h_row=h, W_h=inputs[f"W_h{gate}"],
-                            b=inputs[f"b_{gate}"], title=titled(title, t, T), table=table)
+        G[gate] = gate_step(
+            chain,
+            name(gate, t, T),
+            act,
+            letter=gate,
+            gate=gate,
+            t=t,
+            T=T,
+            x_row=x,
+            W=inputs[f"W_{gate}"],
+            h_row=h,
+            W_h=inputs[f"W_h{gate}"],
+            b=inputs[f"b_{gate}"],
+            title=titled(title, t, T),
+            table=table,
+        )
     return G
 
 
@@ -437,7 +517,7 @@ def before(v, letter: str, t: int, initial: str) -> np.ndarray:
 def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
     """x_t W_gate + h_{t-1} W_hgate + b_gate from a rule's :class:`~worksheet.kinds.mistakes.Values`."""
     t = time_of(v)
-    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1: t]
+    x = v.data["x"] if "x" in v.data else v.data["X"][t - 1 : t]
     h = before(v, "h", t, "h0") if h is None else h
     return x @ v.data[f"W_{gate}"] + h @ v.data[f"W_h{gate}"] + v.data[f"b_{gate}"]
 
@@ -445,7 +525,9 @@ def np_pre(v, gate: str, h: np.ndarray | None = None) -> np.ndarray:
 def gate_with(act: str, gate: str):
     """A rule: the gate's pre-activation through ``act`` ("tanh" or "sigma"),
     the wrong one of the two (``tanh-for-sigmoid`` in the LSTM and the GRU)."""
+
     def rule(v, params):
         a = np_pre(v, gate)
         return precise.tanh(a) if act == "tanh" else np_sigmoid(a)
+
     return rule

@@ -126,6 +126,7 @@ def _symmetry_note(S: Matrix) -> str:
     )
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     base.require_inputs(inputs, INPUTS, "the token embeddings, one row per token")
     X = inputs["X"]

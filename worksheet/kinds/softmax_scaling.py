@@ -202,6 +202,7 @@ def _sci(x) -> str:
     return rf"{digits} \times 10^{{{exp10}}}"
 
 
+# long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     base.require_inputs(inputs, INPUTS, "one query's scores, one row: scores = [[112, 96]]")
     s = inputs["scores"]

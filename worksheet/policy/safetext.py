@@ -160,7 +160,8 @@ DELIMITER_COMMANDS = frozenset(
 )
 
 
-def _structure_problem(tokens: list[tuple[str | None, str | None]]) -> str | None:
+# long: one rule per structure a title or prompt may not hold, each with its own message
+def _structure_problem(tokens: list[tuple[str | None, str | None]]) -> str | None:  # noqa: C901
     """What LaTeX would stop at in a formula whose characters and commands are
     allowed: an empty formula, a command or ``^``/``_`` without its argument,
     ``\\left`` without its ``\\right`` (or the other way), or a brace group

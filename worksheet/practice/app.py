@@ -74,7 +74,8 @@ def base_of(request: Request) -> str:
     return "../" * max(0, path.count("/") - 1) or "./"
 
 
-def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> Guard:
+# long: the app's routes as closures over its settings (Starlette's style); each route is short
+def create_app(scope: pr.Scope | None = None, limits: Limits | None = None) -> Guard:  # noqa: C901, PLR0915
     """The ASGI app for a scope (every kind, or a lecturer's spec; mistakes to
     focus on) and the request limits (:class:`~.limits.Limits`)."""
     scope = scope or pr.Scope()

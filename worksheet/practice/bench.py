@@ -180,6 +180,7 @@ def server_cpu(pid: int) -> float:
     return total / tick
 
 
+# long: a load-test script: set-up, the simulated students, the report, in order
 def load_test(students: int, seconds: float, think: float, workers: int) -> list[str]:
     """``students`` simulated students against ``uvicorn --factory
     worksheet.practice:app_from_env --workers N`` on 127.0.0.1 (a subprocess,

@@ -336,7 +336,8 @@ def own_ask(kind: str, table: str) -> Ask:
     return Ask(kind, table=table)
 
 
-def cells_from(raw: Any) -> dict[str, dict[tuple[int, int], Any]]:
+# long: one check per way a cells object can be malformed, each with a message for the page
+def cells_from(raw: Any) -> dict[str, dict[tuple[int, int], Any]]:  # noqa: C901
     """The ``cells`` of a request: step -> a list of rows (``null`` or ``""``
     where empty), step -> {"ROW,COL": entry} (1-based), or a list of
     ``{"step", "row", "col", "value"}`` (the shape of the verdicts)."""

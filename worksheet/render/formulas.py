@@ -49,7 +49,9 @@ def formula_inner(latex: str) -> str:
     if "<mo>,</mo>" in inner:  # a comma between indices (s_{1,2}): no space after it, as TeX sets scripts
         inner = _script_commas(inner)
     if "<msub><mrow><msub>" in inner:  # {b_1}_{3}: entry 3 of b_1, set apart from b_1's own index
-        inner = _SUB_OF_SUB.sub(r'\1<mpadded voffset="-0.2em"><mrow><mspace width="0.1em"/>\2</mrow></mpadded></msub>', inner)
+        inner = _SUB_OF_SUB.sub(
+            r'\1<mpadded voffset="-0.2em"><mrow><mspace width="0.1em"/>\2</mrow></mpadded></msub>', inner
+        )
     if _CAPITAL_GREEK.search(inner):  # \Theta, \Sigma: upright, as TeX sets capital Greek (a browser slants it)
         inner = _CAPITAL_GREEK.sub(r'<mi mathvariant="normal">\1</mi>', inner)
     if "\u2026</mo>" in inner or "\u22ef</mo>" in inner:  # \dots, \cdots: symbols, not operators with thick spaces
@@ -63,10 +65,14 @@ def formula_inner(latex: str) -> str:
 # (TeX sets "= -2" and "(-1)" without space): grouped with its number it is
 # the first child of its row, which MathML sets as a prefix, not as a binary
 # minus with space around (the converter leaves it loose: "( − 1)").
-_MINUS_TOKEN = re.compile("<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>|<mfrac><m[ni]>[^<]*</m[ni]><m[ni]>[^<]*</m[ni]></mfrac>)")
+_MINUS_TOKEN = re.compile(
+    "<mo>\u2212</mo>(<m[ni]>[^<]*</m[ni]>|<mfrac><m[ni]>[^<]*</m[ni]><m[ni]>[^<]*</m[ni]></mfrac>)"
+)
 _MINUS_LOOSE = re.compile("<mo>\u2212</mo>(?=<m)")
-_SIGN_AFTER = (tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:")
-               + (">&lt;</mo>", ">&gt;</mo>"))
+_SIGN_AFTER = tuple(f">{c}</mo>" for c in "([{=\u2248\u2264\u2265+\u2212\u22c5\u00b7\u00d7/,:") + (
+    ">&lt;</mo>",
+    ">&gt;</mo>",
+)
 
 
 def _signs(markup: str) -> str:
@@ -75,11 +81,14 @@ def _signs(markup: str) -> str:
     into one <mrow>."""
     if "<mo>\u2212</mo><m" not in markup:
         return markup
-    out = _MINUS_TOKEN.sub(lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>"
-                           if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], markup)
+    out = _MINUS_TOKEN.sub(
+        lambda g: f"<mrow><mo>\u2212</mo>{g[1]}</mrow>" if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0],
+        markup,
+    )
     # a sign before anything bigger (-(2/(1+e)), -e^x): a prefix operator, no space after it
-    return _MINUS_LOOSE.sub(lambda g: '<mo form="prefix">\u2212</mo>'
-                            if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], out)
+    return _MINUS_LOOSE.sub(
+        lambda g: '<mo form="prefix">\u2212</mo>' if g.string.endswith(_SIGN_AFTER, 0, g.start()) else g[0], out
+    )
 
 
 # A named operator (\operatorname{softmax}, \max) is an <mo> to the
@@ -89,8 +98,12 @@ def _signs(markup: str) -> str:
 # none beside a relation or an operator, whose own space is enough.
 _NAMED_OP = re.compile(r"<mo>([A-Za-z]{2,})</mo>")
 _SCRIPTED = ("<msub>", "<munder>", "<msubsup>", "<munderover>", "<msup>", "<mover>")
-_OPEN_NEXT = ('<mo stretchy="false">(</mo>', "<mo>(</mo>", '<mrow><mo stretchy="true" fence="true" form="prefix">(',
-              '<mrow><mo stretchy="false">(')
+_OPEN_NEXT = (
+    '<mo stretchy="false">(</mo>',
+    "<mo>(</mo>",
+    '<mrow><mo stretchy="true" fence="true" form="prefix">(',
+    '<mrow><mo stretchy="false">(',
+)
 _TAG = re.compile(r"<(/?)(m[a-z]+)[^>]*?(/?)>")
 THIN = "0.1667em"
 
@@ -144,6 +157,8 @@ def _script_commas(markup: str) -> str:
         out.append(markup[at:base_end] + markup[base_end:end].replace("<mo>,</mo>", _INDEX_COMMA))
         at = end
     return "".join(out) + markup[at:]
+
+
 _CAPITAL_GREEK = re.compile("<mi>([\u0393\u0394\u0398\u039b\u039e\u03a0\u03a3\u03a5\u03a6\u03a8\u03a9])</mi>")
 # {b_1}_{3}, {W_1}_{:,3}: TeX hangs the outer index lower than the inner one and a
 # little apart; a browser sets both level, "b_{13}", which reads as row 1, column 3
@@ -168,8 +183,11 @@ def _flat_fences(markup: str) -> str:
         end = _element_end(markup, start)
         group = markup[start:end]
         if group.endswith(_FENCE_CLOSE) and _TALL.search(group) is None:
-            flat = ('<mrow><mo stretchy="false">(' + group[len(_FENCE_OPEN):-len(_FENCE_CLOSE)]
-                    + '<mo stretchy="false">)</mo></mrow>')
+            flat = (
+                '<mrow><mo stretchy="false">('
+                + group[len(_FENCE_OPEN) : -len(_FENCE_CLOSE)]
+                + '<mo stretchy="false">)</mo></mrow>'
+            )
             markup = markup[:start] + flat + markup[end:]
         at = start + 1
     return markup
@@ -189,8 +207,15 @@ def _opening_relation(markup: str) -> str:
 _TEXT_CMD = re.compile(r"\\text(?:rm)?\{")
 # the escapes of worksheet.solution.number_format.text_escape and worksheet.steps.worklines.latex_text, read back
 _TEXT_ESCAPE = re.compile(r"\\(text[a-z]+|[~^])\{\}|\\([$&%#_{} ])")
-_TEXT_NAMED = {"textbackslash": "\\", "textless": "<", "textgreater": ">", "textasciitilde": "~",
-               "textasciicircum": "^", "~": "~", "^": "^"}
+_TEXT_NAMED = {
+    "textbackslash": "\\",
+    "textless": "<",
+    "textgreater": ">",
+    "textasciitilde": "~",
+    "textasciicircum": "^",
+    "~": "~",
+    "^": "^",
+}
 _PLACEHOLDER = re.compile("<mtext>([\ue000-\ue0ff])</mtext>")
 MAX_TEXTS = 256  # \text{...} per formula (placeholders U+E000..U+E0FF)
 
@@ -212,8 +237,8 @@ def take_texts(latex: str) -> tuple[str, list[str]]:
         if end < 0 or len(texts) >= MAX_TEXTS:  # unbalanced or too many: the converter cannot have it
             raise ValueError("a \\text{...} without its closing brace, or too many of them")
         i = end - 1
-        out.append(latex[at:m.start()] + "\\text{" + chr(0xE000 + len(texts)) + "}")
-        texts.append(_unescape_text(latex[m.end():i]))
+        out.append(latex[at : m.start()] + "\\text{" + chr(0xE000 + len(texts)) + "}")
+        texts.append(_unescape_text(latex[m.end() : i]))
         at = i + 1
     out.append(latex[at:])
     return "".join(out), texts
@@ -226,10 +251,14 @@ def take_texts(latex: str) -> tuple[str, list[str]]:
 # joined (tests/test_mathml.py checks it on every kind's formulas and lines).
 # A formula that switches style or aligns (\displaystyle, \over, &, \\ at
 # the top level) converts whole.
-_WHOLE_ONLY = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|over|atop|choose|limits"
-                         r"|nolimits|begin|end|\\)(?![A-Za-z])|&")
-_ARG_CMD = re.compile(r"\\(?:d?t?frac|sqrt|text|textrm|math[a-z]+|boldsymbol|operatorname|hat|bar|tilde|vec|dot"
-                      r"|overline|underline|left|right|[bB]ig[lr]?|mid)$")
+_WHOLE_ONLY = re.compile(
+    r"\\(?:displaystyle|textstyle|scriptstyle|scriptscriptstyle|over|atop|choose|limits"
+    r"|nolimits|begin|end|\\)(?![A-Za-z])|&"
+)
+_ARG_CMD = re.compile(
+    r"\\(?:d?t?frac|sqrt|text|textrm|math[a-z]+|boldsymbol|operatorname|hat|bar|tilde|vec|dot"
+    r"|overline|underline|left|right|[bB]ig[lr]?|mid)$"
+)
 _OPENERS = re.compile(r"\\left(?![A-Za-z])")
 _CLOSERS = re.compile(r"\\right(?![A-Za-z])")
 
@@ -242,9 +271,13 @@ def pieces(latex: str) -> list[str] | None:
     A ``bmatrix`` (not nested) is one piece."""
     m = _BMATRIX.search(latex)
     if m:
-        before, after = pieces(latex[:m.start()]), pieces(latex[m.end():])
-        if before is None or after is None or (after and after[0][0] in "^_'") or (
-                before and (before[-1][-1] in "^_\\" or _ARG_CMD.search(before[-1]))):
+        before, after = pieces(latex[: m.start()]), pieces(latex[m.end() :])
+        if (
+            before is None
+            or after is None
+            or (after and after[0][0] in "^_'")
+            or (before and (before[-1][-1] in "^_\\" or _ARG_CMD.search(before[-1])))
+        ):
             return None  # a script or an argument that belongs to the matrix: convert whole
         return before + [m.group()] + after
     if _WHOLE_ONLY.search(latex):
@@ -329,29 +362,35 @@ def _convert(latex: str) -> str:
     if latex.startswith("\\frac{"):
         mid = _group(latex, 5)
         if mid > 0 and _group(latex, mid) == len(latex):
-            return _compact(f"<mfrac><mrow>{convert_inner(latex[6:mid - 1])}</mrow>"
-                            f"<mrow>{convert_inner(latex[mid + 1:-1])}</mrow></mfrac>")
+            return _compact(
+                f"<mfrac><mrow>{convert_inner(latex[6 : mid - 1])}</mrow>"
+                f"<mrow>{convert_inner(latex[mid + 1 : -1])}</mrow></mfrac>"
+            )
     if latex.startswith("\\left(") and latex.endswith("\\right)") and _fenced(latex[6:-7]):
-        return (f'<mrow><mo stretchy="true" fence="true" form="prefix">(</mo>{convert_inner(latex[6:-7])}'
-                f'<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>')
+        return (
+            f'<mrow><mo stretchy="true" fence="true" form="prefix">(</mo>{convert_inner(latex[6:-7])}'
+            f'<mo stretchy="true" fence="true" form="postfix">)</mo></mrow>'
+        )
     if latex.startswith("e^{") and _group(latex, 2) == len(latex):
         return _compact(f"<msup><mi>e</mi><mrow>{convert_inner(latex[3:-1])}</mrow></msup>")
     if latex.startswith("\\sqrt{") and _group(latex, 5) == len(latex):
         return _compact(f"<msqrt><mrow>{convert_inner(latex[6:-1])}</mrow></msqrt>")
     m = _SUBSCRIPTED.match(latex)
     if m and _group(latex, m.end() - 1) == len(latex) and (len(m[1]) == 1 or m[1][1:] in GREEK):
-        return _compact(f"<msub>{_convert(m[1])}<mrow>{convert_inner(latex[m.end():-1])}</mrow></msub>")
+        return _compact(f"<msub>{_convert(m[1])}<mrow>{convert_inner(latex[m.end() : -1])}</mrow></msub>")
     if latex.startswith("\\begin{bmatrix}") and _BMATRIX.fullmatch(latex):
-        rows = latex[len("\\begin{bmatrix}"):-len("\\end{bmatrix}")].split("\\\\")
-        body = "".join("<mtr>" + "".join(f"<mtd>{convert_inner(c.strip())}</mtd>" for c in row.split("&")) + "</mtr>"
-                       for row in rows)
+        rows = latex[len("\\begin{bmatrix}") : -len("\\end{bmatrix}")].split("\\\\")
+        body = "".join(
+            "<mtr>" + "".join(f"<mtd>{convert_inner(c.strip())}</mtd>" for c in row.split("&")) + "</mtr>"
+            for row in rows
+        )
         return f"<mo>[</mo><mtable>{body}</mtable><mo>]</mo>"
     if len(latex) > 1:  # a parenthesis is a token of its own: (-0.25  0.5)^2
         if latex[0] == "(" and latex[1] not in "^_' ":
             return _convert("(") + _convert(latex[1:])
         m = _CLOSING.search(latex)
-        if m and m.start() > 0 and not latex[:m.start()].endswith(("\\right", "\\")):
-            return _convert(latex[:m.start()]) + _convert(latex[m.start():])
+        if m and m.start() > 0 and not latex[: m.start()].endswith(("\\right", "\\")):
+            return _convert(latex[: m.start()]) + _convert(latex[m.start() :])
     return _latex2mathml(latex)
 
 
@@ -366,14 +405,15 @@ def _latex2mathml(latex: str) -> str:
     out = convert(latex, display="inline")
     if not (out.startswith(_OUTER) and out.endswith("</mrow></math>")):
         raise ValueError(f"unexpected converter output for {latex!r}")
-    return _compact(_primes(strip_unsafe(out[len(_OUTER):-len("</mrow></math>")])))
+    return _compact(_primes(strip_unsafe(out[len(_OUTER) : -len("</mrow></math>")])))
 
 
 # attributes MathML must never carry here: links (latex2mathml turns \href
 # into an href), scripts, styles.  The maths allow-list (worksheet.policy.safetext)
 # already keeps \href and \style out; this is the second line of defence.
-_UNSAFE_ATTR = re.compile(r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""",
-                          re.I)
+_UNSAFE_ATTR = re.compile(
+    r"""\s(?:[\w:-]*href|src|action|formaction|style|on[a-z]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)""", re.I
+)
 
 
 def strip_unsafe(markup: str) -> str:
@@ -397,8 +437,9 @@ def _compact(markup: str) -> str:
 _PRIME = r"(?:<mrow>)?<mi>&#x02032;</mi>(?:</mrow>)?"
 _PRIME_SUP = re.compile(r"<msup>(<mi>[^<]*</mi>)" + _PRIME + "</msup>")
 # (the subscript: one token, or one <mrow> without another inside, so a match never runs into the next element)
-_PRIME_SUBSUP = re.compile(r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mrow>(?:(?!</?mrow>).)*</mrow>)"
-                           + _PRIME + "</msubsup>")
+_PRIME_SUBSUP = re.compile(
+    r"<msubsup>(<mi>[^<]*</mi>)(<m[in]>[^<]*</m[in]>|<mrow>(?:(?!</?mrow>).)*</mrow>)" + _PRIME + "</msubsup>"
+)
 _PRIME_MO = '<mo lspace="0" rspace="0">&#x02032;</mo>'
 # over a subscript: the prime at the size of its base (as beside a base without
 # one), lowered to where TeX sets the superscript \prime of S'_{c,1}

@@ -113,12 +113,17 @@ class HtmlRenderer(TemplateRenderer):
 
     def exact(self, s) -> Markup:
         if s.rounded:  # carried decimals: every entry with the same places, trailing zeros kept
+
             def cell(x):
                 return exact_cell(x) if isinstance(x, (str, NegInf)) else ml.number(fmt.decimal(x, s.places))
         elif s.decimals:  # a calculator sheet gave 14.4: its key writes 14.4, not 72/5
+
             def cell(x):
-                return ml.number(fmt.given(x)) if type(x) is Fraction and fmt.terminating_places(x) is not None \
+                return (
+                    ml.number(fmt.given(x))
+                    if type(x) is Fraction and fmt.terminating_places(x) is not None
                     else exact_cell(x)
+                )
         else:
             cell = exact_cell
         return self._matrix(s.symbol, Table(s.exact, s.rows, s.cols), cell)
@@ -138,8 +143,11 @@ class HtmlRenderer(TemplateRenderer):
             sym = f'<mrow displaystyle="true">{sym}</mrow>'
         if not t.rows and not t.cols and len(col_blocks(t.m)) == 1:
             return Markup(_MATH[False] + ml.matrix(t.cells, cell=cell, symbol=sym) + "</math>")
-        return Markup(f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
-                      + str(self._blocks(t, lambda c: _CELL + cell(c) + "</math>", "matrix")) + "</span>")
+        return Markup(
+            f'<span class="labelled"><span class="sym">{_MATH[False]}{sym}<mo>=</mo></math></span>'
+            + str(self._blocks(t, lambda c: _CELL + cell(c) + "</math>", "matrix"))
+            + "</span>"
+        )
 
     def table(self, t: Table, math: bool) -> Markup:
         if math:
@@ -155,9 +163,16 @@ class HtmlRenderer(TemplateRenderer):
         blocks = col_blocks(t.m)
         if len(blocks) == 1:
             return Markup(self._table(t, cell, css))
-        parts = [self._table(Table([row[a:b] for row in t.cells], t.rows,
-                                   t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]), cell, css)
-                 for a, b in blocks]
+        parts = [
+            self._table(
+                Table(
+                    [row[a:b] for row in t.cells], t.rows, t.cols[a:b] if t.cols else [str(j + 1) for j in range(a, b)]
+                ),
+                cell,
+                css,
+            )
+            for a, b in blocks
+        ]
         return Markup('<span class="blocks">' + "".join(parts) + "</span>")
 
     @staticmethod

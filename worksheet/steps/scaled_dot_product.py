@@ -28,39 +28,126 @@ from typing import Sequence
 
 from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
 from .layer_steps import Carry, carried, relabel_last, round_exact, round_matrix, sum_step
-from .linalg import (add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul,
-                     require_shape, transpose)
+from .linalg import add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul, require_shape, transpose
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from .standard_tables import grid_aid, grid_argument
 from ..policy.pencil import round_places
-from .worklines import (LONG_SUM, SHORT, approx, busiest_entry, chain, decimal_at, dot_latex, dot_work, entry,
-                        fit_places, join_terms, term_value, latex_text, lx, nx, calculator, max_not_zero, nonzero_entry, shown, terms_count,
-                        weighted_sum, work_result, work_term)
+from .worklines import (
+    LONG_SUM,
+    SHORT,
+    approx,
+    busiest_entry,
+    chain,
+    decimal_at,
+    dot_latex,
+    dot_work,
+    entry,
+    fit_places,
+    join_terms,
+    term_value,
+    latex_text,
+    lx,
+    nx,
+    calculator,
+    max_not_zero,
+    nonzero_entry,
+    shown,
+    terms_count,
+    weighted_sum,
+    work_result,
+    work_term,
+)
 
 __all__ = [
     # step builders (this module)
-    "product_step", "scale_step", "mask_step", "softmax_step", "weighted_sum_step",
-    "scaled_dot_product", "add_exp_aid", "aids_allowed", "teaching_row", "extend_work", "EXP_AID",
-    "softmax_chain", "table_exp", "exp_grid", "chain_of", "chain_product",
+    "product_step",
+    "scale_step",
+    "mask_step",
+    "softmax_step",
+    "weighted_sum_step",
+    "scaled_dot_product",
+    "add_exp_aid",
+    "aids_allowed",
+    "teaching_row",
+    "extend_work",
+    "EXP_AID",
+    "softmax_chain",
+    "table_exp",
+    "exp_grid",
+    "chain_of",
+    "chain_product",
     # re-exported for the kinds
-    "is_rational", "to_latex",
-    "matmul", "transpose", "entrywise", "hstack", "columns", "add_row", "causal_mask",
-    "require_matmul", "require_shape",
-    "softmax_rows", "softmax_matmul",
-    "LONG_SUM", "SHORT", "approx", "busiest_entry", "chain", "dot_latex", "dot_work", "entry",
-    "join_terms", "latex_text", "lx", "nx", "calculator", "max_not_zero", "nonzero_entry", "shown", "terms_count", "weighted_sum",
-    "work_result", "work_term", "decimal_at", "fit_places", "term_value",
-    "Carry", "carried", "relabel_last", "round_exact", "round_matrix", "sum_step",
-    "given_value", "np_attention", "np_causal", "np_softmax", "pleasant_logits",
+    "is_rational",
+    "to_latex",
+    "matmul",
+    "transpose",
+    "entrywise",
+    "hstack",
+    "columns",
+    "add_row",
+    "causal_mask",
+    "require_matmul",
+    "require_shape",
+    "softmax_rows",
+    "softmax_matmul",
+    "LONG_SUM",
+    "SHORT",
+    "approx",
+    "busiest_entry",
+    "chain",
+    "dot_latex",
+    "dot_work",
+    "entry",
+    "join_terms",
+    "latex_text",
+    "lx",
+    "nx",
+    "calculator",
+    "max_not_zero",
+    "nonzero_entry",
+    "shown",
+    "terms_count",
+    "weighted_sum",
+    "work_result",
+    "work_term",
+    "decimal_at",
+    "fit_places",
+    "term_value",
+    "Carry",
+    "carried",
+    "relabel_last",
+    "round_exact",
+    "round_matrix",
+    "sum_step",
+    "given_value",
+    "np_attention",
+    "np_causal",
+    "np_softmax",
+    "pleasant_logits",
 ]
 
 
-def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: str,
-                 formula: str, sym: str, a_sym: str, b_sym: str, transpose_b: bool = False,
-                 rows=None, cols=None, entry_at: tuple[int, int] | None = None,
-                 latex_name: str | None = None, note: str = "") -> Matrix:
+def product_step(
+    p: Problem,
+    name: str,
+    A: Matrix,
+    B: Matrix,
+    value,
+    *,
+    title: str,
+    formula: str,
+    sym: str,
+    a_sym: str,
+    b_sym: str,
+    transpose_b: bool = False,
+    rows=None,
+    cols=None,
+    entry_at: tuple[int, int] | None = None,
+    latex_name: str | None = None,
+    note: str = "",
+) -> Matrix:
     """A step ``C = A B`` (or ``A B^T``), with one entry written out.
 
     ``sym`` is the entry letter of C (``q``), ``a_sym``/``b_sym`` name a row of
@@ -72,16 +159,32 @@ def product_step(p: Problem, name: str, A: Matrix, B: Matrix, value, *, title: s
     col = [row[j] for row in Bm]
     b_part = f"{b_sym}_{{{j + 1}}}" if transpose_b else f"{b_sym}_{{:,{j + 1}}}"
     calc = calculator(p)  # decimals in the line, as the calculator sheet gives its numbers
-    work = [f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
-            f"{dot_latex(A[i], col, calc)} = {nx(C[i][j]) if calc else to_latex(C[i][j])}{terms_count(len(col))}"]
-    p.add_step(name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               latex_name=latex_name, note=note)
+    work = [
+        f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
+        f"{dot_latex(A[i], col, calc)} = {nx(C[i][j]) if calc else to_latex(C[i][j])}{terms_count(len(col))}"
+    ]
+    p.add_step(
+        name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols, latex_name=latex_name, note=note
+    )
     return C
 
 
-def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: str,
-               formula: str, sym: str, src_sym: str, rows=None, cols=None,
-               note: str = "", latex_name: str | None = None) -> Matrix:
+def scale_step(
+    p: Problem,
+    name: str,
+    S: Matrix,
+    divisor_sq,
+    value,
+    *,
+    title: str,
+    formula: str,
+    sym: str,
+    src_sym: str,
+    rows=None,
+    cols=None,
+    note: str = "",
+    latex_name: str | None = None,
+) -> Matrix:
     """A step ``S' = S / sqrt(divisor_sq)`` with sqrt exact (``sqrt(3)`` stays)."""
     root = sqrt(divisor_sq)
     inv = power(root, -1)
@@ -92,27 +195,51 @@ def scale_step(p: Problem, name: str, S: Matrix, divisor_sq, value, *, title: st
     if " = " in root_line:  # not for sqrt(2), which is all there is to say
         work.append(root_line)
     num = nx if calculator(p) else to_latex  # a calculator sheet's decimals stay decimals
-    work.append(chain(entry(sym, i, j), f"\\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}}",
-                      f"\\frac{{{num(S[i][j])}}}{{{to_latex(root)}}}", num(out[i][j])))
+    work.append(
+        chain(
+            entry(sym, i, j),
+            f"\\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}}",
+            f"\\frac{{{num(S[i][j])}}}{{{to_latex(root)}}}",
+            num(out[i][j]),
+        )
+    )
     if not is_rational(out[i][j]):
         work[-1] += f" \\approx {approx(out[i][j])}"
-    p.add_step(name, out, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name)
+    p.add_step(
+        name,
+        out,
+        value,
+        title=title,
+        formula=formula,
+        work=work,
+        rows=rows,
+        cols=cols,
+        note=note,
+        latex_name=latex_name,
+    )
     return out
 
 
-def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
-              rows=None, cols=None) -> Matrix:
+def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str, rows=None, cols=None) -> Matrix:
     out = causal_mask(S)
     src = src_sym[0].upper() + src_sym[1:]  # the matrix of the entries s'_ij: S'
-    work = [f"{entry(sym, 0, 1)} = -\\infty \\quad (j = 2 > i = 1)" if shape(S)[1] > 1 else "",
-            f"{entry(sym, 0, 0)} = {entry(src_sym, 0, 0)} = {to_latex(S[0][0])} \\quad (j \\le i)"]
-    p.add_step(name, out, value, title="Causal mask",
-               formula=rf"M_{{ij}} = \begin{{cases}} {src}_{{ij}} & j \le i \\ -\infty & j > i \end{{cases}}",
-               work=[w for w in work if w], rows=rows, cols=cols,
-               latex_name="M",
-               note=r"A token may attend only to itself and earlier tokens; masked scores are "
-                    r"$-\infty$ so their weights are exactly 0.")
+    work = [
+        f"{entry(sym, 0, 1)} = -\\infty \\quad (j = 2 > i = 1)" if shape(S)[1] > 1 else "",
+        f"{entry(sym, 0, 0)} = {entry(src_sym, 0, 0)} = {to_latex(S[0][0])} \\quad (j \\le i)",
+    ]
+    p.add_step(
+        name,
+        out,
+        value,
+        title="Causal mask",
+        formula=rf"M_{{ij}} = \begin{{cases}} {src}_{{ij}} & j \le i \\ -\infty & j > i \end{{cases}}",
+        work=[w for w in work if w],
+        rows=rows,
+        cols=cols,
+        latex_name="M",
+        note=r"A token may attend only to itself and earlier tokens; masked scores are "
+        r"$-\infty$ so their weights are exactly 0.",
+    )
     return out
 
 
@@ -123,8 +250,10 @@ def teaching_row(S: Matrix, live=lambda x: not isinstance(x, NegInf)) -> int:
     are not all equal, else the first with two live entries, else the first."""
     rows = [[x for x in row if live(x)] for row in S]
     varied = [r for r, xs in enumerate(rows) if len(set(map(to_str, xs))) > 1]
-    return next((r for r in varied if max_not_zero(rows[r])),
-                next(iter(varied), next((r for r, xs in enumerate(rows) if len(xs) > 1), 0)))
+    return next(
+        (r for r in varied if max_not_zero(rows[r])),
+        next(iter(varied), next((r for r, xs in enumerate(rows) if len(xs) > 1), 0)),
+    )
 
 
 def aids_allowed(p: Problem) -> bool:
@@ -142,12 +271,28 @@ def _sub(sym: str, i: int, j: int | str, vector: bool) -> str:
     return entry(sym, i, j) if not isinstance(j, str) else f"{sym}_{{{i + 1}{j}}}"
 
 
-def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str,
-                 title: str = "Attention weights (softmax along each row)",
-                 formula: str = r"A = \operatorname{softmax}(S')", rows=None, cols=None,
-                 work_row: int | None = None, note: str = "", aid: bool = True,
-                 latex_name: str | None = "A", vector: bool = False, max_sym: str = "m",
-                 exp_grid: int | None = None, exp_span: int | None = 4) -> Matrix:
+# long: one softmax step with its worked lines in hand, grid and calculator mode
+def softmax_step(
+    p: Problem,
+    name: str,
+    S: Matrix,
+    value,
+    *,
+    sym: str,
+    src_sym: str,
+    title: str = "Attention weights (softmax along each row)",
+    formula: str = r"A = \operatorname{softmax}(S')",
+    rows=None,
+    cols=None,
+    work_row: int | None = None,
+    note: str = "",
+    aid: bool = True,
+    latex_name: str | None = "A",
+    vector: bool = False,
+    max_sym: str = "m",
+    exp_grid: int | None = None,
+    exp_span: int | None = 4,
+) -> Matrix:
     """Row-wise exact softmax (:func:`softmax_rows`); the work shows one row
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
@@ -200,7 +345,8 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
     sum_rel = "=" if values and chain is not None else "\\approx"  # a sum of the table's 4-place values is exact
     work = [
         f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j {power_of(src_j)} = " + join_terms([power_of_e(d, k) for k, d in shifted])
+        f"\\sum_j {power_of(src_j)} = "
+        + join_terms([power_of_e(d, k) for k, d in shifted])
         + (f" \\approx {join_terms(list(values.values()))}" if values else "")
         + f" {sum_rel} {total_shown}{terms_count(len(shifted))}",
     ]
@@ -213,15 +359,29 @@ def softmax_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: 
         exact_part = f"= {exact_tex} \\approx" if shown(p, W[i][j]) and not odd else "\\approx"
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
-        work.append(f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k {power_of(src_k)}}} "
-                    f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}")
+        work.append(
+            f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k {power_of(src_k)}}} "
+            f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}"
+        )
     if len(shifted) < shape(S)[1]:
         work.append(r"\text{masked entries: } e^{-\infty} = 0")
     work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
     if grid:  # the key is the chain: exponents read on the table's grid, so it is carried as such
         W = chain
-    p.add_step(name, W, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name, rounded=grid, drift=GRID_DRIFT)
+    p.add_step(
+        name,
+        W,
+        value,
+        title=title,
+        formula=formula,
+        work=work,
+        rows=rows,
+        cols=cols,
+        note=note,
+        latex_name=latex_name,
+        rounded=grid,
+        drift=GRID_DRIFT,
+    )
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
     if grid and aids_allowed(p):  # a file's wider scores: a longer table
@@ -290,8 +450,10 @@ def chain_of(p: Problem, M: Matrix) -> Matrix | None:
 
 def chain_product(A: Matrix, B: Matrix) -> Matrix:
     """``A B`` of chain values and exact rationals, rounded once to 4 places."""
-    return tuple(tuple(round_places(sum((Fraction(a) * Fraction(b) for a, b in zip(row, col)), Fraction(0)))
-                       for col in zip(*B)) for row in A)
+    return tuple(
+        tuple(round_places(sum((Fraction(a) * Fraction(b) for a, b in zip(row, col)), Fraction(0))) for col in zip(*B))
+        for row in A
+    )
 
 
 def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, span: int | None = 4) -> None:
@@ -329,8 +491,7 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
     if existing is not None:
         p.aids.remove(existing)
     vals = sorted(xs, reverse=True)
-    p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals),
-                      tuple(vals)))
+    p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals), tuple(vals)))
 
 
 GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0
@@ -362,11 +523,27 @@ def exp_grid(params: dict, needed, span: int = 4) -> list[Fraction]:
 EXP_AID = "Values of $e^x$ you may need"
 
 
-def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym: str,
-                      w_sym: str, v_sym: str, logits: Matrix | None = None,
-                      title: str = "Output (weighted sum of values)",
-                      formula: str = "Z = A V", rows=None, cols=None, note: str = "",
-                      latex_name: str | None = "Z", vector: bool = False, rounded: bool = False) -> Matrix:
+# long: one weighted-sum step with its worked lines in hand and calculator mode
+def weighted_sum_step(
+    p: Problem,
+    name: str,
+    W: Matrix,
+    V: Matrix,
+    value,
+    *,
+    sym: str,
+    w_sym: str,
+    v_sym: str,
+    logits: Matrix | None = None,
+    title: str = "Output (weighted sum of values)",
+    formula: str = "Z = A V",
+    rows=None,
+    cols=None,
+    note: str = "",
+    latex_name: str | None = "Z",
+    vector: bool = False,
+    rounded: bool = False,
+) -> Matrix:
     """``Z = A V`` exactly; the work shows one entry with decimals, in the row
     the softmax step worked (:func:`teaching_row`) and a column where it is
     not 0.  ``vector``: one row, written ``c_1 = sum_k alpha_k h_{k1}``.
@@ -382,48 +559,108 @@ def weighted_sum_step(p: Problem, name: str, W: Matrix, V: Matrix, value, *, sym
     Wc = chain_of(p, W)  # hand mode: the weights as the chain gave them, then Z from those
     Zc = chain_product(Wc, V) if Wc is not None and all(is_rational(x) for r in V for x in r) else None
     Ws = W if Zc is None else Wc
-    line = weighted_sum([Ws[i][k] for k in range(len(V))], [V[k][j] for k in range(len(V))],
-                        Z[i][j] if Zc is None else Zc[i][j],
-                        Ws is not W or any(st.rounded and st.exact == W for st in p.steps), calculator(p))
+    line = weighted_sum(
+        [Ws[i][k] for k in range(len(V))],
+        [V[k][j] for k in range(len(V))],
+        Z[i][j] if Zc is None else Zc[i][j],
+        Ws is not W or any(st.rounded and st.exact == W for st in p.steps),
+        calculator(p),
+    )
     work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
         work.append(f"{lhs} = {to_latex(Z[i][j])}")
     if rounded:  # weights carried from the e^x grid: the sum of the carried weights, rounded once
         Z = Zc if Zc is not None else Z
-    p.add_step(name, Z, value, title=title, formula=formula, work=work, rows=rows, cols=cols,
-               note=note, latex_name=latex_name, rounded=rounded, drift=GRID_DRIFT)
+    p.add_step(
+        name,
+        Z,
+        value,
+        title=title,
+        formula=formula,
+        work=work,
+        rows=rows,
+        cols=cols,
+        note=note,
+        latex_name=latex_name,
+        rounded=rounded,
+        drift=GRID_DRIFT,
+    )
     if Zc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z
 
 
-def scaled_dot_product(p: Problem, Q: Matrix, K: Matrix, V: Matrix, ref: dict, *,
-                    causal: bool = False, rows=None, cols=None, scores_note: str = "",
-                    output_note: str = "") -> Matrix:
+# long: the attention chain in the sheet's order: Q, K, V, scores, scaled, masked, weights, output
+def scaled_dot_product(
+    p: Problem,
+    Q: Matrix,
+    K: Matrix,
+    V: Matrix,
+    ref: dict,
+    *,
+    causal: bool = False,
+    rows=None,
+    cols=None,
+    scores_note: str = "",
+    output_note: str = "",
+) -> Matrix:
     """The steps ``scores``, ``scaled``, ``masked`` (causal only), ``weights``,
     ``output`` of scaled dot-product attention, checked against ``ref``
     (see :func:`np_attention`); ``rows`` label the queries, ``cols`` the keys.
     Returns the output matrix.
     """
     d_k = shape(K)[1]
-    S = product_step(p, "scores", Q, K, ref["scores"], transpose_b=True,
-                     title="Scores (query-key dot products)", formula=r"S = Q K^\top",
-                     sym="s", a_sym="q", b_sym="k", rows=rows, cols=cols, latex_name="S",
-                     note=scores_note)
-    S = scale_step(p, "scaled", S, d_k, ref["scaled"], title="Scaled scores",
-                   formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
-                   sym="s'", src_sym="s", rows=rows, cols=cols, latex_name="S'",
-                   note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
-                        r"not by $\sqrt{d_\mathrm{model}}$.")
+    S = product_step(
+        p,
+        "scores",
+        Q,
+        K,
+        ref["scores"],
+        transpose_b=True,
+        title="Scores (query-key dot products)",
+        formula=r"S = Q K^\top",
+        sym="s",
+        a_sym="q",
+        b_sym="k",
+        rows=rows,
+        cols=cols,
+        latex_name="S",
+        note=scores_note,
+    )
+    S = scale_step(
+        p,
+        "scaled",
+        S,
+        d_k,
+        ref["scaled"],
+        title="Scaled scores",
+        formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
+        sym="s'",
+        src_sym="s",
+        rows=rows,
+        cols=cols,
+        latex_name="S'",
+        note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
+        r"not by $\sqrt{d_\mathrm{model}}$.",
+    )
     src = "s'"
     if causal:
         S = mask_step(p, "masked", S, ref["masked"], sym="M", src_sym="s'", rows=rows, cols=cols)
         src = "M"
-    W = softmax_step(p, "weights", S, ref["weights"], sym=r"\alpha", src_sym=src,
-                     formula=r"A = \operatorname{softmax}(" + ("M" if causal else "S'") + ")",
-                     rows=rows, cols=cols)
-    return weighted_sum_step(p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v",
-                             logits=S, rows=rows, note=output_note)
+    W = softmax_step(
+        p,
+        "weights",
+        S,
+        ref["weights"],
+        sym=r"\alpha",
+        src_sym=src,
+        formula=r"A = \operatorname{softmax}(" + ("M" if causal else "S'") + ")",
+        rows=rows,
+        cols=cols,
+    )
+    return weighted_sum_step(
+        p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v", logits=S, rows=rows, note=output_note
+    )
 
 
 def extend_work(p: Problem, name: str, before: Sequence[str] = (), after: Sequence[str] = ()) -> None:
