@@ -116,7 +116,7 @@ def test_no_modules_import_each_other_in_a_circle():
 
 
 def test_no_function_is_longer_than_60_lines_without_a_reason_beside_it():
-    """A function a reader can hold is about a screen (STYLE.md): over 60 lines,
+    """A function a reader can hold is about a screen: over 60 lines,
     the comment right above its ``def`` says why (``# long: ...``), as ruff's C901
     and PLR0915 limits (pyproject.toml) are waived only with a reason."""
     found = []

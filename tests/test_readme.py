@@ -20,20 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-# Pages the other engineers of issue 29 write (marking, Moodle, QTI, the practice page
-# for a class, tables, notation): linked already, tolerated as missing until their
-# branches are merged -- this exact list and nothing else.
-PENDING = {
-    "docs/marking.md",
-    "docs/moodle.md",
-    "docs/moodle-responses.md",
-    "docs/qti.md",
-    "docs/practice-deploy.md",
-    "docs/tables.md",
-    "docs/notation.md",
-}
-
-
 def _console_blocks(section: str, text: str = README) -> list[str]:
     """The ```console blocks of one ``##``/``###`` section of a page (the README by default)."""
     m = re.search(rf"^#+ {re.escape(section)}\n(.*?)(?=^#+ |\Z)", text, re.S | re.M)
@@ -125,9 +111,6 @@ def test_every_relative_link_in_the_readme_and_docs_resolves():
                 continue
             path, _, anchor = target.partition("#")
             file = (page.parent / path).resolve() if path else page
-            name = file.relative_to(ROOT).as_posix()
-            if name in PENDING and not file.exists():
-                continue
             assert file.is_file(), f"{page.relative_to(ROOT)} links to {target}, which does not exist"
             if anchor:
                 assert anchor in _anchors(file), f"{page.relative_to(ROOT)} links to {target}: no such heading"
@@ -135,11 +118,10 @@ def test_every_relative_link_in_the_readme_and_docs_resolves():
     assert checked > 40
 
 
-def test_the_pending_pages_are_exactly_those_not_yet_merged_and_the_readme_links_them():
-    missing = {p for p in PENDING if not (ROOT / p).exists()}
+def test_the_readme_links_every_page_of_docs():
     links = set(re.findall(r"\]\((docs/[\w-]+\.md)", README))
-    assert missing <= links, "the README's 'Where next' links every topic page"
-    assert {"docs/lecturer.md", "docs/student.md", "docs/reference.md"} <= links
+    pages = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+    assert pages <= links, f"the README's 'Where next' links every page of docs/: {sorted(pages - links)}"
 
 
 def test_no_page_names_a_document_the_repository_does_not_have():
@@ -150,7 +132,7 @@ def test_no_page_names_a_document_the_repository_does_not_have():
         for name in set(re.findall(r"\b([A-Z][A-Z_]+\.md)\b", f.read_text(encoding="utf-8"))) - {"NAME.md"}:
             assert (ROOT / name).is_file(), f"{f.relative_to(ROOT)} names {name}, which the repository does not have"
         for name in re.findall(r"\b(docs/[\w-]+\.md)\b", f.read_text(encoding="utf-8")):
-            assert (ROOT / name).is_file() or name in PENDING, f"{f.relative_to(ROOT)} names {name}"
+            assert (ROOT / name).is_file(), f"{f.relative_to(ROOT)} names {name}"
 
 
 def test_the_readme_is_a_start():
