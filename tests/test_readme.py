@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
+
 def _console_blocks(section: str, text: str = README) -> list[str]:
     """The ```console blocks of one ``##``/``###`` section of a page (the README by default)."""
     m = re.search(rf"^#+ {re.escape(section)}\n(.*?)(?=^#+ |\Z)", text, re.S | re.M)
