@@ -200,11 +200,15 @@ def add_sqrt_aid(p: Problem, args, places: int) -> None:
         xs.update(old.values)
         p.aids.remove(old)
     vals = sorted(xs)
+    # one table, one number of places: 2.6530 beside 6.8838, not 2.653 (a carried value's 0)
     p.aids.append(
         Aid(
             SQRT_AID,
             tuple(
-                (rf"\sqrt{{{blocks.work_term(x)[0]}}}", decimal(blocks.round_exact(sqrt(x), places), places))
+                (
+                    rf"\sqrt{{{blocks.work_term(x, places=places)[0]}}}",
+                    decimal(blocks.round_exact(sqrt(x), places), places),
+                )
                 for x in vals
             ),
             tuple(vals),
