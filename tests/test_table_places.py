@@ -40,3 +40,53 @@ def test_a_carried_value_ending_in_0_keeps_its_places():
     args = [x for x, _ in aid.entries]
     assert r"\sqrt{2.6530}" in args and r"\sqrt{1.2500}" in args
     assert not any(re.search(r"\{\d+\.\d{1,3}\}", x) for x in args)
+
+
+# -- issue 29: a one-row answer grid with no row labels has no row label column
+
+
+def sheet_of(tmp_path, runner, cli, fmt: str) -> str:
+    out = tmp_path / fmt
+    r = runner.invoke(
+        cli, ["build", "find-the-mistake", "softmax-scaling", "next-token", "--format", fmt, "-o", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    return (out / f"worksheet.{fmt}").read_text(encoding="utf-8")
+
+
+def test_latex_one_row_grids_have_no_row_label_column(tmp_path, runner, cli):
+    tex = sheet_of(tmp_path, runner, cli, "tex")
+    grids = re.findall(r"\\begin\{tabular\}\{(l?\|\*\{\d+\}\{p\{\\gridcell\}\|\})\}\n(.*?)\\end\{tabular\}", tex, re.S)
+    assert grids
+    for spec, body in grids:
+        rows = [r for r in body.split("\n") if r.startswith(r"\answerbox")]
+        if len(rows) == 1:  # these kinds label no single row: a. and b., softmax-scaling, next-token
+            assert spec.startswith("|"), spec
+            assert not re.match(r"\\answerbox\s*\d", rows[0]), rows[0]
+            k = int(re.search(r"\*\{(\d+)\}", spec)[1])
+            assert rows[0].count("&") == k - 1  # as many cells as columns, none for a label
+            head = body.split("\n")[0]
+            assert head.startswith(r"\cline{1-") or head.count("&") == k - 1, head
+
+
+def test_latex_grids_with_several_rows_keep_their_labels():
+    from worksheet.render.base import Table
+    from worksheet.render.latex import LatexRenderer
+
+    two = LatexRenderer().empty_grid(Table([["", ""], ["", ""]]))
+    assert r"{l|*{2}" in two and r"\answerbox 1 &" in two and r"\answerbox 2 &" in two and r"\cline{2-3}" in two
+    named = LatexRenderer().empty_grid(Table([["", ""]], rows=["Je"]))
+    assert r"{l|*{2}" in named and r"\answerbox Je &" in named
+    one = LatexRenderer().empty_grid(Table([["", ""]]))
+    assert r"{|*{2}" in one and one.count("&") == 1 and r"\cline{1-2}" in one
+
+
+def test_html_one_row_grids_have_no_row_label_column(tmp_path, runner, cli):
+    html = sheet_of(tmp_path, runner, cli, "html")
+    grids = re.findall(r'<table class="grid">(.*?)</table>', html)
+    assert grids
+    for g in grids:
+        body = re.findall(r"<tr>(.*?)</tr>", g.split("<tbody>")[1])
+        if len(body) == 1:
+            assert "<th>" not in body[0], g  # no row label
+            assert "<th>1</th>" not in g and "<th></th>" not in g, g  # nor a head for it or a lone "1"

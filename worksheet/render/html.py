@@ -179,9 +179,11 @@ class HtmlRenderer(TemplateRenderer):
     def _table(t: Table, cell, css: str) -> str:
         head = [str(label_html(c)) for c in t.cols] if t.cols else [str(j + 1) for j in range(t.m)]
         br = css == "matrix"  # bracket columns left and right of the entries
-        numbered = not br or bool(t.rows)  # a matrix numbers no rows that have no labels
+        # a matrix numbers no rows that have no labels, nor does a one-row answer grid
+        numbered = bool(t.rows) or not (br or (css == "grid" and t.n == 1))
         out = [f'<table class="{css}">']
-        if not (br and not t.cols):  # a matrix has a head row only for its column labels
+        # a matrix has a head row only for its column labels; a one-cell box none for its column "1"
+        if t.cols or not (br or (not numbered and t.m == 1)):
             out.append("<thead><tr>" + ("<th></th>" if numbered else "") + ("<th></th>" if br else ""))
             out += [f"<th>{h}</th>" for h in head]
             out.append("<th></th></tr></thead>" if br else "</tr></thead>")

@@ -212,6 +212,8 @@ class LatexRenderer(TemplateRenderer):
         """Width (cm) of a step's answer grid as printed with 2 cm cells:
         the row labels (about 0.21 cm a character) and the cells."""
         n, m = s.shape
+        if not s.rows and n == 1:  # no row label column (empty_grid)
+            return self.CELL_CM * m
         labels = s.rows or [str(i + 1) for i in range(n)]
         return 0.21 * max(len(x) for x in labels) + 0.5 + self.CELL_CM * m
 
@@ -352,21 +354,19 @@ class LatexRenderer(TemplateRenderer):
         the other, so its cells stay wide enough to write in."""
         out = []
         blocks = col_blocks(t.m)
+        labelled = bool(t.rows) or t.n != 1  # a one-row grid with no labels of its own has no label column
         for a, b in blocks:
             k = b - a
-            head = (
-                " & ".join([""] + [_text_label(c) for c in t.cols[a:b]])
-                if t.cols
-                else " & ".join([""] + [str(j + 1) for j in range(a, b)])
-            )
+            heads = [_text_label(c) for c in t.cols[a:b]] if t.cols else [str(j + 1) for j in range(a, b)]
+            head = " & ".join([""] * labelled + heads)
             rows = [
-                " & ".join([r"\answerbox " + (_text_label(t.rows[i]) if t.rows else str(i + 1))] + [""] * k)
+                r"\answerbox " + " & ".join([_text_label(t.rows[i]) if t.rows else str(i + 1)] * labelled + [""] * k)
                 for i in range(t.n)
             ]
             # no head row of plain column numbers 1..m unless the grid is in blocks
-            top = (head + r" \\ \hline") if t.cols or len(blocks) > 1 else rf"\cline{{2-{k + 1}}}"
+            top = (head + r" \\ \hline") if t.cols or len(blocks) > 1 else rf"\cline{{{1 + labelled}-{k + labelled}}}"
             out.append(
-                f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{l|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
+                f"\\setgridcell{{{k}}}%\n\\begin{{tabular}}{{{'l' if labelled else ''}|*{{{k}}}{{p{{\\gridcell}}|}}}}\n"
                 + top
                 + "\n"
                 + (" \\\\ \\hline\n".join(rows))
