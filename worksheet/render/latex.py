@@ -139,7 +139,7 @@ class LatexRenderer(TemplateRenderer):
 
     def __init__(self, templates=None):
         super().__init__(templates)
-        self.env.filters.update(step_rows=self.step_rows, room=self.room)
+        self.env.filters.update(step_rows=self.step_rows, room=self.room, write_breaks=self.write_breaks)
 
     # -- page layout ----------------------------------------------------------
     LINE_CM = 16.8  # the line of an A4 page with 2 cm margins (17 cm), less a little
@@ -218,6 +218,16 @@ class LatexRenderer(TemplateRenderer):
         return 0.21 * max(len(x) for x in labels) + 0.5 + self.CELL_CM * m
 
     @staticmethod
+    def write_breaks(s) -> list[int]:
+        """Where the page may break among a written step's ruled lines on the sheet (before
+        line k, 0-based): with 4 or more lines, anywhere that leaves 2 with the heading and
+        2 for the next page; such a step is no unbreakable box (it may start a page's last
+        few cm, find-the-mistake's corrections under a. and b.)."""
+        if not s.is_written or s.lines < 4:
+            return []
+        return list(range(2, s.lines - 1))
+
+    @staticmethod
     def room(s, key: bool) -> str:
         """Space a step needs below its heading (for \\needspace, so that a
         heading is never the last line of a page), in cm: its grid, or its
@@ -226,8 +236,8 @@ class LatexRenderer(TemplateRenderer):
         template that still does."""
         if key:
             return "5"
-        if s.is_written:
-            return "%.1f" % (0.8 * s.lines + 1.2)
+        if s.is_written:  # the heading and the lines it keeps (all of them, or up to the first break)
+            return "%.1f" % (0.8 * min([s.lines] + LatexRenderer.write_breaks(s)) + 1.2)
         return "%.1f" % (len(col_blocks(s.shape[1])) * (1.3 * s.shape[0] + 0.8) + 0.9)
 
     def label(self, s: str) -> str:

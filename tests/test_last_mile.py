@@ -1,6 +1,6 @@
-"""Issue 29: every decimal in one printed table has the same number of places.
+"""Issue 29, the last mile of the printed pages.
 
-A block's table of square roots lists carried values (4 places) as arguments; one that
+Every decimal in one printed table has the same number of places: a block's table of square roots lists carried values (4 places) as arguments; one that
 happens to end in 0 still prints its 4 places (``\\sqrt{2.6530}``, not ``\\sqrt{2.653}``
 beside ``\\sqrt{6.8838}``), as do the sums such as 1.25 (``\\sqrt{1.2500}``)."""
 
@@ -11,6 +11,7 @@ import re
 import pytest
 
 from block_util import generator
+from pdf_util import pdf_text, require_latex
 from worksheet.kinds import decoder_block, encoder_block
 from worksheet.kinds.layer_norm import SQRT_AID
 
@@ -90,3 +91,31 @@ def test_html_one_row_grids_have_no_row_label_column(tmp_path, runner, cli):
         if len(body) == 1:
             assert "<th>" not in body[0], g  # no row label
             assert "<th>1</th>" not in g and "<th></th>" not in g, g  # nor a head for it or a lone "1"
+
+
+# -- issue 29: find-the-mistake's corrections may break across the page, after a. and b.
+
+
+def test_ruled_lines_may_break_leaving_two_on_each_side():
+    from worksheet.render.latex import LatexRenderer
+    from worksheet.solution.problem import Problem
+
+    p = Problem("k", "T", {})
+    breaks = {
+        n: LatexRenderer.write_breaks(p.add_written(f"w{n}", title="t", answer="a", lines=n)) for n in range(1, 9)
+    }
+    assert breaks == {1: [], 2: [], 3: [], 4: [2], 5: [2, 3], 6: [2, 3, 4], 7: [2, 3, 4, 5], 8: [2, 3, 4, 5, 6]}
+    # what a breakable step keeps with its heading: 2 lines, not all of them
+    assert float(LatexRenderer.room(p.steps[5], key=False)) < float(LatexRenderer.room(p.steps[2], key=False))
+
+
+def test_find_the_mistake_fills_page_1_with_a_b_and_the_start_of_c(tmp_path, runner, cli):
+    require_latex()
+    r = runner.invoke(cli, ["build", "find-the-mistake", "--format", "pdf,tex", "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    tex = (tmp_path / "worksheet.tex").read_text(encoding="utf-8")
+    lines = tex.split(r"\stephead{c. The corrected steps}")[1].split(r"\variantmark")[0].split()[1:]
+    assert lines == [r"\writeline"] * 2 + [r"\writebreak", r"\writeline"] * 3 + [r"\writeline", r"\par"]
+    first, *rest = pdf_text(tmp_path / "worksheet.pdf").split("\f")
+    for heading in ("a. The first wrong step", "b. The mistake", "c. The corrected steps"):
+        assert heading in first, heading  # not all three on page 2 under an empty third of page 1
