@@ -1,6 +1,7 @@
 """MathML for the HTML key: the printer over the exact tree
-(worksheet.exact.mathml), the cached piecewise conversion of LaTeX formulas
-(worksheet.render.html), and user text that never becomes markup."""
+(worksheet.exact.mathml), formulas printed from the maths tree
+(worksheet.render.formulas; the tree itself: test_maths_tree.py), and user
+text that never becomes markup."""
 
 from __future__ import annotations
 
@@ -141,7 +142,7 @@ def test_the_html_key_prints_matrices_from_the_exact_values():
     assert 'xmlns="' not in page  # HTML puts <math> in the MathML namespace itself
 
 
-# ---------------------------------------------------------------- the cached converter
+# ---------------------------------------------------------------- every formula the kinds make
 
 
 def every_formula() -> set[str]:
@@ -170,41 +171,6 @@ def every_formula() -> set[str]:
             texts.update(t.split("$")[1::2])
     texts.discard("")
     return texts
-
-
-def test_pieces_convert_to_what_the_whole_converts_to():
-    """The cached piecewise conversion is the converter's own output for
-    every formula the project makes."""
-    formulas = every_formula()
-    assert len(formulas) > 500
-    for latex in sorted(formulas):
-        skeleton, _ = h.take_texts(latex)
-        assert h.convert_inner(skeleton) == h._latex2mathml(skeleton), latex
-
-
-@pytest.mark.parametrize(
-    "latex",
-    [
-        r"s_{12} = 1 \cdot 0 + 2 \cdot (-1) = -2",
-        r"\frac{1}{4}\left((0 - (-2))^2 + (1 - 2)^2\right)",
-        r"\alpha_{12} = \frac{e^{-\frac{1}{2}}}{1 + e^{-\frac{1}{2}} + e^{-3}} \approx 0.3706",
-        r"\left( a \right) \left(\frac{1}{2}\right)",
-        r"x^{2} y_{i}",
-        r"\sqrt{d_k} = 2",
-        r"-1.5 + 0.25",
-        r"z = \begin{bmatrix} \frac{1}{2} & -3 \\ 0.5 & x_{1} \end{bmatrix}",
-        r"((-0.25) - 1)^2 + (0.5 - 1)^2",
-    ],
-)
-def test_pieces_of_typical_lines_match_the_whole(latex):
-    assert h.convert_inner(latex) == h._latex2mathml(latex)
-
-
-def test_a_formula_that_switches_style_or_aligns_converts_whole():
-    assert h.pieces(r"\displaystyle a b") is None and h.pieces(r"a & b") is None
-    assert h.pieces(r"z = \begin{bmatrix} 1 & 2 \end{bmatrix}") == ["z", "=", r"\begin{bmatrix} 1 & 2 \end{bmatrix}"]
-    assert h.pieces(r"a = \frac{1}{2} b") == ["a", "=", r"\frac{1}{2}", "b"]
-    assert h.pieces(r"\left( a + b \right) c") == [r"\left( a + b \right)", "c"]
 
 
 def test_maths_is_mathml_for_every_kind_with_no_fallback():
@@ -339,71 +305,6 @@ def test_prose_is_escaped_text_or_allowed_maths(s):
     assert "<" not in body and ">" not in re.sub(r"&gt;", "", body)
     for m in re.findall(r"<math[^>]*>.*?</math>", out, flags=re.S):
         assert {e.tag for e in element(m).iter()} <= MATHML_TAGS
-
-
-TOKENS = [
-    "a",
-    "x",
-    "1",
-    "12",
-    "-2",
-    "0.25",
-    "(",
-    ")",
-    "(-1)",
-    r"\frac{1}{2}",
-    r"\frac{a}{1 + b}",
-    "e^{-1}",
-    r"e^{-\frac{1}{2}}",
-    "x_{1}",
-    r"\alpha_{1k}",
-    r"\sqrt{3}",
-    r"\sqrt{1 + 0}",
-    "+",
-    "-",
-    "=",
-    r"\cdot",
-    r"\approx",
-    r"\left(",
-    r"\right)",
-    "^2",
-    "_{i}",
-    "'",
-    r"\sum_k",
-    r"\max_j",
-    r"\,",
-    r"\quad",
-    " ",
-    " ",
-    r"\begin{bmatrix} 1 & -2 \\ 0.5 & x \end{bmatrix}",
-    r"\text{tok}",
-    ",",
-    r"\sin\left(1\right)",
-    "s'_{13}",
-    "W^Q_{:,2}",
-    r"\hat{x}_{12}",
-    r"\mathrm{PE}_{1,2}",
-    r"\{",
-    r"\}",
-    r"\infty",
-    "k^{(1)}_{12}",
-    "{b_1}_{2}",
-]
-
-
-@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12))
-@example(["(", "(-1)", ")", "^2"])
-@example([r"\frac{1}{2}", r"\left(", "a", "+", "1", r"\right)"])
-def test_any_formula_of_these_pieces_converts_as_the_converter_does(tokens):
-    """The piecewise assembly never differs from converting the whole, on
-    formulas made of the shapes it knows and their neighbours."""
-    latex = "".join(tokens) if len(tokens) % 2 else " ".join(tokens)
-    skeleton, _ = h.take_texts(latex)
-    try:
-        whole = h._latex2mathml(skeleton)
-    except Exception:  # noqa: BLE001 - the converter itself refuses it: nothing to compare
-        return
-    assert h.convert_inner(skeleton) == whole, latex
 
 
 def test_a_decimal_table_prints_numbers_with_a_minus_and_labels_as_text():

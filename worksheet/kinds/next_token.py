@@ -260,7 +260,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((vocab[best],),),
         np.array([[float(best)]]),
         title="Prediction (greedy: the most probable token)",
-        formula=r"\hat{y} = \operatorname{arg}\max_j \, p_j",  # latex2mathml leaves \arg as text
+        formula=r"\hat{y} = \operatorname{arg}\max_j \, p_j",
         work=work,
         note=note,
         cols=("next token",),

@@ -7,17 +7,15 @@ from:
 * **Exact values** (the matrices of a key, the given inputs) are printed
   straight from the exact tree by :data:`worksheet.exact.mathml.to_mathml`:
   display-size fractions, a proper minus, matrices in stretchy brackets.
-* **Formulas and worked lines** are LaTeX strings; they are converted by
-  ``latex2mathml`` (:func:`mathml`), cached: a whole line by its text, and
-  its top-level pieces (``\frac{1}{3}``, ``s_{12}``, ``=``) by theirs, so a
-  new worked line costs only its few new pieces.
-* **User text** (titles, labels, tokens) never goes through the converter:
-  in HTML it is escaped by Jinja's autoescape; inside a formula each
-  ``\text{...}`` is taken out before the conversion and put back as an
-  ``<mtext>`` of the escaped characters (:func:`take_texts`).  So a label
-  ``<mtr>`` shows as ``<mtr>`` everywhere and is never markup, whatever tags
-  the converter knows; the maths allow-list (:mod:`worksheet.safetext`)
-  decides only which TeX commands a user formula may use.
+* **Formulas and worked lines** are maths trees printed by the MathML
+  printer (:mod:`worksheet.solution.maths.mathml`, through :func:`mathml`),
+  cached by formula.
+* **User text** (titles, labels, tokens): in HTML it is escaped by Jinja's
+  autoescape; inside a formula it is a text leaf, which the printer writes
+  as an ``<mtext>`` of its escaped characters.  So a label ``<mtr>`` shows as
+  ``<mtr>`` everywhere and is never markup; the maths allow-list
+  (:mod:`worksheet.policy.safetext`) decides which TeX commands a user
+  formula may use.
 """
 
 from __future__ import annotations
@@ -33,18 +31,10 @@ from ..exact import NegInf
 from ..exact import mathml as ml
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, _shared, col_blocks
-from .formulas import (  # noqa: F401  (re-exported: the converter's names, as before the split)
-    _CELL,
-    _MATH,
-    FALLBACKS,
-    _latex2mathml,
-    convert_inner,
-    formula_inner,
-    mathml,
-    pieces,
-    strip_unsafe,
-    take_texts,
-)
+from .formulas import FALLBACKS, formula_inner, mathml  # noqa: F401  (FALLBACKS: read by tests)
+
+_CELL = '<math displaystyle="true">'  # a matrix entry in a table cell: fractions display size
+_MATH = {False: "<math>", True: '<math display="block">'}  # inline is what <math> is
 
 
 # -- cells of matrices: exact values and labels, no LaTeX -------------------

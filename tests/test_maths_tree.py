@@ -1,0 +1,219 @@
+"""The maths tree (worksheet.solution.maths): every formula and worked line
+that the kinds write reads into a tree; the three printers (LaTeX, MathML,
+plain text) print every node; LaTeX printed from a tree reads back to the
+same tree; user text is a text leaf that no printer turns into structure;
+reading is bounded in time and memory."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from worksheet.solution.maths import (
+    MathsError,
+    Row,
+    Text,
+    read_latex,
+    substitute,
+    to_latex_text,
+    to_mathml_inner,
+    to_text,
+    walk,
+)
+from worksheet.solution.maths import nodes
+from worksheet.solution.maths.latex import LatexPrinter
+from worksheet.solution.maths.mathml import MathMLPrinter
+from worksheet.solution.maths.reading import MAX_CHARS, MAX_DEPTH
+from worksheet.solution.maths.plain import TextPrinter
+
+from test_mathml import MATHML_TAGS, every_formula
+
+FORMULAS = sorted(every_formula())
+
+
+def mathml_tags(inner: str) -> set[str]:
+    """The tags of the MathML, which must parse as XML."""
+    return {e.tag for e in ET.fromstring(f"<math>{inner}</math>").iter()}
+
+
+def test_every_printer_prints_every_node():
+    kinds = [
+        c for c in vars(nodes).values() if isinstance(c, type) and issubclass(c, nodes.Node) and c is not nodes.Node
+    ]
+    assert len(kinds) >= 18
+    for printer in (LatexPrinter, MathMLPrinter, TextPrinter):
+        missing = [k.__name__ for k in kinds if not hasattr(printer, "_print_" + k.__name__)]
+        assert not missing, (printer.__name__, missing)
+
+
+def test_every_formula_the_kinds_write_reads_into_a_tree():
+    assert len(FORMULAS) > 1000
+    for latex in FORMULAS:
+        read_latex(latex)  # raises MathsError if not
+
+
+def test_latex_printed_from_a_tree_reads_back_to_the_same_tree():
+    for latex in FORMULAS:
+        tree = read_latex(latex)
+        assert read_latex(to_latex_text(tree)) == tree, latex
+
+
+def test_every_formula_is_well_formed_mathml_of_mathml_tags_only():
+    for latex in FORMULAS:
+        assert mathml_tags(to_mathml_inner(read_latex(latex))) <= MATHML_TAGS, latex
+
+
+def test_plain_text_has_no_dollar_and_no_backslash():
+    for latex in FORMULAS:
+        text = to_text(read_latex(latex))
+        assert "\\\\" not in text and "$" not in text and text.strip() == text, latex
+        assert not re.search(r"[{}]", text) or "\\\\{" in latex, (latex, text)
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"\alpha_{12} = \frac{e^{0}}{e^{0} + e^{-1}} \approx 0.7311", "α₁₂ = e⁰/(e⁰ + e⁻¹) ≈ 0.7311"),
+        (r"S = Q K^\top", "S = Q Kᵀ"),
+        (r"S' = \frac{S}{\sqrt{d_k}}", "S′ = S/√dₖ"),
+        (r"A = \operatorname{softmax}(S')", "A = softmax(S′)"),
+        (r"m_{1} = \max_j s_{1j} = 3", "m₁ = maxⱼ s₁ⱼ = 3"),
+        (r"h_{1,2} = o_{1,2} \tanh(c_{1,2}) \to 0.63", "h_(1,2) = o_(1,2) tanh(c_(1,2)) → 0.63"),
+        (r"k_{11} = 1 \cdot (-1) + 2 \cdot 0 = -1", "k₁₁ = 1 ⋅ (−1) + 2 ⋅ 0 = −1"),
+        (r"z = \begin{bmatrix} 40 & 56 \end{bmatrix}", "z = [40, 56]"),
+        (r"\hat{y} = \operatorname{arg}\max_j \, p_j", "ŷ = arg maxⱼ pⱼ"),
+    ],
+)
+def test_plain_text_reads_like_maths(latex, text):
+    assert to_text(read_latex(latex)) == text
+
+
+def test_renaming_a_symbol_is_substitution_on_its_nodes():
+    tree = read_latex(r"s_{12} = q_1 \cdot k_2 \quad \text{(s is a score)}")
+    s, t = nodes.Ident("s"), nodes.Ident("t")
+    renamed = substitute(tree, lambda n: t if n == s else None)
+    assert to_latex_text(renamed) == r"t_{12} = q_1 \cdot k_2 \quad \text{(s is a score)}"  # words keep their s
+    assert s not in list(walk(renamed)) and t in list(walk(renamed))
+
+
+# ---------------------------------------------------------------- user text is a leaf
+
+LABEL = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30)
+
+
+@given(LABEL)
+@example("<mtr>")
+@example("\\text{x}")
+@example("}{\\frac")
+@example("a_b^c & 50%")
+def test_a_text_leaf_is_its_own_characters_in_every_printer(s):
+    tree = Row((nodes.Ident("x"), nodes.Rel("="), Text(s)))
+    assert read_latex(to_latex_text(tree)) == tree  # LaTeX escapes it, and reading gives the characters back
+    inner = to_mathml_inner(tree)
+    mtexts = [e for e in ET.fromstring(f"<math>{inner}</math>").iter() if e.tag == "mtext"]
+    assert (
+        len(mtexts) == 1
+        and (mtexts[0].text or "").replace("\u00a0", " ") == s.replace("\u00a0", " ")
+        and len(mtexts[0]) == 0
+    )
+    assert to_text(tree).endswith(s.strip())
+
+
+# ---------------------------------------------------------------- bounded and strict
+
+
+def test_reading_is_bounded():
+    with pytest.raises(MathsError, match="nested"):
+        read_latex("{" * (MAX_DEPTH + 5) + "x" + "}" * (MAX_DEPTH + 5))
+    with pytest.raises(MathsError, match="characters"):
+        read_latex("x" * (MAX_CHARS + 1))
+
+
+@pytest.mark.parametrize(
+    "latex",
+    [
+        r"\href{javascript:x}{y}",
+        r"\input{/etc/passwd}",
+        r"\frac{1}",
+        r"\left( x",
+        "x_{1",
+        "a & b",
+        r"\begin{tabular} x \end{tabular}",
+        "x^1^2",
+        "@",
+    ],
+)
+def test_what_we_do_not_print_is_refused_with_its_place(latex):
+    with pytest.raises(MathsError, match="character"):
+        read_latex(latex)
+
+
+TOKENS = [
+    "a",
+    "x",
+    "1",
+    "12",
+    "-2",
+    "0.25",
+    "(",
+    ")",
+    "(-1)",
+    r"\frac{1}{2}",
+    r"\frac{a}{1 + b}",
+    "e^{-1}",
+    r"e^{-\frac{1}{2}}",
+    "x_{1}",
+    r"\alpha_{1k}",
+    r"\sqrt{3}",
+    r"\sqrt{1 + 0}",
+    "+",
+    "-",
+    "=",
+    r"\cdot",
+    r"\approx",
+    r"\left(",
+    r"\right)",
+    "^2",
+    "_{i}",
+    "'",
+    r"\sum_k",
+    r"\max_j",
+    r"\,",
+    r"\quad",
+    " ",
+    " ",
+    r"\begin{bmatrix} 1 & -2 \\ 0.5 & x \end{bmatrix}",
+    r"\text{tok}",
+    ",",
+    r"\sin\left(1\right)",
+    "s'_{13}",
+    "W^Q_{:,2}",
+    r"\hat{x}_{12}",
+    r"\mathrm{PE}_{1,2}",
+    r"\{",
+    r"\}",
+    r"\infty",
+    "k^{(1)}_{12}",
+    "{b_1}_{2}",
+]
+
+
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12))
+@example(["(", "(-1)", ")", "^2"])
+@example([r"\frac{1}{2}", r"\left(", "a", "+", "1", r"\right)"])
+def test_any_formula_of_these_pieces_reads_and_prints_in_every_format(tokens):
+    """A formula made of the shapes the kinds write, in any order: it is
+    refused with a MathsError, or it prints as well-formed MathML, as LaTeX
+    that reads back to it, and as text with no backslash."""
+    latex = "".join(tokens) if len(tokens) % 2 else " ".join(tokens)
+    try:
+        tree = read_latex(latex)
+    except MathsError:
+        return
+    assert mathml_tags(to_mathml_inner(tree)) <= MATHML_TAGS
+    assert read_latex(to_latex_text(tree)) == tree
+    assert "\\" not in to_text(tree)

@@ -1,0 +1,136 @@
+r"""LaTeX of a maths tree: the sheets, keys and PDF, and the JSON's
+``formula``.  Symbols are written with their commands (``\alpha``,
+``\cdot``), scripts in braces, a text leaf as ``\text{...}`` with every
+character that LaTeX would read as markup escaped
+(:func:`worksheet.solution.number_format.text_escape`).  Reading what it
+prints gives the same tree (:func:`worksheet.solution.maths.reading.read_latex`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ...exact import to_latex
+from ..number_format import text_escape
+from .nodes import Ident, Node, Prime, Row, Script, Space
+from .printer import Printer
+from .reading import ACCENTS, GREEK_LETTERS, OPERATORS, RELATIONS, SPACES, SYMBOLS
+
+__all__ = ["LatexPrinter", "to_latex_text"]
+
+
+def _reverse(table: dict) -> dict:
+    out: dict = {}
+    for command, symbol in table.items():
+        out.setdefault(symbol, command)
+    return out
+
+
+_COMMAND = {
+    **_reverse(GREEK_LETTERS),
+    **_reverse(SYMBOLS),
+    **{s: c for s, c in _reverse(OPERATORS).items() if c.isalpha()},
+    **_reverse(RELATIONS),
+}
+_COMMAND.update({"…": "dots", "|": "vert", "‖": "Vert", "⋅": "cdot", "→": "to", "≤": "le", "≥": "ge", "≠": "ne"})
+_PLAIN = {"\u2212": "-", "<": "<", ">": ">", "{": "\\{", "}": "\\}", "=": "=", "(": "(", ")": ")"}
+_SPACE = {em: c for c, em in SPACES.items()}
+_ACCENT = {a: c for c, a in ACCENTS.items() if c not in ("overline",)}
+_NAMED = frozenset("exp log ln sin cos tan tanh max min arg det lim sup inf".split())
+
+
+def _symbol(s: str) -> str:
+    if s in _PLAIN:
+        return _PLAIN[s]
+    c = _COMMAND.get(s)
+    return f"\\{c}" if c else s
+
+
+class LatexPrinter(Printer):
+    def _print_Row(self, node: Row) -> str:
+        return " ".join("{" + self(it) + "}" if type(it) is Row else self(it) for it in node.items)
+
+    def group(self, node: Node) -> str:
+        s = self(node)
+        return s if len(s) == 1 and s.isalnum() else "{" + s + "}"
+
+    def _print_Ident(self, node: Ident) -> str:
+        s = _symbol(node.name)
+        return f"\\mathrm{{{s}}}" if node.upright else s
+
+    def _print_Num(self, node) -> str:
+        return node.text
+
+    def _print_Value(self, node) -> str:
+        return to_latex(node.value)
+
+    def _print_Op(self, node) -> str:
+        return _symbol(node.symbol)
+
+    def _print_Rel(self, node) -> str:
+        return _symbol(node.symbol)
+
+    def _print_Named(self, node) -> str:
+        return f"\\{node.name}" if node.name in _NAMED else f"\\operatorname{{{node.name}}}"
+
+    def _print_BigOp(self, node) -> str:
+        return {"∑": "\\sum", "∏": "\\prod"}[node.symbol]
+
+    def _print_Space(self, node: Space) -> str:
+        c = _SPACE[node.em]
+        return f"\\{c}"
+
+    def _print_Text(self, node) -> str:
+        return f"\\text{{{text_escape(node.text)}}}"
+
+    def _print_Prime(self, node: Prime) -> str:
+        return "'" * node.count
+
+    def _print_Middle(self, node) -> str:
+        return f"\\middle{_delim(node.symbol)}"
+
+    def _print_Script(self, node: Script) -> str:
+        base = self(node.base)
+        if type(node.base) in (Script, Row):
+            base = "{" + base + "}"
+        out = base
+        if type(node.sup) is Prime:
+            out += self(node.sup)
+        if node.sub is not None:
+            out += "_" + self.group(node.sub)
+        if node.sup is not None and type(node.sup) is not Prime:
+            out += "^" + self.group(node.sup)
+        return out
+
+    def _print_Frac(self, node) -> str:
+        return f"\\frac{{{self(node.num)}}}{{{self(node.den)}}}"
+
+    def _print_Sqrt(self, node) -> str:
+        return f"\\sqrt{{{self(node.body)}}}"
+
+    def _print_Accent(self, node) -> str:
+        return f"\\{_ACCENT[node.accent]}{{{self(node.body)}}}"
+
+    def _print_Fence(self, node) -> str:
+        return f"\\left{_delim(node.open)} {self(node.body)} \\right{_delim(node.close)}"
+
+    def _print_Table(self, node) -> str:
+        body = " \\\\ ".join(" & ".join(self(c) for c in cells) for cells in node.rows)
+        return f"\\begin{{{node.kind}}} {body} \\end{{{node.kind}}}"
+
+
+def _delim(s: str) -> str:
+    if not s:
+        return "."
+    if s in "()[]|/":
+        return s
+    return {"{": "\\{", "}": "\\}"}.get(s) or "\\" + _COMMAND.get(s, "vert")
+
+
+_PRINTER = LatexPrinter()
+
+
+@lru_cache(maxsize=8192)
+def to_latex_text(node: Node) -> str:
+    """The LaTeX of a formula."""
+    return _PRINTER(node)

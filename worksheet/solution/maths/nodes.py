@@ -1,0 +1,252 @@
+"""The nodes of a formula or worked line.
+
+A formula is a :class:`Row` of atoms, as it is read left to right:
+symbols (:class:`Ident`), numbers (:class:`Num`, or an exact value as
+:class:`Value`), operators and relations (:class:`Op`, :class:`Rel`),
+named operators (:class:`Named`: ``softmax``, ``max``, ``tanh``), big
+operators (:class:`BigOp`: ``∑``), and the structures that hold rows:
+:class:`Script` (sub- and superscripts, primes), :class:`Frac`,
+:class:`Sqrt`, :class:`Fence` (``\\left( ... \\right)``), :class:`Accent`,
+:class:`Table` (a bracketed matrix or cases).  :class:`Text` holds words,
+a user's label among them: the one leaf each printer escapes.
+
+Nodes are frozen and hashable, so a printer may cache by node, and equal
+formulas are equal trees.  Symbols are Unicode (``α``, ``Θ``, ``⋯``), so
+MathML and plain text need no table; the LaTeX printer maps them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from ...policy.errors import WorksheetError
+
+__all__ = [
+    "MathsError",
+    "Node",
+    "Row",
+    "Ident",
+    "Num",
+    "Value",
+    "Op",
+    "Rel",
+    "Named",
+    "BigOp",
+    "Script",
+    "Prime",
+    "Frac",
+    "Sqrt",
+    "Fence",
+    "Middle",
+    "Accent",
+    "Space",
+    "Text",
+    "Table",
+    "row",
+    "substitute",
+    "walk",
+]
+
+
+class MathsError(WorksheetError, ValueError):
+    """A formula that cannot be read (a command we do not print, an unclosed group)."""
+
+
+class Node:
+    """Base of every node."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Row(Node):
+    """Atoms side by side (a formula, a script, a numerator)."""
+
+    items: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Ident(Node):
+    """A symbol: a letter (``S``), a Greek letter (``α``), a word set upright
+    (``head``, ``PE``: ``upright``), or a symbol such as ``∞``, ``⊤``, ``⋯``."""
+
+    name: str
+    upright: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Num(Node):
+    """Digits as printed: ``12``, ``0.25`` (a sign is an :class:`Op` before it)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Value(Node):
+    """An exact value of :mod:`worksheet.exact`, printed by each format's
+    exact-value printer."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Op(Node):
+    """A binary operator or punctuation: ``+``, ``−`` (U+2212), ``⋅``, ``×``,
+    ``⊙``, ``/``, ``,``, ``;``, ``:``, ``!``, and the plain brackets
+    ``( ) [ ] { } | ‖`` that are not a :class:`Fence`."""
+
+    symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rel(Node):
+    """A relation: ``=``, ``≈``, ``≤``, ``≥``, ``<``, ``>``, ``≠``, ``→``, ``∈``, ..."""
+
+    symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Named(Node):
+    """A named operator, set upright and spaced like TeX's ``\\mathop``:
+    ``softmax``, ``max``, ``exp``, ``tanh``."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BigOp(Node):
+    """A big operator: ``∑``, ``∏`` (its limits are a :class:`Script`)."""
+
+    symbol: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prime(Node):
+    """The primes of ``S'`` (``count`` of them), a superscript of a :class:`Script`."""
+
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Script(Node):
+    """``base`` with a subscript and/or a superscript (a :class:`Prime` for ``S'``)."""
+
+    base: Node
+    sub: Node | None = None
+    sup: Node | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frac(Node):
+    num: Node
+    den: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Sqrt(Node):
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Fence(Node):
+    """Brackets sized to their content (``\\left( ... \\right)``); ``""`` is no bracket."""
+
+    open: str
+    body: Node
+    close: str
+
+
+@dataclass(frozen=True, slots=True)
+class Middle(Node):
+    """A bar between the two sides of a :class:`Fence` (``\\middle|``)."""
+
+    symbol: str = "|"
+
+
+@dataclass(frozen=True, slots=True)
+class Accent(Node):
+    """``body`` under an accent: ``^`` (hat), ``¯`` (bar), ``~`` (tilde), ``→`` (vec), ``˙`` (dot)."""
+
+    body: Node
+    accent: str
+
+
+@dataclass(frozen=True, slots=True)
+class Space(Node):
+    """A space in ems: thin (1/6), medium (2/9), thick (5/18), a word space
+    (1/4), a quad (1), or a negative thin one (-1/6)."""
+
+    em: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text(Node):
+    """Words inside a formula, shown as their own characters in every format
+    (a label a user typed among them): never markup."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Node):
+    """A bracketed matrix (``kind="bmatrix"``) or the cases of a definition
+    (``kind="cases"``): rows of cells."""
+
+    rows: tuple[tuple[Node, ...], ...]
+    kind: str = "bmatrix"
+
+
+def row(*items: Node) -> Row:
+    """A :class:`Row` of the items, each :class:`Row` among them spliced in."""
+    out: list[Node] = []
+    for it in items:
+        out.extend(it.items if type(it) is Row else (it,))
+    return Row(tuple(out))
+
+
+_CHILDREN = {
+    Row: ("items",),
+    Script: ("base", "sub", "sup"),
+    Frac: ("num", "den"),
+    Sqrt: ("body",),
+    Fence: ("body",),
+    Accent: ("body",),
+}
+
+
+def walk(node: Node):
+    """Every node of the tree, parents before their children."""
+    yield node
+    if type(node) is Table:
+        for cells in node.rows:
+            for c in cells:
+                yield from walk(c)
+        return
+    for name in _CHILDREN.get(type(node), ()):
+        child = getattr(node, name)
+        if name == "items":
+            for c in child:
+                yield from walk(c)
+        elif child is not None:
+            yield from walk(child)
+
+
+def substitute(node: Node, change: Callable[[Node], Node | None]) -> Node:
+    """The tree with each node for which ``change`` gives a node replaced by
+    it (its children are not visited): renaming a symbol is
+    ``substitute(tree, lambda n: new if n == old else None)``."""
+    new = change(node)
+    if new is not None:
+        return new
+    kind = type(node)
+    if kind is Row:
+        return Row(tuple(substitute(c, change) for c in node.items))
+    if kind is Table:
+        return Table(tuple(tuple(substitute(c, change) for c in cells) for cells in node.rows), node.kind)
+    names = _CHILDREN.get(kind)
+    if not names:
+        return node
+    return replace(
+        node, **{n: None if getattr(node, n) is None else substitute(getattr(node, n), change) for n in names}
+    )
