@@ -12,8 +12,8 @@ from functools import lru_cache
 
 from ...exact import to_latex
 from ..number_format import text_escape
-from .nodes import Ident, Node, Prime, Row, Script, Space
-from .printer import Printer
+from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Op, Prime, Row, Script, Space
+from .printer import Printer, is_sign
 from .reading import ACCENTS, GREEK_LETTERS, OPERATORS, RELATIONS, SPACES, SYMBOLS
 
 __all__ = ["LatexPrinter", "to_latex_text"]
@@ -47,12 +47,29 @@ def _symbol(s: str) -> str:
 
 
 class LatexPrinter(Printer):
-    def _print_Row(self, node: Row) -> str:
-        return " ".join("{" + self(it) + "}" if type(it) is Row else self(it) for it in node.items)
+    """LaTeX as the kinds write it: one space between atoms, none inside
+    brackets, after a sign, before a comma, inside a script, or between an
+    operator's name and its parenthesis."""
 
-    def group(self, node: Node) -> str:
-        s = self(node)
-        return s if len(s) == 1 and s.isalnum() else "{" + s + "}"
+    def __init__(self, in_script: bool = False):
+        self.in_script = in_script
+
+    def _print_Row(self, node: Row) -> str:
+        items = node.items
+        out = ""
+        for k, it in enumerate(items):
+            piece = "{" + self(it) + "}" if type(it) is Row else self(it)
+            if k and _space_before(items, k, self.in_script):
+                out += " "
+            out += piece
+        return out
+
+    def group(self, node: Node, bare_digit: bool = False) -> str:
+        """A script's argument: a single letter bare (``d_k``), a digit bare in a
+        power (``x^2``), else in braces (``x_{1}``, ``s_{12}``)."""
+        s = _SCRIPT(node)
+        bare = len(s) == 1 and (s.isalpha() or (bare_digit and s.isdigit()))
+        return s if bare or s in ("\\top", "\\prime") else "{" + s + "}"
 
     def _print_Ident(self, node: Ident) -> str:
         s = _symbol(node.name)
@@ -90,16 +107,20 @@ class LatexPrinter(Printer):
         return f"\\middle{_delim(node.symbol)}"
 
     def _print_Script(self, node: Script) -> str:
+        """Superscript first (``m^{(1)}_{11}``, ``W^O_{:,1}``), as the kinds write it; a prime at its base."""
         base = self(node.base)
         if type(node.base) in (Script, Row):
             base = "{" + base + "}"
+        if type(node.base) is BigOp:  # \sum_{j=1}^{4}
+            sub = "" if node.sub is None else "_" + self.group(node.sub)
+            return base + sub + ("" if node.sup is None else "^" + self.group(node.sup))
         out = base
         if type(node.sup) is Prime:
             out += self(node.sup)
+        elif node.sup is not None:
+            out += "^" + self.group(node.sup, bare_digit=True)
         if node.sub is not None:
             out += "_" + self.group(node.sub)
-        if node.sup is not None and type(node.sup) is not Prime:
-            out += "^" + self.group(node.sup)
         return out
 
     def _print_Frac(self, node) -> str:
@@ -112,7 +133,7 @@ class LatexPrinter(Printer):
         return f"\\{_ACCENT[node.accent]}{{{self(node.body)}}}"
 
     def _print_Fence(self, node) -> str:
-        return f"\\left{_delim(node.open)} {self(node.body)} \\right{_delim(node.close)}"
+        return f"\\left{_delim(node.open)}{self(node.body)}\\right{_delim(node.close)}"
 
     def _print_Table(self, node) -> str:
         body = " \\\\ ".join(" & ".join(self(c) for c in cells) for cells in node.rows)
@@ -127,7 +148,28 @@ def _delim(s: str) -> str:
     return {"{": "\\{", "}": "\\}"}.get(s) or "\\" + _COMMAND.get(s, "vert")
 
 
+def _space_before(items: tuple, k: int, in_script: bool) -> bool:
+    """Is there a space between ``items[k - 1]`` and ``items[k]``?"""
+    before, it = items[k - 1], items[k]
+    kb, ki = type(before), type(it)
+    if in_script:
+        return False  # s_{1,2}, ^{[1]}, ^{(c,1)}, \sum_{j=1}
+    if kb is Op and (before.symbol in "([{" or (before.symbol in "\u2212+" and is_sign(items, k - 1))):
+        return False  # (x, -1
+    core = it
+    while type(core) is Script:
+        core = core.base
+    if type(core) is Op and core.symbol in ")]},":
+        return False  # x), x, (x - 1)^2
+    if ki is Fence and kb in (Named, Frac, Script, Ident):
+        return False  # \sin\left(1\right), \frac{1}{4}\left(...\right)
+    if ki is Op and it.symbol == "(" and (kb is Named or (kb is Script and type(before.base) is Named)):
+        return False  # \tanh(x)
+    return True
+
+
 _PRINTER = LatexPrinter()
+_SCRIPT = LatexPrinter(in_script=True)
 
 
 @lru_cache(maxsize=8192)
