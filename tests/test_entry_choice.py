@@ -72,7 +72,7 @@ def _forced(p, k: int, line: str, step) -> bool:
     if RELU_CLIP.search(line):  # ReLU shows a clipped entry on purpose, beside a positive one when there is one
         pre = p.steps[k - 1].exact
         has_pos = any(sign(x) > 0 for row in pre for x in row)
-        return not has_pos or any(not RELU_CLIP.search(w) and "\\max(0," in w for w in step.work)
+        return not has_pos or any(not RELU_CLIP.search(w) and "\\max(0," in w for w in map(str, step.work))
     if r"e^{-\infty} = 0" in line:  # the rule for masked entries, not an entry
         return True
     if ROW_MAX.match(line):
@@ -87,7 +87,7 @@ def _audit(kind: str, options: dict, numbers: str) -> list[str]:
             for k, step in enumerate(p.steps):
                 if kind == "softmax-scaling" and step.name == "softmax_raw":
                     continue  # the raw scores saturate the softmax: weights of 0.0000 are the lesson
-                for line in step.work:
+                for line in map(str, step.work):
                     trivial = (
                         (ZERO_RESULT.search(line) and not _forced(p, k, line, step))
                         or ADDS_ZERO.search(line)
@@ -160,7 +160,7 @@ def test_carried_steps_show_what_the_chain_gives(kind):
     for seed in SEEDS:
         for s, table in _carried_lines(kind, seed):
             shown = {decimal(x, 4) for row in table for x in row if not isinstance(x, NegInf)}
-            for line in s.work:
+            for line in map(str, s.work):
                 ends_rounded = re.search(r"\\approx -?\d+\.\d{4}\s*$", line)
                 if re.search(
                     r"(?<!\\approx )(?<![\d.(])-?\d+\.0000(?!\d)", line

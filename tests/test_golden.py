@@ -39,5 +39,5 @@ def test_worked_lines_never_repeat_a_side(numbers):
         for p in doc.problems:
             for s in p.steps:
                 for line in s.work:
-                    sides = line.split(" = ")
+                    sides = str(line).split(" = ")
                     assert all(a != b for a, b in zip(sides, sides[1:])), f"{p.kind}.{s.name}: {line}"

@@ -276,7 +276,7 @@ def test_cross_attention_names_its_own_matrices_and_no_symbol_is_undefined():
     defined = {part: {f[n].split(" = ")[0] for n in f if n.startswith(part)} for part in ("self.", "cross.")}
     assert defined["self."] & defined["cross."] == set(), defined
     assert f["norm1.residual"] == "R_1 = X + O" and f["norm2.residual"] == "R_2 = Y_1 + O_c"
-    assert f["norm3.residual"] == "R_3 = Y_2 + O_f" and f["ffn.hidden_pre"] == "U' = Y_2 W_1 + b_1"
+    assert f["norm3.residual"] == "R_3 = Y_2 + O_f" and f["ffn.hidden_pre"] == "U' = Y_2 W_{1} + b_{1}"
     for s in p.steps:  # no undefined F anywhere, and one head is not "concatenated"
         assert " F" not in s.formula and "+ F" not in " ".join(s.work), s.name
     assert "concatenate" not in p.step("self.concat").title.lower().replace("nothing to concatenate", "")

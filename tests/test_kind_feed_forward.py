@@ -67,7 +67,7 @@ def test_hand_mode_has_a_negative_pre_activation_and_integers(seed, n, d, d_ff):
     for s in p.steps:
         assert s.integral, s.name
     assert (p.step("hidden").value >= 0).all()
-    relu_work = p.step("hidden").work[0]
+    relu_work = str(p.step("hidden").work[0])
     assert r"\max(0, -" in relu_work and relu_work.endswith("= 0")  # a negative entry, worked
 
 

@@ -246,7 +246,7 @@ def test_default_hand_problems_work_a_row_with_different_weights(seed):
 
 def test_long_sums_of_the_layer_kinds_are_elided_with_their_count():
     ffn = problem("feed-forward", 1, d_model=11, numbers="calculator")
-    line = ffn.step("hidden_pre").work[0]
+    line = str(ffn.step("hidden_pre").work[0])
     assert r"\dots" in line and r"(\text{12 terms})" in line  # 11 products and the bias
     ln = problem("layer-norm", 1, d_model=12, numbers="calculator")
     for line in (ln.step("mean").work[0], ln.step("variance").work[-1]):

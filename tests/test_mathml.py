@@ -19,6 +19,7 @@ from worksheet.build import build_document
 from worksheet.exact import NEG_INF, exp, power, sqrt, tanh
 from worksheet.exact.mathml import MINUS, entry, matrix, number, text, to_mathml
 from worksheet.render import get
+from worksheet.solution.maths import as_latex
 from worksheet.render import html as h
 
 MATHML_TAGS = {
@@ -147,15 +148,16 @@ def test_the_html_key_prints_matrices_from_the_exact_values():
 
 def every_formula() -> set[str]:
     """Every formula, worked line, symbol and prose formula that the kinds
-    make (both number modes, two seeds) and the conventions state."""
+    make (both number modes, two seeds) and the conventions state, as LaTeX
+    (a tree printed)."""
     texts: set[str] = set()
     for name in kinds.names():
         for numbers in ("hand", "calculator"):
             for seed in (1, 2):
                 for p in build_document([name], seed=seed, options={"numbers": numbers}).problems:
                     for s in p.steps:
-                        texts.update([s.formula, *s.work, s.symbol])
-                    texts.update(q.symbol for q in p.inputs.values())
+                        texts.update(as_latex(x) for x in [s.formula, *s.work, s.symbol])
+                    texts.update(as_latex(q.symbol) for q in p.inputs.values())
                     texts.update(f"{arg} \\approx {val}" for a in p.aids for arg, val in a.entries)
                     for t in [
                         p.title,

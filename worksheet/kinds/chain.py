@@ -39,6 +39,7 @@ import numpy as np
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
+from ..solution.maths import as_latex
 from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, verify
 from ..solution.step_ref import StepRef
@@ -67,7 +68,7 @@ class Chain(blocks.Carry):
 _FRACTION = re.compile(r"\\frac\{(\d+)\}\{(\d+)\}")
 
 
-def decimal_latex(text: str) -> str:
+def decimal_latex(text) -> str:
     """Carried values in a worked line as the decimals the student writes:
     ``\\frac{12889}{10000}`` becomes ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
@@ -81,7 +82,7 @@ def decimal_latex(text: str) -> str:
         digits = str(q.numerator * (10**places // q.denominator)).rjust(places + 1, "0")
         return digits[:-places] + "." + digits[-places:]
 
-    return _FRACTION.sub(decimal, text)
+    return _FRACTION.sub(decimal, as_latex(text))
 
 
 class Drift(Exception):
@@ -175,7 +176,11 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
     return own + inputs + (symbol("F", sublayer[0]), entry("f", sublayer[1]))
 
 
-def renamed(text: str, symbols) -> str:
+def renamed(text, symbols) -> str:
+    """``text`` (prose, LaTeX or a tree, printed) with the part's symbols renamed.
+    (A bridge: renaming becomes substitution on symbol nodes once the blocks'
+    parts all write trees, issue 26.)"""
+    text = as_latex(text)
     for pattern, repl in symbols:
         text = re.sub(pattern, repl, text)
     return text

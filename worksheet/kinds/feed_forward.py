@@ -34,14 +34,18 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..exact import to_float
+from ..solution.maths import Node
+from ..solution.maths import build as m
+from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 from . import screen
 
 TITLE = "Position-wise feed-forward network"
 CONVENTIONS = (cv.TOKEN_ROWS, cv.FFN, cv.EXACT)
-HP = "h'"  # entry letter of the pre-activations
+HP = m.sym("h", prime=1)  # entry letter of the pre-activations
 INPUTS = ("X", "W_1", "b_1", "W_2", "b_2")
 
 
@@ -142,38 +146,22 @@ def _terms(A: Matrix, W: Matrix, i: int, j: int) -> int:
     return sum(1 for a, r in zip(A[i], W) if a != 0 and r[j] != 0)
 
 
-def _bias_entry(b_sym: str, j: int) -> str:
-    """Entry j of a bias vector: ``b_{1,4}`` for ``{b_1}`` (the bias's own index, then the
-    entry's; ``{b_1}_{4}`` would read as b_14), ``b_{4}`` for ``b``."""
-    inner = b_sym.strip("{}")
-    if "_" in inner:
-        letter, sub = inner.split("_", 1)
-        return f"{letter}_{{{sub.strip('{}')},{j + 1}}}"
-    return f"{inner}_{{{j + 1}}}"
-
-
 def _affine_work(
-    sym: str,
-    a_sym: str,
-    w_sym: str,
-    b_sym: str,
-    A: Matrix,
-    W: Matrix,
-    b: Matrix,
-    C: Matrix,
-    at: tuple[int, int],
-    places: int | None = None,
-) -> str:
+    sym, a: str, layer: int, A: Matrix, W: Matrix, b: Matrix, C: Matrix, at: tuple[int, int], places=None
+) -> Node:
+    """``h'_{12} = x_{1} ⋅ {W_1}_{:,2} + b_{1,2} = ...``: one entry of ``A W_layer + b_layer``
+    (the bias's own index, then the entry's: ``{b_1}_{2}`` would read as b_12)."""
     i, j = at
-    return blocks.dot_work(
-        rf"{blocks.entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \cdot {w_sym}_{{:,{j + 1}}} "
-        rf"+ {_bias_entry(b_sym, j)}",
-        A[i],
-        [r[j] for r in W],
-        C[i][j],
-        plus=b[0][j],
-        places=places,
+    lhs = line(
+        lines.entry(sym, i, j),
+        "=",
+        m.sym(a, sub=i + 1),
+        "⋅",
+        m.sym(m.sym("W", sub=layer), sub=f":,{j + 1}"),
+        "+",
+        m.sym("b", sub=f"{layer},{j + 1}"),
     )
+    return lines.dot_work(lhs, A[i], [r[j] for r in W], C[i][j], plus=b[0][j], places=places)
 
 
 # long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
@@ -220,10 +208,10 @@ def solve(
         Hp,
         carried("hidden_pre"),
         title="Pre-activations (first linear map)",
-        formula="H' = X W_1 + b_1",
-        work=[_affine_work("h'", "x", "{W_1}", "{b_1}", X, W_1, b_1, Hp, at, places())],
+        formula=line(m.sym("H", prime=1), "=", m.sym("X"), m.sym("W", sub=1), "+", m.sym("b", sub=1)),
+        work=[_affine_work(HP, "x", 1, X, W_1, b_1, Hp, at, places())],
         rows=tokens,
-        latex_name="H'",
+        latex_name=m.sym("H", prime=1),
         note="The bias $b_1$ is added to every row (every token).",
     )
     Hp = after(p.steps[-1].exact)
@@ -233,9 +221,14 @@ def solve(
     neg = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) < 0]
     pos = [(i, j) for i in range(n) for j in range(d_ff) if to_float(Hp[i][j]) > 0]
     work = [
-        rf"{blocks.entry('h', i, j)} = \max(0, {blocks.entry(HP, i, j)}) = "
-        rf"\max(0, {blocks.work_term(Hp[i][j], places=places())[0].strip('()')}) "
-        rf"{blocks.work_result(H[i][j], places=places())}"
+        line(
+            lines.entry("h", i, j),
+            "=",
+            m.call("max", 0, lines.entry(HP, i, j)),
+            "=",
+            m.call("max", 0, lines.unwrapped(lines.work_term(Hp[i][j], places=places())[0])),
+            lines.work_result(H[i][j], places=places()),
+        )
         for i, j in (neg[:1] + pos[:1])
     ]
     p.add_step(
@@ -243,10 +236,10 @@ def solve(
         H,
         carried("hidden", hidden_pre=Hp),
         title="ReLU",
-        formula=r"H = \max(0, H')",
+        formula=line(m.sym("H"), "=", m.call("max", 0, m.sym("H", prime=1))),
         work=work,
         rows=tokens,
-        latex_name="H",
+        latex_name=m.sym("H"),
         note="ReLU acts on $X W_1 + b_1$ (after the bias), entry by entry; negative entries become 0.",
     )
     H = after(p.steps[-1].exact)
@@ -258,10 +251,10 @@ def solve(
         O,
         carried("output", hidden=H),
         title="Output (second linear map)",
-        formula="O = H W_2 + b_2",
-        work=[_affine_work("o", "h", "{W_2}", "{b_2}", H, W_2, b_2, O, blocks.busiest_entry(H, W_2), places())],
+        formula=line(m.sym("O"), "=", m.sym("H"), m.sym("W", sub=2), "+", m.sym("b", sub=2)),
+        work=[_affine_work("o", "h", 2, H, W_2, b_2, O, blocks.busiest_entry(H, W_2), places())],
         rows=tokens,
-        latex_name="O",
+        latex_name=m.sym("O"),
         note="No ReLU after the second layer.",
     )
     after(O)

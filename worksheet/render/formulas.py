@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from markupsafe import escape
 
-from ..solution.maths import MathsError, mathml_formula, read_latex, to_mathml_inner
+from ..solution.maths import Maths, MathsError, as_tree, mathml_formula, to_mathml_inner
 
 __all__ = ["mathml", "formula_inner", "FALLBACKS", "THIN"]
 
@@ -21,12 +21,12 @@ THIN = "0.1667em"  # the thin space of a named operator beside an ordinary symbo
 
 
 @lru_cache(maxsize=8192)
-def mathml(latex: str, display: bool = False) -> str:
-    """MathML of a LaTeX formula (cached by its text); the escaped LaTeX in
+def mathml(latex: Maths, display: bool = False) -> str:
+    """MathML of a formula, a tree or LaTeX (cached); the escaped LaTeX in
     ``<code>`` if it cannot be read (tests assert that never happens for
     what the kinds write)."""
     try:
-        return mathml_formula(read_latex(latex), display)
+        return mathml_formula(as_tree(latex), display)
     except MathsError:
         FALLBACKS.append(latex)
         return f'<code class="tex">{escape(latex)}</code>'
@@ -36,6 +36,6 @@ FALLBACKS: list[str] = []  # LaTeX that could not be read (tests assert it stays
 
 
 @lru_cache(maxsize=8192)
-def formula_inner(latex: str) -> str:
-    """The MathML (inside ``<math>``) of a LaTeX formula."""
-    return to_mathml_inner(read_latex(latex))
+def formula_inner(latex: Maths) -> str:
+    """The MathML (inside ``<math>``) of a formula, a tree or LaTeX."""
+    return to_mathml_inner(as_tree(latex))

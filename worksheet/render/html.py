@@ -29,6 +29,7 @@ from markupsafe import Markup, escape
 from ..solution import number_format as fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
+from ..solution.maths import as_latex
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, _shared, col_blocks
 from .formulas import FALLBACKS, formula_inner, mathml  # noqa: F401  (FALLBACKS: read by tests)
@@ -196,7 +197,8 @@ class HtmlRenderer(TemplateRenderer):
         """A display formula in a div; a long one (a worked sum) is marked
         ``long``/``longer`` so that print CSS sets it smaller instead of
         cutting it off (a printed page has no scrollbar)."""
-        size = "" if len(latex) < 110 else " long" if len(latex) < 200 else " longer"
+        n = len(as_latex(latex))
+        size = "" if n < 110 else " long" if n < 200 else " longer"
         return Markup(f'<div class="display{size}">{mathml(latex, True)}</div>')
 
     def text(self, s: str) -> Markup:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ..policy.errors import WorksheetError
 from ..solution.document import Document
+from ..solution.maths import as_latex
 from ..exact import to_float, to_str
 from ..solution.problem import Problem, Quantity, Step
 from .artefacts import Artefact, Format
@@ -107,11 +108,11 @@ def add_mistakes(steps: list[dict], found: dict) -> None:
 def step(s: Step, unrounded: dict | None = None) -> dict:
     """A step; a step carried rounded (``"rounded": true``) has as ``value`` the
     unrounded computation (docs/reference.md), its ``exact`` the carried value."""
-    out = {"name": s.name, "title": s.title, "formula": s.formula, **quantity(s)}
+    out = {"name": s.name, "title": s.title, "formula": as_latex(s.formula), **quantity(s)}
     if s.rounded and unrounded and s.name in unrounded:
         out["value"] = _floats(unrounded[s.name], s) or out["value"]
     if s.work:
-        out["work"] = list(s.work)
+        out["work"] = [as_latex(w) for w in s.work]
     if s.rounded:
         out["rounded"] = True
     if s.written:

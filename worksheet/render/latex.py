@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..solution.maths import as_latex
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
@@ -385,12 +386,13 @@ class LatexRenderer(TemplateRenderer):
         # blocks as paragraphs: a tall grid may go on over a page break
         return "\n\n\\vspace{6pt}\n".join(out)
 
-    def math(self, latex: str) -> str:
-        return f"${latex}$"
+    def math(self, latex) -> str:
+        return f"${as_latex(latex)}$"
 
     def display(self, latex: str) -> str:
         """A displayed formula (\\fitline): too wide for the line even at 85%,
         TeX breaks it into lines, in the breakable form of :func:`breakable`."""
+        latex = as_latex(latex)
         alt = breakable(latex)
         # the optional argument in braces: it may hold a "]"
         return rf"\[ \fitline[{{{alt}}}]{{{latex}}} \]" if alt != latex else rf"\[ \fitline{{{latex}}} \]"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..solution.maths import as_latex
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, col_blocks, is_number
 
@@ -68,11 +69,11 @@ class MarkdownRenderer(TemplateRenderer):
     def empty_grid(self, t: Table) -> str:
         return self.table(Table([[_BLANK] * t.m for _ in range(t.n)], t.rows, t.cols), math=False)
 
-    def math(self, latex: str) -> str:
-        return f"${no_tags(latex)}$"
+    def math(self, latex) -> str:
+        return f"${no_tags(as_latex(latex))}$"
 
-    def display(self, latex: str) -> str:
-        return f"$$\n{no_tags(latex)}\n$$"
+    def display(self, latex) -> str:
+        return f"$$\n{no_tags(as_latex(latex))}\n$$"
 
     def label(self, s: str) -> str:
         """A row or column label: text, or maths for a :class:`MathLabel`."""

@@ -106,6 +106,7 @@ from markupsafe import Markup, escape
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
+from ..solution.maths import as_latex
 from ..solution.problem import MathLabel, Problem, Step
 from .artefacts import Artefact
 from .base import Table, TemplateRenderer, prose_parts
@@ -292,7 +293,7 @@ class MoodleRenderer(TemplateRenderer):
         return Markup("\n").join(rows)
 
     def math(self, latex: str) -> Markup:
-        return Markup(no_field(no_legacy(str(escape(r"\(" + str(latex) + r"\)")))))
+        return Markup(no_field(no_legacy(str(escape(r"\(" + as_latex(latex) + r"\)")))))
 
     def display(self, latex: str) -> Markup:
         return self.math(latex)

@@ -10,16 +10,36 @@ per output).
 * :mod:`.reading` -- the LaTeX that kinds still write, read into a tree.
 
 A printer never parses another printer's output: every format prints the tree.
+
+A formula in the model (:class:`~worksheet.solution.problem.Step`'s
+``formula``, ``work`` and ``latex_name``) is :data:`~.nodes.Maths`: a tree,
+or LaTeX from a kind that still writes strings.  :func:`as_tree` and
+:func:`as_latex` give either form of either, so a renderer does not care
+which it got.
 """
 
 from .latex import to_latex_text
 from .mathml import formula as mathml_formula
 from .mathml import to_mathml_inner
-from .nodes import MathsError, Node, Row, Text, substitute, walk
-from .reading import read_latex
+from .nodes import Maths, MathsError, Node, Row, Text, substitute, walk
 from .plain import to_text
+from .reading import read_latex
+
+
+def as_tree(x: Maths) -> Node:
+    """The tree of a formula (LaTeX is read, see :mod:`.reading`)."""
+    return x if isinstance(x, Node) else read_latex(x)
+
+
+def as_latex(x: Maths) -> str:
+    """The LaTeX of a formula (a tree is printed)."""
+    return to_latex_text(x) if isinstance(x, Node) else x
+
 
 __all__ = [
+    "Maths",
+    "as_tree",
+    "as_latex",
     "MathsError",
     "Node",
     "Row",

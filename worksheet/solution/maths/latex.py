@@ -152,8 +152,8 @@ def _space_before(items: tuple, k: int, in_script: bool) -> bool:
     """Is there a space between ``items[k - 1]`` and ``items[k]``?"""
     before, it = items[k - 1], items[k]
     kb, ki = type(before), type(it)
-    if in_script:
-        return False  # s_{1,2}, ^{[1]}, ^{(c,1)}, \sum_{j=1}
+    if in_script:  # s_{1,2}, ^{[1]}, ^{(c,1)}, \sum_{j=1}; but e^{s_{1k} - m_{1}}
+        return _binary(items, k) or _binary(items, k - 1)
     if kb is Op and (before.symbol in "([{" or (before.symbol in "\u2212+" and is_sign(items, k - 1))):
         return False  # (x, -1
     core = it
@@ -168,6 +168,12 @@ def _space_before(items: tuple, k: int, in_script: bool) -> bool:
     return True
 
 
+def _binary(items: tuple, k: int) -> bool:
+    """Is ``items[k]`` a binary plus or minus (not a sign)?"""
+    it = items[k]
+    return type(it) is Op and it.symbol in "\u2212+" and not is_sign(items, k)
+
+
 _PRINTER = LatexPrinter()
 _SCRIPT = LatexPrinter(in_script=True)
 
@@ -176,3 +182,6 @@ _SCRIPT = LatexPrinter(in_script=True)
 def to_latex_text(node: Node) -> str:
     """The LaTeX of a formula."""
     return _PRINTER(node)
+
+
+Node.__str__ = to_latex_text  # str(node) is its LaTeX (see Node)

@@ -46,6 +46,7 @@ __all__ = [
     "row",
     "substitute",
     "walk",
+    "Maths",
 ]
 
 
@@ -54,9 +55,14 @@ class MathsError(WorksheetError, ValueError):
 
 
 class Node:
-    """Base of every node."""
+    """Base of every node.  ``str(node)`` is its LaTeX (the text the model's
+    formulas have always had, e.g. the JSON's ``"formula"``), as sympy's
+    ``str`` of an expression is its printer's: :mod:`.latex` installs it,
+    so that this module imports no printer."""
 
     __slots__ = ()
+
+    # __str__ (the LaTeX printer) is set by .latex, which imports this module
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +70,9 @@ class Row(Node):
     """Atoms side by side (a formula, a script, a numerator)."""
 
     items: tuple[Node, ...] = ()
+
+    def __bool__(self) -> bool:  # an empty formula is no formula (``{% if s.formula %}``)
+        return bool(self.items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +204,9 @@ class Table(Node):
 
     rows: tuple[tuple[Node, ...], ...]
     kind: str = "bmatrix"
+
+
+Maths = Node | str  # a formula in the model: a tree, or (the kinds not yet moved to trees) LaTeX
 
 
 def row(*items: Node) -> Row:

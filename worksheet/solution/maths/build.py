@@ -1,0 +1,215 @@
+r"""Constructors for formulas and worked lines, so that a kind writes a tree
+as easily as it wrote LaTeX::
+
+    eq(entry("s", 0, 1), dot(q, k), Value(x))       # s_{12} = 1 ⋅ 0 + 2 ⋅ 1 = 2
+    line(sym("A"), "=", call("softmax", sym("S", prime=1)))
+
+* :func:`sym` -- a symbol with scripts: ``sym("W", sup="Q")``, ``sym("alpha", sub=(1, 2))``,
+  ``sym("S", prime=1)``, ``sym("head", sub=1, upright=True)``;
+* :func:`entry` -- entry (i, j) of a matrix, 0-based: ``entry("s", 0, 1)`` is ``s_{12}``
+  (``s_{10,2}`` past 9);
+* :func:`number` -- a number as printed: a string of digits (``"-0.25"``), an
+  exact value (:class:`~.nodes.Value`), an int;
+* :func:`line` -- atoms side by side; a string among them is a relation or
+  an operator (``"="``, ``"≈"``, ``"+"``, ``"⋅"``);
+* :func:`eq`, :func:`approx_eq` -- sides joined by ``=`` / ``≈``;
+* :func:`join` -- terms joined by an operator;
+* :func:`paren`, :func:`frac`, :func:`sqrt`, :func:`power`, :func:`call`, :func:`text`,
+  :func:`quad`.
+
+Words inside a formula are :func:`text` (a :class:`~.nodes.Text` leaf):
+a user's label goes in there and nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .nodes import BigOp, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Text, Value, row
+from .reading import GREEK_LETTERS
+
+__all__ = [
+    "sym",
+    "entry",
+    "indices",
+    "number",
+    "line",
+    "eq",
+    "approx_eq",
+    "join",
+    "paren",
+    "frac",
+    "sqrt",
+    "power",
+    "call",
+    "text",
+    "quad",
+    "total",
+    "atom",
+]
+
+RELATIONS = frozenset("=≈≤≥<>≠→∈")
+OPERATORS = frozenset("+−⋅×⊙/,;:|")
+_ASCII = {"-": "\u2212", "*": "⋅", "~": "≈", "<=": "≤", ">=": "≥", "->": "→"}
+
+
+def _ident(name: str, upright: bool = False) -> Ident:
+    return Ident(GREEK_LETTERS.get(name, name), upright)
+
+
+def atom(x) -> Node:
+    """A node from a node, an int, an exact value or a number's digits."""
+    if isinstance(x, Node):
+        return x
+    if isinstance(x, (int, str)):
+        return number(x)
+    return Value(x)
+
+
+def _script(x) -> Node | None:
+    """A script from a node, an int, a string (``"ij"``, ``":,1"``, ``"(1)"``) or a tuple of them."""
+    if x is None or isinstance(x, Node):
+        return x
+    if isinstance(x, int):
+        return Num(str(x))
+    if isinstance(x, tuple):
+        return indices(*x)
+    items: list[Node] = []
+    for c in str(x):
+        if c.isdigit():
+            if items and type(items[-1]) is Num:
+                items[-1] = Num(items[-1].text + c)
+                continue
+            items.append(Num(c))
+        elif c.isalpha():
+            items.append(_ident(c))
+        elif c == "-":
+            items.append(Op("\u2212"))
+        else:
+            items.append(Op(c))
+    return items[0] if len(items) == 1 else Row(tuple(items))
+
+
+def indices(*xs) -> Node:
+    """Indices side by side (``12``), or with commas when one passes 9 (``10,2``) or is not a number."""
+    parts = [_script(x) for x in xs]
+    plain = all(type(p) is Num and len(p.text) == 1 for p in parts)
+    if plain:
+        return Num("".join(p.text for p in parts))
+    out: list[Node] = []
+    for k, p in enumerate(parts):
+        if k:
+            out.append(Op(","))
+        out.append(p)
+    return Row(tuple(out))
+
+
+def sym(name: str | Node, sub=None, sup=None, *, prime: int = 0, upright: bool = False) -> Node:
+    """A symbol with scripts: ``sym("alpha", sub=(1, 2))`` is α₁₂; a Greek name
+    is its letter; ``prime``: S′; ``upright``: a word such as head."""
+    base = name if isinstance(name, Node) else _ident(name, upright or (len(name) > 1 and name not in GREEK_LETTERS))
+    sup_node = Prime(prime) if prime else _script(sup)
+    if prime and sup is not None:  # s'^{(1)}: the primed symbol in braces, then its superscript
+        base, sup_node = Script(base, None, Prime(prime)), _script(sup)
+    sub_node = _script(sub)
+    if sub_node is None and sup_node is None:
+        return base
+    return Script(base, sub_node, sup_node)
+
+
+def entry(name: str | Node, i: int, j: int | None = None) -> Node:
+    """Entry (i, j) of a matrix, 0-based: ``s_{12}``; of a vector (``j`` None): ``s_{1}``."""
+    base = name if isinstance(name, Node) else sym(name)
+    if type(base) is Row and len(base.items) == 1:
+        base = base.items[0]
+    sub = Num(str(i + 1)) if j is None else indices(i + 1, j + 1)
+    if type(base) is Script and base.sub is None:  # h' or W^O: the entry's index joins the symbol's scripts
+        return Script(base.base, sub, base.sup)
+    return Script(base, sub)
+
+
+def number(x) -> Node:
+    """A number's digits (``"0.25"``, ``"-1"``, an int) as printed, with its sign."""
+    s = str(x)
+    if s.startswith("-"):
+        return Row((Op("\u2212"), Num(s[1:])))
+    return Num(s)
+
+
+def _piece(x) -> Node | list[Node]:
+    if isinstance(x, str):
+        s = _ASCII.get(x, x)
+        if s in RELATIONS:
+            return Rel(s)
+        if s in OPERATORS:
+            return Op(s)
+        return number(s)
+    return atom(x)
+
+
+def line(*items) -> Row:
+    """Atoms side by side; a string is a relation (``"="``, ``"≈"``), an operator
+    (``"+"``, ``"-"``, ``"*"`` for ⋅) or a number's digits.  Rows are spliced in."""
+    return row(*(_piece(x) for x in items))
+
+
+def join(terms: Iterable, op: str = "+") -> Row:
+    """The terms joined by an operator."""
+    out: list = []
+    for k, t in enumerate(terms):
+        if k:
+            out.append(op)
+        out.append(t)
+    return line(*out)
+
+
+def eq(*sides) -> Row:
+    """``a = b = c``."""
+    return join(sides, "=")
+
+
+def approx_eq(*sides) -> Row:
+    """``a ≈ b ≈ c``."""
+    return join(sides, "≈")
+
+
+def paren(x) -> Row:
+    """``(x)``, in parentheses of the text size."""
+    return row(Op("("), atom(x), Op(")"))
+
+
+def frac(num, den) -> Frac:
+    return Frac(atom(num), atom(den))
+
+
+def sqrt(x) -> Sqrt:
+    return Sqrt(atom(x))
+
+
+def power(base, exponent) -> Script:
+    """``base^exponent`` (``power("e", x)`` is e^x)."""
+    b = _ident(base) if isinstance(base, str) and not base.lstrip("-").replace(".", "").isdigit() else atom(base)
+    return Script(b, None, atom(exponent) if not isinstance(exponent, str) else _script(exponent))
+
+
+def call(name: str, *args, sub=None) -> Row:
+    """A named operator applied: ``softmax(S′)``, ``max_j(...)``; ``tanh``, ``exp``, ... are TeX's own."""
+    op: Node = Named(name)
+    if sub is not None:
+        op = Script(op, _script(sub))
+    return row(op, paren(join(args, ",")) if len(args) != 1 else paren(args[0]))
+
+
+def total(sub=None, sup=None) -> Node:
+    """The summation sign, with its limits: ``total("k")`` is ∑ₖ."""
+    op = BigOp("∑")
+    return op if sub is None and sup is None else Script(op, _script(sub), _script(sup))
+
+
+def text(words: str) -> Text:
+    """Words in a formula (a label a user typed among them): always text."""
+    return Text(str(words))
+
+
+def quad() -> Space:
+    return Space("1em")
