@@ -87,18 +87,16 @@ def maths_text(latex: str) -> str:
     return shown(out)
 
 
-def _depth_zero(s: str, seps: tuple[str, ...]) -> list[int]:
-    """Where each of ``seps`` starts in ``s`` outside every bracket."""
-    out, depth, k = [], 0, 0
-    while k < len(s):
-        c = s[k]
+def _at_depth(s: str, seps: tuple[str, ...], level: int = 0) -> list[int]:
+    """Where each of ``seps`` starts in ``s`` inside exactly ``level`` brackets."""
+    out, depth = [], 0
+    for k, c in enumerate(s):
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and k and any(s.startswith(sep, k) for sep in seps):
+        elif depth == level and k and any(s.startswith(sep, k) for sep in seps):
             out.append(k)
-        k += 1
     return out
 
 
@@ -109,27 +107,32 @@ def _cut(s: str, at: list[int]) -> list[str]:
 def broken(line: str, room: int) -> list[str]:
     """A worked line that is wider than ``room`` as several lines: each
     ``=`` (``≈``, ``→``) after the first starts a line of its own, under the
-    first; a piece still too wide breaks before a ``+`` or ``−`` between terms."""
+    first; a piece still too wide breaks before a ``+`` or ``−`` between terms
+    (of the outermost brackets that have them), or else at a space."""
     if width(line) <= room:
         return [line]
-    rels = _depth_zero(line, (" = ", " ≈ ", " → "))
+    rels = _at_depth(line, (" = ", " ≈ ", " → "))
     if not rels:
-        return _terms(line, room, "")
+        return _terms(line, room, "   ")
     head, *rest = _cut(line, rels[1:])
-    pad = " " * width(line[: rels[0]])
-    lines = _terms(head, room, pad + "   ")
+    pad = " " * (width(line[: rels[0]]) + 1)  # the first "=" is in the column after it
+    lines = _terms(head, room, pad + "  ")
     for piece in rest:
-        lines += _terms(pad + piece.lstrip(" "), room, pad + "   ")
+        lines += _terms(pad + piece.lstrip(" "), room, pad + "  ")
     return lines
 
 
 def _terms(s: str, room: int, pad: str) -> list[str]:
-    """``s`` broken before a ``+`` or ``−`` between terms where it is wider than ``room``."""
+    """``s`` broken before a ``+`` or ``−`` between terms where it is wider
+    than ``room``, each further line after ``pad``."""
     if width(s) <= room:
         return [s]
+    cuts = next((c for level in range(4) if (c := _at_depth(s, (" + ", " − "), level))), None)
+    if cuts is None:
+        cuts = [k for k, c in enumerate(s) if c == " " and k and s[k - 1] != " "]
     lines, line = [], ""
-    for piece in _cut(s, _depth_zero(s, (" + ", " − "))):
-        if line and width(line + piece) > room:
+    for piece in _cut(s, cuts):
+        if line.strip() and width(line + piece) > room:
             lines.append(line.rstrip(" "))
             line = pad + piece.lstrip(" ")
         else:

@@ -96,7 +96,7 @@ class TextPrinter(Printer):
         s = _SCRIPT(node)
         if s and all(c in table for c in s):
             return "".join(table[c] for c in s)
-        return s if len(s) == 1 else f"({s})"
+        return s if len(s) == 1 or _one_group(s) else f"({s})"
 
     def _print_Script(self, node: Script) -> str:
         base = self(node.base)
@@ -147,6 +147,21 @@ def _wordy(node: Node) -> bool:
 
 def _named(node: Node) -> bool:
     return type(node) is Named or type(node) is BigOp or (type(node) is Script and _named(node.base))
+
+
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def _one_group(s: str) -> bool:
+    """Is ``s`` one bracketed group, ``[1]`` or ``(t−1)`` (a script that needs no parentheses of its own)?"""
+    if s[0] not in _CLOSE or s[-1] != _CLOSE[s[0]]:
+        return False
+    depth = 0
+    for k, c in enumerate(s):
+        depth += c in "([" and 1 or c in ")]" and -1 or 0
+        if depth == 0 and k < len(s) - 1:
+            return False
+    return depth == 0
 
 
 def _opens(node: Node) -> bool:
