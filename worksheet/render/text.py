@@ -199,36 +199,38 @@ class TextRenderer(TemplateRenderer):
         """A standard table (the tables page): its first row heads the columns; plain decimals."""
         head, *body = [[_decimal_cell(str(c)) for c in row] for row in grid]
         rows = [r[0] for r in body]
-        return aligned(head[1:], rows, [r[1:] for r in body], corner=head[0])
+        return aligned(head[1:], rows, [r[1:] for r in body], corner=head[0], indent="", gap=" ")
 
 
-def aligned(cols, rows, cells, *, blank: bool = False, corner: str = "") -> str:
+def aligned(cols, rows, cells, *, blank: bool = False, corner: str = "", indent: str = INDENT, gap: str = _GAP) -> str:
     """A table as aligned text, indented: a header of column labels, a rule,
     then each row label and its cells, right-aligned (decimals with the same
     places line up on the point).  Columns go in blocks that fit WIDTH, each
     block with the row labels again; a label is never cut, its column widens."""
     m = len(cols)
+    cells = [[*r, *[""] * (m - len(r))] for r in cells]  # a short last row of a standard table
     label_w = max([width(corner), *map(width, rows)])
     widths = [max(width(cols[j]), *(width(r[j]) for r in cells), _BLANK_CELL if blank else 1) for j in range(m)]
-    blocks, start, used = [], 0, len(INDENT) + label_w + 2
-    for j in range(m):
-        if j > start and used + len(_GAP) + widths[j] > WIDTH:
-            blocks.append((start, j))
-            start, used = j, len(INDENT) + label_w + 2
-        used += len(_GAP) + widths[j]
-    blocks.append((start, m))
     out = []
-    for a, b in blocks:
-        fill = [("_" * widths[j]) if blank else None for j in range(a, b)]
-        head = _pad(corner, label_w) + " │" + "".join(_GAP + _right(cols[j], widths[j]) for j in range(a, b))
-        out.append(INDENT + head.rstrip())
-        out.append(INDENT + "─" * (label_w + 1) + "┼" + "─" * (width(head) - label_w - 2))
+    for a, b in _fitting(widths, len(indent) + label_w + 2, len(gap)):
+        head = _pad(corner, label_w) + " │" + "".join(gap + _right(cols[j], widths[j]) for j in range(a, b))
+        out.append(indent + head.rstrip())
+        out.append(indent + "─" * (label_w + 1) + "┼" + "─" * (width(head) - label_w - 2))
         for i, row in enumerate(cells):
-            line = _pad(rows[i], label_w) + " │"
-            for k, j in enumerate(range(a, b)):
-                line += _GAP + (fill[k] if blank else _right(row[j], widths[j]))
-            out.append(INDENT + line.rstrip())
+            line = "".join(gap + ("_" * widths[j] if blank else _right(row[j], widths[j])) for j in range(a, b))
+            out.append(indent + (_pad(rows[i], label_w) + " │" + line).rstrip())
     return "\n".join(_blocks_apart(out, len(cells) + 2))
+
+
+def _fitting(widths: list[int], used: int, gap: int) -> list[tuple[int, int]]:
+    """Column ranges [a, b) that fit WIDTH after ``used`` columns (each at least one column wide)."""
+    blocks, start, line = [], 0, used
+    for j, w in enumerate(widths):
+        if j > start and line + gap + w > WIDTH:
+            blocks.append((start, j))
+            start, line = j, used
+        line += gap + w
+    return [*blocks, (start, len(widths))]
 
 
 def _blocks_apart(lines: list[str], size: int) -> list[str]:
@@ -262,7 +264,7 @@ def _decimal_cell(c: str) -> str:
 # -- filters of the templates ---------------------------------------------------
 def wrap(s: str, indent: str = "", first: str | None = None) -> str:
     """Prose filled to WIDTH, each line of a paragraph on its own: ``first``
-    before the first line (a bullet), ``indent`` before the others (and
+    before the first line (a bullet), ``indent`` before every other line (and
     before the first when there is no ``first``).  A formula is never broken."""
     first = indent if first is None else first
     out = []
@@ -273,7 +275,7 @@ def wrap(s: str, indent: str = "", first: str | None = None) -> str:
                 line,
                 WIDTH,
                 initial_indent=lead,
-                subsequent_indent=indent if k else " " * width(first) if first.strip() else indent,
+                subsequent_indent=indent,
                 break_long_words=False,
                 break_on_hyphens=False,
             )

@@ -48,11 +48,13 @@ class TextPrinter(Printer):
             elif kind is Rel:
                 piece = f" {piece} "
             else:
-                if k and _wordy(items[k - 1]) and _wordy(it):
+                prev = items[k - 1] if k else None
+                applied = kind is Fence and _named(prev) and not _big(prev)  # tanh(3), as tanh(c₁)
+                if prev is not None and _wordy(prev) and _wordy(it) and not applied:
                     piece = " " + piece  # two symbols side by side: Q K, o₁ tanh(c₁)
                 nxt = items[k + 1] if k + 1 < len(items) else None
-                if _named(it) and nxt is not None and type(nxt) is not Fence and not _opens(nxt):
-                    piece += " "  # max_j s_j, not max_js_j
+                if _named(it) and nxt is not None and (_big(it) or type(nxt) is not Fence and not _opens(nxt)):
+                    piece += " "  # max_j s_j, not max_js_j; ∑ⱼ (x − μ)², not ∑ⱼ(x − μ)²
             out += piece
         return " ".join(out.split(" ")).replace("  ", " ").strip() if type(node) is Row else out
 
@@ -115,6 +117,8 @@ class TextPrinter(Printer):
 
     def _paren(self, node: Node) -> str:
         s = self(node)
+        if _one_group(s) or s.startswith("√") and _one_group(s[1:]):
+            return s  # (a + b)/√(c + d): the brackets are there already
         return s if " " not in s and "/" not in s else f"({s})"
 
     def _print_Frac(self, node) -> str:
@@ -162,6 +166,10 @@ def _one_group(s: str) -> bool:
         if depth == 0 and k < len(s) - 1:
             return False
     return depth == 0
+
+
+def _big(node: Node) -> bool:
+    return type(node) is BigOp or (type(node) is Script and _big(node.base))
 
 
 def _opens(node: Node) -> bool:
