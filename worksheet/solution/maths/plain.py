@@ -117,9 +117,7 @@ class TextPrinter(Printer):
 
     def _paren(self, node: Node) -> str:
         s = self(node)
-        if _one_group(s) or s.startswith("√") and _one_group(s[1:]):
-            return s  # (a + b)/√(c + d): the brackets are there already
-        return s if " " not in s and "/" not in s else f"({s})"
+        return f"({s})" if _loose(s) else s  # (a + b)/√(c + d), e^(−1/2)/2: no second brackets
 
     def _print_Frac(self, node) -> str:
         return f"{self._paren(node.num)}/{self._paren(node.den)}"
@@ -166,6 +164,17 @@ def _one_group(s: str) -> bool:
         if depth == 0 and k < len(s) - 1:
             return False
     return depth == 0
+
+
+def _loose(s: str) -> bool:
+    """Does ``s`` have a space or a ``/`` outside its brackets (so that it needs
+    brackets as a numerator, a denominator or under a root)?"""
+    depth = 0
+    for c in s:
+        depth += c in "([{" and 1 or c in ")]}" and -1 or 0
+        if depth <= 0 and c in " /":
+            return True
+    return False
 
 
 def _big(node: Node) -> bool:
