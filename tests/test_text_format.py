@@ -23,7 +23,7 @@ from worksheet.kinds import registry
 from worksheet.policy.safetext import TextError, check_label
 from worksheet.render import get
 from worksheet.render.base import Table
-from worksheet.render.text import WIDTH, broken, maths_text, shown, width, wrap
+from worksheet.render.console import WIDTH, broken, maths_text, shown, width, wrap
 from worksheet.solution.maths import read_latex, to_text
 from worksheet.solution.number_format import decimal
 from worksheet.terminal import solve_format

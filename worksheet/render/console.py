@@ -1,4 +1,4 @@
-"""Plain Unicode text for a terminal: ``worksheet solve`` on a terminal,
+"""Plain Unicode text for a terminal (the format `text`): ``worksheet solve`` on a terminal,
 ``--format text`` anywhere.
 
 No markup of any kind: headings are lines underlined with ``═`` and ``─``,
