@@ -261,6 +261,10 @@ def test_control_characters_never_reach_the_terminal():
         (r"\frac{a}{\sum_k e^{s_k}}", "a/(∑ₖ e^(sₖ))"),
         (r"\left(\sigma_1^{[1]}\right)^2", "(σ₁^[1])²"),  # a bracketed script keeps its own brackets
         (r"h_{(1,2)}", "h_(1,2)"),
+        (
+            r"\sqrt{d_\mathrm{model}} + W_{hf} + \theta_{pos,i}",
+            "√d_model + W_hf + θ_(pos,i)",
+        ),  # a word needs no brackets
     ],
 )
 def test_the_plain_printer_for_a_terminal(latex, text):

@@ -3,8 +3,9 @@
 
 Scripts are Unicode sub- and superscripts where every character has one
 (``s₁₂``, ``e⁻¹``, ``Kᵀ``), else ``_`` and ``^`` before one character
-(``W^O``) or before parentheses around more (``W_(:,1)``); a fraction is ``a/b`` with parentheses around a sum;
-a root is ``√x`` or ``√(...)``; a matrix is ``[a, b; c, d]``.  Text
+(``W^O``), a subscript word (``d_model``, ``W_hf``) or a bracketed group
+(``σ^[1]``), or before parentheses around more (``W_(:,1)``); a fraction
+is ``a/b`` with parentheses around a sum; a root is ``√x`` or ``√(...)``; a matrix is ``[a, b; c, d]``.  Text
 leaves print as their own characters (a terminal shows no markup).
 """
 
@@ -98,7 +99,9 @@ class TextPrinter(Printer):
         s = _SCRIPT(node)
         if s and all(c in table for c in s):
             return "".join(table[c] for c in s)
-        return s if len(s) == 1 or _one_group(s) else f"({s})"
+        if len(s) == 1 or _one_group(s) or (table is _SUB and s.isalpha()):
+            return s  # W^Q, σ^[1], d_model (a subscript word names; it does not multiply)
+        return f"({s})"
 
     def _print_Script(self, node: Script) -> str:
         base = self(node.base)
