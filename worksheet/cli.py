@@ -24,11 +24,15 @@ from .policy.limits import MAX_SEED
 from .render import FORMATS
 from .terminal import PROGRESS_FROM, WorksheetGroup, examples_folder
 from .terminal import formats as _formats
+from .terminal import solve_format as _solve_format
 from .terminal import echo as _echo
 from .terminal import with_latex as _with_latex
 from .terminal import with_progress as _with_progress
 
-FORMAT_HELP = f"comma list of {', '.join(FORMATS)} (moodle: a Moodle XML question bank, qti: a QTI 2.1 package)"
+FORMAT_HELP = (
+    f"comma list of {', '.join(FORMATS)} (moodle: a Moodle XML question bank, qti: a QTI 2.1 package, "
+    "text: plain text for a terminal)"
+)
 
 
 def _get_format(name: str):
@@ -340,9 +344,9 @@ def _report_written(paths):
 @click.option(
     "--format",
     "fmt",
-    default="md",
-    show_default=True,
-    help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf)",
+    default=None,
+    help="md, tex, json, html or pdf (pdf only to a file: -o FILE.pdf), or text (plain text for a terminal)  "
+    "[default: text on a terminal, else md]",
 )
 @click.option(
     "-o",
@@ -364,6 +368,7 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     \b
     Examples:
       worksheet solve attention --input examples/mine.toml
+      worksheet solve --example thinking-machines --format text | less
       worksheet solve attention -i examples/mine.toml --format json -o mine.json
       worksheet solve --example thinking-machines --format pdf -o tm.pdf
     """
@@ -373,7 +378,7 @@ def solve(kind, input_file, example, fmt, out, force, causal):
     from .render import get
     from .solution.document import Document
 
-    formats = _formats(fmt)
+    formats = _formats(_solve_format(fmt, out, sys.stdout.isatty()))
     if len(formats) != 1:
         raise WorksheetError("solve writes one format; give one with --format")
     if get(formats[0]).binary and out == "-":  # never binary on stdout (a terminal or a pipe)

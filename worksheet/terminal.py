@@ -29,6 +29,8 @@ __all__ = [
     "with_progress",
     "examples_folder",
     "formats",
+    "solve_format",
+    "TERMINAL_FORMAT",
 ]
 
 
@@ -156,3 +158,16 @@ def formats(value: str, allowed=None) -> list[str]:
     if not out:
         raise WorksheetError("--format needs at least one format")
     return list(dict.fromkeys(out))
+
+
+TERMINAL_FORMAT = "text"  # what `worksheet solve` writes to a terminal when no --format is given
+SOLVE_FORMAT = "md"  # ... and to a pipe or a file: unchanged, so nothing downstream breaks
+
+
+def solve_format(fmt: str | None, out: str, isatty: bool) -> str:
+    """The ``--format`` of ``worksheet solve``: the one given; else plain text
+    when the solution goes to a terminal (``-o -`` and standard output is a
+    tty), Markdown when it goes to a pipe or a file."""
+    if fmt is not None:
+        return fmt
+    return TERMINAL_FORMAT if out == "-" and isatty else SOLVE_FORMAT

@@ -30,6 +30,7 @@ FORMATS: dict[str, str] = {
     "html": "html:HtmlRenderer",
     "moodle": "moodle:MoodleRenderer",
     "qti": "qti:QtiPackage",
+    "text": "console:TextRenderer",
 }
 
 

@@ -3,8 +3,9 @@
 
 Scripts are Unicode sub- and superscripts where every character has one
 (``s₁₂``, ``e⁻¹``, ``Kᵀ``), else ``_`` and ``^`` before one character
-(``W^O``) or before parentheses around more (``W_(:,1)``); a fraction is ``a/b`` with parentheses around a sum;
-a root is ``√x`` or ``√(...)``; a matrix is ``[a, b; c, d]``.  Text
+(``W^O``), a subscript word (``d_model``, ``W_hf``) or a bracketed group
+(``σ^[1]``), or before parentheses around more (``W_(:,1)``); a fraction
+is ``a/b`` with parentheses around a sum; a root is ``√x`` or ``√(...)``; a matrix is ``[a, b; c, d]``.  Text
 leaves print as their own characters (a terminal shows no markup).
 """
 
@@ -48,11 +49,13 @@ class TextPrinter(Printer):
             elif kind is Rel:
                 piece = f" {piece} "
             else:
-                if k and _wordy(items[k - 1]) and _wordy(it):
+                prev = items[k - 1] if k else None
+                applied = kind is Fence and _named(prev) and not _big(prev)  # tanh(3), as tanh(c₁)
+                if prev is not None and _wordy(prev) and _wordy(it) and not applied:
                     piece = " " + piece  # two symbols side by side: Q K, o₁ tanh(c₁)
                 nxt = items[k + 1] if k + 1 < len(items) else None
-                if _named(it) and nxt is not None and type(nxt) is not Fence and not _opens(nxt):
-                    piece += " "  # max_j s_j, not max_js_j
+                if _named(it) and nxt is not None and (_big(it) or type(nxt) is not Fence and not _opens(nxt)):
+                    piece += " "  # max_j s_j, not max_js_j; ∑ⱼ (x − μ)², not ∑ⱼ(x − μ)²
             out += piece
         return " ".join(out.split(" ")).replace("  ", " ").strip() if type(node) is Row else out
 
@@ -96,7 +99,9 @@ class TextPrinter(Printer):
         s = _SCRIPT(node)
         if s and all(c in table for c in s):
             return "".join(table[c] for c in s)
-        return s if len(s) == 1 else f"({s})"
+        if len(s) == 1 or _one_group(s) or (table is _SUB and s.isalpha()):
+            return s  # W^Q, σ^[1], d_model (a subscript word names; it does not multiply)
+        return f"({s})"
 
     def _print_Script(self, node: Script) -> str:
         base = self(node.base)
@@ -115,7 +120,7 @@ class TextPrinter(Printer):
 
     def _paren(self, node: Node) -> str:
         s = self(node)
-        return s if " " not in s and "/" not in s else f"({s})"
+        return f"({s})" if _loose(s) else s  # (a + b)/√(c + d), e^(−1/2)/2: no second brackets
 
     def _print_Frac(self, node) -> str:
         return f"{self._paren(node.num)}/{self._paren(node.den)}"
@@ -147,6 +152,36 @@ def _wordy(node: Node) -> bool:
 
 def _named(node: Node) -> bool:
     return type(node) is Named or type(node) is BigOp or (type(node) is Script and _named(node.base))
+
+
+_CLOSE = {"(": ")", "[": "]"}
+
+
+def _one_group(s: str) -> bool:
+    """Is ``s`` one bracketed group, ``[1]`` or ``(t−1)`` (a script that needs no parentheses of its own)?"""
+    if s[0] not in _CLOSE or s[-1] != _CLOSE[s[0]]:
+        return False
+    depth = 0
+    for k, c in enumerate(s):
+        depth += c in "([" and 1 or c in ")]" and -1 or 0
+        if depth == 0 and k < len(s) - 1:
+            return False
+    return depth == 0
+
+
+def _loose(s: str) -> bool:
+    """Does ``s`` have a space or a ``/`` outside its brackets (so that it needs
+    brackets as a numerator, a denominator or under a root)?"""
+    depth = 0
+    for c in s:
+        depth += c in "([{" and 1 or c in ")]}" and -1 or 0
+        if depth <= 0 and c in " /":
+            return True
+    return False
+
+
+def _big(node: Node) -> bool:
+    return type(node) is BigOp or (type(node) is Script and _big(node.base))
 
 
 def _opens(node: Node) -> bool:
