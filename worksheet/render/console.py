@@ -27,7 +27,7 @@ import unicodedata
 from functools import lru_cache
 
 from ..policy.safetext import plain_title
-from ..solution.maths import MathsError, read_latex, to_text
+from ..solution.maths import Maths, MathsError, as_tree, to_text
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer
 
@@ -76,12 +76,12 @@ def shown(s: str, *, newlines: bool = False) -> str:
 
 
 @lru_cache(maxsize=8192)
-def maths_text(latex: str) -> str:
-    """A LaTeX formula as plain Unicode text, printed from the maths tree.
+def maths_text(latex: Maths) -> str:
+    """A formula (a tree, or LaTeX) as plain Unicode text, printed from the maths tree.
     LaTeX the reader cannot read (tests assert the kinds write none) loses its
     commands' backslashes and braces rather than show them."""
     try:
-        out = to_text(read_latex(latex))
+        out = to_text(as_tree(latex))
     except MathsError:
         out = re.sub(r"\\(.)", r"\1", plain_title(f"${latex.replace('$', '')}$"))
     return shown(out)
