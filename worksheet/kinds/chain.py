@@ -30,7 +30,6 @@ places, and says so.
 from __future__ import annotations
 
 import dataclasses
-import re
 from fractions import Fraction
 from typing import Callable
 
@@ -40,6 +39,7 @@ from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..solution.maths import as_latex
+from . import block_symbols as names
 from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, verify
 from ..solution.step_ref import StepRef
@@ -63,26 +63,6 @@ class Chain(blocks.Carry):
             for row in M
             for x in row
         )
-
-
-_FRACTION = re.compile(r"\\frac\{(\d+)\}\{(\d+)\}")
-
-
-def decimal_latex(text) -> str:
-    """Carried values in a worked line as the decimals the student writes:
-    ``\\frac{12889}{10000}`` becomes ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
-    terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
-
-    def decimal(m: re.Match) -> str:
-        q = Fraction(int(m[1]), int(m[2]))
-        places = terminating_places(q, 16)
-        if q.denominator <= 4 or places is None:
-            return m[0]
-        places = max(places, 4)  # as the tables print carried values
-        digits = str(q.numerator * (10**places // q.denominator)).rjust(places + 1, "0")
-        return digits[:-places] + "." + digits[-places:]
-
-    return _FRACTION.sub(decimal, as_latex(text))
 
 
 class Drift(Exception):
@@ -124,68 +104,6 @@ def run(stage: str, solve, inputs: dict, params, carry: blocks.Carry) -> Problem
         raise ShapeError(f"in the {stage} step: {exc}") from None
 
 
-def symbol(letter: str, new: str) -> tuple[str, str]:
-    """A (pattern, replacement) renaming the matrix symbol ``letter`` (a capital, or
-    one with a prime: ``H'``) in a part's LaTeX, not inside ``\\hat{X}``, a command
-    or a superscript (``W^O`` keeps its O)."""
-    return rf"(?<![\\A-Za-z{{^]){re.escape(letter)}(?![A-Za-z'])", new.replace("\\", "\\\\")
-
-
-def entry(letter: str, new: str) -> tuple[str, object]:
-    """A (pattern, replacement) renaming the entries of a matrix in worked lines:
-    ``f_{11}`` -> ``o_{11}`` for ``entry("f", "o")`` (the entry symbol follows its matrix).
-    A new symbol with a subscript of its own separates the entry's indices:
-    ``o_{11}`` -> ``{O_f}_{1,1}`` (``{O_f}_{11}`` would read as O_f11)."""
-    pattern = rf"(?<![\\A-Za-z]){re.escape(letter)}_(?:\{{(\d)(\d)\}}|(?=\{{))"
-    if "_" not in new:
-        return pattern, lambda m: m.group(0).replace(f"{letter}_", f"{new}_", 1)
-    return pattern, lambda m: f"{new}_{{{m.group(1)},{m.group(2)}}}" if m.group(1) else f"{new}_"
-
-
-def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tuple[tuple[str, str], ...]:
-    """The renames that index Add & Norm ``k``'s symbols by ``k`` in a block (docs/reference.md, "Conventions").
-
-    A whole matrix or column carries ``k`` as a subscript, as the block's
-    ``\\gamma_k`` and ``\\beta_k`` do: ``R_k``, ``\\mu_k``, ``\\sigma^2_k``,
-    ``\\hat{X}_k``, ``Y_k``.  Its entries carry ``k`` in square brackets, as a
-    head ``h``'s ``Q_h`` has entries ``q^{(h)}_{ij}``: ``r^{[k]}_{ij}``,
-    ``\\mu^{[k]}_i``, ``(\\sigma^{[k]}_i)^2``, ``\\hat{x}^{[k]}_{ij}``,
-    ``y^{[k]}_{ij}``, ``\\gamma^{[k]}_j``; so ``\\mu_1`` is Add & Norm 1's column
-    of means and ``\\mu^{[1]}_2`` the mean of its token 2, never the other way.
-    ``x``: the (matrix, entry letter) the part's ``X`` is in the block (``("Y_1",
-    "y^{[1]}")``), None when it is the block's own X; ``sublayer``: the same for
-    the part's ``F``, the sublayer output added back (``("O_c", "{O_c}")``).
-    Our own output is renamed before ``X``, so that ``X``'s new entries
-    ``y^{[k-1]}`` are not renamed again.
-    """
-    own = (
-        symbol("Y", f"Y_{k}"),
-        entry("y", f"y^{{[{k}]}}"),
-        symbol("R", f"R_{k}"),
-        entry("r", f"r^{{[{k}]}}"),
-        (r"\\mu_", rf"\\mu^{{[{k}]}}_"),
-        (r"\\mu(?![_^A-Za-z])", rf"\\mu_{k}"),
-        (r"\\sigma\^2_(\{[^{}]*\}|[A-Za-z0-9])", rf"(\\sigma^{{[{k}]}}_\1)^2"),
-        (r"\\sigma\^2(?![_])", rf"\\sigma^2_{k}"),
-        (r"\\hat\{x\}_", rf"\\hat{{x}}^{{[{k}]}}_"),
-        (r"\\hat\{X\}", rf"\\hat{{X}}_{k}"),
-        (r"\\gamma_", rf"\\gamma^{{[{k}]}}_"),
-        (r"\\beta_", rf"\\beta^{{[{k}]}}_"),
-    )
-    inputs = (symbol("X", x[0]), entry("x", x[1])) if x is not None else ()
-    return own + inputs + (symbol("F", sublayer[0]), entry("f", sublayer[1]))
-
-
-def renamed(text, symbols) -> str:
-    """``text`` (prose, LaTeX or a tree, printed) with the part's symbols renamed.
-    (A bridge: renaming becomes substitution on symbol nodes once the blocks'
-    parts all write trees, issue 26.)"""
-    text = as_latex(text)
-    for pattern, repl in symbols:
-        text = re.sub(pattern, repl, text)
-    return text
-
-
 # long: a part's steps copied into its block, one rule per kind of field renamed
 def copy(
     p: Problem,
@@ -207,20 +125,21 @@ def copy(
 
     ``last`` renames the final step (the block's ``output`` is the last
     Add & Norm's scale-and-shift step, asked for once, not twice).  ``symbols``
-    ((pattern, replacement) pairs, see :func:`symbol`) rename the part's matrices
-    in its formulas, worked lines, notes, titles and symbols, so that one symbol
-    means one thing in the block (the cross-attention's queries come from
-    ``Y_1`` with ``W^Q_{c,1}``, not from ``X`` with ``W^Q_1``).
+    (rules of :mod:`.block_symbols`) rename the part's matrices in its formulas,
+    worked lines, symbols, and the formulas of its notes and titles, so that one
+    symbol means one thing in the block (the cross-attention's queries come from
+    ``Y_1`` with ``W^Q_{c,1}``, not from ``X`` with ``W^Q_1``): substitution on
+    the maths tree, never a pattern over LaTeX.
     """
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
                 s,
-                formula=renamed(s.formula, symbols),
-                work=tuple(renamed(w, symbols) for w in s.work),
-                note=renamed(s.note, symbols),
-                title=renamed(s.title, symbols),
-                latex_name=renamed(s.symbol, symbols),
+                formula=names.rename(s.formula, symbols),
+                work=tuple(names.rename(w, symbols) for w in s.work),
+                note=names.rename_prose(s.note, symbols),
+                title=names.rename_prose(s.title, symbols),
+                latex_name=names.rename(s.symbol, symbols),
             )
         final = last is not None and k == len(sub.steps) - 1
         name = last if final else str(StepRef.parse(s.name).within(prefix))
@@ -238,7 +157,7 @@ def copy(
             value,
             title=title,
             formula=s.formula,
-            work=[decimal_latex(w) for w in s.work],
+            work=[names.decimals(w) for w in s.work],
             note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
             rows=s.rows,
             cols=s.cols,
@@ -253,7 +172,7 @@ def copy(
 def merge_aid(p: Problem, aid: Aid) -> None:
     """Add a table to ``p``; one of the same title (the e^x values of a second
     attention) is merged into the first, its arguments sorted high to low."""
-    aid = Aid(aid.title, tuple((decimal_latex(x), v) for x, v in aid.entries), aid.values)
+    aid = Aid(aid.title, tuple((as_latex(names.decimals(x)), v) for x, v in aid.entries), aid.values)
     same = next((a for a in p.aids if a.title == aid.title), None)
     if same is None:
         p.aids.append(aid)

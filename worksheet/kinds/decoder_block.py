@@ -60,7 +60,9 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import ShapeError
 from ..solution.problem import Matrix, Problem, shape
+from ..solution.maths.nodes import Ident, Node, Num, Op, Prime, Row, Script
 from . import base, chain, cross_attention, feed_forward, layer_norm, multi_head_attention
+from . import block_symbols as names
 from . import shared_conventions as cv
 from . import screen
 
@@ -127,44 +129,58 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # page (chain.copy): Add & Norm k's symbols carry k (R_k, mu_k, ..., its output Y_k; entries
 # r^{[k]}_{ij}: chain.add_norm), the cross-attention O_c with W^Q_c..., the feed-forward
 # hidden layer U (H is the encoder output) and its output O_f
-_CROSS_WEIGHTS = (
-    (r"W\^([QKV])_(\d+)", r"W^{\1}_{c,\2}"),
-    (r"W\^([QKV])(?![_{])", r"W^{\1}_c"),
-    (r"W\^O_\{:,", r"{W^O_c}_{:,"),
-    (r"W\^O(?![_{])", r"W^O_c"),
-)
-# the cross-attention's own Q, K, V, S, S', A, head and C carry a c as its weights do
-# (Q_{c,1}, not the self-attention's Q_1: one symbol, one thing on the page)
-_CROSS_MATRICES = (
-    (r"(?<![\\A-Za-z^])([QKVSA]'?)_(?:(\d+)|\{(\d+)\})", r"\1_{c,\2\3}"),
-    (r"\\mathrm\{head\}_(?:(\d+)|\{(\d+)\})", r"\\mathrm{head}_{c,\1\2}"),
-    chain.symbol("C", "C_c"),
-)
+_C = Ident("c")
+
+
+def _cross_index(sub: Node) -> Node:
+    """``1`` -> ``c,1``: the cross-attention's own index before a head's."""
+    return Row((_C, Op(","), *(sub.items if type(sub) is Row else (sub,))))
+
+
+def _cross(n: Node) -> Node | None:
+    """The cross-attention's weights and matrices carry a c, so that no symbol is
+    the self-attention's too: ``W^Q_1`` -> ``W^{Q}_{c,1}``, ``W^Q`` -> ``W^Q_c``,
+    ``W^O_{:,1}`` -> ``{W^O_c}_{:,1}``, ``Q_1`` -> ``Q_{c,1}``, ``S'_1`` -> ``S'_{c,1}``,
+    ``head_1`` -> ``head_{c,1}``, and a head's entries ``q^{(1)}_{ij}`` -> ``q^{(c,1)}_{ij}``."""
+    if type(n) is not Script:
+        return None
+    base, sub, sup = n.base, n.sub, n.sup
+    if base == Ident("W") and sup in (Ident("Q"), Ident("K"), Ident("V")):
+        return Script(base, _C if sub is None else _cross_index(sub), sup)
+    if base == Ident("W") and sup == Ident("O"):
+        return Script(base, _C, sup) if sub is None else Script(Script(base, _C, sup), sub)
+    named = base in (Ident("head", upright=True), *(Ident(c) for c in "QKVSA"))
+    if named and type(sub) is Num and sup in (None, Prime(1), Ident("⊤")):
+        return Script(base, _cross_index(sub), sup)
+    if type(sup) is Row and len(sup.items) == 3 and sup.items[0] == Op("(") and type(sup.items[1]) is Num:
+        return Script(base, sub, Row((Op("("), *_cross_index(sup.items[1]).items, Op(")"))))
+    return None
+
+
 SYMBOLS = {
-    "norm1.": chain.add_norm(1, None, ("O", "o")),
+    "norm1.": names.add_norm(1, None, ("O", "o")),
     "cross.": (
-        chain.symbol("X", "Y_1"),
-        chain.symbol("H", r"H_{\mathrm{enc}}"),
-        chain.symbol("O", "O_c"),
-        *_CROSS_WEIGHTS,
-        *_CROSS_MATRICES,
-        (r"\^\{\((\d+)\)\}", r"^{(c,\1)}"),  # a head's entries: q^{(c,1)}_{ij} of Q_{c,1}
-        chain.entry("x", "y^{[1]}"),
-        chain.entry("c", "{C_c}"),
-        chain.entry("o", "{O_c}"),
+        names.symbol("X", "Y_1"),
+        names.symbol("H", r"H_{\mathrm{enc}}"),
+        names.symbol("O", "O_c"),
+        _cross,
+        names.symbol("C", "C_c"),
+        names.entry("x", "y^{[1]}"),
+        names.entry("c", "{C_c}"),
+        names.entry("o", "{O_c}"),
     ),
-    "norm2.": chain.add_norm(2, ("Y_1", "y^{[1]}"), ("O_c", "{O_c}")),
+    "norm2.": names.add_norm(2, ("Y_1", "y^{[1]}"), ("O_c", "{O_c}")),
     "ffn.": (
-        chain.symbol("X", "Y_2"),
-        chain.symbol("H'", "U'"),
-        chain.symbol("H", "U"),
-        chain.symbol("O", "O_f"),
-        chain.entry("x", "y^{[2]}"),
-        chain.entry("h'", "u'"),
-        chain.entry("h", "u"),
-        chain.entry("o", "{O_f}"),
+        names.symbol("X", "Y_2"),
+        names.symbol("H'", "U'"),
+        names.symbol("H", "U"),
+        names.symbol("O", "O_f"),
+        names.entry("x", "y^{[2]}"),
+        names.entry("h'", "u'"),
+        names.entry("h", "u"),
+        names.entry("o", "{O_f}"),
     ),
-    "norm3.": chain.add_norm(3, ("Y_2", "y^{[2]}"), ("O_f", "{O_f}")),
+    "norm3.": names.add_norm(3, ("Y_2", "y^{[2]}"), ("O_f", "{O_f}")),
 }
 
 

@@ -64,6 +64,7 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..solution.problem import Matrix, Problem, shape
 from . import base, chain, feed_forward, layer_norm, multi_head_attention, positional_encoding
+from . import block_symbols as names
 from . import shared_conventions as cv
 from . import screen
 
@@ -107,18 +108,18 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # hidden layer is U and its output O_f; the sublayer output of an Add & Norm is named, never
 # an undefined F
 SYMBOLS = {
-    "norm1.": chain.add_norm(1, None, ("O", "o")),
+    "norm1.": names.add_norm(1, None, ("O", "o")),
     "ffn.": (
-        chain.symbol("X", "Y_1"),
-        chain.symbol("H'", "U'"),
-        chain.symbol("H", "U"),
-        chain.symbol("O", "O_f"),
-        chain.entry("x", "y^{[1]}"),
-        chain.entry("h'", "u'"),
-        chain.entry("h", "u"),
-        chain.entry("o", "{O_f}"),
+        names.symbol("X", "Y_1"),
+        names.symbol("H'", "U'"),
+        names.symbol("H", "U"),
+        names.symbol("O", "O_f"),
+        names.entry("x", "y^{[1]}"),
+        names.entry("h'", "u'"),
+        names.entry("h", "u"),
+        names.entry("o", "{O_f}"),
     ),
-    "norm2.": chain.add_norm(2, ("Y_1", "y^{[1]}"), ("O_f", "{O_f}")),
+    "norm2.": names.add_norm(2, ("Y_1", "y^{[1]}"), ("O_f", "{O_f}")),
 }
 
 
