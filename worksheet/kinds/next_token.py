@@ -40,7 +40,6 @@ import numpy as np
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
-from ..exact import to_latex
 from ..solution.maths import Node
 from ..solution.maths import build as m
 from ..solution.maths.build import line
@@ -189,7 +188,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             "The decoder's output at the last position is $h$; the final linear layer "
             r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
             + ", ".join(vocab)
-            + (f" and the temperature is $T = {to_latex(T)}$" if T != 1 else "")
+            + (f" and the temperature is ${m.eq(TEMPERATURE, m.atom(T))}$" if T != 1 else "")
             + ". Compute the logits, their softmax and the greedy prediction "
             "(the most probable token; a tie goes to the first in the vocabulary)."
         ),
