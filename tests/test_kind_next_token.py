@@ -15,6 +15,7 @@ from worksheet.policy.errors import GenerationError, InputError, ParamError, Sha
 from worksheet.exact import to_sympy
 from worksheet.kinds import next_token as kind
 from worksheet.render.json import problem as problem_json
+from worksheet.solution.maths import Node, Text, walk
 
 KIND = "next-token"
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=4)
@@ -101,6 +102,23 @@ def test_ties_go_to_the_first_token_in_the_vocabulary_and_the_sheet_says_so():
     assert pred.exact == (("b",),) and pred.value[0, 0] == 1
     assert any("tie between" in str(w) for w in pred.work)
     assert "first in the vocabulary" in p.intro and "first in the vocabulary" in pred.note
+
+
+def test_formulas_and_its_own_worked_lines_are_trees_with_labels_as_text_leaves():
+    """Issue 26: the kind's formulas, symbols and worked lines are trees (the softmax
+    step's lines are the shared softmax builder's); a token's label is a text leaf,
+    never markup, whatever its characters."""
+    vocab = ["a_b", "<eos>", "{x}"]
+    p = solve_inputs(KIND, {"h": ((1,),), "W_vocab": ((2, 2, 1),)}, {"vocab": vocab, "temperature": "1/2"})
+    for s in p.steps:
+        own = s.work if s.name != "probabilities" else ()
+        assert all(isinstance(x, Node) for x in (s.formula, *own, s.symbol)), s.name
+    assert str(p.inputs["W_vocab"].symbol) == r"W_{\mathrm{vocab}}"
+    assert str(p.step("scaled_logits").formula) == r"z' = \frac{z}{T}, \quad T = \frac{1}{2}"
+    assert str(p.step("prediction").formula) == r"\hat{y} = \arg \max_j \, p_j"
+    labels = [n.text for s in p.steps for w in s.work if isinstance(w, Node) for n in walk(w) if isinstance(n, Text)]
+    assert {"a_b", "<eos>"} <= set(labels) and "tie between " in labels  # a tie: a_b and <eos>, a_b wins
+    assert str(p.step("prediction").work[0]).endswith(r"\quad (\text{a\_b})")
 
 
 def test_temperature_divides_the_logits_but_never_changes_the_choice():

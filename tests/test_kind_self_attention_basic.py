@@ -13,6 +13,7 @@ from worksheet.build import solve_inputs
 from worksheet.policy.errors import GenerationError, InputError
 from worksheet.exact import NegInf, to_sympy
 from worksheet.kinds import self_attention_basic as kind
+from worksheet.solution.maths import Node
 
 KIND = "self-attention-basic"
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=5)
@@ -108,6 +109,23 @@ def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_exactly_one(
     assert W[0][0] == 1
     for row in W:
         assert sympy.simplify(sum(to_sympy(x) for x in row) - 1) == 0
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_formulas_and_symbols_are_trees(causal):
+    """Issue 26: the kind's formulas and symbols are trees (its worked lines are the
+    shared attention builders')."""
+    p = solve_inputs(KIND, {"X": ((1, 0), (1, 1))}, {"causal": causal})
+    for s in p.steps:
+        if s.name != "masked":  # the mask step is the shared builder's
+            assert isinstance(s.formula, Node) and isinstance(s.symbol, Node), s.name
+    got = {s.name: str(s.formula) for s in p.steps if s.name != "masked"}
+    assert got == {
+        "scores": r"S = X X^\top",
+        "weights": r"A = \operatorname{softmax}(" + ("M" if causal else "S") + ")",
+        "output": "Z = A X",
+    }
+    assert "(here $s_{12} = s_{21} = 1$)" in p.step("scores").note
 
 
 def test_output_rows_are_weighted_sums_of_the_embeddings():

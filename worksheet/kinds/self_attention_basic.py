@@ -183,6 +183,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         sym=r"\alpha",
         src_sym=src,
         formula=line(WEIGHTS, "=", m.call("softmax", MASKED if params.causal else SCORES)),
+        latex_name=WEIGHTS,
         rows=tokens,
         cols=tokens,
     )
