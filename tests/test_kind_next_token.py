@@ -15,6 +15,7 @@ from worksheet.policy.errors import GenerationError, InputError, ParamError, Sha
 from worksheet.exact import to_sympy
 from worksheet.kinds import next_token as kind
 from worksheet.render.json import problem as problem_json
+from worksheet.solution.maths import Node, Text, walk
 
 KIND = "next-token"
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=4)
@@ -99,8 +100,25 @@ def test_ties_go_to_the_first_token_in_the_vocabulary_and_the_sheet_says_so():
     p = solve_inputs(KIND, {"h": ((1,),), "W_vocab": ((0, 2, 1, 2),)}, {"vocab": ["a", "b", "c", "d"]})
     pred = p.step("prediction")
     assert pred.exact == (("b",),) and pred.value[0, 0] == 1
-    assert any("tie between" in w for w in pred.work)
+    assert any("tie between" in str(w) for w in pred.work)
     assert "first in the vocabulary" in p.intro and "first in the vocabulary" in pred.note
+
+
+def test_formulas_and_its_own_worked_lines_are_trees_with_labels_as_text_leaves():
+    """Issue 26: the kind's formulas, symbols and worked lines are trees (the softmax
+    step's lines are the shared softmax builder's); a token's label is a text leaf,
+    never markup, whatever its characters."""
+    vocab = ["a_b", "<eos>", "{x}"]
+    p = solve_inputs(KIND, {"h": ((1,),), "W_vocab": ((2, 2, 1),)}, {"vocab": vocab, "temperature": "1/2"})
+    for s in p.steps:
+        own = s.work if s.name != "probabilities" else ()
+        assert all(isinstance(x, Node) for x in (s.formula, *own, s.symbol)), s.name
+    assert str(p.inputs["W_vocab"].symbol) == r"W_{\mathrm{vocab}}"
+    assert str(p.step("scaled_logits").formula) == r"z' = \frac{z}{T}, \quad T = \frac{1}{2}"
+    assert str(p.step("prediction").formula) == r"\hat{y} = \arg \max_j \, p_j"
+    labels = [n.text for s in p.steps for w in s.work if isinstance(w, Node) for n in walk(w) if isinstance(n, Text)]
+    assert {"a_b", "<eos>"} <= set(labels) and "tie between " in labels  # a tie: a_b and <eos>, a_b wins
+    assert str(p.step("prediction").work[0]).endswith(r"\quad (\text{a\_b})")
 
 
 def test_temperature_divides_the_logits_but_never_changes_the_choice():
@@ -115,9 +133,9 @@ def test_temperature_divides_the_logits_but_never_changes_the_choice():
     assert cold.step("prediction").exact == hot.step("prediction").exact == (("y",),)
     assert cold.step("probabilities").value.max() > hot.step("probabilities").value.max()
     assert "never the greedy choice" in hot.step("prediction").note
-    assert r"1 \cdot 0 + 2 \cdot 1 = 2" in hot.step("logits").work[0]
-    assert r"\frac{z_{2}}{T} = \frac{2}{4} = \frac{1}{2}" in hot.step("scaled_logits").work[0]
-    assert r"softmax}(z')" in hot.step("probabilities").formula
+    assert r"1 \cdot 0 + 2 \cdot 1 = 2" in str(hot.step("logits").work[0])
+    assert r"\frac{z_{2}}{T} = \frac{2}{4} = \frac{1}{2}" in str(hot.step("scaled_logits").work[0])
+    assert r"softmax}(z')" in str(hot.step("probabilities").formula)
 
 
 def test_default_labels_for_other_vocabulary_sizes():
@@ -232,7 +250,7 @@ def test_every_step_has_a_title_a_formula_and_worked_arithmetic():
 def test_temperature_one_has_no_scaled_logits_step():
     p = solve_inputs(KIND, {"h": ((1, 2),), "W_vocab": ((1, 0, -1), (0, 1, 1))}, {"vocab": ["x", "y", "z"]})
     assert [s.name for s in p.steps] == ["logits", "probabilities", "prediction"]
-    assert p.step("probabilities").formula.endswith("softmax}(z)")
+    assert str(p.step("probabilities").formula).endswith("softmax}(z)")
 
 
 def test_carried_forward_marking_recomputes_from_the_scaled_logits():
@@ -248,6 +266,6 @@ def test_carried_forward_marking_recomputes_from_the_scaled_logits():
 
 def test_prediction_is_numbered_like_the_columns():
     p = solve_inputs(KIND, {"h": ((1, 0),), "W_vocab": ((0, 1, 2, 0), (1, 1, 1, 1))})
-    work = " ".join(p.step("prediction").work)
+    work = " ".join(map(str, p.step("prediction").work))
     assert r"p_{3}" in work and "token 3 of 4" in work and "counting from 0" not in work
     assert "p_{13}" not in " ".join(p.step("probabilities").work)  # one index: p_j

@@ -16,6 +16,7 @@ from worksheet.build import solve_file
 from worksheet.policy.errors import InputError, ParamError, ShapeError
 from worksheet.exact import is_rational, to_str, to_sympy
 from worksheet.kinds import positional_encoding as kind
+from worksheet.solution.maths import Node, Text, mathml_formula, read_latex, walk
 
 KIND = "positional-encoding"
 
@@ -84,6 +85,23 @@ def test_sin_on_even_and_cos_on_odd_columns_with_the_pair_index():
     p = kind.solve({}, kind.Params(d_model=4, positions=(3,)))
     assert [to_str(x) for x in p.step("angles").exact[0]] == ["3", "3/100"]
     assert [to_str(x) for x in p.step("PE").exact[0]] == ["sin(3)", "cos(3)", "sin(3/100)", "cos(3/100)"]
+
+
+def test_formulas_worked_lines_and_symbols_are_trees_that_print_as_before():
+    """Issue 26: every formula, worked line and symbol is a tree; sin(1/100) is printed
+    as its exact value is (the table's argument too), with brackets that grow around
+    the fraction in MathML as they did when the line was read from its LaTeX."""
+    p = kind.solve({"X": ((1, 0, 0, 0), (0, 0, 1, 0))}, kind.Params())
+    for s in p.steps:
+        assert all(isinstance(x, Node) for x in (s.formula, *s.work, s.symbol)), s.name
+    assert [str(s.symbol) for s in p.steps] == [r"\Theta", r"\mathrm{PE}", r"X + \mathrm{PE}"]
+    sine = p.step("PE").work[0]
+    assert str(sine) == r"\mathrm{PE}_{1,2} = \sin(\theta_{1,1}) = \sin\left(\frac{1}{100}\right) \approx 0.0100"
+    assert mathml_formula(sine) == mathml_formula(read_latex(str(sine)))
+    assert 'stretchy="true"' in mathml_formula(sine)
+    assert str(p.step("X_plus_PE").work[0]).startswith(r"(X + \mathrm{PE})_{1,2} = x_{1,2} + \mathrm{PE}_{1,2}")
+    assert (r"\sin\left(\frac{1}{100}\right)", "0.0100") in p.aids[0].entries
+    assert not any(isinstance(n, Text) for s in p.steps for w in s.work for n in walk(w))  # no words in its maths
 
 
 def test_calculator_mode_gives_one_decimal_embeddings():

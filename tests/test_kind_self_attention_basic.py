@@ -13,6 +13,7 @@ from worksheet.build import solve_inputs
 from worksheet.policy.errors import GenerationError, InputError
 from worksheet.exact import NegInf, to_sympy
 from worksheet.kinds import self_attention_basic as kind
+from worksheet.solution.maths import Node
 
 KIND = "self-attention-basic"
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=5)
@@ -110,12 +111,29 @@ def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_exactly_one(
         assert sympy.simplify(sum(to_sympy(x) for x in row) - 1) == 0
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_formulas_and_symbols_are_trees(causal):
+    """Issue 26: the kind's formulas and symbols are trees (its worked lines are the
+    shared attention builders')."""
+    p = solve_inputs(KIND, {"X": ((1, 0), (1, 1))}, {"causal": causal})
+    for s in p.steps:
+        if s.name != "masked":  # the mask step is the shared builder's
+            assert isinstance(s.formula, Node) and isinstance(s.symbol, Node), s.name
+    got = {s.name: str(s.formula) for s in p.steps if s.name != "masked"}
+    assert got == {
+        "scores": r"S = X X^\top",
+        "weights": r"A = \operatorname{softmax}(" + ("M" if causal else "S") + ")",
+        "output": "Z = A X",
+    }
+    assert "(here $s_{12} = s_{21} = 1$)" in p.step("scores").note
+
+
 def test_output_rows_are_weighted_sums_of_the_embeddings():
     p = solve_inputs(KIND, {"X": ((F(1, 5), 1), (0, F(-1, 2)))})
     assert str(p.inputs["X"].exact[0][0]) == "1/5"
     W, X, Z = (floats(p.step("weights").exact), floats(p.inputs["X"].exact), floats(p.step("output").exact))
     np.testing.assert_allclose(Z, W @ X, rtol=1e-12)
-    assert p.step("output").symbol == "Z"  # the attention output in every kind (Y is a layer norm's)
+    assert str(p.step("output").symbol) == "Z"  # the attention output in every kind (Y is a layer norm's)
 
 
 def test_generation_gives_up_after_bounded_retries_with_a_clear_error(monkeypatch):

@@ -222,7 +222,7 @@ def test_every_worked_line_is_true_as_printed(kind, numbers):
         tables = pu.Tables.of(p)
         for s in p.steps:
             for line in s.work:
-                n, bad = pu.check_line(line, tables)
+                n, bad = pu.check_line(str(line), tables)
                 checked += n
                 failures += [f"seed {seed}, {s.name}: {b}" for b in bad]
     assert not failures, "\n".join(failures[:25])

@@ -40,8 +40,12 @@ import numpy as np
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
-from ..exact import to_latex
+from ..solution.maths import Node
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Accent, Named, Space
 from ..solution.problem import Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 from .shared_conventions import Convention
@@ -56,6 +60,24 @@ CONVENTIONS = (VOCAB_CONVENTION, cv.SOFTMAX_FORM, cv.EXACT)
 INPUTS = ("h", "W_vocab")
 EOS = "<eos>"
 VOCAB = ("Je", "suis", "étudiant", EOS)  # the default vocabulary
+
+
+# constructors build.py does not have yet (they belong there: a named operator with no
+# argument, an accent, TeX's thin and thick spaces)
+def named(name: str, sub=None) -> Node:
+    """A named operator on its own, ``\\max_j`` (:func:`~worksheet.solution.maths.build.call` adds its argument)."""
+    return m.sym(Named(name), sub=sub)
+
+
+def hat(x) -> Node:
+    """``x`` under a hat: ``\\hat{y}``."""
+    return Accent(m.atom(x), "^")
+
+
+THIN, THICK = Space("0.1667em"), Space("0.2778em")  # TeX's \, and \;
+LOGITS, SCALED, PROBS = m.sym("z"), m.sym("z", prime=1), m.sym("p")  # z, z', p
+TEMPERATURE, CHOICE = m.sym("T"), hat(m.sym("y"))  # T, y-hat
+W_VOCAB = m.sym("W", sub=m.sym("vocab"))
 
 
 @dataclass(frozen=True)
@@ -166,13 +188,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             "The decoder's output at the last position is $h$; the final linear layer "
             r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
             + ", ".join(vocab)
-            + (f" and the temperature is $T = {to_latex(T)}$" if T != 1 else "")
+            + (f" and the temperature is ${m.eq(TEMPERATURE, m.atom(T))}$" if T != 1 else "")
             + ". Compute the logits, their softmax and the greedy prediction "
             "(the most probable token; a tie goes to the first in the vocabulary)."
         ),
     )
     p.add_input("h", h)
-    p.add_input("W_vocab", W, cols=vocab, latex_name=r"W_\mathrm{vocab}")
+    p.add_input("W_vocab", W, cols=vocab, latex_name=W_VOCAB)
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
 
     # 1) logits: one score per vocabulary token, h W_vocab (the model's logits)
@@ -181,20 +203,32 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     if products[j] == 0 and any(x != 0 for x in products):
         j = next(k for k, x in enumerate(products) if x != 0)
     col = [row[j] for row in W]
-    tok = blocks.latex_text(vocab[j])
+    calc = blocks.calculator(p)
     work = [
-        rf"z_{{{j + 1}}} \; ({tok}) = h \cdot W_{{:,{j + 1}}} = {blocks.dot_latex(h[0], col, blocks.calculator(p))} "
-        rf"= {(blocks.nx if blocks.calculator(p) else to_latex)(products[j])}{blocks.terms_count(len(col))}"
+        line(
+            m.entry(LOGITS, j),
+            THICK,
+            m.paren(lines.latex_text(vocab[j])),
+            "=",
+            m.sym("h"),
+            "⋅",
+            m.sym("W", sub=m.line(":", ",", j + 1)),
+            "=",
+            lines.dot_latex(h[0], col, calc),
+            "=",
+            lines.nx(products[j]) if calc else m.atom(products[j]),
+            lines.terms_count(len(col)),
+        )
     ]
     p.add_step(
         "logits",
         (products,),
         ref["logits"],
         title="Logits (one score per vocabulary token)",
-        formula=r"z = h \, W_\mathrm{vocab}",
+        formula=line(LOGITS, "=", m.sym("h"), THIN, W_VOCAB),
         work=work,
         cols=vocab,
-        latex_name="z",
+        latex_name=LOGITS,
     )
     z, src = products, "z"
     # 2) temperature: divide the logits by T (T != 1 only)
@@ -205,13 +239,17 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             (z,),
             ref["scaled_logits"],
             title="Logits divided by the temperature",
-            formula=rf"z' = \frac{{z}}{{T}}, \quad T = {to_latex(T)}",
+            formula=line(SCALED, "=", m.frac(LOGITS, TEMPERATURE), ",", m.quad(), TEMPERATURE, "=", m.atom(T)),
             work=[
-                rf"z'_{{{j + 1}}} = \frac{{z_{{{j + 1}}}}}{{T}} = "
-                rf"\frac{{{to_latex(products[j])}}}{{{to_latex(T)}}} = {to_latex(z[j])}"
+                m.eq(
+                    m.entry(SCALED, j),
+                    m.frac(m.entry(LOGITS, j), TEMPERATURE),
+                    m.frac(m.atom(products[j]), m.atom(T)),
+                    m.atom(z[j]),
+                )
             ],
             cols=vocab,
-            latex_name="z'",
+            latex_name=SCALED,
             note=("A temperature above 1 flattens the distribution, below 1 sharpens it."),
         )
     # 3) softmax over the vocabulary
@@ -223,9 +261,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         sym="p",
         src_sym=src,
         title="Probabilities (softmax over the vocabulary)",
-        formula=rf"p = \operatorname{{softmax}}({src})",
+        formula=line(PROBS, "=", m.call("softmax", LOGITS if T == 1 else SCALED)),
         cols=vocab,
-        latex_name="p",
+        latex_name=PROBS,
         vector=True,
     )
     # 4) greedy choice on the exact logits (the softmax keeps their order)
@@ -236,18 +274,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         raise VerificationError(f"next-token.prediction: exact choice {best} != float choice {ref_best}")
     ties = [k for k, x in enumerate(z) if x == z[best]]
     chain = p.steps[-1].chain  # by hand: the probability as the table of decimals shows it
-    top = blocks.approx(P[0][best] if chain is None else chain[0][best])
+    top = lines.approx_number(P[0][best] if chain is None else chain[0][best])
+    label = lines.latex_text(vocab[best])
     work = [
-        rf"\max_j p_j = p_{{{best + 1}}} \approx {top} \quad ({blocks.latex_text(vocab[best])})",
-        rf"\hat{{y}} = {blocks.latex_text(vocab[best])} \quad (\text{{token {best + 1} of {size}}})",
+        line(named("max", "j"), m.sym("p", sub="j"), "=", m.entry(PROBS, best), "≈", top, m.quad(), m.paren(label)),
+        line(CHOICE, "=", label, m.quad(), m.paren(m.text(f"token {best + 1} of {size}"))),
     ]
     if len(ties) > 1:
-        work.insert(
-            1,
-            r"\text{tie between } "
-            + ", ".join(blocks.latex_text(vocab[k]) for k in ties)
-            + r": \text{the first in the vocabulary wins}",
-        )
+        tied = m.join([lines.latex_text(vocab[k]) for k in ties], ",")
+        work.insert(1, line(m.text("tie between "), tied, ":", m.text("the first in the vocabulary wins")))
     note = (
         "Greedy decoding takes the most probable token; a tie goes to the first in the vocabulary. "
         "The softmax keeps the order of the logits, so the choice is also the largest logit"
@@ -260,10 +295,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((vocab[best],),),
         np.array([[float(best)]]),
         title="Prediction (greedy: the most probable token)",
-        formula=r"\hat{y} = \operatorname{arg}\max_j \, p_j",
+        formula=line(CHOICE, "=", named("arg"), named("max", "j"), THIN, m.sym("p", sub="j")),
         work=work,
         note=note,
         cols=("next token",),
-        latex_name=r"\hat{y}",
+        latex_name=CHOICE,
     )
     return p

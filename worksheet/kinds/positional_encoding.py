@@ -42,8 +42,13 @@ from . import mistakes
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
-from ..exact import add, cos, is_rational, mul, power, sin, to_latex
+from ..exact import add, cos, is_rational, mul, power, sin
+from ..solution.maths import Node
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Fence, Named, Script
 from ..solution.problem import Aid, MathLabel, Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 
@@ -52,6 +57,52 @@ CONVENTIONS = (cv.PE, cv.EXACT)
 INPUTS = ("X",)
 TRIG_AID = "Values of $\\sin$ and $\\cos$ you may need"
 AID_LIMIT = 20  # at most this many distinct non-zero angles get a table of sin and cos
+THETA, PE_SYM, POS, PAIR = m.sym("theta"), m.sym("PE"), m.sym("pos"), m.sym("i")  # θ, PE, pos, the pair index i
+D_MODEL = m.sym("d", sub=m.sym("model"))
+X_PLUS_PE = line(m.sym("X"), "+", PE_SYM)
+
+
+# constructors build.py does not have yet (they belong there)
+def named(name: str, sub=None) -> Node:
+    """A named operator on its own, ``\\sin`` in ``\\sin\\theta`` (:func:`~worksheet.solution.maths.build.call`
+    adds its argument in parentheses)."""
+    return m.sym(Named(name), sub=sub)
+
+
+def fenced(x) -> Node:
+    """``x`` in brackets sized to it: ``\\left(x\\right)``."""
+    return Fence("(", m.atom(x), ")")
+
+
+def trig(fn: str, angle) -> Node:
+    """``sin(angle)`` (``fn``: sin or cos) as its exact value prints, ``\\sin\\left(\\frac{1}{100}\\right)``;
+    a rational angle is a fraction node, so that the brackets grow around it in every format."""
+    q = Fraction(angle) if is_rational(angle) else None
+    arg = m.frac(q.numerator, q.denominator) if q is not None and q.denominator > 1 else m.atom(angle)
+    return line(named(fn), fenced(arg))
+
+
+def _pe_value(PE: Matrix, angles, r: int, j: int) -> Node:
+    """Entry (r, j) of PE: sin or cos of its angle, or the number it is (sin 0 = 0, cos 0 = 1)."""
+    x = PE[r][j]
+    return m.atom(x) if is_rational(x) else trig("sin" if j % 2 == 0 else "cos", angles[r][j // 2])
+
+
+def indexed(x, sub) -> Node:
+    """``(x)_{sub}``: an entry of a bracketed sum, its index on the closing bracket, as TeX sets it."""
+    bracketed = m.paren(x).items
+    return m.line(*bracketed[:-1], Script(bracketed[-1], sub))
+
+
+def _pair(a, b) -> Node:
+    """The index ``a,b`` (always with its comma: ``\\theta_{1,0}``, never ``\\theta_{10}``)."""
+    return line(a, ",", b)
+
+
+def _exact_or_approx(x, shown: Node | None = None) -> Node:
+    """``= x`` exactly (``shown``: as that node), then ``≈`` 4 decimals when x is not rational."""
+    exact = line("=", m.atom(x) if shown is None else shown)
+    return exact if is_rational(x) else line(exact, "≈", lines.approx_number(x))
 
 
 @dataclass(frozen=True)
@@ -212,28 +263,41 @@ def solve(  # noqa: PLR0915
     angles = tuple(tuple(mul(q, power(dv, -1)) for dv in divs) for q in positions)
     r = 1 if n > 1 else 0
     i = 1 if k > 1 else 0
+    exponent = m.power(b, line(2, "⋅", i, "/", d))  # base^{2 i / d_model}, with the numbers
     work = [
-        rf"{b}^{{2 \cdot {i} / {d}}} = "
-        + (
-            rf"{b}^{{{to_latex(Fraction(2 * i, d))}}} = {to_latex(divs[i])}"
+        line(
+            exponent,
+            "=",
+            line(m.power(b, m.atom(Fraction(2 * i, d))), "=", m.atom(divs[i]))
             if is_rational(divs[i])
-            else rf"{to_latex(divs[i])} \approx {blocks.approx(divs[i])}"
+            else line(m.atom(divs[i]), "≈", lines.approx_number(divs[i])),
         ),
-        rf"\theta_{{{positions[r]},{i}}} = \frac{{{positions[r]}}}{{{b}^{{2 \cdot {i} / {d}}}}} = "
-        rf"{to_latex(angles[r][i])}"
-        + ("" if is_rational(angles[r][i]) else rf" \approx {blocks.approx(angles[r][i])}"),
+        line(
+            m.sym(THETA, sub=_pair(positions[r], i)),
+            "=",
+            m.frac(positions[r], exponent),
+            _exact_or_approx(angles[r][i]),
+        ),
     ]
     p.add_step(
         "angles",
         angles,
         ref["angles"],
         title="Angles (one per position and pair of columns)",
-        formula=rf"\theta_{{\mathrm{{pos}},i}} = \frac{{\mathrm{{pos}}}}{{{b}^{{2i/d_\mathrm{{model}}}}}}, "
-        rf"\quad i = {_range(k)}",
+        formula=line(
+            m.sym(THETA, sub=_pair(POS, PAIR)),
+            "=",
+            m.frac(POS, m.power(b, line(2, PAIR, "/", D_MODEL))),
+            ",",
+            m.quad(),
+            PAIR,
+            "=",
+            _range(k),
+        ),
         work=work,
         rows=rows,
         cols=tuple(MathLabel(f"i = {i}") for i in range(k)),
-        latex_name=r"\Theta",
+        latex_name=m.sym("Theta"),
         note=(
             r"$i$ is the pair index: columns $2i$ and $2i+1$ share the angle, so the exponent is "
             r"$2i/d_\mathrm{model}$ with $i$ the pair, not the column."
@@ -247,10 +311,14 @@ def solve(  # noqa: PLR0915
     j = 2 if d > 2 else 0
     work = []
     for jj in sorted({j, j + 1} & set(range(d))):
-        fn = r"\sin" if jj % 2 == 0 else r"\cos"
+        fn = "sin" if jj % 2 == 0 else "cos"
         work.append(
-            rf"\mathrm{{PE}}_{{{positions[r]},{jj}}} = {fn}(\theta_{{{positions[r]},{jj // 2}}}) = "
-            rf"{to_latex(PE[r][jj])}" + ("" if is_rational(PE[r][jj]) else rf" \approx {blocks.approx(PE[r][jj])}")
+            line(
+                m.sym(PE_SYM, sub=_pair(positions[r], jj)),
+                "=",
+                m.call(fn, m.sym(THETA, sub=_pair(positions[r], jj // 2))),
+                _exact_or_approx(PE[r][jj], _pe_value(PE, angles, r, jj)),
+            )
         )
     p.add_step(
         "PE",
@@ -259,12 +327,20 @@ def solve(  # noqa: PLR0915
         title="Positional encoding",
         work=work,
         rows=rows,
-        formula=(
-            r"\mathrm{PE}_{\mathrm{pos},2i} = \sin\theta_{\mathrm{pos},i}, \quad "
-            r"\mathrm{PE}_{\mathrm{pos},2i+1} = \cos\theta_{\mathrm{pos},i}"
+        formula=line(
+            m.sym(PE_SYM, sub=_pair(POS, line(2, PAIR))),
+            "=",
+            named("sin"),
+            m.sym(THETA, sub=_pair(POS, PAIR)),
+            ",",
+            m.quad(),
+            m.sym(PE_SYM, sub=_pair(POS, line(2, PAIR, "+", 1))),
+            "=",
+            named("cos"),
+            m.sym(THETA, sub=_pair(POS, PAIR)),
         ),
         cols=tuple(f"{jj} {'sin' if jj % 2 == 0 else 'cos'}" for jj in range(d)),
-        latex_name=r"\mathrm{PE}",
+        latex_name=PE_SYM,
         note="Even columns (0, 2, ...) take the sine, odd columns the cosine; radians, not degrees.",
     )
     PE = carry.after(p) if carry is not None else PE
@@ -276,21 +352,33 @@ def solve(  # noqa: PLR0915
         # a representative entry: an irrational PE value added to a non-zero x, if any
         cands = [(rr, jj) for rr in range(n) for jj in range(d) if not is_rational(PE[rr][jj])]
         rr, jj = next((c for c in cands if X[c[0]][c[1]] != 0), cands[0] if cands else (0, 0))
-        (sx, _), (sp, _) = blocks.work_term(X[rr][jj]), blocks.work_term(PE[rr][jj])
+        sx = lines.work_term(X[rr][jj])[0]
+        sp = lines.work_term(PE[rr][jj])[0] if is_rational(PE[rr][jj]) else _pe_value(PE, angles, rr, jj)
+        at = _pair(positions[rr], jj)
         work = [
-            rf"(X + \mathrm{{PE}})_{{{positions[rr]},{jj}}} = x_{{{positions[rr]},{jj}}} + "
-            rf"\mathrm{{PE}}_{{{positions[rr]},{jj}}} = {sx} + {sp} {blocks.work_result(E[rr][jj])}"
+            line(
+                indexed(X_PLUS_PE, at),
+                "=",
+                m.sym("x", sub=at),
+                "+",
+                m.sym(PE_SYM, sub=at),
+                "=",
+                sx,
+                "+",
+                sp,
+                lines.work_result(E[rr][jj]),
+            )
         ]
         p.add_step(
             "X_plus_PE",
             E,
             carried("X_plus_PE", PE=PE),
             title="Embeddings plus positional encoding",
-            formula=r"X + \mathrm{PE}",
+            formula=X_PLUS_PE,
             work=work,
             rows=rows,
             cols=col_index,
-            latex_name=r"X + \mathrm{PE}",
+            latex_name=X_PLUS_PE,
             note="Entry by entry: row = token at position pos, column index j from 0 as in PE.",
         )
         if carry is not None:
@@ -325,8 +413,9 @@ def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT, *, flawe
                     listed.append(a)
     entries = []
     for a, with_cos in listed:
-        for fn, f in ((r"\sin", sin), (r"\cos", cos))[: 2 if with_cos else 1]:
-            entry = (rf"{fn}\left({to_latex(a)}\right)", blocks.approx(f(a)))
+        for fn, f in (("sin", sin), ("cos", cos))[: 2 if with_cos else 1]:
+            # an Aid holds LaTeX (the sheet's function list reads it): the tree, printed
+            entry = (str(trig(fn, a)), str(lines.approx_number(f(a))))
             if entry not in entries:
                 entries.append(entry)
     p.aids.append(Aid(TRIG_AID, tuple(entries)))
@@ -384,9 +473,9 @@ def _pe_column_exponent(scale: float):
     return rule
 
 
-def _range(k: int) -> str:
-    """``0, 1`` for k = 2 (not "0, ..., 1"), ``0, \\ldots, 7`` for k = 8."""
-    return ", ".join(str(i) for i in range(k)) if k <= 3 else rf"0, \ldots, {k - 1}"
+def _range(k: int) -> Node:
+    """``0, 1`` for k = 2 (not "0, ..., 1"), ``0, …, 7`` for k = 8."""
+    return m.join(range(k) if k <= 3 else (0, m.sym("…"), k - 1), ",")
 
 
 def _angles_right(v: mistakes.Values, params, d: int) -> bool:

@@ -29,8 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..steps import scaled_dot_product as blocks
-from ..exact import to_latex
+from ..solution.maths import build as m
+from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 from .shared_conventions import Convention
@@ -43,6 +45,7 @@ SELF_SCORES = Convention(
 )
 CONVENTIONS = (cv.TOKEN_ROWS, SELF_SCORES, cv.SOFTMAX, cv.SOFTMAX_FORM, cv.CAUSAL, cv.EXACT)
 INPUTS = ("X",)
+EMBEDDINGS, SCORES, MASKED, WEIGHTS, OUTPUT = (m.sym(c) for c in "XSMAZ")  # X, S, M, A, Z
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ def _symmetry_note(S: Matrix) -> str:
     example = ""
     if n > 1:
         i, j = 0, 1
-        example = f" (here ${blocks.entry('s', i, j)} = {blocks.entry('s', j, i)} = {to_latex(S[i][j])}$)"
+        example = f" (here ${m.eq(lines.entry('s', i, j), lines.entry('s', j, i), m.atom(S[i][j]))}$)"
     return (
         "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
         + example
@@ -157,13 +160,13 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ref["scores"],
         transpose_b=True,
         title="Scores (dot products of the embeddings)",
-        formula=r"S = X X^\top",
+        formula=line(SCORES, "=", EMBEDDINGS, m.sym(EMBEDDINGS, sup=m.sym("⊤"))),
         sym="s",
         a_sym="x",
         b_sym="x",
         rows=tokens,
         cols=tokens,
-        latex_name="S",
+        latex_name=SCORES,
         note=_symmetry_note(blocks.matmul(X, blocks.transpose(X))),
     )
     src = "s"
@@ -179,7 +182,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ref["weights"],
         sym=r"\alpha",
         src_sym=src,
-        formula=r"A = \operatorname{softmax}(" + ("M" if params.causal else "S") + ")",
+        formula=line(WEIGHTS, "=", m.call("softmax", MASKED if params.causal else SCORES)),
+        latex_name=WEIGHTS,
         rows=tokens,
         cols=tokens,
     )
@@ -195,8 +199,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         v_sym="x",
         logits=S,
         rows=tokens,
-        formula="Z = A X",
-        latex_name="Z",  # Z, the attention output in every kind (Y is a layer norm's output)
+        formula=line(OUTPUT, "=", WEIGHTS, EMBEDDINGS),
+        latex_name=OUTPUT,  # Z, the attention output in every kind (Y is a layer norm's output)
         title="Output (weighted sum of the embeddings)",
         note=r"Each output row $z_i = \sum_j \alpha_{ij} x_j$ mixes the embeddings "
         r"themselves: without $W^V$ the values are the inputs.",
