@@ -132,14 +132,14 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
             return proxy._read("sigma", a)
 
         m.setattr(recurrent, "np_sigmoid", table_sigmoid)
-        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, r"\sigma")
+        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, "sigma")
         m.setattr(recurrent, "SIGMA", sigma)
         from worksheet.kinds import lstm_cell
 
         m.setattr(
             lstm_cell,
             "GATES",
-            tuple((g, sigma if act.latex == r"\sigma" else act, title) for g, act, title in lstm_cell.GATES),
+            tuple((g, sigma if act.name == "sigma" else act, title) for g, act, title in lstm_cell.GATES),
         )
         run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
         answers, given = {}, {}
@@ -222,7 +222,7 @@ def test_every_worked_line_is_true_as_printed(kind, numbers):
         tables = pu.Tables.of(p)
         for s in p.steps:
             for line in s.work:
-                n, bad = pu.check_line(line, tables)
+                n, bad = pu.check_line(str(line), tables)
                 checked += n
                 failures += [f"seed {seed}, {s.name}: {b}" for b in bad]
     assert not failures, "\n".join(failures[:25])
