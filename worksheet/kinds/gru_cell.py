@@ -185,21 +185,19 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             chain.fresh(rec.name("h", t, T), **{rec.name("z", t, T): G["z"], rec.name("n", t, T): N}, **h_before),
             places=places,
             title=rec.titled("Hidden state", t, T),
-            formula=line(
-                rec.sub("h", t, T),
-                "=",
-                paren(line("1", "-", rec.sub("z", t, T))),
-                "⊙",
-                rec.sub("n", t, T),
-                "+",
-                rec.sub("z", t, T),
-                "⊙",
-                rec.prev_h(t, T),
-            ),
+            formula=_h_formula(t, T),
             work=_h_work(t, T, G["z"], N, h, h_exact, places),
             latex_name=rec.sub("h", t, T),
         )
     return rec.finish(p, table, places, hand)
+
+
+def _h_formula(t: int, T: int) -> Row:
+    """``h_{t} = (1 − z_{t}) ⊙ n_{t} + z_{t} ⊙ h_{t-1}``."""
+    z = rec.sub("z", t, T)
+    return line(
+        rec.sub("h", t, T), "=", paren(line("1", "-", z)), "⊙", rec.sub("n", t, T), "+", z, "⊙", rec.prev_h(t, T)
+    )
 
 
 def _candidate_pre(t: int, T: int) -> Row:

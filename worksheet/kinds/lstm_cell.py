@@ -186,7 +186,6 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
-        c_prev = rec.prev_state("c", t, T)
         c_before = {rec.name("c", t - 1, T): c} if t > 1 else {}  # c_0: the input
         c_new = chain.add(
             rec.name("c", t, T),
@@ -194,17 +193,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             chain.fresh(rec.name("c", t, T), **{rec.name(k, t, T): v for k, v in G.items()}, **c_before),
             places=places,
             title=rec.titled("Cell state", t, T),
-            formula=line(
-                rec.sub("c", t, T),
-                "=",
-                rec.sub("f", t, T),
-                "⊙",
-                c_prev,
-                "+",
-                rec.sub("i", t, T),
-                "⊙",
-                rec.sub("g", t, T),
-            ),
+            formula=_c_formula(t, T),
             work=_c_work(t, T, G, c, c_exact, places),
             latex_name=rec.sub("c", t, T),
         )
@@ -220,12 +209,25 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             gf["o"] * rec.to_np(tanh_c),
             places=places,
             title=rec.titled("Hidden state", t, T),
-            formula=line(rec.sub("h", t, T), "=", rec.sub("o", t, T), "⊙", TANH.of(rec.sub("c", t, T))),
+            formula=_h_formula(t, T),
             work=_h_work(t, T, G, c_new, h_exact, places),
             latex_name=rec.sub("h", t, T),
         )
         c = c_new
     return rec.finish(p, table, places, hand)
+
+
+def _c_formula(t: int, T: int) -> Row:
+    """``c_{t} = f_{t} ⊙ c_{t-1} + i_{t} ⊙ g_{t}``."""
+    sub = rec.sub
+    return line(
+        sub("c", t, T), "=", sub("f", t, T), "⊙", rec.prev_state("c", t, T), "+", sub("i", t, T), "⊙", sub("g", t, T)
+    )
+
+
+def _h_formula(t: int, T: int) -> Row:
+    """``h_{t} = o_{t} ⊙ tanh(c_{t})``."""
+    return line(rec.sub("h", t, T), "=", rec.sub("o", t, T), "⊙", TANH.of(rec.sub("c", t, T)))
 
 
 def _in_product(text: str) -> Node:
