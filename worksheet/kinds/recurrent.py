@@ -67,8 +67,6 @@ from . import screen
 from .gate_lines import (  # noqa: F401
     act_work,
     affine_work,
-    dot_terms,
-    indexed,
     num,
     pre_sym,
     prev_h,
