@@ -78,7 +78,7 @@ def test_hand_mode_has_small_integer_pre_activations_and_the_table_holds_every_v
         a = x @ f[f"W_{g}"] + f["h0"] @ f[f"W_h{g}"] + f[f"b_{g}"]
         assert np.all(a == np.round(a)) and np.abs(a).max() <= 3
         for k in a.ravel():  # at the integers, or on the grid of x >= 0 (its title gives f(-x) from f(x))
-            assert f"{act.latex}({int(k)})" in table_args or f"{act.latex}({abs(int(k))})" in table_args
+            assert f"{act.symbol}({int(k)})" in table_args or f"{act.symbol}({abs(int(k))})" in table_args
     for t in range(1, T + 1):
         c = p.step(rec.name("c", t, T))
         assert c.rounded and c.places == 2  # the state is carried onto the tables' grid of 0.01

@@ -132,14 +132,14 @@ def simulate(problem, key_problem, monkeypatch) -> tuple[dict, list[str]]:
             return proxy._read("sigma", a)
 
         m.setattr(recurrent, "np_sigmoid", table_sigmoid)
-        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, r"\sigma")
+        sigma = recurrent.Act(recurrent.sigmoid, table_sigmoid, "sigma")
         m.setattr(recurrent, "SIGMA", sigma)
         from worksheet.kinds import lstm_cell
 
         m.setattr(
             lstm_cell,
             "GATES",
-            tuple((g, sigma if act.latex == r"\sigma" else act, title) for g, act, title in lstm_cell.GATES),
+            tuple((g, sigma if act.name == "sigma" else act, title) for g, act, title in lstm_cell.GATES),
         )
         run = recomputer(key_problem.kind, key_problem.params, key_problem.inputs)
         answers, given = {}, {}

@@ -36,8 +36,11 @@ import numpy as np
 from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..exact import add, mul
+from ..solution.maths import Row
+from ..solution.maths.build import line, number, paren, sym
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, verify
+from ..steps import line_trees as lines
 from . import base, recurrent as rec
 from . import shared_conventions as cv
 from . import screen
@@ -138,7 +141,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T = shape(X)[0]
     hand = params.numbers == "hand"
     p, chain, table = rec.start(
-        "gru-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED, {"h0": "h_0"}, reference
+        "gru-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED, {"h0": sym("h", sub=0)}, reference
     )
     f = {n: rec.to_np(inputs[n]) for n in NEEDED}
     h = inputs["h0"]
@@ -168,8 +171,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             np.tanh(rec.to_np(A_r)),
             carried=True,
             title=rec.titled("Candidate", t, T),
-            formula=rf"{rec.sub('n', t, T)} = \tanh({rec.x_sym(t, T)} W_{{n}} + b_{{n}} + "
-            rf"{rec.sub('r', t, T)} \odot ({rec.prev_h(t, T)} W_{{hn}} + b_{{hn}}))",
+            formula=line(rec.sub("n", t, T), "=", TANH.of(_candidate_pre(t, T))),
             work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
             latex_name=rec.sub("n", t, T),
         )
@@ -183,47 +185,108 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             chain.fresh(rec.name("h", t, T), **{rec.name("z", t, T): G["z"], rec.name("n", t, T): N}, **h_before),
             places=places,
             title=rec.titled("Hidden state", t, T),
-            formula=rf"{rec.sub('h', t, T)} = (1 - {rec.sub('z', t, T)}) \odot {rec.sub('n', t, T)}"
-            rf" + {rec.sub('z', t, T)} \odot {rec.prev_h(t, T)}",
+            formula=_h_formula(t, T),
             work=_h_work(t, T, G["z"], N, h, h_exact, places),
             latex_name=rec.sub("h", t, T),
         )
     return rec.finish(p, table, places, hand)
 
 
-def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[str]:
+def _h_formula(t: int, T: int) -> Row:
+    """``h_{t} = (1 − z_{t}) ⊙ n_{t} + z_{t} ⊙ h_{t-1}``."""
+    z = rec.sub("z", t, T)
+    return line(
+        rec.sub("h", t, T), "=", paren(line("1", "-", z)), "⊙", rec.sub("n", t, T), "+", z, "⊙", rec.prev_h(t, T)
+    )
+
+
+def _candidate_pre(t: int, T: int) -> Row:
+    """``x W_n + b_n + r ⊙ (h_{0} W_{hn} + b_{hn})``: the candidate's pre-activation."""
+    return line(
+        rec.x_sym(t, T),
+        sym("W", sub="n"),
+        "+",
+        sym("b", sub="n"),
+        "+",
+        rec.sub("r", t, T),
+        "⊙",
+        paren(line(rec.prev_h(t, T), sym("W", sub="hn"), "+", sym("b", sub="hn"))),
+    )
+
+
+def _n_work(t, T, x, h, inputs, R, A_x, A_h, A, A_r, N, places) -> list[Row]:
+    """``a^n_{1,1} = (1 ⋅ 1 + 1) + 0.7311 ⋅ (0 ⋅ 1 + (−1))``, the same to 4 places, then ``n_{1,1} = tanh(...)``."""
     out = []
     for j in rec.units(len(N[0])):
-        lhs = f"a^{{n}}_{{{t},{j + 1}}}"
-        r = decimal(R[0][j])
+        lhs = rec.pre_sym("n", t, j)
         out.append(
-            rf"{lhs} = ({rec.dot_terms(x[0], [w[j] for w in inputs['W_n']])[1:-1]} + "
-            rf"{blocks.work_term(inputs['b_n'][0][j])[0]}) + {r} \cdot "
-            rf"({rec.dot_terms(h[0], [w[j] for w in inputs['W_hn']])[1:-1]} + "
-            rf"{blocks.work_term(inputs['b_hn'][0][j])[0]})"
+            line(
+                lhs,
+                "=",
+                paren(
+                    line(
+                        rec.products(x[0], [w[j] for w in inputs["W_n"]]), "+", lines.work_term(inputs["b_n"][0][j])[0]
+                    )
+                ),
+                "+",
+                number(decimal(R[0][j])),
+                "⋅",
+                paren(
+                    line(
+                        rec.products(h[0], [w[j] for w in inputs["W_hn"]]),
+                        "+",
+                        lines.work_term(inputs["b_hn"][0][j])[0],
+                    )
+                ),
+            )
         )
         ax, ah = A_x[0][j], A_h[0][j]
         d = _digits([(ax, 0), (R[0][j], 0), (ah, 0)], lambda v: v[0] + v[1] * v[2], A[0][j])
         out.append(
-            rf"{lhs} \approx {blocks.work_term(ax, digits=d)[0]} + {blocks.decimal_at(R[0][j], d)} \cdot "
-            rf"{blocks.work_term(ah, digits=d)[0]} {rec.to_places(A[0][j], places)}"
+            line(
+                lhs,
+                "≈",
+                lines.work_term(ax, digits=d)[0],
+                "+",
+                number(blocks.decimal_at(R[0][j], d)),
+                "⋅",
+                lines.work_term(ah, digits=d)[0],
+                rec.to_places(A[0][j], places),
+            )
         )
         out.append(rec.act_work(rec.sub("n", t, T, j), TANH, A_r[0][j], N[0][j]))
     return out
 
 
-def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[str]:
+def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[Row]:
+    """``h_{1,1} = (1 − z_{1,1}) \\, n_{1,1} + z_{1,1} \\, h_{0,1} ≈ (1 − 0.8808) ⋅ 0.7616 + 0.8808 ⋅ 1 → ...``."""
     out = []
     for j in rec.units(len(N[0])):
         zs, ns, hs = (Z[0][j], 0), (N[0][j], 0), (h_prev[0][j], blocks.SHORT)  # (value, its work_term limit)
         d = _digits([zs, ns, hs], lambda v: (1 - v[0]) * v[1] + v[0] * v[2], h_exact[0][j])
         z, n = blocks.decimal_at(Z[0][j], d), blocks.decimal_at(N[0][j], d)
-        n = f"({n})" if n.startswith("-") else n  # all 4 places, as the table gives n
-        hp = rec.prev_unit("h", t, T, j)
+        n_term = paren(number(n)) if n.startswith("-") else number(n)  # all 4 places, as the table gives n
         out.append(
-            rf"{rec.sub('h', t, T, j)} = (1 - {rec.sub('z', t, T, j)}) \, {rec.sub('n', t, T, j)} + "
-            rf"{rec.sub('z', t, T, j)} \, {hp} \approx (1 - {z}) \cdot {n} + {z} \cdot "
-            rf"{blocks.work_term(h_prev[0][j], digits=d)[0]} {rec.to_places(h_exact[0][j], places)}"
+            line(
+                rec.sub("h", t, T, j),
+                "=",
+                paren(line("1", "-", rec.sub("z", t, T, j))),
+                rec.thin(),
+                rec.sub("n", t, T, j),
+                "+",
+                rec.sub("z", t, T, j),
+                rec.thin(),
+                rec.prev_unit("h", t, T, j),
+                "≈",
+                paren(line("1", "-", number(z))),
+                "⋅",
+                n_term,
+                "+",
+                number(z),
+                "⋅",
+                lines.work_term(h_prev[0][j], digits=d)[0],
+                rec.to_places(h_exact[0][j], places),
+            )
         )
     return out
 

@@ -32,7 +32,11 @@ import numpy as np
 
 from . import mistakes
 from ..exact import add, mul, tanh
+from ..solution.maths import Node, Row
+from ..solution.maths.build import line, number, paren, sym
+from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape
+from ..steps import line_trees as lines
 from . import base, recurrent as rec
 from . import shared_conventions as cv
 from ..steps import scaled_dot_product as blocks
@@ -161,7 +165,18 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     T = shape(X)[0]
     hand = params.numbers == "hand"
     p, chain, table = rec.start(
-        "lstm-cell", TITLE, _intro, inputs, params, seed, key, X, d_h, NEEDED, {"h0": "h_0", "c0": "c_0"}, reference
+        "lstm-cell",
+        TITLE,
+        _intro,
+        inputs,
+        params,
+        seed,
+        key,
+        X,
+        d_h,
+        NEEDED,
+        {"h0": sym("h", sub=0), "c0": sym("c", sub=0)},
+        reference,
     )
     h, c = inputs["h0"], inputs["c0"]
     for t in range(1, T + 1):
@@ -171,7 +186,6 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             G = {k: rec.rounded(v, rec.GATE_PLACES) for k, v in G.items()}
         gf = {k: rec.to_np(v) for k, v in G.items()}
         c_exact = (tuple(add(mul(f, cp), mul(i, g)) for f, cp, i, g in zip(G["f"][0], c[0], G["i"][0], G["g"][0])),)
-        c_prev = rec.prev_state("c", t, T)
         c_before = {rec.name("c", t - 1, T): c} if t > 1 else {}  # c_0: the input
         c_new = chain.add(
             rec.name("c", t, T),
@@ -179,8 +193,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             chain.fresh(rec.name("c", t, T), **{rec.name(k, t, T): v for k, v in G.items()}, **c_before),
             places=places,
             title=rec.titled("Cell state", t, T),
-            formula=rf"{rec.sub('c', t, T)} = {rec.sub('f', t, T)} \odot {c_prev} + "
-            rf"{rec.sub('i', t, T)} \odot {rec.sub('g', t, T)}",
+            formula=_c_formula(t, T),
             work=_c_work(t, T, G, c, c_exact, places),
             latex_name=rec.sub("c", t, T),
         )
@@ -196,7 +209,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             gf["o"] * rec.to_np(tanh_c),
             places=places,
             title=rec.titled("Hidden state", t, T),
-            formula=rf"{rec.sub('h', t, T)} = {rec.sub('o', t, T)} \odot \tanh({rec.sub('c', t, T)})",
+            formula=_h_formula(t, T),
             work=_h_work(t, T, G, c_new, h_exact, places),
             latex_name=rec.sub("h", t, T),
         )
@@ -204,23 +217,53 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     return rec.finish(p, table, places, hand)
 
 
-def _in_product(text: str) -> str:
+def _c_formula(t: int, T: int) -> Row:
+    """``c_{t} = f_{t} ⊙ c_{t-1} + i_{t} ⊙ g_{t}``."""
+    sub = rec.sub
+    return line(
+        sub("c", t, T), "=", sub("f", t, T), "⊙", rec.prev_state("c", t, T), "+", sub("i", t, T), "⊙", sub("g", t, T)
+    )
+
+
+def _h_formula(t: int, T: int) -> Row:
+    """``h_{t} = o_{t} ⊙ tanh(c_{t})``."""
+    return line(rec.sub("h", t, T), "=", rec.sub("o", t, T), "⊙", TANH.of(rec.sub("c", t, T)))
+
+
+def _in_product(text: str) -> Node:
     """A printed decimal inside a product: a negative one in parentheses (all 4 places kept)."""
-    return f"({text})" if text.startswith("-") else text
+    return paren(number(text)) if text.startswith("-") else number(text)
 
 
-def _c_work(t, T, G, c_prev, c_exact, places) -> list[str]:
+def _c_work(t, T, G, c_prev, c_exact, places) -> list[Row]:
+    """``c_{1,1} = f_{1,1} \\, c_{0,1} + i_{1,1} \\, g_{1,1} ≈ 0.8808 ⋅ 1 + 0.7311 ⋅ 0.7616 → ...``."""
     decimal_at = blocks.decimal_at
 
     out = []
     for j in rec.units(len(c_exact[0])):
-        cj = rec.prev_unit("c", t, T, j)
         f, cp, i, g = G["f"][0][j], c_prev[0][j], G["i"][0][j], G["g"][0][j]
         d = _digits([f, cp, i, g], lambda v: v[0] * v[1] + v[2] * v[3], c_exact[0][j])
         out.append(
-            rf"{rec.sub('c', t, T, j)} = {rec.sub('f', t, T, j)} \, {cj} + {rec.sub('i', t, T, j)} \, "
-            rf"{rec.sub('g', t, T, j)} \approx {decimal_at(f, d)} \cdot {blocks.work_term(cp, 0, digits=d)[0]} + "
-            rf"{decimal_at(i, d)} \cdot {_in_product(decimal_at(g, d))} {rec.to_places(c_exact[0][j], places)}"
+            line(
+                rec.sub("c", t, T, j),
+                "=",
+                rec.sub("f", t, T, j),
+                rec.thin(),
+                rec.prev_unit("c", t, T, j),
+                "+",
+                rec.sub("i", t, T, j),
+                rec.thin(),
+                rec.sub("g", t, T, j),
+                "≈",
+                number(decimal_at(f, d)),
+                "⋅",
+                lines.work_term(cp, 0, digits=d)[0],
+                "+",
+                number(decimal_at(i, d)),
+                "⋅",
+                _in_product(decimal_at(g, d)),
+                rec.to_places(c_exact[0][j], places),
+            )
         )
     return out
 
@@ -230,9 +273,8 @@ def _digits(values, combine, result) -> int:
     return blocks.fit_places(values, combine, result, at=lambda x, p: blocks.term_value(x, 0, p))
 
 
-def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
-    from ..solution.number_format import decimal
-
+def _h_work(t, T, G, c_new, h_exact, places) -> list[Row]:
+    """``h_{1,1} = o_{1,1} tanh(c_{1,1}) ≈ 0.8808 ⋅ tanh(0.52) ≈ 0.8808 ⋅ 0.4777 → ...``."""
     decimal_at = blocks.decimal_at
 
     out = []
@@ -240,10 +282,21 @@ def _h_work(t, T, G, c_new, h_exact, places) -> list[str]:
         o, tc = G["o"][0][j], tanh(c_new[0][j])
         d = _digits([o, tc], lambda v: v[0] * v[1], h_exact[0][j])
         out.append(
-            rf"{rec.sub('h', t, T, j)} = {rec.sub('o', t, T, j)} \tanh({rec.sub('c', t, T, j)}) "
-            rf"\approx {decimal(o)} \cdot \tanh({rec.num(c_new[0][j]).strip('()')}) \approx "
-            rf"{decimal_at(o, d)} \cdot {blocks.work_term(tc, 0, digits=d)[0]} "
-            rf"{rec.to_places(h_exact[0][j], places)}"
+            line(
+                rec.sub("h", t, T, j),
+                "=",
+                rec.sub("o", t, T, j),
+                TANH.of(rec.sub("c", t, T, j)),
+                "≈",
+                number(decimal(o)),
+                "⋅",
+                TANH.of(lines.unwrapped(rec.num(c_new[0][j]))),
+                "≈",
+                number(decimal_at(o, d)),
+                "⋅",
+                lines.work_term(tc, 0, digits=d)[0],
+                rec.to_places(h_exact[0][j], places),
+            )
         )
     return out
 

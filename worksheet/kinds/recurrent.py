@@ -54,6 +54,9 @@ from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError, VerificationError
 from ..exact import add, is_rational, tanh
+from ..solution.maths import Node, Row
+from ..solution.maths.build import line, number, paren, sym
+from ..solution.maths.nodes import Named
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, to_array, verify
 from ..solution.step_ref import StepRef
@@ -64,12 +67,14 @@ from . import screen
 from .gate_lines import (  # noqa: F401
     act_work,
     affine_work,
-    dot_terms,
     num,
+    pre_sym,
     prev_h,
     prev_state,
     prev_unit,
+    products,
     sub,
+    thin,
     units,
     x_sym,
 )
@@ -93,15 +98,25 @@ def np_sigmoid(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Act:
-    """An activation: exact, float64 and its LaTeX name."""
+    """An activation: exact, float64, and its name (``"sigma"`` or ``"tanh"``, as
+    the standard tables name it)."""
 
     exact: Callable
     np: Callable
-    latex: str
+    name: str
+
+    @property
+    def symbol(self) -> Node:
+        """σ (a letter) or tanh (a named operator, set upright)."""
+        return sym("sigma") if self.name == "sigma" else Named(self.name)
+
+    def of(self, x) -> Row:
+        """The activation applied: ``σ(x)``, ``tanh(x)``."""
+        return line(self.symbol, paren(x))
 
 
-SIGMA = Act(sigmoid, np_sigmoid, r"\sigma")
-TANH = Act(tanh, precise.tanh, r"\tanh")
+SIGMA = Act(sigmoid, np_sigmoid, "sigma")
+TANH = Act(tanh, precise.tanh, "tanh")
 
 
 # ---------------------------------------------------------------- parameters and inputs
@@ -223,15 +238,14 @@ class Table:
     def need(self, act: Act, A: Matrix) -> None:
         for row in A:
             for a in row:
-                self.needed[(act.latex, a)] = None
+                self.needed[(act.name, a)] = None
 
     def add_to(self, p: Problem) -> None:
-        for f in (r"\sigma", r"\tanh"):
-            args = [Fraction(a) for g, a in self.needed if g == f and is_rational(a)]
+        for name in ("sigma", "tanh"):
+            args = [Fraction(a) for g, a in self.needed if g == name and is_rational(a)]
             if not args:
                 continue
-            fine = any(a.denominator != 1 for a in args) or f == r"\tanh" or p.params.get("steps", 1) > 1
-            name = "sigma" if f == r"\sigma" else "tanh"
+            fine = any(a.denominator != 1 for a in args) or name == "tanh" or p.params.get("steps", 1) > 1
             top = max(HAND_RANGE, -int(-max(abs(a) for a in args) // 1))  # a file's larger ones: a longer table
             p.aids.append(tables.grid_aid(name, top) if fine else tables.integer_aid(name, top))
 
@@ -307,7 +321,7 @@ def gate_step(
         table.need(act, A)
     work = []
     for j in units(shape(G)[1]):
-        work.append(affine_work(f"a^{{{gate}}}", t, T, j, gate, x_row[0], W, h_row[0], W_h, b, A[0][j]))
+        work.append(affine_work(gate, t, T, j, x_row[0], W, h_row[0], W_h, b, A[0][j]))
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
     xs = x_sym(t, T)
     fresh = chain.fresh(step, **({name("h", t - 1, T): h_row} if t > 1 else {}))  # h_0: the input
@@ -316,8 +330,11 @@ def gate_step(
         G,
         fresh,
         title=title,
-        formula=rf"{sub(letter, t, T)} = {act.latex}({xs} W_{{{gate}}} + {prev_h(t, T)} "
-        rf"W_{{h{gate}}} + b_{{{gate}}})",
+        formula=line(
+            sub(letter, t, T),
+            "=",
+            act.of(line(xs, sym("W", sub=gate), "+", prev_h(t, T), sym("W", sub="h" + gate), "+", sym("b", sub=gate))),
+        ),
         work=work,
         latex_name=sub(letter, t, T),
     )
@@ -346,10 +363,10 @@ def solved(kind: str, places: int, solve: Callable[[], Problem]) -> Problem:
         ) from None
 
 
-def to_places(x, places: int) -> str:
-    """``\\approx 0.89649 \\to 0.8965``: the value, then as carried (once if they agree)."""
+def to_places(x, places: int) -> Row:
+    """``≈ 0.89649 → 0.8965``: the value, then as carried (once if they agree)."""
     full, kept = decimal(x), decimal(x, places)
-    return rf"\approx {full}" + ("" if kept == full else rf" \to {kept}")
+    return line("≈", number(full)) if kept == full else line("≈", number(full), "→", number(kept))
 
 
 def round_note(places: int, hand: bool) -> str:
@@ -445,7 +462,7 @@ def start(
     X: Matrix,
     d_h: int,
     needed: tuple[str, ...],
-    latex_names: Mapping[str, str],
+    latex_names: Mapping[str, Node],
     reference: Callable,
 ) -> tuple[Problem, Chain, Table | None]:
     """The problem with its inputs, its carried chain and (hand mode) its table.
