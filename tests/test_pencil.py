@@ -291,15 +291,6 @@ def _answers(p) -> set[str]:
     return out
 
 
-# Tables whose arguments are values the problem carried (4-place decimals of a long
-# chain), printed beside distractors 0.1 to 0.3 away (test below) until they get a
-# standard grid of their own: the blocks' e^x of carried scores and √ of carried variances.
-CARRIED_TABLES = {
-    "encoder-block",
-    "decoder-block",
-    "find-the-mistake:of=encoder-block",
-    "find-the-mistake:of=decoder-block",
-}
 # softmax-scaling: its exponents are differences of the scores it gives, so its table
 # cannot hide them, and its raw-score softmax is nearly one-hot (alpha = e^{-8}/(1 + e^{-8})
 # is e^{-8} to 4 places: reading the table is the step).
@@ -324,7 +315,7 @@ def test_no_table_gives_an_answer_away(kind):
         for aid in d.problems[0].aids:
             tables.setdefault(aid.title, set()).add(aid.entries)
     standard = {t for t, versions in tables.items() if len(versions) == 1}
-    if kind in CARRIED_TABLES or kind in GIVEN_EXPONENTS:
+    if kind in GIVEN_EXPONENTS:
         return
     failures = []
     for seed, d in zip(seeds, docs):

@@ -45,6 +45,10 @@ from ..solution.step_ref import StepRef
 from . import base, feed_forward, layer_norm
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
+# how far (absolutely and relatively) a block's carried chain may lie from the unrounded one once
+# it has read e^{-x} on the standard grid of every 0.01 (the cross-attention of carried scores):
+# the grid's error, magnified by the layer norms that follow (blocks.GRID_DRIFT for one softmax)
+GRID_CHAIN_DRIFT = 0.1
 
 
 class Chain(blocks.Carry):
@@ -207,6 +211,8 @@ def copy(
     means one thing in the block (the cross-attention's queries come from
     ``Y_1`` with ``W^Q_{c,1}``, not from ``X`` with ``W^Q_1``).
     """
+    grid = any(a.grid for a in (*p.aids, *sub.aids))  # read on a standard grid: drifts further
+    bound = GRID_CHAIN_DRIFT if grid else 5e-3
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
@@ -223,7 +229,7 @@ def copy(
         if s.rounded:
             try:
                 against = drift[name] if drift is not None and name in drift else value
-                verify(f"{p.kind}.{name}", s.exact, against, rounded=True)
+                verify(f"{p.kind}.{name}", s.exact, against, rounded=True, drift=bound, rtol=bound)
             except VerificationError as exc:
                 raise Drift(str(exc)) from None
         title = (last_title or s.title) if final else f"{stage}: {s.title}"
@@ -240,6 +246,8 @@ def copy(
             latex_name=s.symbol,
             rounded=s.rounded,
             places=s.places,
+            drift=bound,
+            rtol=bound,
         )
     for aid in sub.aids:
         merge_aid(p, aid)
@@ -248,7 +256,7 @@ def copy(
 def merge_aid(p: Problem, aid: Aid) -> None:
     """Add a table to ``p``; one of the same title (the e^x values of a second
     attention) is merged into the first, its arguments sorted high to low."""
-    aid = Aid(aid.title, tuple((decimal_latex(x), v) for x, v in aid.entries), aid.values)
+    aid = dataclasses.replace(aid, entries=tuple((decimal_latex(x), v) for x, v in aid.entries))  # a grid stays one
     same = next((a for a in p.aids if a.title == aid.title), None)
     if same is None:
         p.aids.append(aid)
