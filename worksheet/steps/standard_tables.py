@@ -148,14 +148,14 @@ def sqrt_aids(top: int = SQRT_TOP) -> tuple[Aid, Aid]:
     rule = "round a longer $x$ to 2 decimals below 10 and to 1 decimal from 10 on, first"
     return (
         Aid(
-            rf"Values of $\sqrt{{x}}$ for $x = 0.00, 0.01, \ldots, 9.99$ (row: $x$ to one decimal; "
+            rf"Values of $\sqrt{{x}}$ below 10 for $x = 0.00, 0.01, \ldots, 9.99$ (row: $x$ to one decimal; "
             rf"column: its second decimal; {rule})",
             tuple((_sqrt_entry(k), v) for k, v in fine.items()),
             tuple(Fraction(k, 100) for k in fine),
             tuple(fine_grid),
         ),
         Aid(
-            rf"Values of $\sqrt{{x}}$ for $x = 10.0, 10.1, \ldots, {top - 1}.9$ (row: the whole number; "
+            rf"Values of $\sqrt{{x}}$ from 10 on for $x = 10.0, 10.1, \ldots, {top - 1}.9$ (row: the whole number; "
             rf"column: the first decimal; {rule})",
             tuple((_sqrt_entry(10 * k), v) for k, v in coarse.items()),
             tuple(Fraction(k, 10) for k in coarse),
