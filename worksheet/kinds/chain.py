@@ -37,12 +37,13 @@ from typing import Callable
 import numpy as np
 
 from ..steps import scaled_dot_product as blocks
+from ..steps import standard_tables as tables
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, verify
 from ..solution.step_ref import StepRef
-from . import base, feed_forward, layer_norm
+from . import base, feed_forward, layer_norm, multi_head_attention
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 # how far (absolutely and relatively) a block's carried chain may lie from the unrounded one once
@@ -253,10 +254,23 @@ def copy(
         merge_aid(p, aid)
 
 
+def reads_standard_tables(p: Problem) -> bool:
+    """Whether a hand-mode block reads only its kind's standard tables: 4 places carried
+    and every grid it reads is the fixed one (e^{-x} for x up to ``EXP_GRID``, √x below
+    ``SQRT_TOP``), not one a chain reaching further would lengthen.  ``generate`` draws
+    again otherwise, so every variant and seed of a kind prints the same tables."""
+    standard = [tables.grid_aid("exp", multi_head_attention.EXP_GRID), *tables.sqrt_aids(tables.SQRT_TOP)]
+    return all(s.places == PLACES[0] for s in p.steps if s.rounded) and all(a in standard for a in p.aids if a.grid)
+
+
 def merge_aid(p: Problem, aid: Aid) -> None:
     """Add a table to ``p``; one of the same title (the e^x values of a second
-    attention) is merged into the first, its arguments sorted high to low."""
+    attention) is merged into the first, its arguments sorted high to low; a
+    standard grid table is added once (:func:`standard_tables.add_table`)."""
     aid = dataclasses.replace(aid, entries=tuple((decimal_latex(x), v) for x, v in aid.entries))  # a grid stays one
+    if aid.grid:  # a standard table: once, the longest range any part reads
+        tables.add_table(p.aids, aid)
+        return
     same = next((a for a in p.aids if a.title == aid.title), None)
     if same is None:
         p.aids.append(aid)

@@ -403,8 +403,7 @@ def solve(  # noqa: PLR0915
         sds = [blocks.round_exact(sqrt(reads[r]), places) for r in range(n)]
         top = max(tables.SQRT_TOP, int(max(reads.values())) + 1)  # a file's larger variance: a longer table
         for aid in tables.sqrt_aids(top):
-            if aid not in p.aids:
-                p.aids.append(aid)
+            tables.add_table(p.aids, aid)
     elif carried:
         sds = [blocks.round_exact(x, places) for x in sds]
         add_sqrt_aid(p, [add(V[r][0], eps) for r in range(n)], places)

@@ -32,7 +32,7 @@ from .linalg import add_row, causal_mask, columns, entrywise, hstack, matmul, re
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
-from .standard_tables import GRID_DRIFT, grid_aid, grid_argument
+from .standard_tables import GRID_DRIFT, add_table, grid_aid, grid_argument
 from ..policy.pencil import round_places
 from .worklines import (
     LONG_SUM,
@@ -385,11 +385,9 @@ def softmax_step(
     )
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if grid and aids_allowed(p):  # a file's wider scores: a longer table
-        lowest = min((Fraction(d) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
-        table = grid_aid("exp", max(exp_grid, -int(lowest // 1)))
-        if table not in p.aids:
-            p.aids.append(table)
+    if grid and aids_allowed(p):  # a file's wider scores: a longer table (it must hold every argument read)
+        lowest = min((grid_argument(Fraction(d)) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
+        add_table(p.aids, grid_aid("exp", max(exp_grid, -int(lowest // 1))))
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W

@@ -33,6 +33,7 @@ __all__ = [
     "GRID_DRIFT",
     "GRID_PLACES",
     "SQRT_TOP",
+    "add_table",
     "argument_text",
     "grid_aid",
     "integer_aid",
@@ -101,6 +102,19 @@ def grid_aid(func: str, top: int) -> Aid:
         tuple(Fraction(sign * k, 100) for k in values),
         tuple(grid),
     )
+
+
+def add_table(aids: list[Aid], aid: Aid) -> None:
+    """Put the grid table ``aid`` in ``aids`` once.  The same table with a shorter range (its
+    title up to " for " names it) gives way to a longer one: a file whose numbers reach
+    further gets one longer table, not a second one beside the standard."""
+    head = aid.title.split(" for ")[0]
+    for i, old in enumerate(aids):
+        if old.grid and old.title.split(" for ")[0] == head:
+            if len(old.grid) < len(aid.grid):
+                aids[i] = aid
+            return
+    aids.append(aid)
 
 
 def integer_aid(func: str, top: int) -> Aid:
