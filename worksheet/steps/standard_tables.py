@@ -2,7 +2,7 @@ r"""The standard tables a hand-mode sheet prints: the same for every variant of 
 
 Like the statistical tables of an exam, a standard table covers the whole range a
 kind's hand mode can produce, on a grid, and so says nothing about one problem's
-numbers.  Two shapes:
+numbers.  Three shapes:
 
 * :func:`sqrt_aids`: √x like an exam's table of square roots: x = 0.00 ... 9.99 at
   every 0.01, then x = 10.0 ... 99.9 at every 0.1 (a carried layer norm's variance);
