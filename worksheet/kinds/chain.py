@@ -47,8 +47,9 @@ from . import base, feed_forward, layer_norm, multi_head_attention
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
 # how far (absolutely and relatively) a block's carried chain may lie from the unrounded one once
-# it has read e^{-x} on the standard grid of every 0.01 (the cross-attention of carried scores):
-# the grid's error, magnified by the layer norms that follow (blocks.GRID_DRIFT for one softmax)
+# it reads a standard grid (√x of its carried variances at 2 decimals, or 1 from 10 on; e^{-x} of
+# the decoder's carried cross scores at 2 decimals): the grid's error, magnified by the layer
+# norms that follow (blocks.GRID_DRIFT for one softmax)
 GRID_CHAIN_DRIFT = 0.1
 
 
