@@ -100,6 +100,7 @@ class Page:
     lines: list[Line]  # in the text block (no running header or footer)
     ink: float  # the lowest ink in the text block, pt from the top of the page
     last_of_doc: bool  # the last page of its document (variant)
+    first_of_doc: bool = False  # the first page of its document (variant)
 
     @property
     def fill(self) -> float:
@@ -123,8 +124,9 @@ def pages(path: Path, ranges: dict[int, tuple[int, int]]) -> list[Page]:
     inks = ink_bottoms(path)
     texts = text_lines(path)
     lasts = {last for _, last in ranges.values()}
+    firsts = {first for first, _ in ranges.values()}
     top, out = TOP_CM / 2.54 * 72, []
     for n, ((height, ink), lines) in enumerate(zip(inks, texts), 1):
         body = [x for x in lines if x.top >= top - 2 and x.bottom <= height - BOTTOM_CM / 2.54 * 72 + 2]
-        out.append(Page(n, height, body, ink, n in lasts))
+        out.append(Page(n, height, body, ink, n in lasts, n in firsts))
     return out

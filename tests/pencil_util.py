@@ -54,6 +54,12 @@ def float_value(func: str, x: float) -> float:
     }[func](x)
 
 
+def grid_round(func: str, x: Fraction) -> Fraction:
+    """Where a grid table is read: x to 2 decimals; √x from 10 on (its table steps by 0.1) to 1."""
+    fine = round_half_away(x, 2)
+    return round_half_away(x, 1) if func == "sqrt" and fine >= 10 else fine
+
+
 @dataclass
 class Tables:
     """The function values a sheet prints: ``{func: {argument: value}}`` (exact Fractions)."""
@@ -90,7 +96,7 @@ class Tables:
 
     def lookup(self, func: str, x: Fraction) -> Fraction:
         if func in self.grid:  # the sheet's rule: an argument is read rounded to the grid's 2 decimals
-            x = round_half_away(x, 2)
+            x = grid_round(func, x)
         exact = exact_value(func, x)
         if exact is not None:
             return exact
@@ -107,7 +113,7 @@ class Tables:
         """A function value for a float argument (a student's own rounded number):
         the table entry whose argument it is (to 1e-9), or the exact value."""
         if func in self.grid:  # the sheet's rule: round the argument to the table's 2 decimals
-            x = float(round_half_away(Fraction(x).limit_denominator(10**9), 2))
+            x = float(grid_round(func, Fraction(x).limit_denominator(10**9)))
         for arg, val in self.values.get(func, {}).items():
             if abs(float(arg) - x) <= 1.01e-4:  # the student's 4-place value of an exact argument
                 return float(val)

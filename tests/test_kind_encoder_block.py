@@ -12,6 +12,8 @@ from block_util import check_step_names, generator
 from kinds_util import build_and_compile, check_golden, floats, solve_error, write_input
 from worksheet.steps.scaled_dot_product import round_matrix
 from worksheet.build import solve_file
+from worksheet.kinds.chain import GRID_CHAIN_DRIFT
+from worksheet.steps.standard_tables import sqrt_argument
 from worksheet.policy.errors import InputError, ParamError, ShapeError
 from worksheet.kinds import encoder_block as kind
 from worksheet.kinds import multi_head_attention
@@ -72,9 +74,10 @@ def check_chain(p, m, params):
     for s in p.steps[first:later]:
         assert s.rounded or (s.name.startswith("attn.") and s.name.rsplit("_", 1)[-1].isdigit()), s.name
     want = numpy_encoder({k: floats(v) for k, v in m.items()}, params.heads, float(params.epsilon), params.positional)
+    bound = GRID_CHAIN_DRIFT if any(a.grid for a in p.aids) else 5e-3  # read on a standard grid
     for name, value in want.items():
         np.testing.assert_allclose(p.step(name).value, value, rtol=1e-9, atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(floats(p.step(name).exact), value, rtol=5e-3, atol=5e-3, err_msg=name)
+        np.testing.assert_allclose(floats(p.step(name).exact), value, rtol=bound, atol=bound, err_msg=name)
 
 
 @settings(max_examples=25, deadline=None)
@@ -152,7 +155,8 @@ def test_rounded_steps_carry_their_4_decimal_predecessors():
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
 def test_a_student_who_rounds_as_told_writes_exactly_the_key(seed, numbers):
     """Every carried step is its formula applied to the CARRIED values of the steps
-    before it, then rounded to 4 places (the square root in layer norm too)."""
+    before it, then rounded to 4 places (the square root in layer norm too, read by hand
+    on the standard table at its rounded argument)."""
     m, p, params = generated(seed, numbers=numbers)
     e = {s.name: s.exact for s in p.steps}
     rnd = lambda M: round_matrix(tuple(tuple(M_row) for M_row in M))
@@ -169,7 +173,9 @@ def test_a_student_who_rounds_as_told_writes_exactly_the_key(seed, numbers):
         assert mean == rnd(tuple((sum(r, F(0)) / d,) for r in R))
         var = e[part + "variance"]
         assert var == rnd(tuple((sum(((x - mu[0]) ** 2 for x in r), F(0)) / d,) for r, mu in zip(R, mean)))
-        sd = [round_matrix(((F(float(v[0] + params.epsilon) ** 0.5),),))[0][0] for v in var]
+        # by hand the square root is read on the standard table, at v + eps rounded to its grid
+        at = [sqrt_argument(v[0] + params.epsilon) if numbers == "hand" else v[0] + params.epsilon for v in var]
+        sd = [round_matrix(((F(float(x) ** 0.5),),))[0][0] for x in at]
         assert e[part + "normalized"] == rnd(
             tuple(tuple((x - mu[0]) / s for x in r) for r, mu, s in zip(R, mean, sd))
         ), part

@@ -1,8 +1,10 @@
 """Issue 29, the last mile of the printed pages.
 
-Every decimal in one printed table has the same number of places: a block's table of square roots lists carried values (4 places) as arguments; one that
-happens to end in 0 still prints its 4 places (``\\sqrt{2.6530}``, not ``\\sqrt{2.653}``
-beside ``\\sqrt{6.8838}``), as do the sums such as 1.25 (``\\sqrt{1.2500}``)."""
+Every decimal in one printed table has the same number of places: a list's
+arguments and values; a grid table's values (4 places), its column heads and
+its row heads.  A carried value that happens to end in 0 still prints its 4
+places where a worked line reads it (``\\sqrt{1.2500 + 0}``, not ``\\sqrt{1.25 + 0}``
+beside ``\\sqrt{6.8853 + 0}``)."""
 
 from __future__ import annotations
 
@@ -12,35 +14,78 @@ import pytest
 
 from block_util import generator
 from pdf_util import pdf_text, require_latex
-from worksheet.kinds import decoder_block, encoder_block
-from worksheet.kinds.layer_norm import SQRT_AID
+from worksheet.kinds import chain, decoder_block, encoder_block, multi_head_attention
+from worksheet.steps.standard_tables import SQRT_TOP, grid_aid, sqrt_aids
 
 DECIMAL = re.compile(r"\d\.(\d+)")
 
 
-def places_in(aid) -> set[int]:
-    texts = [t for entry in aid.entries for t in entry] + [t for row in aid.grid for t in row]
+def places_of(texts) -> set[int]:
     return {len(d) for t in texts for d in DECIMAL.findall(t)}
+
+
+def places_in(aid) -> set[int]:
+    return places_of([t for entry in aid.entries for t in entry])
 
 
 @pytest.mark.parametrize("kind", [decoder_block, encoder_block], ids=lambda k: k.__name__.rsplit(".", 1)[-1])
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 7, 11])
 def test_every_decimal_of_a_table_has_the_same_places(kind, seed):
     _, p, _ = generator(kind)(seed)
-    roots = [a for a in p.aids if a.title == SQRT_AID]
-    assert roots, "a hand block divides by square roots it reads from a table"
+    roots = [a for a in p.aids if a.grid and r"\sqrt{x}" in a.title]
+    assert len(roots) == 2, "a hand block reads its square roots on the two standard tables"
     for aid in p.aids:
-        assert len(places_in(aid)) <= 1, (aid.title, aid.entries)
-    assert places_in(roots[0]) == {4}
+        if not aid.grid:
+            assert len(places_in(aid)) <= 1, (aid.title, aid.entries)
+            continue
+        heads, *rows = aid.grid
+        assert len(places_of(heads[1:])) == 1, (aid.title, heads)
+        assert len(places_of(row[0] for row in rows)) <= 1, aid.title  # 0.0 ... 9.9, or 10 ... 99
+        assert places_of(x for row in rows for x in row[1:]) == {4}, aid.title
 
 
 def test_a_carried_value_ending_in_0_keeps_its_places():
-    """Seed 1 of decoder-block carries 2.653 (2.6530) and 1.25 into the √ table."""
+    """Seed 1 of decoder-block carries 1.25 (1.2500) into a square root."""
     _, p, _ = generator(decoder_block)(1)
-    (aid,) = [a for a in p.aids if a.title == SQRT_AID]
-    args = [x for x, _ in aid.entries]
-    assert r"\sqrt{2.6530}" in args and r"\sqrt{1.2500}" in args
-    assert not any(re.search(r"\{\d+\.\d{1,3}\}", x) for x in args)
+    lines = [w for s in p.steps if s.name.endswith("normalized") for w in s.work if r"\sqrt" in w]
+    assert any(r"\sqrt{1.2500 + 0}" in w for w in lines), lines
+    assert not any(re.search(r"\\sqrt\{\d+\.\d{1,3} \+", w) for w in lines), lines
+
+
+# -- issue 29: the blocks read the same standard tables in every variant
+
+
+def standard_grids():
+    return [grid_aid("exp", multi_head_attention.EXP_GRID), *sqrt_aids(SQRT_TOP)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "seed"),
+    # 101, 356, 548: draws whose chain first read past the tables (a variance of 100.2; the
+    # decoder's second or third layer norm from 10 on), drawn again now
+    [(encoder_block, 1), (encoder_block, 101), (decoder_block, 1), (decoder_block, 356), (decoder_block, 548)],
+)
+def test_a_hand_block_reads_the_same_standard_tables_for_every_seed(kind, seed):
+    """The tables' ranges are the kind's, not the variant's: √x below 10 and from 10 to 99.9,
+    and (the decoder's cross-attention of carried scores) e^{-x} up to 4.00; a draw whose
+    chain would read past them is drawn again."""
+    _, p, _ = generator(kind)(seed)
+    grids = [a for a in p.aids if a.grid]
+    want = standard_grids() if kind is decoder_block else list(sqrt_aids(SQRT_TOP))
+    assert sorted(grids, key=lambda a: a.title) == sorted(want, key=lambda a: a.title)
+
+
+def test_a_file_that_reads_further_gets_one_longer_table(monkeypatch):
+    """Solved from a file (no redraw), decoder-block seed 548's numbers read √ of more than
+    100 in a later layer norm: the block prints one longer table from 10 on, not a second."""
+    monkeypatch.setattr(chain, "reads_standard_tables", lambda p: True)  # the draw as it was
+    _, p, _ = generator(decoder_block)(548)
+    roots = [a for a in p.aids if a.grid and r"\sqrt{x}" in a.title]
+    assert [a.title.split(" for ")[0] for a in roots] == [
+        r"Values of $\sqrt{x}$ below 10",
+        r"Values of $\sqrt{x}$ from 10 on",
+    ]
+    assert len(roots[1].grid) > len(sqrt_aids(SQRT_TOP)[1].grid)
 
 
 # -- issue 29: a one-row answer grid with no row labels has no row label column

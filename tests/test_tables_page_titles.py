@@ -1,6 +1,8 @@
 """The tables page of an exam: a table's title stands on the page of its table, never
 alone at a page's foot (an exam with an LSTM cell and additive alignment printed the
-title of e^{-x} at the foot of page 1 and its table on page 2)."""
+title of e^{-x} at the foot of page 1 and its table on page 2).  A table flows from page
+to page (longtable) with its title in its first head, which longtable keeps with the
+first row."""
 
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ def test_a_tables_title_is_on_the_page_of_its_table(tmp_path, runner, cli):
     )
     assert r.exit_code == 0, r.output
     tex = (tmp_path / "rec.tex").read_text(encoding="utf-8")
-    assert tex.count(r"\par\noindent\begin{minipage}{\linewidth}\raggedright Values of") == 2  # one box each
+    assert tex.count(r"\begin{longtable}") == 2
+    assert tex.count(r"\endfirsthead") == 2 and tex.count(r"{\normalsize\raggedright Values of") == 2  # titles in heads
     pages = pdf_text(tmp_path / "rec.pdf").split("\f")
-    for title, last_value in (("tanh x", "0.9951"), ("e−x", "0.0183")):  # tanh 3.00, e^{-4.00}
+    for title, first_value in (("tanh x", "0.0100"), ("e−x", "0.9900")):  # tanh 0.01, e^{-0.01}
         (page,) = [p for p in pages if f"Values of {title} for" in p]  # the tables page, not a sheet
-        assert last_value in page, (title, page[:300])
+        assert first_value in page.split(f"Values of {title} for")[1], (title, page[:300])

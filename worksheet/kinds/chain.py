@@ -36,6 +36,7 @@ from typing import Callable
 import numpy as np
 
 from ..steps import scaled_dot_product as blocks
+from ..steps import standard_tables as tables
 from ..policy.errors import InputError, ShapeError, VerificationError
 from ..exact import NegInf, is_rational
 from ..solution.maths import as_latex
@@ -43,9 +44,14 @@ from . import block_symbols as names
 from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, verify
 from ..solution.step_ref import StepRef
-from . import base, feed_forward, layer_norm
+from . import base, feed_forward, layer_norm, multi_head_attention
 
 PLACES = (4, 6, 8, 12, 16)  # decimals carried; more only when 4 drift too far from the unrounded chain
+# how far (absolutely and relatively) a block's carried chain may lie from the unrounded one once
+# it reads a standard grid (√x of its carried variances at 2 decimals, or 1 from 10 on; e^{-x} of
+# the decoder's carried cross scores at 2 decimals): the grid's error, magnified by the layer
+# norms that follow (blocks.GRID_DRIFT for one softmax)
+GRID_CHAIN_DRIFT = 0.1
 
 
 class Chain(blocks.Carry):
@@ -131,6 +137,8 @@ def copy(
     ``Y_1`` with ``W^Q_{c,1}``, not from ``X`` with ``W^Q_1``): substitution on
     the maths tree, never a pattern over LaTeX.
     """
+    grid = any(a.grid for a in (*p.aids, *sub.aids))  # read on a standard grid: drifts further
+    bound = GRID_CHAIN_DRIFT if grid else 5e-3
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
@@ -147,7 +155,7 @@ def copy(
         if s.rounded:
             try:
                 against = drift[name] if drift is not None and name in drift else value
-                verify(f"{p.kind}.{name}", s.exact, against, rounded=True)
+                verify(f"{p.kind}.{name}", s.exact, against, rounded=True, drift=bound, rtol=bound)
             except VerificationError as exc:
                 raise Drift(str(exc)) from None
         title = (last_title or s.title) if final else f"{stage}: {s.title}"
@@ -164,15 +172,30 @@ def copy(
             latex_name=s.symbol,
             rounded=s.rounded,
             places=s.places,
+            drift=bound,
+            rtol=bound,
         )
     for aid in sub.aids:
         merge_aid(p, aid)
 
 
+def reads_standard_tables(p: Problem) -> bool:
+    """Whether a hand-mode block reads only its kind's standard tables: 4 places carried
+    and every grid it reads is the fixed one (e^{-x} for x up to ``EXP_GRID``, √x below
+    ``SQRT_TOP``), not one a chain reaching further would lengthen.  ``generate`` draws
+    again otherwise, so every variant and seed of a kind prints the same tables."""
+    standard = [tables.grid_aid("exp", multi_head_attention.EXP_GRID), *tables.sqrt_aids(tables.SQRT_TOP)]
+    return all(s.places == PLACES[0] for s in p.steps if s.rounded) and all(a in standard for a in p.aids if a.grid)
+
+
 def merge_aid(p: Problem, aid: Aid) -> None:
     """Add a table to ``p``; one of the same title (the e^x values of a second
-    attention) is merged into the first, its arguments sorted high to low."""
-    aid = Aid(aid.title, tuple((as_latex(names.decimals(x)), v) for x, v in aid.entries), aid.values)
+    attention) is merged into the first, its arguments sorted high to low; a
+    standard grid table is added once (:func:`standard_tables.add_table`)."""
+    if aid.grid:  # a standard table (its own plain decimals): once, the longest range any part reads
+        tables.add_table(p.aids, aid)
+        return
+    aid = dataclasses.replace(aid, entries=tuple((as_latex(names.decimals(x)), v) for x, v in aid.entries))
     same = next((a for a in p.aids if a.title == aid.title), None)
     if same is None:
         p.aids.append(aid)

@@ -46,6 +46,7 @@ import numpy as np
 from . import mistakes
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
+from ..steps import standard_tables as tables
 from ..policy.errors import GenerationError, InputError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, to_latex
 from ..solution.number_format import decimal, given, terminating_places
@@ -396,7 +397,14 @@ def solve(  # noqa: PLR0915
                 row=r + 1,
             )
     sds = [sqrt(add(V[r][0], eps)) for r in range(n)]
-    if carried:
+    reads = {}  # by hand, a carried chain reads each square root on the standard tables, at these x
+    if carried and places == 4 and blocks.aids_allowed(p):
+        reads = {r: tables.sqrt_argument(Fraction(add(V[r][0], eps))) for r in range(n)}
+        sds = [blocks.round_exact(sqrt(reads[r]), places) for r in range(n)]
+        top = max(tables.SQRT_TOP, int(max(reads.values())) + 1)  # a file's larger variance: a longer table
+        for aid in tables.sqrt_aids(top):
+            tables.add_table(p.aids, aid)
+    elif carried:
         sds = [blocks.round_exact(x, places) for x in sds]
         add_sqrt_aid(p, [add(V[r][0], eps) for r in range(n)], places)
     inv_sd = [power(x, -1) for x in sds]
@@ -405,7 +413,13 @@ def solve(  # noqa: PLR0915
     sd = sds[i]
     sd_line = (
         rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
-        rf"{blocks.work_term(eps)[0]}}} " + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd))
+        rf"{blocks.work_term(eps)[0]}}} "
+        + (
+            rf"\approx \sqrt{{{tables.argument_text(reads[i])}}} "
+            if i in reads and reads[i] != add(V[i][0], eps)
+            else ""
+        )
+        + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd))
     )
     p.add_step(
         "normalized",

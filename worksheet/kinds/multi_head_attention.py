@@ -277,6 +277,9 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> tuple[int, int]:
     return wq[1] // heads, wv[1] // heads
 
 
+EXP_GRID = 4  # the standard e^{-x} table of a block's carried scores: x = 0.00 ... 4.00 (more if a file needs)
+
+
 # long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
 def solve(  # noqa: C901, PLR0915
     inputs: dict[str, Matrix],
@@ -451,6 +454,8 @@ def solve(  # noqa: C901, PLR0915
             latex_name=f"A_{{{h}}}",
             aid=not rounding if exp_table is None else exp_table,
             work_row=varied_row(S),
+            # carried (4-place) scores by hand: read e^{-x} on the standard grid of every 0.01
+            exp_grid=EXP_GRID if rounding and exp_table and carry.places == 4 else None,
         )
         W = after(p.steps[-1].exact)
         exact_logits = not (carry is not None and carry.rounding)

@@ -214,12 +214,13 @@ class Problem:
         places: int = 4,
         choices: Sequence[str] | None = None,
         drift: float = 5e-3,  # how far a rounded step may lie from the unrounded chain
+        rtol: float = 5e-3,  # and how far relatively
     ) -> Step:
         """Add a step after checking its exact value against ``value``."""
         value = np.asarray(value, dtype=np.float64)
         if value.ndim == 1:
             value = value.reshape(1, -1)
-        verify(f"{self.kind}.{name}", exact, value, rounded=rounded, drift=drift)
+        verify(f"{self.kind}.{name}", exact, value, rounded=rounded, drift=drift, rtol=rtol)
         step = Step(
             name,
             exact,
@@ -381,12 +382,15 @@ def _labels(labels):
     return None if labels is None else tuple(x if isinstance(x, str) else str(x) for x in labels)
 
 
-def verify(where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False, drift: float = 5e-3) -> None:
+def verify(
+    where: str, exact: Matrix, value: np.ndarray, *, rounded: bool = False, drift: float = 5e-3, rtol: float = 5e-3
+) -> None:
     """Raise :class:`VerificationError` unless exact and float agree entrywise
-    (a ``rounded`` chain: within ``drift``, 5e-3 unless its kind carries fewer places)."""
+    (a ``rounded`` chain: within ``drift``, 5e-3 unless its kind carries fewer places, and
+    relatively within ``rtol``, 5e-3 unless it reads a table at rounded arguments)."""
     if shape(exact) != value.shape:
         raise VerificationError(f"{where}: exact shape {shape(exact)} != float shape {value.shape}")
-    rtol, atol = (5e-3, drift) if rounded else (RTOL, ATOL)
+    rtol, atol = (max(5e-3, rtol), drift) if rounded else (RTOL, ATOL)
     for i, (row, vrow) in enumerate(zip(exact, value.tolist())):
         for j, (x, v) in enumerate(zip(row, vrow)):
             if isinstance(x, str):  # a label (next-token prediction): checked by its kind

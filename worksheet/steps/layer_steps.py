@@ -18,9 +18,10 @@ from ..exact import to_str as _to_str
 from .linalg import add_row, entrywise
 from ..solution.problem import Matrix, Problem, shape, shows_exact
 from ..solution.problem import verify as _verify
+from .standard_tables import GRID_DRIFT
 from .worklines import SHORT, entry, sum_entry, work_result, work_term
 
-__all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "relabel_last"]
+__all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "grid_drift", "relabel_last"]
 
 
 def sum_step(
@@ -103,7 +104,7 @@ class Carry:
         self.rounding = True
         # hand mode: the values of the rounding chain (table values, worksheet.policy.pencil), else the exact rounded
         R = s.chain if s.chain is not None and self.places == 4 else round_matrix(s.exact, self.places)
-        _verify(f"{p.kind}.{s.name}", R, s.value, rounded=True)
+        _verify(f"{p.kind}.{s.name}", R, s.value, rounded=True, drift=grid_drift(p), rtol=grid_drift(p))
         p.steps[-1] = _dataclasses.replace(
             s, exact=R, rounded=True, places=self.places, exact_shown=shows_exact(R, p.params.get("numbers", "hand"))
         )
@@ -121,3 +122,9 @@ def carried(carry: "Carry | None", fresh, reference):
 def relabel_last(p: Problem, **changes) -> None:
     """Change the title, symbol or note of the step just added (e.g. one made by a block)."""
     p.steps[-1] = _dataclasses.replace(p.steps[-1], **changes)
+
+
+def grid_drift(p: Problem) -> float:
+    """How far a carried step may drift: 5e-3, or :data:`GRID_DRIFT` once the problem
+    reads a standard table of every 0.01 (its values are read at rounded arguments)."""
+    return GRID_DRIFT if any(a.grid for a in p.aids) else 5e-3

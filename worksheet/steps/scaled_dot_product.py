@@ -27,12 +27,12 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
-from .layer_steps import Carry, carried, relabel_last, round_exact, round_matrix, sum_step
+from .layer_steps import Carry, carried, grid_drift, relabel_last, round_exact, round_matrix, sum_step
 from .linalg import add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul, require_shape, transpose
 from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
-from .standard_tables import grid_aid, grid_argument
+from .standard_tables import GRID_DRIFT, add_table, grid_aid, grid_argument
 from ..policy.pencil import round_places
 from .worklines import (
     LONG_SUM,
@@ -76,6 +76,7 @@ __all__ = [
     "softmax_chain",
     "table_exp",
     "exp_grid",
+    "grid_drift",
     "chain_of",
     "chain_product",
     # re-exported for the kinds
@@ -384,11 +385,9 @@ def softmax_step(
     )
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
-    if grid and aids_allowed(p):  # a file's wider scores: a longer table
-        lowest = min((Fraction(d) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
-        table = grid_aid("exp", max(exp_grid, -int(lowest // 1)))
-        if table not in p.aids:
-            p.aids.append(table)
+    if grid and aids_allowed(p):  # a file's wider scores: a longer table (it must hold every argument read)
+        lowest = min((grid_argument(Fraction(d)) for row in B for _, d in shifted_exponents(row)), default=Fraction(0))
+        add_table(p.aids, grid_aid("exp", max(exp_grid, -int(lowest // 1))))
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W
@@ -407,9 +406,6 @@ def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
     es = [exp(d) for _, d in shifted]
     digits = fit_places(es, lambda v: sum(v, Fraction(0)), total)
     return {k: "1" if d == 0 else decimal_at(e, digits) for (k, d), e in zip(shifted, es)}
-
-
-GRID_DRIFT = 0.02  # how far a chain read on the 0.01 grid may lie from the exact softmax (and its sum)
 
 
 def table_exp(d) -> Fraction:
