@@ -14,8 +14,10 @@ as easily as it wrote LaTeX::
   an operator (``"="``, ``"≈"``, ``"+"``, ``"⋅"``);
 * :func:`eq`, :func:`approx_eq` -- sides joined by ``=`` / ``≈``;
 * :func:`join` -- terms joined by an operator;
-* :func:`paren`, :func:`frac`, :func:`sqrt`, :func:`power`, :func:`call`, :func:`text`,
-  :func:`quad`.
+* :func:`paren`, :func:`fenced` (brackets sized to their content), :func:`frac`,
+  :func:`sqrt`, :func:`power`, :func:`call`, :func:`named` (an operator's name on its
+  own: ``max_j``), :func:`hat`, :func:`indexed` (``(x)_{i}``), :func:`pair` (``1,0``),
+  :func:`text`, :func:`quad`, :func:`thin`, :func:`thick`.
 
 Words inside a formula are :func:`text` (a :class:`~.nodes.Text` leaf):
 a user's label goes in there and nowhere else.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .nodes import BigOp, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Text, Value, row
+from .nodes import Accent, BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Text, Value, row
 from .reading import GREEK_LETTERS
 
 __all__ = [
@@ -44,8 +46,15 @@ __all__ = [
     "call",
     "text",
     "quad",
+    "thin",
+    "thick",
     "total",
     "atom",
+    "named",
+    "hat",
+    "fenced",
+    "indexed",
+    "pair",
 ]
 
 RELATIONS = frozenset("=≈≤≥<>≠→∈")
@@ -213,3 +222,39 @@ def text(words: str) -> Text:
 
 def quad() -> Space:
     return Space("1em")
+
+
+def thin() -> Space:
+    """TeX's thin space ``\\,`` (between the factors of a product written with letters)."""
+    return Space("0.1667em")
+
+
+def thick() -> Space:
+    """TeX's thick space ``\\;``."""
+    return Space("0.2778em")
+
+
+def named(name: str, sub=None) -> Node:
+    """A named operator on its own, ``max_j`` in ``max_j s_j`` (:func:`call` adds an argument)."""
+    op: Node = Named(name)
+    return op if sub is None else Script(op, _script(sub))
+
+
+def hat(x) -> Accent:
+    """``x`` under a hat: ŷ."""
+    return Accent(atom(x), "^")
+
+
+def fenced(x) -> Fence:
+    """``x`` in parentheses sized to it (``\\left( ... \\right)``)."""
+    return Fence("(", atom(x), ")")
+
+
+def indexed(x, i) -> Row:
+    """``(x)_{i}``: entry ``i`` of a bracketed expression, the index on its closing bracket, as TeX sets it."""
+    return row(Op("("), atom(x), Script(Op(")"), _script(i)))
+
+
+def pair(a, b) -> Row:
+    """The index ``a,b``, always with its comma (``θ_{1,0}``, never ``θ_{10}``)."""
+    return line(a, ",", b)

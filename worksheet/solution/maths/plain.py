@@ -14,9 +14,10 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from ...exact import to_str
+from ...exact import to_latex
 from .nodes import Accent, BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Value
 from .printer import Printer, is_sign
+from .reading import read_latex
 
 __all__ = ["TextPrinter", "to_text"]
 
@@ -69,7 +70,8 @@ class TextPrinter(Printer):
         return node.text
 
     def _print_Value(self, node: Value) -> str:
-        return to_str(node.value).replace("-", "−").replace("**", "^").replace("*", "·")
+        """An exact value, as its LaTeX reads (``1/(1 + e⁻²)``, ``√3/2``): our own printer's text, read back."""
+        return self(read_latex(to_latex(node.value)))
 
     def _print_Op(self, node) -> str:
         return node.symbol

@@ -4,7 +4,8 @@ minus a sign, is this atom tall."""
 
 from __future__ import annotations
 
-from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table
+from ...exact import to_latex
+from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table, Value
 
 __all__ = ["Printer", "is_sign", "is_tall", "OPENING"]
 
@@ -55,6 +56,9 @@ def is_tall(node: Node) -> bool:
     kind = type(node)
     if kind in _TALL:
         return True
+    if kind is Value:  # an exact value: tall when it prints a fraction, a root or a power
+        latex = to_latex(node.value)
+        return "\\frac" in latex or "\\sqrt" in latex or "^" in latex
     if kind is Script:
         return node.sub is not None or type(node.sup).__name__ != "Prime" or is_tall(node.base)
     if kind is Row:
