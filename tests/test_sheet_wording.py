@@ -20,12 +20,12 @@ def test_one_head_is_one_head_not_one_heads(kind):
 def test_with_one_head_the_concat_line_lists_no_further_heads():
     for kind in ("decoder-block", "encoder-block:heads=1", "multi-head-attention:heads=1"):
         (p,) = build_document([kind], seed=1).problems
-        lines = [w for s in p.steps if s.name.endswith("concat") for w in s.work]
+        lines = [w for s in p.steps if s.name.endswith("concat") for w in map(str, s.work)]
         assert lines and all(r"\cdots" not in w and r"\middle|" not in w for w in lines), kind
         # c_1 of the (self-)attention; the decoder's cross-attention writes {C_c}_1 and head_{c,1}
         assert all(re.match(r"(c_\{1\}|\{C_c\}_\{1\}) = \\text\{row 1 of \} \\mathrm\{head\}_", w) for w in lines), kind
     (p,) = build_document(["multi-head-attention:heads=2"], seed=1).problems
-    assert r"\middle|\; \cdots" in p.step("concat").work[0]
+    assert r"\middle|\; \cdots" in str(p.step("concat").work[0])
 
 
 @pytest.mark.parametrize("kind", ["attention", "alignment", "next-token", "multi-head-attention", "cross-attention"])
@@ -33,7 +33,7 @@ def test_a_calculator_sheets_dot_products_write_its_decimals_as_decimals(kind):
     """The sheet gives -0.1, so its worked line writes (-0.1) * 0.7 + ... = -0.18,
     not (-1/10) * 7/10 + ... = -9/50 (issue 18: on calculator sheets decimals lead)."""
     (p,) = build_document([kind], seed=1, options={"numbers": "calculator"}).problems
-    lines = [w for s in p.steps for w in s.work if r"\cdot" in w and "=" in w]
+    lines = [w for s in p.steps for w in map(str, s.work) if r"\cdot" in w and "=" in w]
     dots = [w for w in lines if re.search(r"\(-0\.\d+\) \\cdot|\d\.\d+ \\cdot", w)]
     assert dots, lines[:3]
     assert not any(re.search(r"\\frac\{\d+\}\{10+\}", w) for w in dots), dots[:2]
@@ -123,5 +123,5 @@ def test_next_token_quotes_the_probability_its_table_shows():
     for seed in range(8):
         (p,) = build_document(["next-token"], seed=seed).problems
         chain = p.step("probabilities").chain
-        line = p.step("prediction").work[0]
+        line = str(p.step("prediction").work[0])
         assert f"\\approx {float(max(chain[0])):.4f}" in line, (seed, line)
