@@ -254,4 +254,3 @@ def decimals(x: Maths) -> Node:
     ``\\frac{12889}{10000}`` is ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
     return _apply(as_tree(x), _decimal_rule)
-

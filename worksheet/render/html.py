@@ -29,7 +29,8 @@ from markupsafe import Markup, escape
 from ..solution import number_format as fmt
 from ..exact import NegInf
 from ..exact import mathml as ml
-from ..solution.maths import as_latex
+from ..solution.maths import as_tree
+from ..solution.maths.printer import width
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer, _shared, col_blocks
 from .formulas import FALLBACKS, formula_inner, mathml  # noqa: F401  (FALLBACKS: read by tests)
@@ -84,11 +85,31 @@ def label_html(s: str) -> Markup:
     return Markup(mathml(s)) if isinstance(s, MathLabel) else escape(s)
 
 
+def grid_table(aid) -> Markup:
+    """A standard table (an Aid with a grid: column heads, then rows led by their
+    argument) as an HTML table, made once per table: thousands of cells, the same
+    on every page."""
+
+    def make(a) -> Markup:
+        head = "".join(f"<th>{escape(h)}</th>" for h in a.grid[0])
+        body = "".join(
+            f"<tr><th>{escape(r[0])}</th>" + "".join(f"<td>{escape(v)}</td>" for v in r[1:]) + "</tr>"
+            for r in a.grid[1:]
+        )
+        return Markup(f'<table class="aidgrid"><thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody></table>')
+
+    return _shared("html.grid", aid, make)
+
+
 class HtmlRenderer(TemplateRenderer):
     name = "html"
     ext = "html"
     student_rank = 1
     env_options = dict(autoescape=True)
+
+    def __init__(self, templates=None):
+        super().__init__(templates)
+        self.env.filters["grid_table"] = grid_table
 
     def label(self, s: str) -> Markup:
         return label_html(s)
@@ -197,8 +218,8 @@ class HtmlRenderer(TemplateRenderer):
         """A display formula in a div; a long one (a worked sum) is marked
         ``long``/``longer`` so that print CSS sets it smaller instead of
         cutting it off (a printed page has no scrollbar)."""
-        n = len(as_latex(latex))
-        size = "" if n < 110 else " long" if n < 200 else " longer"
+        n = width(as_tree(latex))  # about how many characters wide it prints
+        size = "" if n < 60 else " long" if n < 120 else " longer"
         return Markup(f'<div class="display{size}">{mathml(latex, True)}</div>')
 
     def text(self, s: str) -> Markup:

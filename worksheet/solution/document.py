@@ -68,12 +68,13 @@ class Document:
     @property
     def table_functions(self) -> tuple[str, ...]:
         """The functions whose tables the sheet prints (``exp``, ``sin``, ...), read off the
-        first argument of each table (``e^{-1}``, ``\\sin\\left(1\\right)``)."""
-        found = []
-        for p in self.problems:
-            for aid in p.aids:
-                for arg, _ in aid.entries:
-                    found.append(table_function(arg))
+        first argument of each table (``e^{-1}``, ``\\sin\\left(1\\right)``); a standard grid table is of one function."""
+        found = [
+            table_function(arg)
+            for p in self.problems
+            for aid in p.aids
+            for arg, _ in (aid.entries[:1] if aid.grid else aid.entries)
+        ]
         return tuple(dict.fromkeys(f for f in found if f))
 
     @property

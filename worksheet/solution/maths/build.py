@@ -27,7 +27,26 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .nodes import Accent, BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Text, Value, row
+from .nodes import (
+    Accent,
+    BigOp,
+    Fence,
+    Frac,
+    Ident,
+    Named,
+    Node,
+    Num,
+    Op,
+    Prime,
+    Rel,
+    Row,
+    Script,
+    Space,
+    Sqrt,
+    Text,
+    Value,
+    row,
+)
 from .reading import GREEK_LETTERS
 
 __all__ = [

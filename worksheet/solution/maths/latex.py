@@ -8,7 +8,6 @@ prints gives the same tree (:func:`worksheet.solution.maths.reading.read_latex`)
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ...exact import to_latex
 from ..number_format import text_escape
@@ -178,9 +177,8 @@ _PRINTER = LatexPrinter()
 _SCRIPT = LatexPrinter(in_script=True)
 
 
-@lru_cache(maxsize=8192)
 def to_latex_text(node: Node) -> str:
-    """The LaTeX of a formula."""
+    """The LaTeX of a formula (not cached: hashing a tree costs about what printing it does)."""
     return _PRINTER(node)
 
 

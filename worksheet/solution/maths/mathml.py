@@ -21,7 +21,6 @@ place where user text meets MathML.  Exact values print through
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from ...exact.mathml import text as mtext
 from ...exact.mathml import to_mathml
@@ -33,11 +32,12 @@ __all__ = ["MathMLPrinter", "to_mathml_inner", "formula"]
 THIN = "0.1667em"
 _CAPITAL_GREEK = frozenset("ΓΔΘΛΞΠΣΥΦΨΩ")
 _PRIMES = {1: "\u2032", 2: "\u2033", 3: "\u2034"}
-_ESC = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
 def _esc(s: str) -> str:
-    return "".join(_ESC.get(c, c) for c in s)
+    if "&" in s or "<" in s or ">" in s:
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return s
 
 
 def _operator(node: Node) -> bool:
@@ -217,8 +217,7 @@ def to_mathml_inner(node: Node) -> str:
     return "".join(_PRINTER.parts(node))
 
 
-@lru_cache(maxsize=16384)
 def formula(node: Node, display: bool = False) -> str:
-    """A whole ``<math>`` element of a formula (cached by the tree)."""
+    """A whole ``<math>`` element of a formula."""
     head = '<math display="block">' if display else "<math>"
     return head + to_mathml_inner(node) + "</math>"

@@ -12,7 +12,6 @@ leaves print as their own characters (a terminal shows no markup).
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 
 from ...exact import to_latex
 from .nodes import Accent, BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Value
@@ -194,7 +193,6 @@ _PRINTER = TextPrinter()
 _SCRIPT = TextPrinter(in_script=True)
 
 
-@lru_cache(maxsize=8192)
 def to_text(node: Node) -> str:
     """The plain text of a formula."""
     return _PRINTER(node)

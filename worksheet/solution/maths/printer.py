@@ -18,7 +18,15 @@ class Printer:
     ``_print_Ident``, ... for every node type (tests check that it does)."""
 
     def __call__(self, node: Node) -> str:
-        return getattr(self, "_print_" + type(node).__name__)(node)
+        try:
+            method = self._methods[type(node)]
+        except KeyError:
+            method = self._methods[type(node)] = getattr(type(self), "_print_" + type(node).__name__)
+        return method(self, node)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}  # node type -> its _print_ method, looked up once per printer class
 
     def items(self, node: Node) -> tuple[Node, ...]:
         """The atoms of a node read as a row."""
@@ -66,3 +74,31 @@ def is_tall(node: Node) -> bool:
     if kind is Fence or kind is Accent:
         return is_tall(node.body)
     return False
+
+
+def width(node: Node) -> float:
+    """About how wide the formula prints, in characters of text: a fraction as wide
+    as its wider part, a script at two thirds of its size, a relation or a binary
+    operator with its spaces.  (To choose a smaller print size for a long line.)"""
+    kind = type(node)
+    if kind is Row:
+        return sum(width(c) for c in node.items)
+    if kind is Frac:
+        return max(width(node.num), width(node.den)) + 0.5
+    if kind is Script:
+        scripts = [width(x) for x in (node.sub, node.sup) if x is not None]
+        return width(node.base) + 0.7 * max(scripts, default=0)
+    if kind is Sqrt:
+        return width(node.body) + 1
+    if kind is Fence or kind is Accent:
+        return width(node.body) + (2 if kind is Fence else 0)
+    if kind is Table:
+        return sum(max((width(c) for c in col), default=0) + 1 for col in zip(*node.rows)) + 2
+    if kind is Rel or kind is Op:
+        return 2.5 if kind is Rel or node.symbol in "+−⋅×⊙" else 1
+    if kind is Value:
+        return len(to_latex(node.value)) * 0.6
+    for attr in ("name", "text", "symbol"):
+        if hasattr(node, attr):
+            return len(getattr(node, attr))
+    return 1
