@@ -29,7 +29,7 @@ VECTORS = st.integers(1, 9).flatmap(
 def same(old: str, new) -> None:
     assert str(new) == old
     assert read_latex(str(new)) == read_latex(old)
-    to_mathml_inner(new)  # prints in MathML too
+    assert "\\" not in to_mathml_inner(new)  # MathML of its own: no LaTeX left in a token
 
 
 @settings(max_examples=150, deadline=None)
@@ -54,6 +54,12 @@ def test_weighted_sums_and_chains(ab, result):
     weights = [Fraction(abs(x.numerator) % 100, 100) if isinstance(x, Fraction) else Fraction(1, 3) for x in a]
     same(W.weighted_sum(weights, a, result), T.weighted_sum(weights, a, result))
     same(W.chain("x", W.lx(a[0]), W.lx(a[0]), "y"), T.chain("x", T.lx(a[0]), T.lx(a[0]), "y"))
+
+
+def test_a_given_number_is_its_decimal_or_a_fraction_never_latex_in_a_token():
+    for x in (Fraction(1, 3), Fraction(-7, 6), Fraction(1, 4), Fraction(-2)):
+        same(W.nx(x), T.nx(x))
+        same(W.lx(x, True), T.lx(x, True))
 
 
 def test_entries_and_the_masked_value():

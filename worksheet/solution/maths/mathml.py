@@ -23,9 +23,10 @@ from __future__ import annotations
 
 
 from ...exact.mathml import text as mtext
-from ...exact.mathml import to_mathml
+from ...exact import to_latex
 from .nodes import BigOp, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Value
 from .printer import OPENING, Printer, is_sign, is_tall
+from .reading import read_latex
 
 __all__ = ["MathMLPrinter", "to_mathml_inner", "formula"]
 
@@ -103,7 +104,9 @@ class MathMLPrinter(Printer):
         return f"<mn>{node.text}</mn>"
 
     def _print_Value(self, node: Value) -> str:
-        return to_mathml(node.value)
+        """An exact value in a line: the tree of its LaTeX, so that it is spaced as
+        every other formula is (``3 tanh(x)``, brackets sized to a fraction)."""
+        return self.one(read_latex(to_latex(node.value)))
 
     def _print_Op(self, node) -> str:
         if node.symbol in OPENING or node.symbol in ")]}⟩⌋⌉":
