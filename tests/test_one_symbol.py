@@ -19,7 +19,7 @@ from worksheet.kinds import registry
 from worksheet.solution.number_format import label_key
 
 KINDS = [k for k in registry.names() if k != "find-the-mistake"]
-SHOWN = re.compile(r"^\\text\{\(\d+\)\}\\ ")  # find-the-mistake's "(11) " before a shown step's symbol
+SHOWN = re.compile(r"^\\text\{\(\d+\)\} ?\\  ?")  # find-the-mistake's "(11) " before a shown step's symbol
 
 
 def _clashes(symbols: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -96,7 +96,7 @@ def test_check_takes_an_add_and_norms_symbol_and_not_another_ones(tmp_path):
     key = tmp_path / "k.json"
     key.write_text(render_document(doc, ["json"], name="k")["k.json"], encoding="utf-8")
     shown = p.inputs[f"shown.{step}"].symbol
-    assert SHOWN.sub("", shown) == rf"\sigma^2_{k}"
+    assert SHOWN.sub("", str(shown)) == rf"\sigma^2_{{{k}}}"
 
     def status(answer):
         a = tmp_path / "a.json"
