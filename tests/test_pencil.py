@@ -221,7 +221,7 @@ def test_every_worked_line_is_true_as_printed(kind, numbers):
         p = build_document([kind], seed=seed, options={"numbers": numbers}).problems[0]
         tables = pu.Tables.of(p)
         for s in p.steps:
-            for line in s.work:
+            for line in map(str, s.work):
                 n, bad = pu.check_line(line, tables)
                 checked += n
                 failures += [f"seed {seed}, {s.name}: {b}" for b in bad]
