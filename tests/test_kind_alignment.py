@@ -163,7 +163,7 @@ def test_additive_tanh_is_exact_and_like_terms_cancel():
     assert abs(sympy.N(sum(to_sympy(x) for x in w) - 1, 60)) < 1e-50  # exactly 1 (simplify is slow with tanh)
     for x in w:  # every printed exponent is the number it claims to be (sympy reads our str)
         assert float(sympy.sympify(to_str(x))) == pytest.approx(float(x), rel=1e-12)
-    assert any(r"\tanh(2) \cdot 1 + \tanh(-1) \cdot (-1)" in line for line in p.step("scores").work)
+    assert any(r"\tanh(2) \cdot 1 + \tanh(-1) \cdot (-1)" in line for line in map(str, p.step("scores").work))
     tanh_aid = next(a for a in p.aids if "tanh" in a.title)
     table = dict(tanh_aid.entries)  # the standard table: every integer in [-2, 2]
     assert table[r"\tanh(1)"] == "0.7616" and table[r"\tanh(2)"] == "0.9640" and len(table) == 5
@@ -179,7 +179,7 @@ def test_reference_scores_by_hand():
     assert [str(x) for x in cos.step("scores").exact[0]] == ["8/9", "2/3"]
     general = solve_inputs(KIND, {"s": s, "H": H, "W_a": ((1, 0, 0), (0, 0, 1), (0, 1, 0))}, {"score": "general"})
     assert [str(x) for x in general.step("scores").exact[0]] == ["8", "6"]  # u = s W_a = (1, 2, 2)
-    assert any("u = s \\, W_a" in w for w in general.step("scores").work)
+    assert any("u = s \\, W_a" in w for w in map(str, general.step("scores").work))
     cos_irr = solve_inputs(KIND, {"s": ((1, 1),), "H": ((1, 0),)}, {"score": "cosine"})
     assert str(cos_irr.step("scores").exact[0][0]) == "sqrt(2)/2"
 
@@ -329,7 +329,7 @@ def test_location_score_is_s_times_W_a_and_ignores_the_encoder_states():
     np.testing.assert_array_equal(floats(p.step("scores").exact), f["s"] @ f["W_a"])
     other = dict(m, H=tuple(tuple(-x for x in r) for r in m["H"]))  # other encoder states: same scores
     assert kind.solve(other, params).step("scores").exact == p.step("scores").exact
-    assert any(r"(s \, W_a)_{" in w for w in p.step("scores").work)
+    assert any(r"(s \, W_a)_{" in w for w in map(str, p.step("scores").work))
     assert "location-based (Luong 2015)" in p.intro
 
 

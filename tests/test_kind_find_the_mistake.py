@@ -276,7 +276,7 @@ def test_the_key_names_the_wrong_entry_for_an_arithmetic_slip_too():
     from worksheet.build import build_document
 
     p = build_document(["find-the-mistake:mistake=arithmetic-slip"], seed=3).problems[0]
-    assert any("First wrong entry: row" in w for w in p.step("step").work), p.step("step").work
+    assert any("First wrong entry: row" in w for w in map(str, p.step("step").work)), p.step("step").work
 
 
 def test_the_flawed_solution_keeps_trailing_zeros_like_the_correct_one():

@@ -56,7 +56,13 @@ from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, tanh, to_latex
+from ..solution.maths import Node, as_tree
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Fence, Named, Op, Space, Table, Value
+from ..solution.number_format import terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from ..policy.pencil import round_places
 from . import base
 from . import shared_conventions as cv
@@ -88,13 +94,80 @@ NEEDS = {
     "cosine": (),
     "location": ("W_a",),
 }
+
+
+# ---------------------------------------------------------------- symbols
+# constructors that solution/maths/build.py does not have yet (they belong there)
+def _thin() -> Space:
+    """The thin space of ``s \\, W_a`` (TeX's ``\\,``)."""
+    return Space("0.1667em")
+
+
+def _brackets(*items) -> Node:
+    """``[s, h_j]``: the items side by side in a row vector, in text-size brackets."""
+    return line(Op("["), m.join(items, ","), Op("]"))
+
+
+def _norm(x) -> Node:
+    """``‖x‖``, the length of a vector."""
+    return line(Op("‖"), x, Op("‖"))
+
+
+def _fenced_call(name: str, body) -> Node:
+    """``tanh(...)`` with brackets sized to their content (``\\left( ... \\right)``)."""
+    return line(Named(name), Fence("(", line(body), ")"))
+
+
+def _paren_sub(body, sub) -> Node:
+    """``(s W_a)_j``: an entry of a bracketed product, the index on the closing
+    bracket (as TeX sets ``(x)_j``)."""
+    return line(Op("("), line(body), m.sym(Op(")"), sub=sub))
+
+
+def _exact(x) -> Node:
+    """An exact value in a worked line: a rational as its :class:`Value`; an
+    irrational one (``tanh(1)``, ``√107/10``) as the tree of its LaTeX, which the
+    HTML and the terminal set as TeX does (``3 tanh(1)``, ``√107``): the MathML
+    and plain printers of a :class:`Value` do not yet (``3⁢tanh``, ``sqrt(107)``).
+    With them, this is ``Value(x)``."""
+    return Value(x) if is_rational(x) else as_tree(to_latex(x))
+
+
+def _given(x) -> Node:
+    """A number as a calculator sheet gives it: a terminating decimal as its digits
+    (``18.4``), anything else exactly (:func:`_exact`).  (``lines.nx`` of 1/3 is a
+    number whose digits are ``\\frac{1}{3}``: its MathML is broken; this belongs there.)"""
+    return lines.nx(x) if type(x) is Fraction and terminating_places(x) is not None else _exact(x)
+
+
+def _row_matrix(cells) -> Table:
+    """A one-row bracketed matrix of exact values (or nodes)."""
+    return Table((tuple(c if isinstance(c, Node) else Value(c) for c in cells),))
+
+
+S_SYM, E_SYM, U_SYM, C_SYM, ALPHA = m.sym("s"), m.sym("e"), m.sym("u"), m.sym("c"), m.sym("alpha")
+H_SYM, H_ROW = m.sym("H"), m.sym("h")
+W_A, V_A = m.sym("W", sub="a"), m.sym("v", sub="a")
+TOP = m.sym("⊤")
+E_J, H_J = m.sym("e", sub="j"), m.sym("h", sub="j")
+
+
+def _h(j: int) -> Node:
+    """``h_{j}``, the j-th encoder state (1-based)."""
+    return m.sym("h", sub=j)
+
+
 FORMULA = {
-    "dot": r"e_j = s \cdot h_j",
-    "scaled-dot": r"e_j = \frac{s \cdot h_j}{\sqrt{d}}",
-    "general": r"e_j = s \, W_a \, h_j^\top",
-    "additive": r"e_j = \tanh\left([s, h_j] \, W_a\right) v_a^\top",
-    "cosine": r"e_j = \frac{s \cdot h_j}{\lVert s \rVert \, \lVert h_j \rVert}",
-    "location": r"e = s \, W_a, \quad e_j = (s \, W_a)_j",
+    "dot": line(E_J, "=", S_SYM, "⋅", H_J),
+    "scaled-dot": line(E_J, "=", m.frac(line(S_SYM, "⋅", H_J), m.sqrt(m.sym("d")))),
+    "general": line(E_J, "=", S_SYM, _thin(), W_A, _thin(), m.sym("h", sub="j", sup=TOP)),
+    "additive": line(
+        E_J, "=", _fenced_call("tanh", line(_brackets(S_SYM, H_J), _thin(), W_A)), m.sym("v", sub="a", sup=TOP)
+    ),
+    "cosine": line(E_J, "=", m.frac(line(S_SYM, "⋅", H_J), line(_norm(S_SYM), _thin(), _norm(H_J)))),
+    "location": line(
+        E_SYM, "=", S_SYM, _thin(), W_A, ",", m.quad(), E_J, "=", _paren_sub(line(S_SYM, _thin(), W_A), "j")
+    ),
 }
 WHO = {
     "dot": "dot product (Luong 2015)",
@@ -314,27 +387,34 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     j = min(1, n - 1)  # the representative entry e_j (0-based): the second, unless it is 0
     if ref[0][j] == 0 and np.any(ref[0] != 0):
         j = int(np.flatnonzero(ref[0])[0])
-    e_j = f"e_{{{j + 1}}}"
+    e_j, h_j = m.sym("e", sub=j + 1), _h(j + 1)
     work = []
     note = ""
     calc = blocks.calculator(p)  # a calculator sheet's lines write its decimals as decimals
 
-    def num(x) -> str:
-        return blocks.nx(x) if calc else to_latex(x)
+    def num(x) -> Node:  # a calculator's decimals as decimals
+        return _given(x) if calc else _exact(x)
 
     chain = None  # hand mode, additive: the scores as the sheet's tanh table gives them
     if score in ("dot", "scaled-dot"):
         dots = [_dot(s, h) for h in H]
         if score == "dot":
             e = dots
-            work.append(rf"{e_j} = s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j], calc)} = {num(e[j])}")
+            work.append(line(e_j, "=", S_SYM, "⋅", h_j, "=", lines.dot_latex(s, H[j], calc), "=", num(e[j])))
         else:
             root = sqrt(d)
             e = [mul(x, power(root, -1)) for x in dots]
-            work.append(rf"\sqrt{{d}} = \sqrt{{{d}}} = {to_latex(root)}")
+            work.append(line(m.sqrt(m.sym("d")), "=", m.sqrt(d), "=", _exact(root)))
             work.append(
-                rf"{e_j} = \frac{{s \cdot h_{{{j + 1}}}}}{{\sqrt{{{d}}}}} = "
-                rf"\frac{{{blocks.dot_latex(s, H[j], calc)}}}{{{to_latex(root)}}} = {num(e[j])}"
+                line(
+                    e_j,
+                    "=",
+                    m.frac(line(S_SYM, "⋅", h_j), m.sqrt(d)),
+                    "=",
+                    m.frac(lines.dot_latex(s, H[j], calc), _exact(root)),
+                    "=",
+                    num(e[j]),
+                )
             )
     elif score == "general":
         W_a = inputs["W_a"]
@@ -342,15 +422,30 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         e = [_dot(u, h) for h in H]
         c = _worked_column(s, W_a, u)
         col = [row[c] for row in W_a]
-        work.append(rf"u = s \, W_a, \quad u_{{{c + 1}}} = {blocks.dot_latex(s, col, calc)} = {num(u[c])}")
-        work.append(r"u = s \, W_a = \begin{bmatrix} " + " & ".join(to_latex(x) for x in u) + r" \end{bmatrix}")
-        work.append(rf"{e_j} = u \cdot h_{{{j + 1}}} = {blocks.dot_latex(u, H[j], calc)} = {num(e[j])}")
+        u_c = m.sym("u", sub=c + 1)
+        work.append(
+            line(
+                U_SYM, "=", S_SYM, _thin(), W_A, ",", m.quad(), u_c, "=", lines.dot_latex(s, col, calc), "=", num(u[c])
+            )
+        )
+        work.append(line(U_SYM, "=", S_SYM, _thin(), W_A, "=", _row_matrix(u)))
+        work.append(line(e_j, "=", U_SYM, "⋅", h_j, "=", lines.dot_latex(u, H[j], calc), "=", num(e[j])))
         note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
     elif score == "location":
         W_a = inputs["W_a"]
         e = blocks.matmul((s,), W_a)[0]  # (n,): s W_a, one score per source position
         col = [row[j] for row in W_a]
-        work.append(rf"{e_j} = (s \, W_a)_{{{j + 1}}} = {blocks.dot_latex(s, col, calc)} = {num(e[j])}")
+        work.append(
+            line(
+                e_j,
+                "=",
+                _paren_sub(line(S_SYM, _thin(), W_A), j + 1),
+                "=",
+                lines.dot_latex(s, col, calc),
+                "=",
+                num(e[j]),
+            )
+        )
         note = (
             r"The location-based score looks only at the decoder state $s$: $W_a$ has one column per "
             r"source position, and the encoder states enter only the context vector."
@@ -362,18 +457,12 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         concat = tuple(s) + tuple(H[j])
         c = _worked_column(concat, W_a, pre[j])
         col = [row[c] for row in W_a]
-        work.append(
-            rf"[s, h_{{{j + 1}}}] = \begin{{bmatrix}} " + " & ".join(to_latex(x) for x in concat) + r" \end{bmatrix}"
-        )
-        work.append(
-            rf"a_{{{j + 1},{c + 1}}} = [s, h_{{{j + 1}}}] \cdot W_{{a,:,{c + 1}}} = "
-            rf"{blocks.dot_latex(concat, col, calc)} = {num(pre[j][c])}"
-        )
-        work.append(
-            rf"[s, h_{{{j + 1}}}] \, W_a = \begin{{bmatrix}} "
-            + " & ".join(to_latex(x) for x in pre[j])
-            + r" \end{bmatrix}"
-        )
+        sh = _brackets(S_SYM, h_j)  # [s, h_j]
+        work.append(line(sh, "=", _row_matrix(concat)))
+        a_jc = m.sym("a", sub=m.join((j + 1, c + 1), ","))
+        w_c = m.sym("W", sub=m.join((m.sym("a"), ":", c + 1), ","))  # column c of W_a
+        work.append(line(a_jc, "=", sh, "⋅", w_c, "=", lines.dot_latex(concat, col, calc), "=", num(pre[j][c])))
+        work.append(line(sh, _thin(), W_A, "=", _row_matrix(pre[j])))
         if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
             chain = (
                 (
@@ -383,12 +472,11 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
                     )
                 ),
             )
-        work.append(
-            rf"{e_j} = \tanh\left([s, h_{{{j + 1}}}] \, W_a\right) v_a^\top = "
-            + " + ".join(rf"\tanh({to_latex(a)}) \cdot {blocks.lx(v)}" for a, v in zip(pre[j], v_a))
-            + (rf" = {to_latex(e[j])}" if not is_rational(e[j]) or len(v_a) > 1 else "")
-            + rf" \approx {blocks.approx(e[j] if chain is None else chain[0][j])}"
-        )
+        terms = m.join((line(m.call("tanh", Value(a)), "⋅", lines.lx(v)) for a, v in zip(pre[j], v_a)), "+")
+        exact = ("=", _exact(e[j])) if not is_rational(e[j]) or len(v_a) > 1 else ()
+        shown = lines.approx_number(e[j] if chain is None else chain[0][j])
+        tanh_sh = _fenced_call("tanh", line(sh, _thin(), W_A))
+        work.append(line(e_j, "=", tanh_sh, m.sym("v", sub="a", sup=TOP), "=", terms, *exact, "≈", shown))
         note = (
             r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
             r"$\tanh(\cdot)$ terms; use their decimals."
@@ -398,15 +486,12 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         ss = _dot(s, s)
         hh = [_dot(h, h) for h in H]
         e = [mul(x, power(sqrt(mul(ss, q)), -1)) for x, q in zip(dots, hh)]
-        work.append(rf"\lVert s \rVert = \sqrt{{{blocks.dot_latex(s, s, calc)}}} = {num(sqrt(ss))}")
-        work.append(
-            rf"\lVert h_{{{j + 1}}} \rVert = \sqrt{{{blocks.dot_latex(H[j], H[j], calc)}}} = {num(sqrt(hh[j]))}"
-        )
-        work.append(rf"s \cdot h_{{{j + 1}}} = {blocks.dot_latex(s, H[j], calc)} = {num(dots[j])}")
-        work.append(
-            rf"{e_j} = \frac{{{to_latex(dots[j])}}}{{{blocks.lx(sqrt(ss))} \cdot {blocks.lx(sqrt(hh[j]))}}}"
-            rf" = {to_latex(e[j])}" + ("" if is_rational(e[j]) else rf" \approx {blocks.approx(e[j])}")
-        )
+        work.append(line(_norm(S_SYM), "=", m.sqrt(lines.dot_latex(s, s, calc)), "=", num(sqrt(ss))))
+        work.append(line(_norm(h_j), "=", m.sqrt(lines.dot_latex(H[j], H[j], calc)), "=", num(sqrt(hh[j]))))
+        work.append(line(S_SYM, "⋅", h_j, "=", lines.dot_latex(s, H[j], calc), "=", num(dots[j])))
+        approx = () if is_rational(e[j]) else ("≈", lines.approx_number(e[j]))
+        den = line(_exact(sqrt(ss)), "⋅", _exact(sqrt(hh[j])))  # lengths: no sign
+        work.append(line(e_j, "=", m.frac(Value(dots[j]), den), "=", _exact(e[j]), *approx))
         note = (
             r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "
             r"weights come out fairly flat."
@@ -421,7 +506,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         work=work,
         note=note,
         cols=labels,
-        latex_name="e",
+        latex_name=E_SYM,
     )
     if chain is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=chain)
@@ -450,7 +535,7 @@ def _tanh_aid(inputs: dict) -> Aid:
     needed = sorted(args - {0})
     return Aid(
         r"Values of $\tanh x$ you may need ($\tanh(-x) = -\tanh x$)",
-        tuple((rf"\tanh({to_latex(a)})", blocks.approx(tanh(a))) for a in needed),
+        tuple((str(m.call("tanh", Value(a))), blocks.approx(tanh(a))) for a in needed),  # Aid: LaTeX pairs
         tuple(needed),
     )
 
@@ -480,7 +565,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_input("s", s)
     p.add_input("H", H, rows=labels)
     for name in NEEDS[score]:
-        p.add_input(name, inputs[name], latex_name={"W_a": "W_a", "v_a": "v_a"}[name])
+        p.add_input(name, inputs[name], latex_name={"W_a": W_A, "v_a": V_A}[name])
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
     d_a = shape(inputs["W_a"])[1] if score == "additive" else None
 
@@ -492,12 +577,16 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         "weights",
         E,
         ref["weights"],
-        sym=r"\alpha",
-        src_sym="e",
+        sym=ALPHA,
+        src_sym=str(E_SYM),  # the block writes exp(e_j - m) for a score named by the LaTeX "e"
         title="Attention weights (softmax of the scores)",
-        formula=r"\alpha_j = \frac{\exp(e_j)}{\sum_k \exp(e_k)}",
+        formula=line(
+            m.sym("alpha", sub="j"),
+            "=",
+            m.frac(m.call("exp", E_J), line(m.total("k"), m.call("exp", m.sym("e", sub="k")))),
+        ),
         cols=labels,
-        latex_name=r"\alpha",
+        latex_name=ALPHA,
         vector=True,
         exp_grid=_exp_grid(score, d_a),
     )
@@ -511,14 +600,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         W,
         H,
         ref["context"],
-        sym="c",
-        w_sym=r"\alpha",
-        v_sym="h",
+        sym=C_SYM,
+        w_sym=ALPHA,
+        v_sym=H_ROW,
         logits=None if grid else E,
         rounded=grid,
         title="Context vector (weighted sum of the encoder states)",
-        formula=r"c = \alpha H = \sum_j \alpha_j h_j",
-        latex_name="c",
+        formula=line(C_SYM, "=", ALPHA, H_SYM, "=", m.total("j"), m.sym("alpha", sub="j"), H_J),
+        latex_name=C_SYM,
         vector=True,
     )
     return p

@@ -68,6 +68,10 @@ from . import flawed, mistakes
 from ..policy.errors import ParamError
 from ..exact import NegInf, to_float, to_str
 from ..steps.layer_steps import round_matrix
+from ..solution.maths import Maths, Node, Row, as_latex, as_tree
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Space
 from ..solution.problem import Matrix, Problem, Step, code
 from ..solution.step_ref import StepRef
 from . import base
@@ -304,7 +308,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
             rows=s.rows if same else None,
             cols=s.cols if same else None,
-            latex_name=rf"\text{{({k + 1})}}\ {s.symbol}",
+            latex_name=line(m.text(f"({k + 1})"), _word_space(), as_tree(s.symbol)),
         )
         if not q.integral:  # 4 places, trailing zeros kept, as the correct solution prints them
             p.inputs[q.name] = q = replace(q, given_places=SLIP_PLACES)
@@ -318,9 +322,9 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((planted.step,),),
         np.array([[float(at)]]),
         title="The first wrong step",
-        formula=r"\text{number, name or symbol of the step}",
+        formula=line(m.text("number, name or symbol of the step")),
         work=(
-            rf"\text{{step ({at + 1}), {_tt(planted.step)}, }} {right.step(planted.step).symbol}",
+            line(m.text(f"step ({at + 1}), {planted.step}, "), as_tree(right.step(planted.step).symbol)),
             *_wrong_entry(right.step(planted.step), planted.values[planted.step]),
         ),
         choices=order,
@@ -330,8 +334,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((planted.code,),),
         np.array([[float(codes.index(planted.code))]]),
         title="The mistake",
-        formula=r"\text{code of the mistake}",
-        work=(rf"\text{{{_tt(planted.code)}}}",),
+        formula=line(m.text("code of the mistake")),
+        work=(line(m.text(planted.code)),),
         note=mistake.typeset,
         choices=codes,
     )
@@ -392,15 +396,21 @@ def _span(asked: list[Step], order: list[str]) -> str:
     return f"({a})" if a == b else f"({a}) to ({b})"
 
 
-def plain_symbol(latex: str) -> str:
+def plain_symbol(latex: Maths) -> str:
     """A step's symbol as ``check`` compares it (:func:`worksheet.solution.number_format.label_key`):
     ``\\mathrm{head}_{1}`` -> ``head1``, ``S'_{1}`` -> ``s'1``, ``Z`` -> ``z``."""
     from ..solution.number_format import label_key
 
-    return label_key(latex)
+    return label_key(as_latex(latex))
 
 
-def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
+def _word_space() -> Space:
+    """The space of TeX's ``\\ `` between a step's number and its symbol, ``(1) Q``
+    (a constructor build.py does not have yet: it belongs there)."""
+    return Space("0.25em")
+
+
+def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[Node, ...]:
     """The key's line naming the first wrong entry of the flawed step (row, column,
     what the solution shows, what is right); nothing when the shapes differ."""
     from ..solution.number_format import decimal
@@ -408,8 +418,16 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
     r = np.array([[-np.inf if isinstance(x, NegInf) else to_float(x) for x in row] for row in right.exact])
     if wrong.shape != r.shape:
         return (
-            rf"\text{{The step has shape }} {wrong.shape[0]} \times {wrong.shape[1]}"
-            rf"\text{{; it should be }} {r.shape[0]} \times {r.shape[1]}",
+            line(
+                m.text("The step has shape "),
+                wrong.shape[0],
+                "×",
+                wrong.shape[1],
+                m.text("; it should be "),
+                r.shape[0],
+                "×",
+                r.shape[1],
+            ),
         )
     shown_w = shown(wrong)
     for i in range(r.shape[0]):
@@ -420,29 +438,33 @@ def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[str, ...]:
                 continue
             if abs(fa - r[i, j]) > 5e-5:
 
-                def show(x):  # braced: a number after words is signed, "is -0.7881", not "is - 0.7881"
-                    return "{" + (decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x)))) + "}"
+                def show(x) -> Node:  # a group of its own: after words it is signed, "is -0.7881", not "is - 0.7881"
+                    if isinstance(x, NegInf):  # a masked score: -oo
+                        return line("-", m.sym("∞"))
+                    return m.number(decimal(x, SLIP_PLACES) if not float(x).is_integer() else str(int(float(x))))
 
                 # b: from the exact value; and, where the sheet's tables and rounding give
                 # another last digit, the chain's value too (the key's table of decimals shows it)
                 c = right.chain[i][j] if right.chain is not None else None
                 also = (
-                    rf"\text{{ (}}{show(c)}\text{{ with the sheet's tables and rounding)}}"
+                    (m.text(" ("), show(c), m.text(" with the sheet's tables and rounding)"))
                     if c is not None and not isinstance(c, (str, NegInf)) and show(c) != show(b)
-                    else ""
+                    else ()
                 )
+                # a Row of its own items, not line(): line() would splice a signed number into the words
                 return (
-                    rf"\text{{First wrong entry: row {i + 1}, column {j + 1}: the solution shows }} "
-                    rf"{show(a)}\text{{, the right value is }} {show(b)}{also}",
+                    Row(
+                        (
+                            m.text(f"First wrong entry: row {i + 1}, column {j + 1}: the solution shows "),
+                            show(a),
+                            m.text(", the right value is "),
+                            show(b),
+                            *also,
+                        )
+                    ),
                 )
     return ()
 
 
 def _key_only(s: Step) -> Step:
     return replace(s, on_sheet=False)
-
-
-def _tt(name: str) -> str:
-    from ..solution.number_format import text_escape
-
-    return text_escape(name)

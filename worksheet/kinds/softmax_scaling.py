@@ -56,9 +56,15 @@ from . import mistakes
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
-from ..exact import mul, power, sqrt, to_float, to_latex
+from ..exact import is_rational, mul, power, sqrt, to_float, to_latex
+from ..solution.maths import Node, as_tree
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Fence, Named, Table, Value
 from ..solution.number_format import decimal
+from ..solution.number_format import terminating_places
 from ..solution.problem import Matrix, Problem, shape
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 from .shared_conventions import Convention
@@ -88,6 +94,36 @@ READING = {  # label, what it shows
     "right": ("about right", "the largest score is preferred, but the other keys keep a useful share"),
     "flat": ("too flat (nearly uniform)", "the differences between the scores are washed out"),
 }
+
+
+# ---------------------------------------------------------------- symbols
+# constructors that solution/maths/build.py does not have yet (they belong there)
+def _fenced_call(name: str, body) -> Node:
+    """``softmax(s/√d_k)`` with brackets sized to their content (``\\left( ... \\right)``)."""
+    return line(Named(name), Fence("(", line(body), ")"))
+
+
+def _exact(x) -> Node:
+    """An exact value in a worked line: a rational as its :class:`Value`; an
+    irrational one (``8 √10``) as the tree of its LaTeX, which the HTML and the
+    terminal set as TeX does: the MathML and plain printers of a :class:`Value`
+    do not yet (``8⁢√10``, ``8·sqrt(10)``).  With them, this is ``Value(x)``."""
+    return Value(x) if is_rational(x) else as_tree(to_latex(x))
+
+
+def _given(x) -> Node:
+    """A number as a calculator sheet gives it: a terminating decimal as its digits
+    (``18.4``), anything else exactly (:func:`_exact`).  (``lines.nx`` of 1/3 is a
+    number whose digits are ``\\frac{1}{3}``: its MathML is broken; this belongs there.)"""
+    return lines.nx(x) if type(x) is Fraction and terminating_places(x) is not None else _exact(x)
+
+
+def _row_matrix(cells) -> Table:
+    """A one-row bracketed matrix of nodes."""
+    return Table((tuple(cells),))
+
+
+S_SYM, D_K = m.sym("s"), m.sym("d", sub="k")
 
 
 @dataclass(frozen=True)
@@ -183,12 +219,12 @@ def reference(
     }
 
 
-def _sci(x) -> str:
+def _sci(x) -> Node:
     """An exact weight for a worked line: 4 decimals, or when tiny ``d.dddd x 10^e``
     (rounded from the exact value, half away from zero)."""
     v = to_float(x)
     if v == 0 or abs(v) >= 5e-5:
-        return blocks.approx(x)
+        return lines.approx_number(x)
     q = abs(Fraction(v))  # the exponent from the correctly rounded float, in integers (no libm)
     exp10 = len(str(q.numerator)) - len(str(q.denominator))
     while q < Fraction(10) ** exp10:
@@ -199,7 +235,7 @@ def _sci(x) -> str:
     if digits.lstrip("-").startswith("10"):
         exp10 += 1
         digits = decimal(mul(x, power(10, -exp10)), 4)
-    return rf"{digits} \times 10^{{{exp10}}}"
+    return line(m.number(digits), "×", m.power(10, exp10))
 
 
 # long: the sheet's steps in order, each with its worked lines (split when worked lines become data, issue 26)
@@ -231,31 +267,31 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             r"peaked, about right or too flat."
         ),
     )
-    p.add_input("scores", s, cols=keys, latex_name="s")
+    p.add_input("scores", s, cols=keys, latex_name=S_SYM)
     ref = reference({"scores": p.inputs["scores"].value}, params)
 
     root = sqrt(d_k)
     cases = (
-        ("softmax_raw", Fraction(1), "Softmax of the raw scores", r"\operatorname{softmax}(s)", None),
+        ("softmax_raw", Fraction(1), "Softmax of the raw scores", m.call("softmax", S_SYM), None),
         (
             "softmax_sqrt_dk",
             root,
             r"Softmax of the scores divided by $\sqrt{d_k}$",
-            r"\operatorname{softmax}\left(\frac{s}{\sqrt{d_k}}\right)",
-            rf"\frac{{s}}{{\sqrt{{{d_k}}}}}",
+            _fenced_call("softmax", m.frac(S_SYM, m.sqrt(D_K))),
+            m.frac(S_SYM, m.sqrt(d_k)),
         ),
         (
             "softmax_dk",
             Fraction(d_k),
             "Softmax of the scores divided by $d_k$",
-            r"\operatorname{softmax}\left(\frac{s}{d_k}\right)",
-            rf"\frac{{s}}{{{d_k}}}",
+            _fenced_call("softmax", m.frac(S_SYM, D_K)),
+            m.frac(S_SYM, d_k),
         ),
     )
     readings = []  # one sentence per softmax, for the model answer
     # one symbol per softmax on the page: alpha, z, m for the raw scores; alpha', z', m' for
     # s / sqrt(d_k) (the scaled scores are S' elsewhere); alpha'', z'', m'' for s / d_k (scaled twice)
-    for (name, divisor, title, formula, scaled_sym), mark in zip(cases, ("", "'", "''")):
+    for (name, divisor, title, formula, scaled_sym), mark in zip(cases, (0, 1, 2)):  # mark: the primes
         z = (tuple(mul(x, power(divisor, -1)) for x in s[0]),)  # (1, n)
         value = ref[name]
         # the reading and its numbers from the exact weights (their correctly rounded
@@ -286,28 +322,28 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             name,
             z,
             value,
-            sym=rf"\alpha{mark}",
-            src_sym=f"z{mark}",
-            max_sym=f"m{mark}",
+            sym=m.sym("alpha", prime=mark),
+            src_sym=m.sym("z", prime=mark),
+            max_sym=m.sym("m", prime=mark),
             title=title,
-            formula=rf"\alpha{mark} = " + formula,
+            formula=line(m.sym("alpha", prime=mark), "=", formula),
             cols=keys,
             note=note,
             latex_name=formula,
             vector=True,
             exp_span=None,  # the exponents are differences of the given scores: the table lists those
         )
-        lines = [
-            rf"z{mark} = {scaled_sym or 's'} = \begin{{bmatrix}} "
-            + " & ".join((blocks.nx if blocks.calculator(p) else to_latex)(x) for x in z[0])  # calculator: 18.4
-            + r" \end{bmatrix}"
-        ]
+        calc = blocks.calculator(p)  # calculator: 18.4
+        cells = [_given(x) if calc else _exact(x) for x in z[0]]
+        before = [line(m.sym("z", prime=mark), "=", scaled_sym or S_SYM, "=", _row_matrix(cells))]
         if name == "softmax_sqrt_dk":
-            lines.insert(0, rf"\sqrt{{d_k}} = \sqrt{{{d_k}}} = {to_latex(root)}")
+            before.insert(0, line(m.sqrt(D_K), "=", m.sqrt(d_k), "=", _exact(root)))
         tiny = [
-            rf"\alpha{mark}_{{{k + 1}}} \approx " + _sci(x) for k, x in enumerate(exact_w) if 0 < to_float(x) < 5e-5
+            line(m.sym("alpha", sub=k + 1, prime=mark), "≈", _sci(x))
+            for k, x in enumerate(exact_w)
+            if 0 < to_float(x) < 5e-5
         ]  # 0.0000 to 4 places, but not 0
-        blocks.extend_work(p, name, before=lines, after=tiny)
+        blocks.extend_work(p, name, before=before, after=tiny)
     p.add_written("written", title=QUESTION, lines=4, answer=" ".join(readings) + " " + WHY)
     return p
 

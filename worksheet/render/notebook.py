@@ -109,7 +109,7 @@ def _display(inner: str) -> str:
 def _exact_line(work) -> list[str]:
     """The worked line that shows an entry's exact form (the last with a
     fraction), or the last line."""
-    return [next((w for w in reversed(work) if "\\frac" in w), work[-1])] if work else []
+    return [next((w for w in reversed(work) if "\\frac" in str(w)), work[-1])] if work else []
 
 
 def _rounded(s):
