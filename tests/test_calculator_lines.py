@@ -36,6 +36,6 @@ def test_softmax_scaling_writes_the_given_scores_as_the_sheet_gave_them():
 def test_a_hand_keys_concatenated_heads_keep_their_four_places(seed):
     p = build_document(["multi-head-attention"], seed=seed).problems[0]
     for name in ("concat", "output"):
-        line = p.step(name).work[0]
+        line = str(p.step(name).work[0])
         for number in re.findall(r"-?\d+\.\d+", line):
             assert len(number.split(".")[1]) == 4, (name, number, line)

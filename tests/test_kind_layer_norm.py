@@ -12,6 +12,9 @@ from worksheet.build import build_document, solve_file
 from worksheet.policy.errors import GenerationError, InputError, ParamError
 from worksheet.exact import is_rational
 from worksheet.kinds import layer_norm as kind
+from worksheet.kinds.block_symbols import one
+from worksheet.solution.maths import Node
+from worksheet.solution.maths.nodes import Accent, Ident, Num, Row, Script
 
 KIND = "layer-norm"
 entries = st.fractions(min_value=-3, max_value=3, max_denominator=5)
@@ -90,6 +93,29 @@ def test_eps_per_problem_from_the_command_line_syntax():
     f = {k: q.value for k, q in p.inputs.items()}
     want = numpy_layer_norm(f["X"], f["S"], f["gamma"], f["beta"], 0.1)
     np.testing.assert_allclose(floats(p.step("output").exact), want["output"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("carried", [False, True])
+def test_formulas_worked_lines_and_symbols_are_trees_as_the_blocks_rename_them(carried):
+    """Issue 26: every formula, worked line and symbol is a tree; formulas and symbols are the
+    trees their LaTeX reads as (what the blocks' renaming rules were written for): mu_i,
+    sigma^2_i as sigma with sub i and sup 2, x-hat_ij as a hatted x with sub ij."""
+    from worksheet.steps.scaled_dot_product import Carry
+
+    inputs = {"X": ((0, 1, 2, 5), (1, -1, 2, 2)), "S": ((1, 1, 1, 1), (0, 2, 0, 0)), "gamma": ((2, 1, 1, 1),)}
+    carry = Carry(limit=0, rounding=True) if carried else None  # a block's chain: decimals throughout
+    p = kind.solve({**inputs, "beta": ((1, 0, 0, 0),)}, kind.Params(), carry=carry)
+    for s in p.steps:
+        assert all(isinstance(x, Node) for x in (s.formula, *s.work, s.symbol)), s.name
+        assert all(one(x) == one(str(x)) for x in (s.formula, s.symbol)), s.name  # one: a row of one is its node
+    assert str(p.step("variance").formula) == r"\sigma^2_i = \frac{1}{4} \sum_{j=1}^{4} (r_{ij} - \mu_i)^2"
+    assert str(p.step("normalized").formula) == r"\hat{x}_{ij} = \frac{r_{ij} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}"
+    assert p.step("variance").work[0].items[0] == Script(Ident("σ"), Num("1"), Num("2"))
+    assert p.step("output").formula.items[3] == Script(Accent(Ident("x"), "^"), Row((Ident("i"), Ident("j"))))
+    assert str(p.step("residual").work[0]) == "r_{12} = x_{12} + f_{12} = 1 + 1 = 2"
+    assert str(p.step("mean").work[0]) == r"\mu_{1} = \frac{1}{4}\left(1 + 2 + 3 + 6\right) = 3"
+    root = str(p.step("normalized").work[0])
+    assert root.startswith(r"\sqrt{\sigma^2_{1} + \varepsilon} = \sqrt{3.5") and "\\approx 1.8708" in root
 
 
 def test_sample_variance_is_not_used():

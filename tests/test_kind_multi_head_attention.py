@@ -12,6 +12,8 @@ from worksheet.build import solve_file
 from worksheet.policy.errors import InputError, ShapeError
 from worksheet.exact import NegInf, is_rational
 from worksheet.kinds import multi_head_attention as kind
+from worksheet.kinds.block_symbols import one
+from worksheet.solution.maths import Node
 
 KIND = "multi-head-attention"
 entries = st.fractions(min_value=-2, max_value=2, max_denominator=4)
@@ -247,6 +249,24 @@ def _worked_entry(line: str) -> tuple[int, int]:
     return int(i) - 1, int(j) - 1
 
 
+def test_formulas_symbols_and_own_worked_lines_are_trees_as_the_blocks_rename_them():
+    """Issue 26: the kind's formulas, symbols and its own worked lines (concat, output) are
+    trees, each formula the tree its LaTeX reads as (what the blocks' renaming rules were
+    written for); the heads' entry letters go to the step builders as trees too."""
+    params = kind.Params(causal=True)
+    p = kind.solve(kind.generate(np.random.default_rng(2), params), params)
+    for s in p.steps:
+        assert isinstance(s.formula, Node) and one(s.formula) == one(str(s.formula)), s.name
+    for name in ("concat", "output"):
+        assert all(isinstance(x, Node) for x in (*p.step(name).work, p.step(name).symbol)), name
+    formulas = {s.name: str(s.formula) for s in p.steps}
+    assert formulas["Q_2"] == "Q_{2} = X W^Q_{2}" and formulas["scores_1"] == r"S_{1} = Q_{1} K^\top_{1}"
+    assert formulas["masked_1"] == r"M_{1} = S'_{1} \text{ with } - \infty \text{ where } j > i"
+    assert formulas["concat"] == r"C = \left[\, \mathrm{head}_{1} \; \cdots \; \mathrm{head}_{2} \,\right]"
+    assert str(p.step("Q_1").work[0]).startswith(r"q^{(1)}_{") and r"{W^Q_{1}}_{:," in str(p.step("Q_1").work[0])
+    assert str(p.step("output").work[0]).startswith(r"o_{") and r"\cdot W^O_{:," in str(p.step("output").work[0])
+
+
 @pytest.mark.parametrize("seed", range(1, 31))
 def test_worked_entries_teach(seed):
     """The key works out entries that are not 0, and a softmax row whose weights are not all equal."""
@@ -257,8 +277,8 @@ def test_worked_entries_teach(seed):
     for s in p.steps:
         base = s.name.rsplit("_", 1)[0]
         if base in ("Q", "K", "V", "scores", "scaled", "head", "output"):
-            i, j = _worked_entry(s.work[-1] if base != "head" else s.work[0])
+            i, j = _worked_entry(str(s.work[-1] if base != "head" else s.work[0]))
             assert s.exact[i][j] != 0, (s.name, s.work)
         if base == "weights":
-            row = int(re.search(r"m_\{(\d+)\}", s.work[0]).group(1)) - 1
+            row = int(re.search(r"m_\{(\d+)\}", str(s.work[0])).group(1)) - 1
             assert len(set(s.exact[row])) > 1, (s.name, s.work)

@@ -48,9 +48,14 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..steps import standard_tables as tables
 from ..policy.errors import GenerationError, InputError, ShapeError
-from ..exact import add, is_rational, mul, power, sqrt, to_latex
+from ..exact import add, is_rational, mul, power, sqrt
+from ..solution.maths import Node
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Num, Op, Script, Value
 from ..solution.number_format import decimal, given, terminating_places
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from . import base
 from . import shared_conventions as cv
 
@@ -58,7 +63,10 @@ TITLE = "Add & Norm (layer normalisation)"
 CONVENTIONS = (cv.TOKEN_ROWS, cv.LAYER_NORM, cv.EXACT)
 # printed symbols: the sublayer output (input S) is F, as in LayerNorm(X + F(X)); S is the
 # attention scores on every sheet, so it is not used here (R: residual, Y: output)
-SYMBOLS = {"S": "F"}
+SYMBOLS = {"S": m.sym("F")}
+MU = m.sym("mu")  # the column of means
+SIGMA2 = m.sym("sigma", sup=2)  # the column of variances
+X_HAT = m.hat(m.sym("x"))  # the entry letter of the normalised values
 INPUTS = ("X", "S", "gamma", "beta")
 CALCULATOR_EPS = Fraction(1, 100000)
 
@@ -206,8 +214,8 @@ def add_sqrt_aid(p: Problem, args, places: int) -> None:
         Aid(
             SQRT_AID,
             tuple(
-                (
-                    rf"\sqrt{{{blocks.work_term(x, places=places)[0]}}}",
+                (  # an Aid holds LaTeX (the sheet's function list reads it): the tree, printed
+                    str(m.sqrt(lines.work_term(x, places=places)[0])),
                     decimal(blocks.round_exact(sqrt(x), places), places),
                 )
                 for x in vals
@@ -313,8 +321,8 @@ def solve(  # noqa: PLR0915
     def carried_value(name: str, **earlier):  # reference's value, from the carried values once carry rounds
         return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
-    def after(m: Matrix) -> Matrix:
-        return carry.after(p) if carry is not None else m
+    def after(mat: Matrix) -> Matrix:
+        return carry.after(p) if carry is not None else mat
 
     # 1) residual
     if S is not None:
@@ -325,41 +333,45 @@ def solve(  # noqa: PLR0915
             S,
             carried_value("residual"),
             title="Residual connection",
-            formula="R = X + F",
-            sym="r",
-            a_sym="x",
-            b_sym="f",
+            formula=line(m.sym("R"), "=", m.sym("X"), "+", SYMBOLS["S"]),
+            sym=m.sym("r"),
+            a_sym=m.sym("x"),
+            b_sym=m.sym("f"),
             rows=tokens,
-            latex_name="R",
+            latex_name=m.sym("R"),
             places=carry.places if carry and carry.rounding else None,
             note="Add the sublayer's input back before normalising (Add & Norm).",
         )
-        R, r_sym = after(p.steps[-1].exact), "r"
+        R, r_sym = after(p.steps[-1].exact), m.sym("r")
     else:
-        R, r_sym = X, "x"
+        R, r_sym = X, m.sym("x")
     # a carried chain (encoder block): the values come rounded, the work is in decimals and the
     # square root is rounded like every carried value before dividing by it
     carried = carry is not None and carry.rounding
     places = carry.places if carry is not None else 4
-    term = (lambda x: _decimal_term(x, places)) if carried else (lambda x: blocks.work_term(x)[0])
 
-    def result(x) -> str:
-        return _decimal_result(x, places) if carried else blocks.work_result(x)
+    def term(x) -> Node:
+        return _decimal_term(x, places) if carried else lines.work_term(x)[0]
+
+    def result(x) -> Node:
+        return _decimal_result(x, places) if carried else lines.work_result(x)
 
     # 2) mean, one per row
     M = tuple((add(*row) * Fraction(1, d),) for row in R)
     i = next((r for r in range(n) if M[r][0] != 0), 0)  # the worked row: a mean of 0 teaches nothing
-    terms = blocks.join_terms([term(x) for x in R[i]])
+    terms = lines.join_terms([term(x) for x in R[i]])
     p.add_step(
         "mean",
         M,
         carried_value("mean", residual=R),
         title="Mean of each token (row)",
-        formula=rf"\mu_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} {r_sym}_{{ij}}",
-        work=[rf"\mu_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({terms}\right) {result(M[i][0])}" + blocks.terms_count(d)],
+        formula=line(_mean("i"), "=", _average(d), m.sym(r_sym, sub="ij")),
+        work=[
+            line(_mean(i + 1), "=", m.frac(1, d), m.fenced(terms), result(M[i][0]), lines.terms_count(d)),
+        ],
         rows=tokens,
         cols=("mean",),
-        latex_name=r"\mu",
+        latex_name=MU,
         note=f"Along each row (across the features of one token), not down the columns: one number per token, a ${n} \\times 1$ column.",
     )
     M = after(p.steps[-1].exact)
@@ -367,22 +379,21 @@ def solve(  # noqa: PLR0915
     # 3) population variance, one per row
     devs = [tuple(add(x, mul(-1, M[r][0])) for x in R[r]) for r in range(n)]
     V = tuple((add(*(mul(x, x) for x in dv)) * Fraction(1, d),) for dv in devs)
-    sq = blocks.join_terms([f"({term(x)} - {term(M[i][0])})^2" for x in R[i]])
-    sq_vals = blocks.join_terms([term(mul(x, x)) for x in devs[i]])
+    sq = lines.join_terms([_squared(term(x), term(M[i][0])) for x in R[i]])
+    sq_vals = lines.join_terms([term(mul(x, x)) for x in devs[i]])
     p.add_step(
         "variance",
         V,
         carried_value("variance", residual=R, mean=M),
         title="Variance of each token (population: divide by $d$)",
-        formula=rf"\sigma^2_i = \frac{{1}}{{{d}}} \sum_{{j=1}}^{{{d}}} ({r_sym}_{{ij}} - \mu_i)^2",
+        formula=line(_variance("i"), "=", _average(d), _squared(m.sym(r_sym, sub="ij"), _mean("i"))),
         work=[
-            rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq}\right)",
-            rf"\sigma^2_{{{i + 1}}} = \frac{{1}}{{{d}}}\left({sq_vals}\right) {result(V[i][0])}"
-            + blocks.terms_count(d),
+            line(_variance(i + 1), "=", m.frac(1, d), m.fenced(sq)),
+            line(_variance(i + 1), "=", m.frac(1, d), m.fenced(sq_vals), result(V[i][0]), lines.terms_count(d)),
         ],
         rows=tokens,
         cols=("variance",),
-        latex_name=r"\sigma^2",
+        latex_name=SIGMA2,
         note=f"The population variance divides by $d = {d}$, not by $d - 1 = {d - 1}$.",
     )
     V = after(p.steps[-1].exact)
@@ -411,15 +422,13 @@ def solve(  # noqa: PLR0915
     N = tuple(tuple(mul(add(x, mul(-1, M[r][0])), inv_sd[r]) for x in R[r]) for r in range(n))
     j = next((jj for jj in range(d) if N[i][jj] != 0), 0)
     sd = sds[i]
-    sd_line = (
-        rf"\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}} = \sqrt{{{term(V[i][0])} + "
-        rf"{blocks.work_term(eps)[0]}}} "
-        + (
-            rf"\approx \sqrt{{{tables.argument_text(reads[i])}}} "
-            if i in reads and reads[i] != add(V[i][0], eps)
-            else ""
-        )
-        + (rf"\approx {term(sd)}" if carried else blocks.work_result(sd))
+    read = i in reads and reads[i] != add(V[i][0], eps)  # the table is read at the variance rounded
+    sd_line = line(
+        _root(i + 1),
+        "=",
+        m.sqrt(line(term(V[i][0]), "+", lines.work_term(eps)[0])),
+        *(("≈", m.sqrt(m.number(tables.argument_text(reads[i])))) if read else ()),
+        line("≈", term(sd)) if carried else lines.work_result(sd),
     )
     p.add_step(
         "normalized",
@@ -429,16 +438,20 @@ def solve(  # noqa: PLR0915
         if carried
         else carried_value("normalized", residual=R, mean=M, variance=V),
         title="Normalised values",
-        formula=rf"\hat{{x}}_{{ij}} = \frac{{{r_sym}_{{ij}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}",
+        formula=line(m.sym(X_HAT, sub="ij"), "=", m.frac(line(m.sym(r_sym, sub="ij"), "-", _mean("i")), _root("i"))),
         work=[
             sd_line,
-            rf"\hat{{x}}_{{{i + 1}{j + 1}}} = \frac{{{r_sym}_{{{i + 1}{j + 1}}} - \mu_{{{i + 1}}}}}"
-            rf"{{\sqrt{{\sigma^2_{{{i + 1}}} + \varepsilon}}}} = "
-            rf"\frac{{{term(R[i][j])} - {term(M[i][0])}}}"
-            rf"{{{term(sd) if carried else _short(sd)}}} {result(N[i][j])}",
+            line(
+                lines.entry(X_HAT, i, j),
+                "=",
+                m.frac(line(lines.entry(r_sym, i, j), "-", _mean(i + 1)), _root(i + 1)),
+                "=",
+                m.frac(line(term(R[i][j]), "-", term(M[i][0])), term(sd) if carried else _short(sd)),
+                result(N[i][j]),
+            ),
         ],
         rows=tokens,
-        latex_name=r"\hat{X}",
+        latex_name=m.hat(m.sym("X")),
         note=(
             r"Each row now has mean 0 and (with $\varepsilon = 0$) variance 1."
             if eps == 0
@@ -456,47 +469,79 @@ def solve(  # noqa: PLR0915
     Y = tuple(tuple(add(mul(g, x), b) for x, g, b in zip(row, gamma[0], beta[0])) for row in N)
     ok = [jj for jj in range(d) if N[i][jj] != 0 and Y[i][jj] != 0]  # y = 0, or y = 1 x + 0, teaches nothing
     j = next((jj for jj in ok if gamma[0][jj] != 1), next((jj for jj in ok if beta[0][jj] != 0), next(iter(ok), j)))
+    lhs = line(
+        lines.entry("y", i, j), "=", m.sym("gamma", sub=j + 1), lines.entry(X_HAT, i, j), "+", m.sym("beta", sub=j + 1)
+    )
     p.add_step(
         "output",
         Y,
         carried_value("output", normalized=N),
         title="Scale and shift (output)",
-        formula=r"y_{ij} = \gamma_j \hat{x}_{ij} + \beta_j",
+        formula=line(
+            m.sym("y", sub="ij"), "=", m.sym("gamma", sub="j"), m.sym(X_HAT, sub="ij"), "+", m.sym("beta", sub="j")
+        ),
         work=[
-            (
-                rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} + \beta_{{{j + 1}}} = "
-                rf"{blocks.work_term(gamma[0][j])[0]} \cdot {term(N[i][j])} + {blocks.work_term(beta[0][j])[0]} "
-                rf"{result(Y[i][j])}"
+            line(
+                lhs,
+                "=",
+                lines.work_term(gamma[0][j])[0],
+                "⋅",
+                term(N[i][j]),
+                "+",
+                lines.work_term(beta[0][j])[0],
+                result(Y[i][j]),
             )
             if carried
-            else blocks.dot_work(
-                rf"y_{{{i + 1}{j + 1}}} = \gamma_{{{j + 1}}} \hat{{x}}_{{{i + 1}{j + 1}}} "
-                rf"+ \beta_{{{j + 1}}}",
-                [gamma[0][j]],
-                [N[i][j]],
-                Y[i][j],
-                plus=beta[0][j],
-            )
+            else lines.dot_work(lhs, [gamma[0][j]], [N[i][j]], Y[i][j], plus=beta[0][j])
         ],
         rows=tokens,
-        latex_name="Y",
+        latex_name=m.sym("Y"),
         note=r"$\gamma$ and $\beta$ act per feature (column), the same for every token.",
     )
     after(Y)
     return p
 
 
-def _decimal_term(x, places: int) -> str:
-    """A carried value in a worked line: an integer as an integer (``3``, not
-    ``3.0000``), else a decimal with ``places`` places, or the exact decimal
-    when it has a few more (a square of a carried value), in parentheses when
-    negative."""
+# -- the pieces of the formulas
+def _mean(sub) -> Node:
+    """``\\mu_i``, ``\\mu_{1}``."""
+    return m.sym("mu", sub=sub)
+
+
+def _variance(sub) -> Node:
+    """``\\sigma^2_i``: the variance of token i (the block renames it ``(\\sigma^{[k]}_i)^2``)."""
+    return m.sym("sigma", sub=sub, sup=2)
+
+
+def _root(sub) -> Node:
+    """``\\sqrt{\\sigma^2_i + \\varepsilon}``."""
+    return m.sqrt(line(_variance(sub), "+", m.sym("varepsilon")))
+
+
+def _average(d: int) -> Node:
+    """``\\frac{1}{d} \\sum_{j=1}^{d}``."""
+    return line(m.frac(1, d), m.total(sub=line(m.sym("j"), "=", 1), sup=d))
+
+
+def _squared(a: Node, b: Node) -> Node:
+    """``(a - b)^2``, the square on the closing bracket as TeX sets it."""
+    return m.row(Op("("), a, Op("\u2212"), b, Script(Op(")"), None, Num("2")))
+
+
+def _decimal_digits(x, places: int) -> str:
+    """A carried value's digits: an integer as an integer (``3``, not ``3.0000``),
+    else a decimal with ``places`` places, or the exact decimal when it has a few
+    more (a square of a carried value)."""
     if blocks.is_rational(x) and Fraction(x).denominator == 1:
-        s = str(Fraction(x).numerator)
-        return f"({s})" if s.startswith("-") else s
+        return str(Fraction(x).numerator)
     p = terminating_places(Fraction(x), 2 * places) if blocks.is_rational(x) else None
-    s = _exact_decimal(Fraction(x), p) if p is not None and p > places else blocks.approx(x, places)
-    return f"({s})" if s.startswith("-") else s
+    return _exact_decimal(Fraction(x), p) if p is not None and p > places else blocks.approx(x, places)
+
+
+def _decimal_term(x, places: int) -> Node:
+    """A carried value in a worked line (:func:`_decimal_digits`), in parentheses when negative."""
+    s = _decimal_digits(x, places)
+    return m.paren(m.number(s)) if s.startswith("-") else m.number(s)
 
 
 def _exact_decimal(q: Fraction, p: int) -> str:
@@ -506,20 +551,20 @@ def _exact_decimal(q: Fraction, p: int) -> str:
     return ("-" if q < 0 else "") + digits[:-p] + "." + digits[-p:]
 
 
-def _decimal_result(x, places: int) -> str:
-    """``= value`` when ``x`` is a decimal of at most ``places`` places, else ``= exact \\approx rounded``."""
+def _decimal_result(x, places: int) -> Node:
+    """``= value`` when ``x`` is a decimal of at most ``places`` places, else ``= exact ≈ rounded``."""
     r = blocks.round_exact(x, places)
     if blocks.is_rational(x) and Fraction(x) == r:
-        return "= " + _decimal_term(r, places).strip("()")
-    exact = _decimal_term(x, places).strip("()")
-    return (f"= {exact} " if exact != blocks.approx(r, places) else "") + rf"\approx {blocks.approx(r, places)}"
+        return line("=", m.number(_decimal_digits(r, places)))
+    exact, rounded = _decimal_digits(x, places), blocks.approx(r, places)
+    return line("=", m.number(exact), "≈", m.number(rounded)) if exact != rounded else line("≈", m.number(rounded))
 
 
-def _short(x) -> str:
-    """LaTeX of a value in a fraction: exact if short, else 4 decimals."""
+def _short(x) -> Node:
+    """A value in a fraction: exact if short, else 4 decimals."""
     if is_rational(x) or len(str(x)) <= blocks.SHORT:
-        return to_latex(x)
-    return blocks.approx(x)
+        return Value(x)
+    return lines.approx_number(x)
 
 
 # ---------------------------------------------------------------- mistakes

@@ -64,7 +64,12 @@ from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..steps.entry_choice import rework_scaled, rework_weighted, teaching_entry, varied_row
 from ..policy.errors import ShapeError
+from ..solution.maths import Node
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Fence, Ident, Middle, Value
 from ..solution.problem import Matrix, Problem, shape, to_array
+from ..steps import line_trees as lines
 from ..steps.softmax_steps import softmax_matmul_sum
 from . import base
 from . import shared_conventions as cv
@@ -333,8 +338,8 @@ def solve(  # noqa: C901, PLR0915
     def carried(name: str, **earlier):  # reference's value, from the carried values once carry rounds
         return base.carried_step(carry, reference, floats, params, name, ref, **earlier)
 
-    def after(m: Matrix) -> Matrix:
-        return carry.after(p) if carry is not None else m
+    def after(mat: Matrix) -> Matrix:
+        return carry.after(p) if carry is not None else mat
 
     # the heads are independent branches of a carried chain: each starts from the
     # rounding state of X, not from the previous head's rounded weights
@@ -365,10 +370,11 @@ def solve(  # noqa: C901, PLR0915
                 Wh,
                 carried(f"{letter}_{h}"),
                 title=f"Head {h}: {dict(Q='queries', K='keys', V='values')[letter]}",
-                formula=f"{letter}_{h} = {m_name} W^{letter}_{h}",
-                sym=f"{letter.lower()}^{{({h})}}",
-                a_sym=m_sym,
-                b_sym=f"{{W^{letter}_{h}}}",
+                formula=line(m.sym(letter, sub=h), "=", m.sym(m_name), _weights(letter, h)),
+                sym=_head_sym(letter.lower(), h),
+                a_sym=m.sym(m_sym),
+                # product_step writes the column after it (b_sym_{:,j}): the head's weights in braces
+                b_sym=f"{{{_weights(letter, h)}}}",
                 rows=labels,
                 note=where if letter == "Q" else "",
                 entry_at=teaching_entry(M, Wh),
@@ -387,15 +393,16 @@ def solve(  # noqa: C901, PLR0915
             transpose_b=True,
             entry_at=teaching_entry(Q, blocks.transpose(K)),
             title=f"Head {h}: scores",
-            formula=rf"S_{h} = Q_{h} K_{h}^\top",
-            sym=f"s^{{({h})}}",
-            a_sym=f"q^{{({h})}}",
-            b_sym=f"k^{{({h})}}",
+            formula=line(m.sym("S", sub=h), "=", m.sym("Q", sub=h), m.sym("K", sub=h, sup=TOP)),
+            sym=_head_sym("s", h),
+            a_sym=_head_sym("q", h),
+            b_sym=_head_sym("k", h),
             rows=tokens,
             cols=src_tokens,
-            latex_name=f"S_{{{h}}}",
+            latex_name=m.sym("S", sub=h),
         )
         S = after(p.steps[-1].exact)
+        d_k_sym = m.sym("d", sub="k")
         blocks.scale_step(
             p,
             f"scaled_{h}",
@@ -403,12 +410,16 @@ def solve(  # noqa: C901, PLR0915
             d_k,
             carried(f"scaled_{h}", **{f"scores_{h}": S}),
             title=f"Head {h}: scaled scores",
-            formula=rf"S'_{h} = \frac{{S_{h}}}{{\sqrt{{d_k}}}} = \frac{{S_{h}}}{{\sqrt{{{d_k}}}}}",
-            sym=f"{{s'}}^{{({h})}}",
-            src_sym=f"s^{{({h})}}",
+            formula=m.eq(
+                m.sym("S", sub=h, prime=1),
+                m.frac(m.sym("S", sub=h), m.sqrt(d_k_sym)),
+                m.frac(m.sym("S", sub=h), m.sqrt(d_k)),
+            ),
+            sym=_head_sym("s", h, prime=True),
+            src_sym=_head_sym("s", h),
             rows=tokens,
             cols=src_tokens,
-            latex_name=f"S'_{{{h}}}",
+            latex_name=m.sym("S", sub=h, prime=1),
             note=(
                 rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of one head's keys, "
                 r"not by $\sqrt{d_\mathrm{model}}$."
@@ -416,28 +427,39 @@ def solve(  # noqa: C901, PLR0915
             if h == 1
             else "",
         )
-        rework_scaled(p, S, d_k, f"{{s'}}^{{({h})}}", f"s^{{({h})}}")
+        rework_scaled(p, S, d_k, _head_sym("s", h, prime=True), _head_sym("s", h))
         S = after(p.steps[-1].exact)
-        src, mat = f"{{s'}}^{{({h})}}", f"S'_{h}"
+        src, mat = _head_sym("s", h, prime=True), m.sym("S", sub=h, prime=1)
         if params.causal:
             blocks.mask_step(
                 p,
                 f"masked_{h}",
                 S,
                 carried(f"masked_{h}", **{f"scaled_{h}": S}),
-                sym=f"m^{{({h})}}",
-                src_sym=src,
+                sym=_head_sym("m", h),
+                src_sym=str(src),  # mask_step capitalises the symbol's first character: LaTeX
                 rows=tokens,
                 cols=tokens,
             )
             blocks.relabel_last(
                 p,
                 title=f"Head {h}: causal mask",
-                latex_name=f"M_{{{h}}}",
-                formula=(rf"M_{h} = S'_{h} \text{{ with }} -\infty \text{{ where }} j > i"),
+                latex_name=m.sym("M", sub=h),
+                formula=line(
+                    m.sym("M", sub=h),
+                    "=",
+                    mat,
+                    m.text(" with "),
+                    "-",
+                    Ident("∞"),
+                    m.text(" where "),
+                    m.sym("j"),
+                    ">",
+                    m.sym("i"),
+                ),
             )
             S = after(p.steps[-1].exact)
-            src, mat = f"m^{{({h})}}", f"M_{h}"
+            src, mat = _head_sym("m", h), m.sym("M", sub=h)
         rounding = carry is not None and carry.rounding
         logits_name = f"masked_{h}" if params.causal else f"scaled_{h}"
         blocks.softmax_step(
@@ -445,13 +467,13 @@ def solve(  # noqa: C901, PLR0915
             f"weights_{h}",
             S,
             carried(f"weights_{h}", **{logits_name: S}),
-            sym=rf"\alpha^{{({h})}}",
+            sym=_head_sym("alpha", h),
             src_sym=src,
             title=f"Head {h}: attention weights (softmax along each row)",
-            formula=rf"A_{h} = \operatorname{{softmax}}({mat})",
+            formula=line(m.sym("A", sub=h), "=", m.call("softmax", mat)),
             rows=tokens,
             cols=src_tokens,
-            latex_name=f"A_{{{h}}}",
+            latex_name=m.sym("A", sub=h),
             aid=not rounding if exp_table is None else exp_table,
             work_row=varied_row(S),
             # carried (4-place) scores by hand: read e^{-x} on the standard grid of every 0.01
@@ -465,16 +487,16 @@ def solve(  # noqa: C901, PLR0915
             W,
             V,
             carried(f"head_{h}", **{f"weights_{h}": W, f"V_{h}": V}),
-            sym=f"z^{{({h})}}",
-            w_sym=rf"\alpha^{{({h})}}",
-            v_sym=f"v^{{({h})}}",
+            sym=_head_sym("z", h),
+            w_sym=_head_sym("alpha", h),
+            v_sym=_head_sym("v", h),
             logits=S if exact_logits else None,
             title=f"Head {h}: output",
-            formula=rf"\mathrm{{head}}_{h} = A_{h} V_{h}",
+            formula=line(_head(h), "=", m.sym("A", sub=h), m.sym("V", sub=h)),
             rows=tokens,
-            latex_name=rf"\mathrm{{head}}_{{{h}}}",
+            latex_name=_head(h),
         )
-        rework_weighted(p, W, V, f"z^{{({h})}}", rf"\alpha^{{({h})}}", f"v^{{({h})}}")
+        rework_weighted(p, W, V, _head_sym("z", h), _head_sym("alpha", h), _head_sym("v", h))
         heads.append(after(p.steps[-1].exact))
         branches.append(carry is not None and carry.rounding)
         logits.append(S if exact_logits else None)
@@ -489,29 +511,16 @@ def solve(  # noqa: C901, PLR0915
     shown_heads = heads if any(c is None for c in head_chains) else head_chains
     if shown_heads is head_chains:  # the chain's 4-place values print with 4 places: -0.5380, not -0.538
         places = 4
-    row = " \\;\\middle|\\; ".join(
-        ", ".join(blocks.work_term(x, 0, places)[0].strip("()") for x in hd[0]) for hd in shown_heads
-    )
-    rel = r"\approx" if any(blocks.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
     one = H == 1  # one head: nothing to concatenate, C is the head's output
     p.add_step(
         "concat",
         C,
         carried("concat", **{f"head_{h}": hd for h, hd in enumerate(heads, start=1)}),
         title="The head's output (one head: nothing to concatenate)" if one else "Concatenate the heads",
-        formula=(
-            r"C = \mathrm{head}_1"
-            if one
-            else r"C = \left[\, \mathrm{head}_1 \;\cdots\; \mathrm{head}_{" + str(H) + r"} \,\right]"
-        ),
-        work=[
-            rf"c_{{1}} = \text{{row 1 of }} \mathrm{{head}}_1 {rel} \left[\, {row} \,\right]"
-            if one
-            else rf"c_{{1}} = \left[\, \mathrm{{head}}_1 \text{{ row }} 1 \;\middle|\; \cdots \,\right] "
-            rf"{rel} \left[\, {row} \,\right]"
-        ],  # one head: no "| ..." of heads that are not there
+        formula=line(m.sym("C"), "=", _head(1) if one else _bracket(_head(1), m.thick(), DOTS, m.thick(), _head(H))),
+        work=[_concat_work(heads, shown_heads, places)],
         rows=tokens,
-        latex_name="C",
+        latex_name=m.sym("C"),
         note=(
             f"With one head, $C$ is $\\mathrm{{head}}_1$ itself (${n} \\times {d_v}$)."
             if one
@@ -535,11 +544,11 @@ def solve(  # noqa: C901, PLR0915
     else:
         O = blocks.matmul(C, W_O)
     i, j = teaching_entry(C, W_O, O)
-    o_ij = blocks.entry("o", i, j)
+    o_ij = lines.entry("o", i, j)
     Oc = None if Cc is None else blocks.chain_product(Cc, W_O)
     work = [
-        blocks.dot_work(
-            rf"{o_ij} = c_{{{i + 1}}} \cdot W^O_{{:,{j + 1}}}",
+        lines.dot_work(
+            line(o_ij, "=", m.sym("c", sub=i + 1), "⋅", m.sym("W", sub=f":,{j + 1}", sup="O")),
             C[i] if Cc is None else Cc[i],
             [r[j] for r in W_O],
             O[i][j] if Oc is None else Oc[i][j],
@@ -548,22 +557,63 @@ def solve(  # noqa: C901, PLR0915
         )
     ]
     if not blocks.is_rational(O[i][j]) and not blocks.calculator(p):  # a calculator key stays in decimals
-        work.append(f"{o_ij} = {blocks.to_latex(O[i][j])}")
+        work.append(line(o_ij, "=", Value(O[i][j])))
     p.add_step(
         "output",
         O,
         carried("output", concat=C),
         title="Output projection (concat times $W^O$)",
-        formula="O = C W^O",
+        formula=line(m.sym("O"), "=", m.sym("C"), m.sym("W", sup="O")),
         work=work,
         rows=tokens,
-        latex_name="O",
+        latex_name=m.sym("O"),
         note=r"Do not forget $W^O$: it mixes the heads back into $d_\mathrm{model}$ columns.",
     )
     if Oc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Oc)
     after(O)
     return p
+
+
+# -- the symbols and pieces of the formulas
+TOP = m.sym("⊤")  # the transpose
+DOTS = Ident("⋯")
+
+
+def _head_sym(letter: str, h: int, prime: bool = False) -> Node:
+    """Head ``h``'s entry letter: ``q^{(h)}``, ``\\alpha^{(h)}``; ``prime``: ``{s'}^{(h)}``."""
+    return m.sym(letter, sup=f"({h})", prime=int(prime))
+
+
+def _weights(letter: str, h: int) -> Node:
+    """Head ``h``'s block of a projection: ``W^Q_h``."""
+    return m.sym("W", sub=h, sup=letter)
+
+
+def _head(h: int) -> Node:
+    """``\\mathrm{head}_h``."""
+    return m.sym("head", sub=h)
+
+
+def _bracket(*items) -> Fence:
+    """``\\left[\\, ... \\,\\right]``: a row written out, in brackets sized to it."""
+    return Fence("[", m.row(m.thin(), *items, m.thin()), "]")
+
+
+def _concat_work(heads: list[Matrix], shown: list[Matrix], places: int | None) -> Node:
+    """``c_1 = [head_1 row 1 | ...] ≈ [0.5, 1 | -0.25, 2]``: the first row of C, head by head
+    (one head: ``c_1 = row 1 of head_1 ...``, no ``| ...`` of heads that are not there)."""
+    parts: list[Node] = []
+    for k, hd in enumerate(shown):
+        if k:
+            parts += [m.thick(), Middle("|"), m.thick()]
+        parts.append(m.join([lines.unwrapped(lines.work_term(x, 0, places)[0]) for x in hd[0]], ","))
+    rel = "≈" if any(lines.work_term(x, 0)[1] for hd in heads for x in hd[0]) else "="
+    if len(heads) == 1:
+        lhs = line(m.text("row 1 of "), _head(1))
+    else:
+        lhs = _bracket(_head(1), m.text(" row "), m.number(1), m.thick(), Middle("|"), m.thick(), DOTS)
+    return line(m.sym("c", sub=1), "=", lhs, rel, _bracket(*parts))
 
 
 def _values(p: Problem, H: int) -> list[Matrix]:

@@ -4,7 +4,10 @@ and the :class:`Carry` rule by which a long chain carries its values.
 
 Kinds reach these names through :mod:`worksheet.steps.scaled_dot_product` (``blocks.Carry``,
 ``blocks.sum_step``, ...); the worked-line helpers they use with them
-(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.steps.worklines`.
+(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.steps.worklines`,
+and as trees in :mod:`worksheet.steps.line_trees`.  :func:`sum_step` writes its
+worked line as a tree (:mod:`worksheet.solution.maths`); its symbols may be
+trees or LaTeX.
 """
 
 from __future__ import annotations
@@ -16,10 +19,14 @@ from ..exact import NegInf, add
 from ..exact.rounding import round_scaled
 from ..exact import to_str as _to_str
 from .linalg import add_row, entrywise
+from ..solution.maths import Maths, Row, as_tree
+from ..solution.maths.build import entry as _vector_entry
+from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, shows_exact
 from ..solution.problem import verify as _verify
+from .line_trees import entry, work_result, work_term
 from .standard_tables import GRID_DRIFT
-from .worklines import SHORT, entry, sum_entry, work_result, work_term
+from .worklines import SHORT, sum_entry
 
 __all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "grid_drift", "relabel_last"]
 
@@ -32,13 +39,13 @@ def sum_step(
     value,
     *,
     title: str,
-    formula: str,
-    sym: str,
-    a_sym: str,
-    b_sym: str,
+    formula: Maths,
+    sym: Maths,
+    a_sym: Maths,
+    b_sym: Maths,
     rows=None,
     cols=None,
-    latex_name: str | None = None,
+    latex_name: Maths | None = None,
     note: str = "",
     entry_at: tuple[int, int] | None = None,
     places: int | None = None,
@@ -49,13 +56,13 @@ def sum_step(
     C = add_row(A, B) if shape(B)[0] == 1 and shape(A)[0] != 1 else entrywise(add, A, B)
     i, j = entry_at or sum_entry(A, B, C)
     b = B[0][j] if shape(B)[0] == 1 else B[i][j]
-    b_entry = f"{b_sym}_{{{j + 1}}}" if shape(B)[0] == 1 and shape(A)[0] != 1 else entry(b_sym, i, j)
+    b_entry = _vector_entry(as_tree(b_sym), j) if shape(B)[0] == 1 and shape(A)[0] != 1 else entry(b_sym, i, j)
     (sa, ra), (sb, rb) = work_term(A[i][j], places=places), work_term(b, places=places)
     res = work_result(C[i][j], places=places)
-    if (ra or rb) and res.startswith("= "):
-        res = "\\approx " + res[2:]
-    rel = "\\approx" if ra or rb else "="
-    work = [f"{entry(sym, i, j)} = {entry(a_sym, i, j)} + {b_entry} {rel} {sa} + {sb} {res}"]
+    rel = "≈" if ra or rb else "="
+    if rel == "≈" and res.items[0] == line("=").items[0]:
+        res = line("≈", Row(res.items[1:]))
+    work = [line(entry(sym, i, j), "=", entry(a_sym, i, j), "+", b_entry, rel, sa, "+", sb, res)]
     p.add_step(
         name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols, latex_name=latex_name, note=note
     )
