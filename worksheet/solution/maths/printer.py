@@ -5,6 +5,7 @@ minus a sign, is this atom tall."""
 from __future__ import annotations
 
 from ...exact import to_latex
+from .reading import read_latex
 from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table, Value
 
 __all__ = ["Printer", "is_sign", "is_tall", "OPENING"]
@@ -96,8 +97,8 @@ def width(node: Node) -> float:
         return sum(max((width(c) for c in col), default=0) + 1 for col in zip(*node.rows)) + 2
     if kind is Rel or kind is Op:
         return 2.5 if kind is Rel or node.symbol in "+−⋅×⊙" else 1
-    if kind is Value:
-        return len(to_latex(node.value)) * 0.6
+    if kind is Value:  # as it prints: the tree of its LaTeX
+        return width(read_latex(to_latex(node.value)))
     for attr in ("name", "text", "symbol"):
         if hasattr(node, attr):
             return len(getattr(node, attr))
