@@ -51,7 +51,7 @@ def _negative(x) -> bool:
 def nx(x) -> Node:
     """An exact number as the sheet prints a given one: a terminating rational
     as its decimal (0.1, not 1/10), any other value exactly."""
-    return number(given(x)) if type(x) is Fraction else Value(x)
+    return number(given(x)) if type(x) is Fraction and terminating_places(x) is not None else Value(x)
 
 
 def lx(x, decimals: bool = False) -> Node:
