@@ -257,8 +257,8 @@ def test_worked_entries_teach(seed):
     for s in p.steps:
         base = s.name.rsplit("_", 1)[0]
         if base in ("Q", "K", "V", "scores", "scaled", "head", "output"):
-            i, j = _worked_entry(s.work[-1] if base != "head" else s.work[0])
+            i, j = _worked_entry(str(s.work[-1] if base != "head" else s.work[0]))
             assert s.exact[i][j] != 0, (s.name, s.work)
         if base == "weights":
-            row = int(re.search(r"m_\{(\d+)\}", s.work[0]).group(1)) - 1
+            row = int(re.search(r"m_\{(\d+)\}", str(s.work[0])).group(1)) - 1
             assert len(set(s.exact[row])) > 1, (s.name, s.work)

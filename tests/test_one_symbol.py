@@ -80,8 +80,8 @@ def test_softmax_scaling_names_its_three_softmaxes_apart():
     marks = {"softmax_raw": "", "softmax_sqrt_dk": "'", "softmax_dk": "''"}
     for name, mark in marks.items():
         s = p.step(name)
-        assert s.formula.startswith(rf"\alpha{mark} = ")
-        found = [re.findall(r"(?:\\alpha|(?<![A-Za-z\\])[zm])('*)", line) for line in s.work]
+        assert str(s.formula).startswith(rf"\alpha{mark} = ")
+        found = [re.findall(r"(?:\\alpha|(?<![A-Za-z\\])[zm])('*)", line) for line in map(str, s.work)]
         assert sum(map(len, found)) >= 10, (name, s.work)  # z, m, the alphas and their sums
         assert {m for marks_here in found for m in marks_here} == {mark}, (name, s.work)
 
