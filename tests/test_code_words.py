@@ -50,7 +50,7 @@ def test_a_users_label_that_looks_like_code_stays_text():
 
 def test_the_first_wrong_entry_is_a_signed_number_with_the_chains_value_beside_the_exact_one():
     p = build_document(["find-the-mistake"], seed=1).problems[0]
-    (line,) = [w for s in p.steps for w in s.work if w.startswith(r"\text{First wrong entry")]
+    (line,) = [w for s in p.steps for w in map(str, s.work) if w.startswith(r"\text{First wrong entry")]
     assert r"\text{, the right value is } {-0.7881}" in line  # braced: no binary minus after the words
     assert r"\text{ (}{-0.7880}\text{ with the sheet's tables and rounding)}" in line
     html = get("html").render(document(p), key=True)
