@@ -7,6 +7,12 @@ representative entry, and adds the step to the problem together with the
 float64 value the kind computed independently with numpy.  Kinds call the
 blocks; the blocks never look at which kind called them.
 
+The blocks build every formula and worked line as a maths tree
+(:mod:`worksheet.solution.maths.build`, :mod:`worksheet.steps.line_trees`);
+a symbol argument (``sym="s'"``, ``b_sym="W^Q"``) may be a tree or LaTeX, read
+with ``as_tree``.  The worked-line helpers re-exported below are the LaTeX ones
+of :mod:`worksheet.steps.worklines`, for the kinds that still write strings.
+
 This module is also the one namespace the kinds use (``blocks.matmul``,
 ``blocks.work_term``, ``blocks.np_attention``, ...): it re-exports, in
 ``__all__``, the names of the modules each job lives in:
