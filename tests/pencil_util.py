@@ -210,9 +210,9 @@ class _Parser:
     def power(self) -> Fraction:
         base = self.atom()
         if self.peek() == "^":
-            if base is _E:
+            if base is _E:  # e^{-1}, or e^0 (a single digit needs no braces)
                 self.take()
-                return self.func("exp", self.group())
+                return self.func("exp", self.group() if self.peek() == "{" else self.number())
             self.take()
             e = self.group() if self.peek() == "{" else self.number()
             if e.denominator != 1:
@@ -302,7 +302,7 @@ def call(text: str, tables: Tables | None = None) -> tuple[str, Fraction]:
     if tok == "e":
         p.take()
         p.take("^")
-        x = p.group()
+        x = p.group() if p.peek() == "{" else p.number()  # e^{-1}, e^0
         name = "exp"
     elif tok in (r"\sigma", r"\tanh", r"\sin", r"\cos", r"\sqrt"):
         p.take()

@@ -124,7 +124,7 @@ def test_work_writes_out_one_dot_product():
     p = solve_inputs(
         "attention", {"Q": matrix([[1, 2, -1]]), "K": matrix([[1, 1, 1], [0, 1, 1]]), "V": matrix([[1], [0]])}
     )
-    assert r"s_{12} = q_{1} \cdot k_{2} = 1 \cdot 0 + 2 \cdot 1 + (-1) \cdot 1 = 1" in p.step("scores").work
+    assert r"s_{12} = q_{1} \cdot k_{2} = 1 \cdot 0 + 2 \cdot 1 + (-1) \cdot 1 = 1" in map(str, p.step("scores").work)
 
 
 def test_hand_mode_rejects_non_square_d_k():
@@ -138,3 +138,86 @@ def test_calculator_mode_uses_one_decimal_entries():
     m = attention.generate(np.random.default_rng(2), params)
     assert all(x.denominator in (1, 2, 5, 10) for r in m["X"] for x in r)
     assert any(x.denominator != 1 for r in m["X"] for x in r)
+
+
+# ---------------------------------------------------------------- worked lines as trees (issue 26)
+@pytest.mark.parametrize(
+    "kind, params",
+    [
+        ("attention", {}),
+        ("attention", {"causal": True}),
+        ("attention", {"numbers": "calculator"}),
+        ("cross-attention", {}),
+        ("cross-attention", {"numbers": "calculator"}),
+    ],
+)
+def test_the_attention_chain_builds_its_formulas_lines_and_symbols_as_trees(kind, params):
+    from worksheet.api import problem
+    from worksheet.solution.maths import Node, read_latex
+
+    p = problem(kind, 1, **params)
+    for s in p.steps:
+        assert all(isinstance(x, Node) for x in (s.formula, *s.work, s.symbol)), s.name
+    for name in ("X_dec", "H_enc") if kind == "cross-attention" else ():
+        assert isinstance(p.inputs[name].symbol, Node)
+    for aid in p.aids:  # an e^x table's arguments: the tree of e^x, printed (e^0, e^{-\frac{1}{2}})
+        assert all(read_latex(arg) == read_latex(arg.replace("e^0", "e^{0}")) for arg, _ in aid.entries)
+
+
+def test_a_builders_symbols_may_be_latex_or_trees():
+    from worksheet.solution.maths import build as m
+    from worksheet.solution.maths import read_latex
+    from worksheet.steps import scaled_dot_product as blocks
+
+    def node(latex):
+        (n,) = read_latex(latex).items
+        return n
+
+    W_Q = m.sym("W", sup="Q")
+    assert blocks.subscripted("W^Q", ":,2") == blocks.subscripted(W_Q, ":,2") == node("W^Q_{:,2}")
+    assert blocks.subscripted("{W^Q_1}", ":,2") == node("{W^Q_1}_{:,2}")  # a head's block of W^Q
+    assert blocks.subscripted("x^\\mathrm{dec}", 1) == node("x^\\mathrm{dec}_{1}")
+    assert blocks.capital("s'") == blocks.capital(m.sym("s", prime=1)) == node("S'")
+    assert blocks.capital("{s'}^{(1)}") == node("{s'}^{(1)}")  # no letter at its base: as it is
+
+    def scores(sym, a_sym, b_sym):
+        p = solve_inputs("attention", {"Q": matrix([[1, 2]]), "K": matrix([[1, 1], [0, 3]]), "V": matrix([[1], [0]])})
+        blocks.product_step(
+            p,
+            "again",
+            p.step("scores").exact,
+            matrix([[1], [2]]),
+            np.array([[15.0]]),
+            title="t",
+            formula="S = Q K",
+            sym=sym,
+            a_sym=a_sym,
+            b_sym=b_sym,
+        )
+        return p.step("again").work
+
+    assert scores("q^{(1)}", "x", "{W^Q_1}") == scores(
+        m.sym("q", sup="(1)"), m.sym("x"), m.sym(m.sym("W", sub=1, sup="Q"))
+    )
+
+
+def test_the_scaled_line_writes_each_side_once_and_the_mask_its_cases():
+    p = solve_inputs("attention", {"Q": matrix([[1, 2]]), "K": matrix([[1, 1], [1, 2]]), "V": matrix([[1], [0]])})
+    # d_k = 2: sqrt(2) is all there is to say; s_12 = 5, 5/sqrt(2) = 5 sqrt(2)/2
+    assert [str(w) for w in p.step("scaled").work] == [
+        r"s'_{12} = \frac{s_{12}}{\sqrt{2}} = \frac{5}{\sqrt{2}} = \frac{5 \sqrt{2}}{2} \approx 3.5355"
+    ]
+    Q, K = matrix([[1, 2, 0, 0], [0, 1, 0, 0]]), matrix([[1, 1, 0, 0], [1, 2, 0, 1]])
+    p = solve_inputs("attention", {"Q": Q, "K": K, "V": matrix([[1], [0]])}, {"causal": True})
+    # d_k = 4: sqrt(4) = 2 is a line; 5/2 is written once, not "= 5/2 = 5/2"
+    assert [str(w) for w in p.step("scaled").work] == [r"\sqrt{4} = 2", r"s'_{12} = \frac{s_{12}}{2} = \frac{5}{2}"]
+    assert str(p.step("masked").formula) == r"M_{ij} = \begin{cases} S'_{ij} & j \le i \\ -\infty & j > i \end{cases}"
+    assert str(p.step("masked").work[0]) == r"M_{12} = -\infty \quad (j = 2 > i = 1)"
+
+
+def test_a_calculator_line_writes_a_fraction_that_does_not_terminate_as_a_fraction():
+    from worksheet.solution.maths import to_mathml_inner
+    from worksheet.steps import line_trees as lines
+
+    assert str(lines.nx(F(-1, 3))) == r"-\frac{1}{3}" and str(lines.nx(F(-1, 4))) == "-0.25"
+    assert "<mfrac>" in to_mathml_inner(lines.nx(F(1, 3)))

@@ -268,4 +268,4 @@ def test_prediction_is_numbered_like_the_columns():
     p = solve_inputs(KIND, {"h": ((1, 0),), "W_vocab": ((0, 1, 2, 0), (1, 1, 1, 1))})
     work = " ".join(map(str, p.step("prediction").work))
     assert r"p_{3}" in work and "token 3 of 4" in work and "counting from 0" not in work
-    assert "p_{13}" not in " ".join(p.step("probabilities").work)  # one index: p_j
+    assert "p_{13}" not in " ".join(map(str, p.step("probabilities").work))  # one index: p_j

@@ -96,7 +96,7 @@ def test_step_names_in_order_and_work_lines():
     assert [s.name for s in solve_inputs(KIND, {"X": X}).steps] == ["scores", "weights", "output"]
     p = solve_inputs(KIND, {"X": X}, {"causal": True})
     assert [s.name for s in p.steps] == ["scores", "masked", "weights", "output"]
-    assert r"s_{12} = x_{1} \cdot x_{2} = 1 \cdot 1 + 0 \cdot 1 = 1" in p.step("scores").work
+    assert r"s_{12} = x_{1} \cdot x_{2} = 1 \cdot 1 + 0 \cdot 1 = 1" in map(str, p.step("scores").work)
     for s in p.steps:
         assert s.title and s.formula and s.work
 

@@ -27,7 +27,7 @@ def problem(kind: str, seed: int = 1, **options):
 
 # ---------------------------------------------------------------- §1 long sums
 def test_a_64_term_dot_product_shows_three_terms_dots_the_last_and_its_count():
-    work = solve_example("thinking-machines").step("scores").work[0]
+    work = str(solve_example("thinking-machines").step("scores").work[0])
     assert r"2 \cdot 1 + 2 \cdot 1 + 2 \cdot 1 + \dots + 0 \cdot 0 = 96" in work
     assert work.endswith(r"\quad (\text{64 terms})") and work.count(r"\cdot") == 4 + 1  # 4 terms + q . k
 
@@ -41,7 +41,7 @@ def test_short_sums_are_written_in_full():
 def test_a_long_weighted_sum_is_elided_too():
     n = 10
     p = solve_inputs("self-attention-basic", {"X": tuple((F(k % 3),) for k in range(n))})
-    work = p.step("output").work[0]
+    work = str(p.step("output").work[0])
     assert r"\dots" in work and r"(\text{10 terms})" in work
 
 
@@ -95,7 +95,7 @@ def test_weights_and_outputs_of_a_row_are_written_over_one_denominator(kind):
 def test_the_lecture_weights_are_exp_of_minus_2_over_one_plus_exp_of_minus_2():
     w = solve_example("thinking-machines").step("weights")
     assert [to_str(x) for x in w.exact[0]] == ["1/(1 + exp(-2))", "exp(-2)/(1 + exp(-2))"]
-    assert r"\frac{e^{-2}}{1 + e^{-2}} \approx 0.1192" in " ".join(w.work)
+    assert r"\frac{e^{-2}}{1 + e^{-2}} \approx 0.1192" in " ".join(map(str, w.work))
 
 
 def test_calculator_mode_shows_only_short_exact_forms():
@@ -104,7 +104,7 @@ def test_calculator_mode_shows_only_short_exact_forms():
     assert not weights.exact_shown and not p.step("output").exact_shown
     assert p.step("scores").exact_shown  # short fractions stay
     assert all(len(to_latex(x)) > EXACT_SHOWN_CHARS for x in [max(weights.exact[0], key=lambda x: len(to_latex(x)))])
-    assert r"\frac{e^{-\frac" not in " ".join(weights.work + p.step("output").work)  # decimals lead
+    assert r"\frac{e^{-\frac" not in " ".join(map(str, weights.work + p.step("output").work))  # decimals lead
     assert solve_example("thinking-machines").step("weights").exact_shown  # 1/(1 + e^{-2}) is short
 
 
@@ -136,8 +136,8 @@ def test_hand_mode_keeps_its_tables(kind):
 
 # ---------------------------------------------------------------- §6 notation
 def test_the_mask_of_self_attention_basic_masks_s_not_s_prime():
-    basic = problem("self-attention-basic", 1, causal=True).step("masked").formula
-    scaled = problem("attention", 1, causal=True).step("masked").formula
+    basic = str(problem("self-attention-basic", 1, causal=True).step("masked").formula)
+    scaled = str(problem("attention", 1, causal=True).step("masked").formula)
     assert "S_{ij}" in basic and "S'" not in basic
     assert "S'_{ij}" in scaled
 
@@ -164,10 +164,10 @@ def test_layer_norm_writes_epsilon_never_eps():
 
 def test_alignment_writes_one_index_throughout():
     p = problem("alignment", 1)
-    printed = " ".join(p.step("weights").work + p.step("context").work)
+    printed = " ".join(map(str, p.step("weights").work + p.step("context").work))
     assert r"\alpha_{1" not in printed.replace(r"\alpha_{1}", "") and "e_{1j}" not in printed
-    assert r"\max_j e_{j}" in printed and r"\exp(e_{j} - m)" in printed  # exp: e names a score
-    assert re.search(r"c_\{\d\} = \\sum_k \\alpha_\{k\}", printed)
+    assert r"\max_j e_j" in printed and r"\exp(e_j - m)" in printed  # exp: e names a score
+    assert re.search(r"c_\{\d\} = \\sum_k \\alpha_k", printed)
 
 
 def test_positional_encoding_numbers_every_column_from_0():
@@ -213,9 +213,9 @@ def test_the_worked_softmax_row_is_not_a_row_of_equal_weights():
     Q = ((1, 1), (1, 0))
     K = ((1, 0), (0, 1))  # query 1 scores [1, 1]: weights 1/2, 1/2; query 2 scores [1, 0]
     p = solve_inputs("attention", {"Q": Q, "K": K, "V": ((1, 2), (3, 4))})
-    work = " ".join(p.step("weights").work)
+    work = " ".join(map(str, p.step("weights").work))
     assert "m_{2}" in work and "m_{1}" not in work
-    assert p.step("output").work[0].startswith("z_{2")
+    assert str(p.step("output").work[0]).startswith("z_{2")
 
 
 def test_equal_weights_are_shown_only_when_every_row_has_them():
@@ -226,21 +226,21 @@ def test_equal_weights_are_shown_only_when_every_row_has_them():
 
 def test_the_worked_entry_of_a_product_is_not_0():
     p = solve_inputs("attention", {"Q": ((1, 0), (0, 1)), "K": ((1, 0), (0, 1)), "V": ((1, 2), (3, 4))})
-    work = p.step("scores").work[0]  # s_12 = 0: another entry is worked
+    work = str(p.step("scores").work[0])  # s_12 = 0: another entry is worked
     assert not work.endswith("= 0") and "s_{11}" in work
-    assert "s'_{11}" in p.step("scaled").work[-1]
+    assert "s'_{11}" in str(p.step("scaled").work[-1])
 
 
 def test_the_worked_output_entry_is_not_0():
     p = solve_inputs("self-attention-basic", {"X": ((0, 1), (0, 2))})
-    line = p.step("output").work[0]
+    line = str(p.step("output").work[0])
     assert line.startswith("z_{12}") and not line.endswith(r"\approx 0.0000")
 
 
 @pytest.mark.parametrize("seed", HAND_SEEDS)
 def test_default_hand_problems_work_a_row_with_different_weights(seed):
     p = problem("attention", seed)
-    i = int(re.search(r"m_\{(\d+)\}", p.step("weights").work[0]).group(1)) - 1
+    i = int(re.search(r"m_\{(\d+)\}", str(p.step("weights").work[0])).group(1)) - 1
     row = p.step("weights").value[i]
     live = row[row > 0]
     assert np.ptp(live) > 0 or all(np.ptp(r[r > 0]) == 0 for r in p.step("weights").value)

@@ -26,6 +26,8 @@ import numpy as np
 
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
+from ..solution.maths import build as m
+from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 from . import shared_conventions as cv
@@ -185,10 +187,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             inputs["W_Q"],
             ref["Q"],
             title="Queries",
-            formula="Q = X W^Q",
-            sym="q",
-            a_sym="x",
-            b_sym="W^Q",
+            formula=line(m.sym("Q"), "=", m.sym("X"), m.sym("W", sup="Q")),
+            latex_name=m.sym("Q"),
+            sym=m.sym("q"),
+            a_sym=m.sym("x"),
+            b_sym=m.sym("W", sup="Q"),
             rows=tokens,
         )
         K = blocks.product_step(
@@ -198,10 +201,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             inputs["W_K"],
             ref["K"],
             title="Keys",
-            formula="K = X W^K",
-            sym="k",
-            a_sym="x",
-            b_sym="W^K",
+            formula=line(m.sym("K"), "=", m.sym("X"), m.sym("W", sup="K")),
+            latex_name=m.sym("K"),
+            sym=m.sym("k"),
+            a_sym=m.sym("x"),
+            b_sym=m.sym("W", sup="K"),
             rows=keys,
         )
         V = blocks.product_step(
@@ -211,10 +215,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             inputs["W_V"],
             ref["V"],
             title="Values",
-            formula="V = X W^V",
-            sym="v",
-            a_sym="x",
-            b_sym="W^V",
+            formula=line(m.sym("V"), "=", m.sym("X"), m.sym("W", sup="V")),
+            latex_name=m.sym("V"),
+            sym=m.sym("v"),
+            a_sym=m.sym("x"),
+            b_sym=m.sym("W", sup="V"),
             rows=keys,
         )
     else:

@@ -37,6 +37,7 @@ import numpy as np
 from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ShapeError
+from ..solution.maths.build import line, sym
 from ..solution.problem import Matrix, Problem, shape, to_array
 from . import base
 from . import shared_conventions as cv
@@ -48,6 +49,8 @@ INPUTS = ("X_dec", "H_enc", "W_Q", "W_K", "W_V")
 # decoder input: the translation of "Je suis étudiant", shifted right; "I'm", not "I", which
 # beside a row of numbers reads as the digit 1
 TARGET = ("<s>", "I'm", "a", "student")
+DEC, ENC = sym("dec", upright=True), sym("enc", upright=True)  # the decoder's and the encoder's marks
+X_DEC, H_ENC = sym("X", sub=DEC), sym("H", sub=ENC)  # the decoder's tokens, the encoder's output
 
 
 @dataclass(frozen=True)
@@ -178,8 +181,8 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             r"$K = H_\mathrm{enc} W^K$ and $V = H_\mathrm{enc} W^V$."
         ),
     )
-    p.add_input("X_dec", X, rows=target, latex_name=r"X_\mathrm{dec}")
-    p.add_input("H_enc", H, rows=source, latex_name=r"H_\mathrm{enc}")
+    p.add_input("X_dec", X, rows=target, latex_name=X_DEC)
+    p.add_input("H_enc", H, rows=source, latex_name=H_ENC)
     for w in ("W_Q", "W_K", "W_V"):
         p.add_input(w, inputs[w])
     ref = reference({k: q.value for k, q in p.inputs.items()}, params)
@@ -192,10 +195,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         inputs["W_Q"],
         ref["Q"],
         title="Queries (from the decoder)",
-        formula=r"Q = X_\mathrm{dec} W^Q",
-        sym="q",
-        a_sym=r"x^\mathrm{dec}",
-        b_sym="W^Q",
+        formula=line(sym("Q"), "=", X_DEC, sym("W", sup="Q")),
+        latex_name=sym("Q"),
+        sym=sym("q"),
+        a_sym=sym("x", sup=DEC),
+        b_sym=sym("W", sup="Q"),
         rows=target,
         note=r"The queries come from the decoder: one row per target token, what "
         r"each target position is looking for in the source.",
@@ -207,10 +211,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         inputs["W_K"],
         ref["K"],
         title="Keys (from the encoder)",
-        formula=r"K = H_\mathrm{enc} W^K",
-        sym="k",
-        a_sym="h",
-        b_sym="W^K",
+        formula=line(sym("K"), "=", H_ENC, sym("W", sup="K")),
+        latex_name=sym("K"),
+        sym=sym("k"),
+        a_sym=sym("h"),
+        b_sym=sym("W", sup="K"),
         rows=source,
         note=r"The keys come from the encoder output, one row per source token "
         r"(not from the decoder).",
@@ -222,10 +227,11 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         inputs["W_V"],
         ref["V"],
         title="Values (from the encoder)",
-        formula=r"V = H_\mathrm{enc} W^V",
-        sym="v",
-        a_sym="h",
-        b_sym="W^V",
+        formula=line(sym("V"), "=", H_ENC, sym("W", sup="V")),
+        latex_name=sym("V"),
+        sym=sym("v"),
+        a_sym=sym("h"),
+        b_sym=sym("W", sup="V"),
         rows=source,
         note=r"The values come from the encoder as well: the decoder mixes source "
         r"information. (Slides that take $Q$ and $K$ from the encoder and $V$ "

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..exact import NegInf, is_rational, sqrt, to_latex
+from ..exact import NegInf, is_rational, sqrt
+from ..solution.maths import Maths
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Value
 from ..solution.number_format import terminating_places
 from ..solution.problem import Matrix, Problem
+from . import line_trees as lines
 from . import scaled_dot_product as blocks
 
 __all__ = ["teaching_entry", "varied_row", "rework_scaled", "rework_weighted"]
@@ -47,29 +51,24 @@ def varied_row(S: Matrix) -> int | None:
     return next((i for i in varied if blocks.max_not_zero(rows[i])), next(iter(varied), None))
 
 
-def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: str, src_sym: str) -> None:
-    """Work out a scaled score that is not 0 (a fraction if there is one) instead of s'_12."""
+def rework_scaled(p: Problem, S: Matrix, d_k: int, sym: Maths, src_sym: Maths) -> None:
+    """Work out a scaled score that is not 0 (a fraction if there is one) instead of s'_12
+    (symbols: trees or LaTeX)."""
     out = p.steps[-1].exact
     cells = [(i, j) for i, row in enumerate(out) for j, x in enumerate(row) if x != 0]
     if not cells:
         return
     i, j = min(cells, key=lambda ij: is_rational(out[ij[0]][ij[1]]) and Fraction(out[ij[0]][ij[1]]).denominator == 1)
-    root = to_latex(sqrt(d_k))
-    num = blocks.nx if blocks.calculator(p) else to_latex  # a calculator sheet's decimals stay decimals
-    line = blocks.chain(
-        blocks.entry(sym, i, j),
-        f"\\frac{{{blocks.entry(src_sym, i, j)}}}{{{root}}}",
-        f"\\frac{{{num(S[i][j])}}}{{{root}}}",
-        num(out[i][j]),
-    )
+    worked = blocks.scaled_line(p, S, out, sqrt(d_k), sym, src_sym, i, j)
     own = terminating_places(Fraction(out[i][j])) if is_rational(out[i][j]) else None
     if own is None or own > 4:  # an integer (0 places) or a short decimal is all there is to say
-        line += f" \\approx {blocks.approx(out[i][j])}"  # as the 4-place table (and a carried chain) has it
-    blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (line,))
+        worked = line(worked, "≈", lines.approx_number(out[i][j]))  # as the 4-place table (and a carried chain) has it
+    blocks.relabel_last(p, work=p.steps[-1].work[:-1] + (worked,))
 
 
-def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sym: str) -> None:
-    """Work out an output entry that is not 0, from a row whose weights are not all equal."""
+def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: Maths, w_sym: Maths, v_sym: Maths) -> None:
+    """Work out an output entry that is not 0, from a row whose weights are not all equal
+    (symbols: trees or LaTeX)."""
     Z = p.steps[-1].exact
     cells = [(i, j) for i in range(len(Z)) for j in range(len(Z[0]))]
 
@@ -81,14 +80,15 @@ def rework_weighted(p: Problem, W: Matrix, V: Matrix, sym: str, w_sym: str, v_sy
     i, j = max(cells, key=score)  # the first of the best
     Zc = p.steps[-1].chain  # hand mode: from the weights as the chain gave them (worksheet.policy.pencil)
     Ws = W if Zc is None else blocks.chain_of(p, W)
-    line = blocks.weighted_sum(
+    terms = lines.weighted_sum(
         [Ws[i][k] for k in range(len(V))],
         [V[k][j] for k in range(len(V))],
         Z[i][j] if Zc is None else Zc[i][j],
         Ws is not W or any(st.rounded and st.exact == W for st in p.steps),
         blocks.calculator(p),
     )
-    work = [f"{blocks.entry(sym, i, j)} = \\sum_k {w_sym}_{{{i + 1}k}} \\, {v_sym}_{{k{j + 1}}} {line}"]
+    lhs = lines.entry(sym, i, j)
+    work = [line(blocks.weighted_lhs(lhs, w_sym, v_sym, i + 1, j), terms)]
     if not is_rational(Z[i][j]) and not blocks.calculator(p):  # a calculator key stays in decimals
-        work.append(f"{blocks.entry(sym, i, j)} = {to_latex(Z[i][j])}")
+        work.append(line(lhs, "=", Value(Z[i][j])))
     blocks.relabel_last(p, work=tuple(work))

@@ -7,6 +7,12 @@ representative entry, and adds the step to the problem together with the
 float64 value the kind computed independently with numpy.  Kinds call the
 blocks; the blocks never look at which kind called them.
 
+The blocks build every formula and worked line as a maths tree
+(:mod:`worksheet.solution.maths.build`, :mod:`worksheet.steps.line_trees`);
+a symbol argument (``sym="s'"``, ``b_sym="W^Q"``) may be a tree or LaTeX, read
+with ``as_tree``.  The worked-line helpers re-exported below are the LaTeX ones
+of :mod:`worksheet.steps.worklines`, for the kinds that still write strings.
+
 This module is also the one namespace the kinds use (``blocks.matmul``,
 ``blocks.work_term``, ``blocks.np_attention``, ...): it re-exports, in
 ``__all__``, the names of the modules each job lives in:
@@ -24,9 +30,16 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from math import gcd, isqrt
 from typing import Sequence
 
 from ..exact import NegInf, add, exp, is_rational, mul, power, sqrt, to_latex, to_str
+from ..solution.maths import Maths, Node, Row, as_tree
+from ..solution.maths import build as m
+from ..solution.maths.build import line
+from ..solution.maths.nodes import Ident, Script, Table, Value
+from ..solution.number_format import terminating_places
+from . import line_trees as lines
 from .layer_steps import Carry, carried, grid_drift, relabel_last, round_exact, round_matrix, sum_step
 from .linalg import add_row, causal_mask, columns, entrywise, hstack, matmul, require_matmul, require_shape, transpose
 from ..solution.problem import Aid, Matrix, Problem, shape
@@ -138,36 +151,63 @@ def product_step(
     value,
     *,
     title: str,
-    formula: str,
-    sym: str,
-    a_sym: str,
-    b_sym: str,
+    formula: Maths,
+    sym: Maths,
+    a_sym: Maths,
+    b_sym: Maths,
     transpose_b: bool = False,
     rows=None,
     cols=None,
     entry_at: tuple[int, int] | None = None,
-    latex_name: str | None = None,
+    latex_name: Maths | None = None,
     note: str = "",
 ) -> Matrix:
     """A step ``C = A B`` (or ``A B^T``), with one entry written out.
 
     ``sym`` is the entry letter of C (``q``), ``a_sym``/``b_sym`` name a row of
-    A and a column of B in the worked line (``x_1``, ``w^Q_{:,1}``).
+    A and a column of B in the worked line (``x_1``, ``w^Q_{:,1}``); each a
+    tree or LaTeX.
     """
     Bm = transpose(B) if transpose_b else B
     C = matmul(A, Bm)
     i, j = entry_at or nonzero_entry(C)
     col = [row[j] for row in Bm]
-    b_part = f"{b_sym}_{{{j + 1}}}" if transpose_b else f"{b_sym}_{{:,{j + 1}}}"
+    b_part = subscripted(b_sym, j + 1 if transpose_b else f":,{j + 1}")
     calc = calculator(p)  # decimals in the line, as the calculator sheet gives its numbers
     work = [
-        f"{entry(sym, i, j)} = {a_sym}_{{{i + 1}}} \\cdot {b_part} = "
-        f"{dot_latex(A[i], col, calc)} = {nx(C[i][j]) if calc else to_latex(C[i][j])}{terms_count(len(col))}"
+        line(
+            lines.entry(sym, i, j),
+            "=",
+            subscripted(a_sym, i + 1),
+            "⋅",
+            b_part,
+            "=",
+            lines.dot_latex(A[i], col, calc),
+            "=",
+            lines.nx(C[i][j]) if calc else Value(C[i][j]),
+            lines.terms_count(len(col)),
+        )
     ]
     p.add_step(
         name, C, value, title=title, formula=formula, work=work, rows=rows, cols=cols, latex_name=latex_name, note=note
     )
     return C
+
+
+def symbol(x: Maths) -> Node:
+    """The one node of a symbol given as a tree or LaTeX (``"s'"`` is one Script), else its row."""
+    t = as_tree(x)
+    return t.items[0] if type(t) is Row and len(t.items) == 1 else t
+
+
+def subscripted(x: Maths, sub) -> Node:
+    """``x`` with the subscript ``sub`` (an int, a node, or indices such as ``":,1"``,
+    ``"1k"``): ``W^Q`` gives ``W^Q_{:,1}``, ``s'`` gives ``s'_{j}``; a symbol that has a
+    subscript already is wrapped (``{W^Q_1}_{:,1}``)."""
+    base = symbol(x)
+    if type(base) is Script and base.sub is None:
+        return m.sym(base.base, sub=sub, sup=base.sup)
+    return m.sym(base, sub=sub)
 
 
 def scale_step(
@@ -178,13 +218,13 @@ def scale_step(
     value,
     *,
     title: str,
-    formula: str,
-    sym: str,
-    src_sym: str,
+    formula: Maths,
+    sym: Maths,
+    src_sym: Maths,
     rows=None,
     cols=None,
     note: str = "",
-    latex_name: str | None = None,
+    latex_name: Maths | None = None,
 ) -> Matrix:
     """A step ``S' = S / sqrt(divisor_sq)`` with sqrt exact (``sqrt(3)`` stays)."""
     root = sqrt(divisor_sq)
@@ -192,20 +232,11 @@ def scale_step(
     out = tuple(tuple(mul(x, inv) for x in row) for row in S)
     i, j = nonzero_entry(S)
     work = []
-    root_line = chain(f"\\sqrt{{{to_latex(divisor_sq)}}}", to_latex(root))
-    if " = " in root_line:  # not for sqrt(2), which is all there is to say
-        work.append(root_line)
-    num = nx if calculator(p) else to_latex  # a calculator sheet's decimals stay decimals
-    work.append(
-        chain(
-            entry(sym, i, j),
-            f"\\frac{{{entry(src_sym, i, j)}}}{{{to_latex(root)}}}",
-            f"\\frac{{{num(S[i][j])}}}{{{to_latex(root)}}}",
-            num(out[i][j]),
-        )
-    )
+    if root_simplifies(divisor_sq):  # not for sqrt(2), which is all there is to say
+        work.append(line(m.sqrt(Value(divisor_sq)), "=", Value(root)))
+    work.append(scaled_line(p, S, out, root, sym, src_sym, i, j))
     if not is_rational(out[i][j]):
-        work[-1] += f" \\approx {approx(out[i][j])}"
+        work[-1] = line(work[-1], "≈", lines.approx_number(out[i][j]))
     p.add_step(
         name,
         out,
@@ -221,23 +252,87 @@ def scale_step(
     return out
 
 
-def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: str, src_sym: str, rows=None, cols=None) -> Matrix:
+def root_simplifies(d) -> bool:
+    """Does ``sqrt(d)`` come out as something other than itself (``sqrt(4) = 2``,
+    ``sqrt(8) = 2 sqrt(2)``, ``sqrt(1/4) = 1/2``), so that a line ``sqrt(d) = ...`` says something?
+    Not for a square-free integer above 1."""
+    q = Fraction(d)
+    if q.denominator != 1 or q <= 1:
+        return True
+    n = q.numerator
+    return any(n % (k * k) == 0 for k in range(2, isqrt(n) + 1))
+
+
+def scaled_line(p: Problem, S: Matrix, out: Matrix, root, sym: Maths, src_sym: Maths, i: int, j: int) -> Row:
+    """``s'_{ij} = s_{ij} / root = S_ij / root = out_ij``, each side once; a calculator
+    sheet's decimals stay decimals."""
+    calc = calculator(p)
+    num = lines.nx if calc else Value
+    r = Value(root)
+    sides = [lines.entry(sym, i, j), m.frac(lines.entry(src_sym, i, j), r), m.frac(num(S[i][j]), r)]
+    if not _reads_as(S[i][j], root, out[i][j], calc):  # 5/2 = 5/2 says nothing
+        sides.append(num(out[i][j]))
+    return lines.chain(*sides)
+
+
+def _reads_as(s, root, out, calc: bool) -> bool:
+    """Is ``s / root`` printed as ``out`` is (``5/2``): a positive integer over an integer
+    root with no common factor, and ``out`` printed as a fraction (a calculator sheet
+    writes a terminating one as its decimal, ``0.5``)?"""
+    if not (is_rational(s) and is_rational(root) and is_rational(out)):
+        return False
+    s, root = Fraction(s), Fraction(root)
+    if s.denominator != 1 or root.denominator != 1 or s <= 0 or root <= 1 or gcd(s.numerator, root.numerator) != 1:
+        return False
+    return not calc or terminating_places(Fraction(out)) is None
+
+
+def capital(x: Maths) -> Node:
+    """The matrix of the entries ``x`` (``s'`` gives ``S'``): its letter in capitals; a
+    symbol whose base is not a letter (``{s'}^{(1)}``) as it is."""
+    t = symbol(x)
+    if type(t) is Ident:
+        return Ident(t.name[0].upper() + t.name[1:], t.upright)
+    if type(t) is Script and type(t.base) is Ident:
+        return Script(capital(t.base), t.sub, t.sup)
+    return t
+
+
+INFTY = Ident("∞")
+
+
+def mask_step(p: Problem, name: str, S: Matrix, value, *, sym: Maths, src_sym: Maths, rows=None, cols=None) -> Matrix:
     out = causal_mask(S)
-    src = src_sym[0].upper() + src_sym[1:]  # the matrix of the entries s'_ij: S'
-    work = [
-        f"{entry(sym, 0, 1)} = -\\infty \\quad (j = 2 > i = 1)" if shape(S)[1] > 1 else "",
-        f"{entry(sym, 0, 0)} = {entry(src_sym, 0, 0)} = {to_latex(S[0][0])} \\quad (j \\le i)",
-    ]
+    i, j = m.sym("i"), m.sym("j")
+    work = []
+    if shape(S)[1] > 1:
+        work.append(
+            line(lines.entry(sym, 0, 1), "=", "-", INFTY, m.quad(), m.paren(line(j, "=", "2", ">", i, "=", "1")))
+        )
+    work.append(
+        line(
+            lines.entry(sym, 0, 0),
+            "=",
+            lines.entry(src_sym, 0, 0),
+            "=",
+            Value(S[0][0]),
+            m.quad(),
+            m.paren(line(j, "≤", i)),
+        )
+    )
+    cases = Table(
+        ((subscripted(capital(src_sym), "ij"), line(j, "≤", i)), (line("-", INFTY), line(j, ">", i))), "cases"
+    )
     p.add_step(
         name,
         out,
         value,
         title="Causal mask",
-        formula=rf"M_{{ij}} = \begin{{cases}} {src}_{{ij}} & j \le i \\ -\infty & j > i \end{{cases}}",
-        work=[w for w in work if w],
+        formula=line(m.sym("M", sub="ij"), "=", cases),
+        work=work,
         rows=rows,
         cols=cols,
-        latex_name="M",
+        latex_name=m.sym("M"),
         note=r"A token may attend only to itself and earlier tokens; masked scores are "
         r"$-\infty$ so their weights are exactly 0.",
     )
@@ -264,33 +359,36 @@ def aids_allowed(p: Problem) -> bool:
     return p.params.get("numbers") != "calculator"
 
 
-def _sub(sym: str, i: int, j: int | str, vector: bool) -> str:
+def _sub(sym: Maths, i: int, j: int | str, vector: bool) -> Node:
     """``s_{1j}`` / ``s_{12}``, or for a one-row problem (``vector``) ``s_j`` / ``s_2``."""
     jj = j if isinstance(j, str) else j + 1
     if vector:
-        return f"{sym}_{{{jj}}}"
-    return entry(sym, i, j) if not isinstance(j, str) else f"{sym}_{{{i + 1}{j}}}"
+        return subscripted(sym, jj)
+    return lines.entry(sym, i, j) if not isinstance(j, str) else subscripted(sym, f"{i + 1}{j}")
 
 
-# long: one softmax step with its worked lines in hand, grid and calculator mode
+SOFTMAX_FORMULA = line(m.sym("A"), "=", m.call("softmax", m.sym("S", prime=1)))  # A = softmax(S')
+
+
+# long: one softmax step (its worked lines: _softmax_work), its chain, and its table of e^x
 def softmax_step(
     p: Problem,
     name: str,
     S: Matrix,
     value,
     *,
-    sym: str,
-    src_sym: str,
+    sym: Maths,
+    src_sym: Maths,
     title: str = "Attention weights (softmax along each row)",
-    formula: str = r"A = \operatorname{softmax}(S')",
+    formula: Maths = SOFTMAX_FORMULA,
     rows=None,
     cols=None,
     work_row: int | None = None,
     note: str = "",
     aid: bool = True,
-    latex_name: str | None = "A",
+    latex_name: Maths | None = m.sym("A"),
     vector: bool = False,
-    max_sym: str = "m",
+    max_sym: Maths = "m",
     exp_grid: int | None = None,
     exp_span: int | None = 4,
 ) -> Matrix:
@@ -298,6 +396,7 @@ def softmax_step(
     (:func:`teaching_row`) via its maximum ``m_i``, every exponent <= 0.
     ``vector``: a one-row problem, written with one index (``alpha_j``, ``m``);
     ``max_sym``: the maximum's letter (``m'`` beside a second softmax on the page).
+    Symbols are trees or LaTeX.
 
     Adds (once per problem, hand mode only) an aid with the values of e^x the
     rows need, when every exponent is rational.  ``exp_grid``: exponents that no
@@ -311,62 +410,11 @@ def softmax_step(
     """
     W = softmax_rows(S)
     i = teaching_row(S) if work_row is None else work_row
-    m_i = max_sym if vector else f"{max_sym}_{{{i + 1}}}"
-    shifted = shifted_exponents(S[i])
-    top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
-    src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
-    total = add(*(exp(d) for _, d in shifted))
-    calculator = p.params.get("numbers") == "calculator"
-
-    def number(x) -> str:  # -1/2 as the table prints it; calculator mode: -0.5 (4 decimals if not exact)
-        if not calculator:
-            return to_latex(x)
-        if not is_rational(x):
-            return approx(x)
-        s = work_term(x, 0)[0]
-        return s[1:-1] if s.startswith("(") else s
-
-    grid = exp_grid is not None and not calculator
+    grid = exp_grid is not None and not calculator(p)
     B = (chain_of(p, S) or S) if grid else S  # the grid is read at the chain's exponents, rounded
-    at = {k: grid_argument(Fraction(d)) for k, d in shifted_exponents(B[i])} if grid else {}
-
-    def power_of_e(d, k) -> str:
-        if grid:
-            return "e^{0}" if at[k] == 0 else f"e^{{{_cents(at[k])}}}"
-        return f"e^{{{number(d)}}}"
-
-    def power_of(src: str) -> str:  # e^{s_j - m}; exp(e_j - m) where e names a score (alignment)
-        return f"\\exp({src} - {m_i})" if src_sym == "e" else f"e^{{{src} - {m_i}}}"
-
-    rel = "=" if is_rational(top) or not calculator else "\\approx"
-    chain = None if calculator else softmax_chain(B, grid)  # hand mode: with the table's values
-    read_at = {k: (at[k] if grid else d) for k, d in shifted}  # where the table is read
-    total_shown = approx(total) if chain is None else approx(sum(table_exp(read_at[k]) for k, _ in shifted))
-    values = _exp_values(shifted, total, chain is not None, read_at)  # the e^x a line's result comes from
-    sum_rel = "=" if values and chain is not None else "\\approx"  # a sum of the table's 4-place values is exact
-    work = [
-        f"{m_i} = \\max_j {src_j} {rel} {number(top)}",
-        f"\\sum_j {power_of(src_j)} = "
-        + join_terms([power_of_e(d, k) for k, d in shifted])
-        + (f" \\approx {join_terms(list(values.values()))}" if values else "")
-        + f" {sum_rel} {total_shown}{terms_count(len(shifted))}",
-    ]
-    first = shifted[0]
-    second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
-    for j, d in [first] + ([second] if second else []):
-        exact_tex = to_latex(W[i][j])
-        # a calculator key writes no exponent as a fraction the sheet never gave (e^{-72/5} for 14.4)
-        odd = calculator and (r"^{\frac" in exact_tex or r"^{-\frac" in exact_tex)
-        exact_part = f"= {exact_tex} \\approx" if shown(p, W[i][j]) and not odd else "\\approx"
-        if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
-            exact_part += f" \\frac{{{values[j]}}}{{{total_shown}}} \\approx"
-        work.append(
-            f"{_sub(sym, i, j, vector)} = \\frac{{{power_of_e(d, j)}}}{{\\sum_k {power_of(src_k)}}} "
-            f"{exact_part} {approx(W[i][j] if chain is None else chain[i][j])}"
-        )
-    if len(shifted) < shape(S)[1]:
-        work.append(r"\text{masked entries: } e^{-\infty} = 0")
-    work.append(f"\\sum_j {_sub(sym, i, 'j', vector)} = 1")
+    chain = None if calculator(p) else softmax_chain(B, grid)  # hand mode: with the table's values
+    symbols = {"sym": sym, "src_sym": src_sym, "max_sym": max_sym}
+    work = _softmax_work(p, S, B, W, chain, i, symbols, vector=vector, grid=grid)
     if grid:  # the key is the chain: exponents read on the table's grid, so it is carried as such
         W = chain
     p.add_step(
@@ -391,6 +439,74 @@ def softmax_step(
     elif aid:  # scores carried rounded (a block's chain): their differences hide among distractors
         add_exp_aid(p, S, distract=len(p.steps) > 1 and p.steps[-2].rounded, span=exp_span)
     return W
+
+
+# long: the worked lines of one softmax row in hand, grid and calculator mode
+def _softmax_work(
+    p: Problem, S: Matrix, B: Matrix, W: Matrix, chain, i: int, symbols: dict, *, vector: bool, grid: bool
+) -> list[Row]:
+    """``m_i = max_j s_ij``, the sum of the e^x, two weights (the row's first and one
+    that differs) and the row's sum 1; ``B``: the scores whose e^x the grid reads,
+    ``chain``: the weights the table's 4-place values give (hand mode), else None."""
+    sym, src_sym, max_sym = symbols["sym"], symbols["src_sym"], symbols["max_sym"]
+    calc = calculator(p)
+    m_i = symbol(max_sym) if vector else subscripted(max_sym, i + 1)
+    shifted = shifted_exponents(S[i])
+    top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
+    src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
+    total = add(*(exp(d) for _, d in shifted))
+    at = {k: grid_argument(Fraction(d)) for k, d in shifted_exponents(B[i])} if grid else {}
+
+    def num(x) -> Node:  # -1/2 as the table prints it; calculator mode: -0.5 (4 decimals if not exact)
+        if not calc:
+            return Value(x)
+        if not is_rational(x):
+            return m.number(approx(x))
+        return lines.unwrapped(lines.work_term(x, 0)[0])
+
+    def power_of_e(d, k) -> Node:  # e^{-1}; on the grid, e^{-1.37} at the exponent read
+        return m.power("e", m.number(_cents(at[k])) if grid else num(d))
+
+    def power_of(src: Node) -> Node:  # e^{s_j - m}; exp(e_j - m) where e names a score (alignment)
+        if symbol(src_sym) == Ident("e"):
+            return m.call("exp", line(src, "-", m_i))
+        return m.power("e", line(src, "-", m_i))
+
+    rel = "=" if is_rational(top) or not calc else "≈"
+    read_at = {k: (at[k] if grid else d) for k, d in shifted}  # where the table is read
+    total_shown = m.number(approx(total) if chain is None else approx(sum(table_exp(read_at[k]) for k, _ in shifted)))
+    values = _exp_values(shifted, total, chain is not None, read_at)  # the e^x a line's result comes from
+    sum_rel = "=" if values and chain is not None else "≈"  # a sum of the table's 4-place values is exact
+    table_sum = ["≈", lines.join_terms([m.number(v) for v in values.values()])] if values else []
+    work = [
+        line(m_i, "=", m.named("max", "j"), src_j, rel, num(top)),
+        line(
+            m.total("j"),
+            power_of(src_j),
+            "=",
+            lines.join_terms([power_of_e(d, k) for k, d in shifted]),
+            *table_sum,
+            sum_rel,
+            total_shown,
+            lines.terms_count(len(shifted)),
+        ),
+    ]
+    first = shifted[0]
+    second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
+    for j, d in [first] + ([second] if second else []):
+        exact_tex = to_latex(W[i][j])  # the exact value's own printed form
+        # a calculator key writes no exponent as a fraction the sheet never gave (e^{-72/5} for 14.4)
+        odd = calc and ("^{\\frac" in exact_tex or "^{-\\frac" in exact_tex)
+        rhs: list = ["=", Value(W[i][j]), "≈"] if shown(p, W[i][j]) and not odd else ["≈"]
+        if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
+            rhs += [m.frac(m.number(values[j]), total_shown), "≈"]
+        ratio = m.frac(power_of_e(d, j), line(m.total("k"), power_of(src_k)))
+        weight = lines.approx_number(W[i][j] if chain is None else chain[i][j])
+        work.append(line(_sub(sym, i, j, vector), "=", ratio, *rhs, weight))
+    if len(shifted) < shape(S)[1]:
+        work.append(line(m.text("masked entries: "), m.power("e", line("-", INFTY)), "=", "0"))
+    work.append(line(m.total("j"), _sub(sym, i, "j", vector), "=", "1"))
+    return work
 
 
 def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
@@ -470,8 +586,8 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
         live = [x for x in row if not isinstance(x, NegInf)]
         if not all(is_rational(x) for x in live):
             return
-        m = max(live)
-        xs.update(x - m for x in live)
+        top = max(live)
+        xs.update(x - top for x in live)
     needed = set(xs)
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
     if existing is not None:
@@ -487,7 +603,8 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
     if existing is not None:
         p.aids.remove(existing)
     vals = sorted(xs, reverse=True)
-    p.aids.append(Aid(EXP_AID, tuple((f"e^{{{to_latex(x)}}}", approx(exp(x))) for x in vals), tuple(vals)))
+    # an Aid holds LaTeX (the sheet's list of values reads it): the tree of e^x, printed
+    p.aids.append(Aid(EXP_AID, tuple((str(m.power("e", Value(x))), approx(exp(x))) for x in vals), tuple(vals)))
 
 
 GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0
@@ -519,6 +636,9 @@ def exp_grid(params: dict, needed, span: int = 4) -> list[Fraction]:
 EXP_AID = "Values of $e^x$ you may need"
 
 
+OUTPUT_FORMULA = line(m.sym("Z"), "=", m.sym("A"), m.sym("V"))  # Z = A V
+
+
 # long: one weighted-sum step with its worked lines in hand and calculator mode
 def weighted_sum_step(
     p: Problem,
@@ -527,22 +647,23 @@ def weighted_sum_step(
     V: Matrix,
     value,
     *,
-    sym: str,
-    w_sym: str,
-    v_sym: str,
+    sym: Maths,
+    w_sym: Maths,
+    v_sym: Maths,
     logits: Matrix | None = None,
     title: str = "Output (weighted sum of values)",
-    formula: str = "Z = A V",
+    formula: Maths = OUTPUT_FORMULA,
     rows=None,
     cols=None,
     note: str = "",
-    latex_name: str | None = "Z",
+    latex_name: Maths | None = m.sym("Z"),
     vector: bool = False,
     rounded: bool = False,
 ) -> Matrix:
     """``Z = A V`` exactly; the work shows one entry with decimals, in the row
     the softmax step worked (:func:`teaching_row`) and a column where it is
     not 0.  ``vector``: one row, written ``c_1 = sum_k alpha_k h_{k1}``.
+    Symbols are trees or LaTeX.
 
     With ``logits`` (the matrix the softmax was taken of) each exact entry is
     written as a single ratio over the weights' denominator, see :func:`softmax_matmul`.
@@ -550,21 +671,26 @@ def weighted_sum_step(
     Z = softmax_matmul(logits, V) if logits is not None else matmul(W, V)
     i = teaching_row(logits) if logits is not None else teaching_row(W, live=lambda x: x != 0)
     j = next((c for c, x in enumerate(Z[i]) if x != 0), 0)
-    lhs = f"{sym}_{{{j + 1}}}" if vector else entry(sym, i, j)
-    w_k = f"{w_sym}_{{k}}" if vector else f"{w_sym}_{{{i + 1}k}}"
+    lhs = subscripted(sym, j + 1) if vector else lines.entry(sym, i, j)
     Wc = chain_of(p, W)  # hand mode: the weights as the chain gave them, then Z from those
     Zc = chain_product(Wc, V) if Wc is not None and all(is_rational(x) for r in V for x in r) else None
     Ws = W if Zc is None else Wc
-    line = weighted_sum(
+    terms = lines.weighted_sum(
         [Ws[i][k] for k in range(len(V))],
         [V[k][j] for k in range(len(V))],
         Z[i][j] if Zc is None else Zc[i][j],
         Ws is not W or any(st.rounded and st.exact == W for st in p.steps),
         calculator(p),
     )
-    work = [f"{lhs} = \\sum_k {w_k} \\, {v_sym}_{{k{j + 1}}} {line}{terms_count(len(V))}"]
+    work = [
+        line(
+            weighted_lhs(lhs, w_sym, v_sym, "" if vector else i + 1, j),
+            terms,
+            lines.terms_count(len(V)),
+        )
+    ]
     if not is_rational(Z[i][j]) and shown(p, Z[i][j]):
-        work.append(f"{lhs} = {to_latex(Z[i][j])}")
+        work.append(line(lhs, "=", Value(Z[i][j])))
     if rounded:  # weights carried from the e^x grid: the sum of the carried weights, rounded once
         Z = Zc if Zc is not None else Z
     p.add_step(
@@ -584,6 +710,12 @@ def weighted_sum_step(
     if Zc is not None:
         p.steps[-1] = dataclasses.replace(p.steps[-1], chain=Zc)
     return Z
+
+
+def weighted_lhs(lhs: Node, w_sym: Maths, v_sym: Maths, row, j: int) -> Row:
+    """``z_12 = sum_k alpha_1k v_k2``: the left of an output entry's worked line
+    (``row`` the weights' row index, ``""`` for a vector's ``alpha_k``)."""
+    return line(lhs, "=", m.total("k"), subscripted(w_sym, f"{row}k"), m.thin(), subscripted(v_sym, f"k{j + 1}"))
 
 
 # long: the attention chain in the sheet's order: Q, K, V, scores, scaled, masked, weights, output
@@ -606,6 +738,8 @@ def scaled_dot_product(
     Returns the output matrix.
     """
     d_k = shape(K)[1]
+    s, s_prime, alpha = m.sym("s"), m.sym("s", prime=1), m.sym("alpha")
+    S_, S_prime = m.sym("S"), m.sym("S", prime=1)
     S = product_step(
         p,
         "scores",
@@ -614,13 +748,13 @@ def scaled_dot_product(
         ref["scores"],
         transpose_b=True,
         title="Scores (query-key dot products)",
-        formula=r"S = Q K^\top",
-        sym="s",
-        a_sym="q",
-        b_sym="k",
+        formula=line(S_, "=", m.sym("Q"), m.sym("K", sup=TOP)),
+        sym=s,
+        a_sym=m.sym("q"),
+        b_sym=m.sym("k"),
         rows=rows,
         cols=cols,
-        latex_name="S",
+        latex_name=S_,
         note=scores_note,
     )
     S = scale_step(
@@ -630,37 +764,50 @@ def scaled_dot_product(
         d_k,
         ref["scaled"],
         title="Scaled scores",
-        formula=rf"S' = \frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{d_k}}}}}",
-        sym="s'",
-        src_sym="s",
+        formula=line(S_prime, "=", m.frac(S_, m.sqrt(m.sym("d", sub="k"))), "=", m.frac(S_, m.sqrt(d_k))),
+        sym=s_prime,
+        src_sym=s,
         rows=rows,
         cols=cols,
-        latex_name="S'",
+        latex_name=S_prime,
         note=rf"Divide by $\sqrt{{d_k}} = \sqrt{{{d_k}}}$, the width of the keys, "
         r"not by $\sqrt{d_\mathrm{model}}$.",
     )
-    src = "s'"
+    src, logits = s_prime, S_prime
     if causal:
-        S = mask_step(p, "masked", S, ref["masked"], sym="M", src_sym="s'", rows=rows, cols=cols)
-        src = "M"
+        S = mask_step(p, "masked", S, ref["masked"], sym=m.sym("M"), src_sym=s_prime, rows=rows, cols=cols)
+        src = logits = m.sym("M")
     W = softmax_step(
         p,
         "weights",
         S,
         ref["weights"],
-        sym=r"\alpha",
+        sym=alpha,
         src_sym=src,
-        formula=r"A = \operatorname{softmax}(" + ("M" if causal else "S'") + ")",
+        formula=line(m.sym("A"), "=", m.call("softmax", logits)),
         rows=rows,
         cols=cols,
     )
     return weighted_sum_step(
-        p, "output", W, V, ref["output"], sym="z", w_sym=r"\alpha", v_sym="v", logits=S, rows=rows, note=output_note
+        p,
+        "output",
+        W,
+        V,
+        ref["output"],
+        sym=m.sym("z"),
+        w_sym=alpha,
+        v_sym=m.sym("v"),
+        logits=S,
+        rows=rows,
+        note=output_note,
     )
 
 
-def extend_work(p: Problem, name: str, before: Sequence[str] = (), after: Sequence[str] = ()) -> None:
-    """Add worked lines (LaTeX) before and after the existing work of step ``name``."""
+TOP = Ident("⊤")  # the transpose's superscript: K^⊤
+
+
+def extend_work(p: Problem, name: str, before: Sequence[Maths] = (), after: Sequence[Maths] = ()) -> None:
+    """Add worked lines (trees or LaTeX) before and after the existing work of step ``name``."""
     for k, s in enumerate(p.steps):
         if s.name == name:
             p.steps[k] = dataclasses.replace(s, work=tuple(before) + s.work + tuple(after))
