@@ -14,7 +14,7 @@ import pytest
 
 from worksheet.build import build_document
 from worksheet.exact import NegInf, sign, to_str
-from worksheet.steps.worklines import max_not_zero, sum_entry
+from worksheet.steps.line_choices import max_not_zero, sum_entry
 
 CASES = [
     ("attention", {}),

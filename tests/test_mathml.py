@@ -225,10 +225,10 @@ def _label_ok(s: str) -> bool:
 @example("<mtext>x</mtext>")
 def test_a_label_inside_a_formula_is_its_own_characters_and_never_markup(s):
     """A label in a cell (worksheet.solution.number_format) or in a worked line
-    (worksheet.steps.worklines.latex_text) becomes one <mtext> showing exactly
+    (worksheet.steps.line_trees.latex_text, a text leaf) becomes one <mtext> showing exactly
     its characters: no tag it holds is markup, whatever tags MathML has."""
     from worksheet.solution.number_format import exact_latex
-    from worksheet.steps.worklines import latex_text
+    from worksheet.steps.line_trees import latex_text
 
     if not _label_ok(s):
         return

@@ -55,12 +55,11 @@ from ..steps import precise
 from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
-from ..exact import add, is_rational, mul, power, sqrt, tanh, to_latex
-from ..solution.maths import Node, as_tree
+from ..exact import add, is_rational, mul, power, sqrt, tanh
+from ..solution.maths import Node
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Fence, Named, Op, Space, Table, Value
-from ..solution.number_format import terminating_places
+from ..solution.maths.nodes import Value
 from ..solution.problem import Aid, Matrix, Problem, shape, to_array
 from ..steps import line_trees as lines
 from ..policy.pencil import round_places
@@ -97,54 +96,6 @@ NEEDS = {
 
 
 # ---------------------------------------------------------------- symbols
-# constructors that solution/maths/build.py does not have yet (they belong there)
-def _thin() -> Space:
-    """The thin space of ``s \\, W_a`` (TeX's ``\\,``)."""
-    return Space("0.1667em")
-
-
-def _brackets(*items) -> Node:
-    """``[s, h_j]``: the items side by side in a row vector, in text-size brackets."""
-    return line(Op("["), m.join(items, ","), Op("]"))
-
-
-def _norm(x) -> Node:
-    """``‖x‖``, the length of a vector."""
-    return line(Op("‖"), x, Op("‖"))
-
-
-def _fenced_call(name: str, body) -> Node:
-    """``tanh(...)`` with brackets sized to their content (``\\left( ... \\right)``)."""
-    return line(Named(name), Fence("(", line(body), ")"))
-
-
-def _paren_sub(body, sub) -> Node:
-    """``(s W_a)_j``: an entry of a bracketed product, the index on the closing
-    bracket (as TeX sets ``(x)_j``)."""
-    return line(Op("("), line(body), m.sym(Op(")"), sub=sub))
-
-
-def _exact(x) -> Node:
-    """An exact value in a worked line: a rational as its :class:`Value`; an
-    irrational one (``tanh(1)``, ``√107/10``) as the tree of its LaTeX, which the
-    HTML and the terminal set as TeX does (``3 tanh(1)``, ``√107``): the MathML
-    and plain printers of a :class:`Value` do not yet (``3⁢tanh``, ``sqrt(107)``).
-    With them, this is ``Value(x)``."""
-    return Value(x) if is_rational(x) else as_tree(to_latex(x))
-
-
-def _given(x) -> Node:
-    """A number as a calculator sheet gives it: a terminating decimal as its digits
-    (``18.4``), anything else exactly (:func:`_exact`).  (``lines.nx`` of 1/3 is a
-    number whose digits are ``\\frac{1}{3}``: its MathML is broken; this belongs there.)"""
-    return lines.nx(x) if type(x) is Fraction and terminating_places(x) is not None else _exact(x)
-
-
-def _row_matrix(cells) -> Table:
-    """A one-row bracketed matrix of exact values (or nodes)."""
-    return Table((tuple(c if isinstance(c, Node) else Value(c) for c in cells),))
-
-
 S_SYM, E_SYM, U_SYM, C_SYM, ALPHA = m.sym("s"), m.sym("e"), m.sym("u"), m.sym("c"), m.sym("alpha")
 H_SYM, H_ROW = m.sym("H"), m.sym("h")
 W_A, V_A = m.sym("W", sub="a"), m.sym("v", sub="a")
@@ -160,13 +111,13 @@ def _h(j: int) -> Node:
 FORMULA = {
     "dot": line(E_J, "=", S_SYM, "⋅", H_J),
     "scaled-dot": line(E_J, "=", m.frac(line(S_SYM, "⋅", H_J), m.sqrt(m.sym("d")))),
-    "general": line(E_J, "=", S_SYM, _thin(), W_A, _thin(), m.sym("h", sub="j", sup=TOP)),
+    "general": line(E_J, "=", S_SYM, m.thin(), W_A, m.thin(), m.sym("h", sub="j", sup=TOP)),
     "additive": line(
-        E_J, "=", _fenced_call("tanh", line(_brackets(S_SYM, H_J), _thin(), W_A)), m.sym("v", sub="a", sup=TOP)
+        E_J, "=", m.call("tanh", line(m.brackets(S_SYM, H_J), m.thin(), W_A), sized=True), m.sym("v", sub="a", sup=TOP)
     ),
-    "cosine": line(E_J, "=", m.frac(line(S_SYM, "⋅", H_J), line(_norm(S_SYM), _thin(), _norm(H_J)))),
+    "cosine": line(E_J, "=", m.frac(line(S_SYM, "⋅", H_J), line(m.norm(S_SYM), m.thin(), m.norm(H_J)))),
     "location": line(
-        E_SYM, "=", S_SYM, _thin(), W_A, ",", m.quad(), E_J, "=", _paren_sub(line(S_SYM, _thin(), W_A), "j")
+        E_SYM, "=", S_SYM, m.thin(), W_A, ",", m.quad(), E_J, "=", m.indexed(line(S_SYM, m.thin(), W_A), "j")
     ),
 }
 WHO = {
@@ -393,7 +344,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
     calc = blocks.calculator(p)  # a calculator sheet's lines write its decimals as decimals
 
     def num(x) -> Node:  # a calculator's decimals as decimals
-        return _given(x) if calc else _exact(x)
+        return lines.nx(x) if calc else Value(x)
 
     chain = None  # hand mode, additive: the scores as the sheet's tanh table gives them
     if score in ("dot", "scaled-dot"):
@@ -404,14 +355,14 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         else:
             root = sqrt(d)
             e = [mul(x, power(root, -1)) for x in dots]
-            work.append(line(m.sqrt(m.sym("d")), "=", m.sqrt(d), "=", _exact(root)))
+            work.append(line(m.sqrt(m.sym("d")), "=", m.sqrt(d), "=", Value(root)))
             work.append(
                 line(
                     e_j,
                     "=",
                     m.frac(line(S_SYM, "⋅", h_j), m.sqrt(d)),
                     "=",
-                    m.frac(lines.dot_latex(s, H[j], calc), _exact(root)),
+                    m.frac(lines.dot_latex(s, H[j], calc), Value(root)),
                     "=",
                     num(e[j]),
                 )
@@ -425,10 +376,10 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         u_c = m.sym("u", sub=c + 1)
         work.append(
             line(
-                U_SYM, "=", S_SYM, _thin(), W_A, ",", m.quad(), u_c, "=", lines.dot_latex(s, col, calc), "=", num(u[c])
+                U_SYM, "=", S_SYM, m.thin(), W_A, ",", m.quad(), u_c, "=", lines.dot_latex(s, col, calc), "=", num(u[c])
             )
         )
-        work.append(line(U_SYM, "=", S_SYM, _thin(), W_A, "=", _row_matrix(u)))
+        work.append(line(U_SYM, "=", S_SYM, m.thin(), W_A, "=", m.row_matrix(u)))
         work.append(line(e_j, "=", U_SYM, "⋅", h_j, "=", lines.dot_latex(u, H[j], calc), "=", num(e[j])))
         note = r"Compute $u = s W_a$ once; then every score is $u \cdot h_j$."
     elif score == "location":
@@ -439,7 +390,7 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
             line(
                 e_j,
                 "=",
-                _paren_sub(line(S_SYM, _thin(), W_A), j + 1),
+                m.indexed(line(S_SYM, m.thin(), W_A), j + 1),
                 "=",
                 lines.dot_latex(s, col, calc),
                 "=",
@@ -457,12 +408,12 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         concat = tuple(s) + tuple(H[j])
         c = _worked_column(concat, W_a, pre[j])
         col = [row[c] for row in W_a]
-        sh = _brackets(S_SYM, h_j)  # [s, h_j]
-        work.append(line(sh, "=", _row_matrix(concat)))
+        sh = m.brackets(S_SYM, h_j)  # [s, h_j]
+        work.append(line(sh, "=", m.row_matrix(concat)))
         a_jc = m.sym("a", sub=m.join((j + 1, c + 1), ","))
         w_c = m.sym("W", sub=m.join((m.sym("a"), ":", c + 1), ","))  # column c of W_a
         work.append(line(a_jc, "=", sh, "⋅", w_c, "=", lines.dot_latex(concat, col, calc), "=", num(pre[j][c])))
-        work.append(line(sh, _thin(), W_A, "=", _row_matrix(pre[j])))
+        work.append(line(sh, m.thin(), W_A, "=", m.row_matrix(pre[j])))
         if p.params.get("numbers") != "calculator":  # the rounding chain: tanh as the table gives it
             chain = (
                 (
@@ -473,9 +424,9 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
                 ),
             )
         terms = m.join((line(m.call("tanh", Value(a)), "⋅", lines.lx(v)) for a, v in zip(pre[j], v_a)), "+")
-        exact = ("=", _exact(e[j])) if not is_rational(e[j]) or len(v_a) > 1 else ()
+        exact = ("=", Value(e[j])) if not is_rational(e[j]) or len(v_a) > 1 else ()
         shown = lines.approx_number(e[j] if chain is None else chain[0][j])
-        tanh_sh = _fenced_call("tanh", line(sh, _thin(), W_A))
+        tanh_sh = m.call("tanh", line(sh, m.thin(), W_A), sized=True)
         work.append(line(e_j, "=", tanh_sh, m.sym("v", sub="a", sup=TOP), "=", terms, *exact, "≈", shown))
         note = (
             r"$\tanh$ of a non-zero rational number is irrational, so the scores stay exact as "
@@ -486,12 +437,12 @@ def _scores(p: Problem, inputs: dict, score: str, ref: np.ndarray, labels) -> Ma
         ss = _dot(s, s)
         hh = [_dot(h, h) for h in H]
         e = [mul(x, power(sqrt(mul(ss, q)), -1)) for x, q in zip(dots, hh)]
-        work.append(line(_norm(S_SYM), "=", m.sqrt(lines.dot_latex(s, s, calc)), "=", num(sqrt(ss))))
-        work.append(line(_norm(h_j), "=", m.sqrt(lines.dot_latex(H[j], H[j], calc)), "=", num(sqrt(hh[j]))))
+        work.append(line(m.norm(S_SYM), "=", m.sqrt(lines.dot_latex(s, s, calc)), "=", num(sqrt(ss))))
+        work.append(line(m.norm(h_j), "=", m.sqrt(lines.dot_latex(H[j], H[j], calc)), "=", num(sqrt(hh[j]))))
         work.append(line(S_SYM, "⋅", h_j, "=", lines.dot_latex(s, H[j], calc), "=", num(dots[j])))
         approx = () if is_rational(e[j]) else ("≈", lines.approx_number(e[j]))
-        den = line(_exact(sqrt(ss)), "⋅", _exact(sqrt(hh[j])))  # lengths: no sign
-        work.append(line(e_j, "=", m.frac(Value(dots[j]), den), "=", _exact(e[j]), *approx))
+        den = line(Value(sqrt(ss)), "⋅", Value(sqrt(hh[j])))  # lengths: no sign
+        work.append(line(e_j, "=", m.frac(Value(dots[j]), den), "=", Value(e[j]), *approx))
         note = (
             r"A cosine lies in $[-1, 1]$ whatever the lengths, so these scores are small and the "
             r"weights come out fairly flat."

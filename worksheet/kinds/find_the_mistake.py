@@ -71,7 +71,6 @@ from ..steps.layer_steps import round_matrix
 from ..solution.maths import Maths, Node, Row, as_latex, as_tree
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Space
 from ..solution.problem import Matrix, Problem, Step, code
 from ..solution.step_ref import StepRef
 from . import base
@@ -308,7 +307,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             round_matrix(s.exact, SLIP_PLACES) if right_so_far else shown(value),
             rows=s.rows if same else None,
             cols=s.cols if same else None,
-            latex_name=line(m.text(f"({k + 1})"), _word_space(), as_tree(s.symbol)),
+            latex_name=line(m.text(f"({k + 1})"), m.word_space(), as_tree(s.symbol)),
         )
         if not q.integral:  # 4 places, trailing zeros kept, as the correct solution prints them
             p.inputs[q.name] = q = replace(q, given_places=SLIP_PLACES)
@@ -402,12 +401,6 @@ def plain_symbol(latex: Maths) -> str:
     from ..solution.number_format import label_key
 
     return label_key(as_latex(latex))
-
-
-def _word_space() -> Space:
-    """The space of TeX's ``\\ `` between a step's number and its symbol, ``(1) Q``
-    (a constructor build.py does not have yet: it belongs there)."""
-    return Space("0.25em")
 
 
 def _wrong_entry(right: Step, wrong: np.ndarray) -> tuple[Node, ...]:

@@ -12,7 +12,6 @@ from ..exact import to_latex
 from ..solution.maths import Node, Row
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Op, Space
 from ..solution.number_format import decimal
 from ..steps import line_trees as lines
 
@@ -29,21 +28,7 @@ __all__ = [
     "x_sym",
     "prev_unit",
     "num",
-    "thin",
-    "indexed",
 ]
-
-
-def thin() -> Space:
-    """A thin space (``\\,``) between the factors of a product written with letters: ``f_{1} \\, c_{0}``.
-    (A constructor of :mod:`worksheet.solution.maths.build`'s kind: it belongs there.)"""
-    return Space("0.1667em")
-
-
-def indexed(x: Node, i: int) -> Row:
-    """``(x)_{i}``: entry i of a bracketed product, the index on its closing bracket
-    (as the sheets have always read it).  (A constructor for :mod:`worksheet.solution.maths.build`.)"""
-    return line(Op("("), x, m.sym(Op(")"), sub=i))
 
 
 def sub(letter: str, t: int, T: int, j: int | None = None) -> Node:
@@ -82,9 +67,9 @@ def affine_work(gate: str, t: int, T: int, j: int, x_row, W, h_row, W_h, b, a) -
     return line(
         pre_sym(gate, t, j),
         "=",
-        indexed(line(x_sym(t, T), m.sym("W", sub=gate)), j + 1),
+        m.indexed(line(x_sym(t, T), m.sym("W", sub=gate)), j + 1),
         "+",
-        indexed(line(prev_h(t, T), m.sym("W", sub="h" + gate)), j + 1),
+        m.indexed(line(prev_h(t, T), m.sym("W", sub="h" + gate)), j + 1),
         "+",
         m.sym("b", sub=f"{gate},{j + 1}"),
         "=",

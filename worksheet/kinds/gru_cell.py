@@ -37,7 +37,7 @@ from . import mistakes
 from ..steps import scaled_dot_product as blocks
 from ..exact import add, mul
 from ..solution.maths import Row
-from ..solution.maths.build import line, number, paren, sym
+from ..solution.maths.build import line, number, paren, sym, thin
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape, verify
 from ..steps import line_trees as lines
@@ -271,11 +271,11 @@ def _h_work(t, T, Z, N, h_prev, h_exact, places) -> list[Row]:
                 rec.sub("h", t, T, j),
                 "=",
                 paren(line("1", "-", rec.sub("z", t, T, j))),
-                rec.thin(),
+                thin(),
                 rec.sub("n", t, T, j),
                 "+",
                 rec.sub("z", t, T, j),
-                rec.thin(),
+                thin(),
                 rec.prev_unit("h", t, T, j),
                 "≈",
                 paren(line("1", "-", number(z))),

@@ -33,7 +33,7 @@ import numpy as np
 from . import mistakes
 from ..exact import add, mul, tanh
 from ..solution.maths import Node, Row
-from ..solution.maths.build import line, number, paren, sym
+from ..solution.maths.build import line, number, paren, sym, thin
 from ..solution.number_format import decimal
 from ..solution.problem import Matrix, Problem, shape
 from ..steps import line_trees as lines
@@ -248,11 +248,11 @@ def _c_work(t, T, G, c_prev, c_exact, places) -> list[Row]:
                 rec.sub("c", t, T, j),
                 "=",
                 rec.sub("f", t, T, j),
-                rec.thin(),
+                thin(),
                 rec.prev_unit("c", t, T, j),
                 "+",
                 rec.sub("i", t, T, j),
-                rec.thin(),
+                thin(),
                 rec.sub("g", t, T, j),
                 "≈",
                 number(decimal_at(f, d)),

@@ -40,10 +40,8 @@ import numpy as np
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
-from ..solution.maths import Node
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Accent, Named, Space
 from ..solution.problem import Matrix, Problem, shape, to_array
 from ..steps import line_trees as lines
 from . import base
@@ -62,21 +60,8 @@ EOS = "<eos>"
 VOCAB = ("Je", "suis", "étudiant", EOS)  # the default vocabulary
 
 
-# constructors build.py does not have yet (they belong there: a named operator with no
-# argument, an accent, TeX's thin and thick spaces)
-def named(name: str, sub=None) -> Node:
-    """A named operator on its own, ``\\max_j`` (:func:`~worksheet.solution.maths.build.call` adds its argument)."""
-    return m.sym(Named(name), sub=sub)
-
-
-def hat(x) -> Node:
-    """``x`` under a hat: ``\\hat{y}``."""
-    return Accent(m.atom(x), "^")
-
-
-THIN, THICK = Space("0.1667em"), Space("0.2778em")  # TeX's \, and \;
 LOGITS, SCALED, PROBS = m.sym("z"), m.sym("z", prime=1), m.sym("p")  # z, z', p
-TEMPERATURE, CHOICE = m.sym("T"), hat(m.sym("y"))  # T, y-hat
+TEMPERATURE, CHOICE = m.sym("T"), m.hat(m.sym("y"))  # T, y-hat
 W_VOCAB = m.sym("W", sub=m.sym("vocab"))
 
 
@@ -207,7 +192,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     work = [
         line(
             m.entry(LOGITS, j),
-            THICK,
+            m.thick(),
             m.paren(lines.latex_text(vocab[j])),
             "=",
             m.sym("h"),
@@ -225,7 +210,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         (products,),
         ref["logits"],
         title="Logits (one score per vocabulary token)",
-        formula=line(LOGITS, "=", m.sym("h"), THIN, W_VOCAB),
+        formula=line(LOGITS, "=", m.sym("h"), m.thin(), W_VOCAB),
         work=work,
         cols=vocab,
         latex_name=LOGITS,
@@ -277,7 +262,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     top = lines.approx_number(P[0][best] if chain is None else chain[0][best])
     label = lines.latex_text(vocab[best])
     work = [
-        line(named("max", "j"), m.sym("p", sub="j"), "=", m.entry(PROBS, best), "≈", top, m.quad(), m.paren(label)),
+        line(m.named("max", "j"), m.sym("p", sub="j"), "=", m.entry(PROBS, best), "≈", top, m.quad(), m.paren(label)),
         line(CHOICE, "=", label, m.quad(), m.paren(m.text(f"token {best + 1} of {size}"))),
     ]
     if len(ties) > 1:
@@ -295,7 +280,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((vocab[best],),),
         np.array([[float(best)]]),
         title="Prediction (greedy: the most probable token)",
-        formula=line(CHOICE, "=", named("arg"), named("max", "j"), THIN, m.sym("p", sub="j")),
+        formula=line(CHOICE, "=", m.named("arg"), m.named("max", "j"), m.thin(), m.sym("p", sub="j")),
         work=work,
         note=note,
         cols=("next token",),

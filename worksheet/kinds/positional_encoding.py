@@ -46,7 +46,6 @@ from ..exact import add, cos, is_rational, mul, power, sin
 from ..solution.maths import Node
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Fence, Named, Script
 from ..solution.problem import Aid, MathLabel, Matrix, Problem, shape, to_array
 from ..steps import line_trees as lines
 from . import base
@@ -62,41 +61,18 @@ D_MODEL = m.sym("d", sub=m.sym("model"))
 X_PLUS_PE = line(m.sym("X"), "+", PE_SYM)
 
 
-# constructors build.py does not have yet (they belong there)
-def named(name: str, sub=None) -> Node:
-    """A named operator on its own, ``\\sin`` in ``\\sin\\theta`` (:func:`~worksheet.solution.maths.build.call`
-    adds its argument in parentheses)."""
-    return m.sym(Named(name), sub=sub)
-
-
-def fenced(x) -> Node:
-    """``x`` in brackets sized to it: ``\\left(x\\right)``."""
-    return Fence("(", m.atom(x), ")")
-
-
 def trig(fn: str, angle) -> Node:
     """``sin(angle)`` (``fn``: sin or cos) as its exact value prints, ``\\sin\\left(\\frac{1}{100}\\right)``;
     a rational angle is a fraction node, so that the brackets grow around it in every format."""
     q = Fraction(angle) if is_rational(angle) else None
     arg = m.frac(q.numerator, q.denominator) if q is not None and q.denominator > 1 else m.atom(angle)
-    return line(named(fn), fenced(arg))
+    return line(m.named(fn), m.fenced(arg))
 
 
 def _pe_value(PE: Matrix, angles, r: int, j: int) -> Node:
     """Entry (r, j) of PE: sin or cos of its angle, or the number it is (sin 0 = 0, cos 0 = 1)."""
     x = PE[r][j]
     return m.atom(x) if is_rational(x) else trig("sin" if j % 2 == 0 else "cos", angles[r][j // 2])
-
-
-def indexed(x, sub) -> Node:
-    """``(x)_{sub}``: an entry of a bracketed sum, its index on the closing bracket, as TeX sets it."""
-    bracketed = m.paren(x).items
-    return m.line(*bracketed[:-1], Script(bracketed[-1], sub))
-
-
-def _pair(a, b) -> Node:
-    """The index ``a,b`` (always with its comma: ``\\theta_{1,0}``, never ``\\theta_{10}``)."""
-    return line(a, ",", b)
 
 
 def _exact_or_approx(x, shown: Node | None = None) -> Node:
@@ -273,7 +249,7 @@ def solve(  # noqa: PLR0915
             else line(m.atom(divs[i]), "≈", lines.approx_number(divs[i])),
         ),
         line(
-            m.sym(THETA, sub=_pair(positions[r], i)),
+            m.sym(THETA, sub=m.pair(positions[r], i)),
             "=",
             m.frac(positions[r], exponent),
             _exact_or_approx(angles[r][i]),
@@ -285,7 +261,7 @@ def solve(  # noqa: PLR0915
         ref["angles"],
         title="Angles (one per position and pair of columns)",
         formula=line(
-            m.sym(THETA, sub=_pair(POS, PAIR)),
+            m.sym(THETA, sub=m.pair(POS, PAIR)),
             "=",
             m.frac(POS, m.power(b, line(2, PAIR, "/", D_MODEL))),
             ",",
@@ -314,9 +290,9 @@ def solve(  # noqa: PLR0915
         fn = "sin" if jj % 2 == 0 else "cos"
         work.append(
             line(
-                m.sym(PE_SYM, sub=_pair(positions[r], jj)),
+                m.sym(PE_SYM, sub=m.pair(positions[r], jj)),
                 "=",
-                m.call(fn, m.sym(THETA, sub=_pair(positions[r], jj // 2))),
+                m.call(fn, m.sym(THETA, sub=m.pair(positions[r], jj // 2))),
                 _exact_or_approx(PE[r][jj], _pe_value(PE, angles, r, jj)),
             )
         )
@@ -328,16 +304,16 @@ def solve(  # noqa: PLR0915
         work=work,
         rows=rows,
         formula=line(
-            m.sym(PE_SYM, sub=_pair(POS, line(2, PAIR))),
+            m.sym(PE_SYM, sub=m.pair(POS, line(2, PAIR))),
             "=",
-            named("sin"),
-            m.sym(THETA, sub=_pair(POS, PAIR)),
+            m.named("sin"),
+            m.sym(THETA, sub=m.pair(POS, PAIR)),
             ",",
             m.quad(),
-            m.sym(PE_SYM, sub=_pair(POS, line(2, PAIR, "+", 1))),
+            m.sym(PE_SYM, sub=m.pair(POS, line(2, PAIR, "+", 1))),
             "=",
-            named("cos"),
-            m.sym(THETA, sub=_pair(POS, PAIR)),
+            m.named("cos"),
+            m.sym(THETA, sub=m.pair(POS, PAIR)),
         ),
         cols=tuple(f"{jj} {'sin' if jj % 2 == 0 else 'cos'}" for jj in range(d)),
         latex_name=PE_SYM,
@@ -354,10 +330,10 @@ def solve(  # noqa: PLR0915
         rr, jj = next((c for c in cands if X[c[0]][c[1]] != 0), cands[0] if cands else (0, 0))
         sx = lines.work_term(X[rr][jj])[0]
         sp = lines.work_term(PE[rr][jj])[0] if is_rational(PE[rr][jj]) else _pe_value(PE, angles, rr, jj)
-        at = _pair(positions[rr], jj)
+        at = m.pair(positions[rr], jj)
         work = [
             line(
-                indexed(X_PLUS_PE, at),
+                m.indexed(X_PLUS_PE, at),
                 "=",
                 m.sym("x", sub=at),
                 "+",

@@ -74,7 +74,6 @@ from .gate_lines import (  # noqa: F401
     prev_unit,
     products,
     sub,
-    thin,
     units,
     x_sym,
 )

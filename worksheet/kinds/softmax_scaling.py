@@ -56,13 +56,12 @@ from . import mistakes
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
-from ..exact import is_rational, mul, power, sqrt, to_float, to_latex
-from ..solution.maths import Node, as_tree
+from ..exact import mul, power, sqrt, to_float
+from ..solution.maths import Node
 from ..solution.maths import build as m
 from ..solution.maths.build import line
-from ..solution.maths.nodes import Fence, Named, Table, Value
+from ..solution.maths.nodes import Value
 from ..solution.number_format import decimal
-from ..solution.number_format import terminating_places
 from ..solution.problem import Matrix, Problem, shape
 from ..steps import line_trees as lines
 from . import base
@@ -97,32 +96,6 @@ READING = {  # label, what it shows
 
 
 # ---------------------------------------------------------------- symbols
-# constructors that solution/maths/build.py does not have yet (they belong there)
-def _fenced_call(name: str, body) -> Node:
-    """``softmax(s/√d_k)`` with brackets sized to their content (``\\left( ... \\right)``)."""
-    return line(Named(name), Fence("(", line(body), ")"))
-
-
-def _exact(x) -> Node:
-    """An exact value in a worked line: a rational as its :class:`Value`; an
-    irrational one (``8 √10``) as the tree of its LaTeX, which the HTML and the
-    terminal set as TeX does: the MathML and plain printers of a :class:`Value`
-    do not yet (``8⁢√10``, ``8·sqrt(10)``).  With them, this is ``Value(x)``."""
-    return Value(x) if is_rational(x) else as_tree(to_latex(x))
-
-
-def _given(x) -> Node:
-    """A number as a calculator sheet gives it: a terminating decimal as its digits
-    (``18.4``), anything else exactly (:func:`_exact`).  (``lines.nx`` of 1/3 is a
-    number whose digits are ``\\frac{1}{3}``: its MathML is broken; this belongs there.)"""
-    return lines.nx(x) if type(x) is Fraction and terminating_places(x) is not None else _exact(x)
-
-
-def _row_matrix(cells) -> Table:
-    """A one-row bracketed matrix of nodes."""
-    return Table((tuple(cells),))
-
-
 S_SYM, D_K = m.sym("s"), m.sym("d", sub="k")
 
 
@@ -277,14 +250,14 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             "softmax_sqrt_dk",
             root,
             r"Softmax of the scores divided by $\sqrt{d_k}$",
-            _fenced_call("softmax", m.frac(S_SYM, m.sqrt(D_K))),
+            m.call("softmax", m.frac(S_SYM, m.sqrt(D_K)), sized=True),
             m.frac(S_SYM, m.sqrt(d_k)),
         ),
         (
             "softmax_dk",
             Fraction(d_k),
             "Softmax of the scores divided by $d_k$",
-            _fenced_call("softmax", m.frac(S_SYM, D_K)),
+            m.call("softmax", m.frac(S_SYM, D_K), sized=True),
             m.frac(S_SYM, d_k),
         ),
     )
@@ -334,10 +307,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
             exp_span=None,  # the exponents are differences of the given scores: the table lists those
         )
         calc = blocks.calculator(p)  # calculator: 18.4
-        cells = [_given(x) if calc else _exact(x) for x in z[0]]
-        before = [line(m.sym("z", prime=mark), "=", scaled_sym or S_SYM, "=", _row_matrix(cells))]
+        cells = [lines.nx(x) if calc else Value(x) for x in z[0]]
+        before = [line(m.sym("z", prime=mark), "=", scaled_sym or S_SYM, "=", m.row_matrix(cells))]
         if name == "softmax_sqrt_dk":
-            before.insert(0, line(m.sqrt(D_K), "=", m.sqrt(d_k), "=", _exact(root)))
+            before.insert(0, line(m.sqrt(D_K), "=", m.sqrt(d_k), "=", Value(root)))
         tiny = [
             line(m.sym("alpha", sub=k + 1, prime=mark), "≈", _sci(x))
             for k, x in enumerate(exact_w)

@@ -3,7 +3,7 @@
 
 * :mod:`.linalg` -- exact matrices: products, sums, masks, stacking;
 * :mod:`.softmax_steps` -- the exact softmax of a row, in its short forms;
-* :mod:`.worklines` -- the written-out arithmetic of one entry (LaTeX lines);
+* :mod:`.line_trees` -- the written-out arithmetic of one entry, as trees; :mod:`.line_choices` -- which numbers it shows;
 * :mod:`.layer_steps` -- rounded carries, sums and relabelling for long chains;
 * :mod:`.scaled_dot_product` -- the attention chain (scores, scaled, masked,
   weights, output) and its hand-mode checks; also the one namespace the

@@ -3,7 +3,7 @@ an entry that is 0, or a sum of zeros, teaches nothing (used by multi-head
 attention, whose heads are small and often have such entries).
 
 The other choices live beside the step builders that use them:
-:func:`worksheet.steps.worklines.nonzero_entry`, ``busiest_entry`` and
+:func:`worksheet.steps.line_choices.nonzero_entry`, ``busiest_entry`` and
 ``sum_entry`` (an entrywise sum: no 0 result, no 0 term),
 :func:`worksheet.steps.scaled_dot_product.teaching_row` (a softmax row whose
 scores vary and whose maximum is not 0), and the layer-norm kind's worked row

@@ -4,7 +4,7 @@ and the :class:`Carry` rule by which a long chain carries its values.
 
 Kinds reach these names through :mod:`worksheet.steps.scaled_dot_product` (``blocks.Carry``,
 ``blocks.sum_step``, ...); the worked-line helpers they use with them
-(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.steps.worklines`,
+(``work_term``, ``work_result``, ``dot_work``) are in :mod:`worksheet.steps.line_trees`,
 and as trees in :mod:`worksheet.steps.line_trees`.  :func:`sum_step` writes its
 worked line as a tree (:mod:`worksheet.solution.maths`); its symbols may be
 trees or LaTeX.
@@ -26,7 +26,7 @@ from ..solution.problem import Matrix, Problem, shape, shows_exact
 from ..solution.problem import verify as _verify
 from .line_trees import entry, work_result, work_term
 from .standard_tables import GRID_DRIFT
-from .worklines import SHORT, sum_entry
+from .line_choices import SHORT, sum_entry
 
 __all__ = ["sum_step", "round_exact", "round_matrix", "Carry", "carried", "grid_drift", "relabel_last"]
 

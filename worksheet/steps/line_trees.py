@@ -1,15 +1,30 @@
-r"""Worked lines as trees: the vocabulary of :mod:`worksheet.steps.worklines`
-(the same names, the same choices of exact and decimal, the same
-rounding), building :mod:`worksheet.solution.maths` nodes instead of LaTeX
-strings.  A kind that writes its lines with these gives its steps trees,
-which every format prints with its own printer; ``str()`` of a node is
-its LaTeX, the text the LaTeX helpers wrote.
+r"""Worked lines as trees: numbers in products, entry symbols, sums that
+elide their middle terms when long, and the choice between exact and
+decimal printing, as :mod:`worksheet.solution.maths` nodes that every
+format prints with its own printer (``str()`` of a node is its LaTeX).
+The choices of numbers are :mod:`worksheet.steps.line_choices`'.
 
-Which helper when: as in :mod:`worksheet.steps.worklines` (its module
-docstring), with these differences: a number in a line is a node
-(:func:`lx`, :func:`nx`, :func:`work_term`), :func:`approx_number` is
-:func:`worksheet.steps.worklines.approx` as a node, and a label in a line
-is :func:`latex_text`, a text leaf.
+Which helper when
+-----------------
+A worked line shows one entry's arithmetic.  Pick by what the line prints:
+
+* Exact throughout (hand mode, the attention steps): :func:`lx` for a number
+  inside a product (negatives in parentheses), :func:`dot_latex` for a whole
+  dot product ``a_1 b_1 + a_2 b_2``, a ``Value`` for the result.
+* Decimals where exact forms would be unreadable (the layer kinds, and long
+  chains that carry 4-place values): :func:`work_term` for a number inside a
+  line (integers, terminating decimals ``0.75``, short exact forms, else 4
+  decimals, and it says whether it rounded), :func:`work_result` for the
+  ``= value`` / ``≈ value`` that ends the line, :func:`dot_work` for a whole
+  dot product (``≈`` as soon as one term was rounded).  "Short" is
+  :data:`~worksheet.steps.line_choices.SHORT`, 40 characters of the value's ``str``.
+* A decimal only: :func:`approx_number` (4 places; ``≈`` is the caller's).
+* Calculator mode: decimals lead; write an exact value into a line only if
+  :func:`worksheet.steps.line_choices.shown` says so.
+
+:func:`entry` names the worked entry (``s_{12}``); :func:`chain` writes
+``a = b = c`` without repeated sides; :func:`latex_text` puts a user's label
+into a formula as a text leaf.
 """
 
 from __future__ import annotations
@@ -23,7 +38,7 @@ from ..solution.maths.build import entry as _entry
 from ..solution.maths.build import join, line, number, paren, text
 from ..solution.maths.nodes import Fence, Ident, Op, Space, Value
 from ..solution.number_format import decimal, given, terminating_places
-from .worklines import LONG_SUM, SHORT, approx, fit_places, term_value
+from .line_choices import LONG_SUM, SHORT, approx, fit_places, term_value
 
 __all__ = [
     "nx",
@@ -99,7 +114,7 @@ def _decimal_node(s: str, negative: bool) -> Node:
 
 def work_term(x, limit: int = SHORT, places: int | None = None, digits: int = 4) -> tuple[Node, bool]:
     """One number inside a worked line, and whether it was rounded (see
-    :func:`worksheet.steps.worklines.work_term`: integers, terminating
+    :func:`work_term`: integers, terminating
     decimals, fractions, short exact forms, else ``digits`` decimals;
     negative numbers and sums in parentheses)."""
     if isinstance(x, NegInf):
@@ -138,7 +153,7 @@ def dot_work(
     lhs: Maths, a: Sequence, b: Sequence, result, *, plus=None, limit: int = SHORT, places: int | None = None
 ) -> Row:
     """``lhs = a_1 b_1 + a_2 b_2 + ... (+ plus) = result``, one worked entry of a product
-    (see :func:`worksheet.steps.worklines.dot_work`)."""
+    ."""
     a, b = list(a), list(b)
     digits = 4
     if is_rational(result) or len(to_str(result)) > limit:
@@ -168,7 +183,7 @@ def dot_work(
 
 def weighted_sum(weights: Sequence, values: Sequence, result, carried: bool = False, decimals: bool = False) -> Row:
     """``≈ 0.2119 ⋅ (−1) + 0.5761 ⋅ 0 ≈ −0.2119``: one entry of ``A V``
-    (see :func:`worksheet.steps.worklines.weighted_sum`)."""
+    ."""
 
     def integer(x) -> bool:
         return is_rational(x) and Fraction(x).denominator == 1

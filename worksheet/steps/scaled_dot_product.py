@@ -11,7 +11,7 @@ The blocks build every formula and worked line as a maths tree
 (:mod:`worksheet.solution.maths.build`, :mod:`worksheet.steps.line_trees`);
 a symbol argument (``sym="s'"``, ``b_sym="W^Q"``) may be a tree or LaTeX, read
 with ``as_tree``.  The worked-line helpers re-exported below are the LaTeX ones
-of :mod:`worksheet.steps.worklines`, for the kinds that still write strings.
+of :mod:`worksheet.steps.line_trees` and :mod:`worksheet.steps.line_choices`, for the kinds.
 
 This module is also the one namespace the kinds use (``blocks.matmul``,
 ``blocks.work_term``, ``blocks.np_attention``, ...): it re-exports, in
@@ -19,7 +19,7 @@ This module is also the one namespace the kinds use (``blocks.matmul``,
 
 * :mod:`worksheet.steps.linalg`: exact linear algebra and shape checks;
 * :mod:`worksheet.steps.softmax_steps`: the exact softmax (``softmax_rows``, ``softmax_matmul``);
-* :mod:`worksheet.steps.worklines`: the LaTeX of worked lines -- its docstring says
+* :mod:`worksheet.steps.line_trees`: worked lines as trees -- its docstring says
   which helper to use when (exact or decimal printing, calculator mode:
   ``shown``, ``EXACT_SHOWN_CHARS``, ``work_term``/``work_result``, ``approx``);
 * :mod:`worksheet.steps.layer_steps`: the sum step, rounding and the carried chain;
@@ -47,26 +47,28 @@ from .float_check import given_value, np_attention, np_causal, np_softmax, pleas
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from .standard_tables import GRID_DRIFT, add_table, grid_aid, grid_argument
 from ..policy.pencil import round_places
-from .worklines import (
+from .line_choices import (
     LONG_SUM,
     SHORT,
     approx,
     busiest_entry,
-    chain,
-    decimal_at,
-    dot_latex,
-    dot_work,
-    entry,
-    fit_places,
-    join_terms,
-    term_value,
-    latex_text,
-    lx,
-    nx,
     calculator,
+    decimal_at,
+    fit_places,
     max_not_zero,
     nonzero_entry,
     shown,
+    term_value,
+)
+from .line_trees import (
+    chain,
+    dot_latex,
+    dot_work,
+    entry,
+    join_terms,
+    latex_text,
+    lx,
+    nx,
     terms_count,
     weighted_sum,
     work_result,

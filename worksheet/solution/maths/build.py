@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .nodes import (
+    Table,
     Accent,
     BigOp,
     Fence,
@@ -74,6 +75,10 @@ __all__ = [
     "fenced",
     "indexed",
     "pair",
+    "brackets",
+    "norm",
+    "row_matrix",
+    "word_space",
 ]
 
 RELATIONS = frozenset("=≈≤≥<>≠→∈")
@@ -220,12 +225,14 @@ def power(base, exponent) -> Script:
     return Script(b, None, atom(exponent) if not isinstance(exponent, str) else _script(exponent))
 
 
-def call(name: str, *args, sub=None) -> Row:
-    """A named operator applied: ``softmax(S′)``, ``max_j(...)``; ``tanh``, ``exp``, ... are TeX's own."""
+def call(name: str, *args, sub=None, sized: bool = False) -> Row:
+    """A named operator applied: ``softmax(S′)``, ``max_j(...)``; ``tanh``, ``exp``, ... are TeX's own.
+    ``sized``: brackets sized to the argument (``tanh\\left(...\\right)``)."""
     op: Node = Named(name)
     if sub is not None:
         op = Script(op, _script(sub))
-    return row(op, paren(join(args, ",")) if len(args) != 1 else paren(args[0]))
+    arg = join(args, ",") if len(args) != 1 else atom(args[0])
+    return row(op, fenced(arg) if sized else paren(arg))
 
 
 def total(sub=None, sup=None) -> Node:
@@ -277,3 +284,23 @@ def indexed(x, i) -> Row:
 def pair(a, b) -> Row:
     """The index ``a,b``, always with its comma (``θ_{1,0}``, never ``θ_{10}``)."""
     return line(a, ",", b)
+
+
+def brackets(*items) -> Row:
+    """``[s, h_j]``: items side by side in text-size square brackets (a row vector written out)."""
+    return row(Op("["), join(items, ","), Op("]"))
+
+
+def norm(x) -> Row:
+    """``‖x‖``, the length of a vector."""
+    return row(Op("‖"), atom(x), Op("‖"))
+
+
+def row_matrix(cells) -> Table:
+    """A one-row bracketed matrix of nodes or exact values."""
+    return Table((tuple(atom(c) for c in cells),))
+
+
+def word_space() -> Space:
+    """TeX's ``\\ ``: a word's space between two pieces of a formula (``(1) Q``)."""
+    return Space("0.25em")
