@@ -403,7 +403,7 @@ def test_tex_escaped_text_has_no_live_specials(s):
     from worksheet.steps.scaled_dot_product import latex_text
     from worksheet.solution.number_format import text_escape
 
-    for out in (tex_escape(s), text_escape(s), latex_text(s)[len(r"\text{") : -1]):
+    for out in (tex_escape(s), text_escape(s), str(latex_text(s))[len(r"\text{") : -1]):
         rest = _TEX_ESCAPES.sub("", out)
         assert not set(rest) & set("\\{}$&%#_^~"), (s, out)
 
