@@ -485,7 +485,7 @@ def _softmax_work(
         line(
             m.total("j"),
             power_of(src_j),
-            "=",
+            "≈" if grid and any(read_at[k] != d for k, d in shifted) else "=",  # on the grid: read at rounded exponents
             lines.join_terms([power_of_e(d, k) for k, d in shifted]),
             *table_sum,
             sum_rel,
@@ -502,7 +502,7 @@ def _softmax_work(
         rhs: list = ["=", Value(W[i][j]), "≈"] if shown(p, W[i][j]) and not odd else ["≈"]
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             rhs += [m.frac(m.number(values[j]), total_shown), "≈"]
-        ratio = m.frac(power_of_e(d, j), line(m.total("k"), power_of(src_k)))
+        ratio = m.frac(m.power("e", num(d)), line(m.total("k"), power_of(src_k)))  # the exact exponent
         weight = lines.approx_number(W[i][j] if chain is None else chain[i][j])
         work.append(line(_sub(sym, i, j, vector), "=", ratio, *rhs, weight))
     if len(shifted) < shape(S)[1]:
