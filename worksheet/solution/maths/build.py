@@ -25,6 +25,7 @@ a user's label goes in there and nowhere else.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable
 
 from .nodes import (
@@ -86,6 +87,9 @@ OPERATORS = frozenset("+−⋅×⊙/,;:|")
 _ASCII = {"-": "\u2212", "*": "⋅", "~": "≈", "<=": "≤", ">=": "≥", "->": "→"}
 
 
+# Nodes are immutable, so the constructors below share the nodes they make from
+# plain arguments (names, digits, index strings): a kind builds thousands of lines.
+@lru_cache(maxsize=4096)
 def _ident(name: str, upright: bool = False) -> Ident:
     return Ident(GREEK_LETTERS.get(name, name), upright)
 
@@ -103,6 +107,11 @@ def _script(x) -> Node | None:
     """A script from a node, an int, a string (``"ij"``, ``":,1"``, ``"(1)"``) or a tuple of them."""
     if x is None or isinstance(x, Node):
         return x
+    return _plain_script(x)
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _plain_script(x) -> Node:
     if isinstance(x, int):
         return Num(str(x))
     if isinstance(x, tuple):
@@ -140,6 +149,17 @@ def indices(*xs) -> Node:
 def sym(name: str | Node, sub=None, sup=None, *, prime: int = 0, upright: bool = False) -> Node:
     """A symbol with scripts: ``sym("alpha", sub=(1, 2))`` is α₁₂; a Greek name
     is its letter; ``prime``: S′; ``upright``: a word such as head."""
+    if type(name) is str and not isinstance(sub, Node) and not isinstance(sup, Node):
+        return _plain_sym(name, sub, sup, prime, upright)
+    return _sym(name, sub, sup, prime, upright)
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _plain_sym(name: str, sub, sup, prime: int, upright: bool) -> Node:
+    return _sym(name, sub, sup, prime, upright)
+
+
+def _sym(name, sub, sup, prime: int, upright: bool) -> Node:
     base = name if isinstance(name, Node) else _ident(name, upright or (len(name) > 1 and name not in GREEK_LETTERS))
     sup_node = Prime(prime) if prime else _script(sup)
     if prime and sup is not None:  # s'^{(1)}: the primed symbol in braces, then its superscript
@@ -163,27 +183,38 @@ def entry(name: str | Node, i: int, j: int | None = None) -> Node:
 
 def number(x) -> Node:
     """A number's digits (``"0.25"``, ``"-1"``, an int) as printed, with its sign."""
-    s = str(x)
+    return _number(str(x))
+
+
+@lru_cache(maxsize=8192)
+def _number(s: str) -> Node:
     if s.startswith("-"):
         return Row((Op("\u2212"), Num(s[1:])))
     return Num(s)
 
 
-def _piece(x) -> Node | list[Node]:
-    if isinstance(x, str):
-        s = _ASCII.get(x, x)
-        if s in RELATIONS:
-            return Rel(s)
-        if s in OPERATORS:
-            return Op(s)
-        return number(s)
-    return atom(x)
+@lru_cache(maxsize=4096)
+def _word(x: str) -> Node:
+    """A string in a line: a relation, an operator, or a number's digits."""
+    s = _ASCII.get(x, x)
+    if s in RELATIONS:
+        return Rel(s)
+    if s in OPERATORS:
+        return Op(s)
+    return number(s)
 
 
 def line(*items) -> Row:
     """Atoms side by side; a string is a relation (``"="``, ``"≈"``), an operator
     (``"+"``, ``"-"``, ``"*"`` for ⋅) or a number's digits.  Rows are spliced in."""
-    return row(*(_piece(x) for x in items))
+    out: list[Node] = []
+    for x in items:
+        n = _word(x) if type(x) is str else x if isinstance(x, Node) else atom(x)
+        if type(n) is Row:
+            out.extend(n.items)
+        else:
+            out.append(n)
+    return Row(tuple(out))
 
 
 def join(terms: Iterable, op: str = "+") -> Row:

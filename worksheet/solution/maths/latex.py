@@ -55,13 +55,15 @@ class LatexPrinter(Printer):
 
     def _print_Row(self, node: Row) -> str:
         items = node.items
-        out = ""
+        out: list[str] = []
+        methods, in_script = self._methods, self.in_script
         for k, it in enumerate(items):
-            piece = "{" + self(it) + "}" if type(it) is Row else self(it)
-            if k and _space_before(items, k, self.in_script):
-                out += " "
-            out += piece
-        return out
+            kind = type(it)
+            method = methods.get(kind) or getattr(type(self), "_print_" + kind.__name__)
+            if k and _space_before(items, k, in_script):
+                out.append(" ")
+            out.append("{" + method(self, it) + "}" if kind is Row else method(self, it))
+        return "".join(out)
 
     def group(self, node: Node, bare_digit: bool = False) -> str:
         """A script's argument: a single letter bare (``d_k``), a digit bare in a
@@ -106,7 +108,15 @@ class LatexPrinter(Printer):
         return f"\\middle{_delim(node.symbol)}"
 
     def _print_Script(self, node: Script) -> str:
-        """Superscript first (``m^{(1)}_{11}``, ``W^O_{:,1}``), as the kinds write it; a prime at its base."""
+        """Superscript first (``m^{(1)}_{11}``, ``W^O_{:,1}``), as the kinds write it; a prime at its base.
+        (Kept on the node: a symbol such as ``s_{12}`` is one shared node, printed on every line.)"""
+        if self.in_script:  # (a base row is spaced as in a script here: not what is kept)
+            return self._script_latex(node)
+        if node.latex is None:
+            object.__setattr__(node, "latex", self._script_latex(node))
+        return node.latex
+
+    def _script_latex(self, node: Script) -> str:
         base = self(node.base)
         if type(node.base) in (Script, Row):
             base = "{" + base + "}"
@@ -151,6 +161,8 @@ def _space_before(items: tuple, k: int, in_script: bool) -> bool:
     """Is there a space between ``items[k - 1]`` and ``items[k]``?"""
     before, it = items[k - 1], items[k]
     kb, ki = type(before), type(it)
+    if kb is not Op and ki is not Op and ki is not Fence and not in_script and ki is not Script:
+        return True  # two atoms: x y, = 2, 2 \cdot (the common case)
     if in_script:  # s_{1,2}, ^{[1]}, ^{(c,1)}, \sum_{j=1}; but e^{s_{1k} - m_{1}}
         return _binary(items, k) or _binary(items, k - 1)
     if kb is Op and (before.symbol in "([{" or (before.symbol in "\u2212+" and is_sign(items, k - 1))):
@@ -178,7 +190,11 @@ _SCRIPT = LatexPrinter(in_script=True)
 
 
 def to_latex_text(node: Node) -> str:
-    """The LaTeX of a formula (not cached: hashing a tree costs about what printing it does)."""
+    """The LaTeX of a formula; a row keeps its LaTeX once printed (see :class:`~.nodes.Row`)."""
+    if type(node) is Row:
+        if node.latex is None:
+            object.__setattr__(node, "latex", _PRINTER(node))
+        return node.latex
     return _PRINTER(node)
 
 

@@ -17,7 +17,7 @@ MathML and plain text need no table; the LaTeX printer maps them back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ...policy.errors import WorksheetError
@@ -67,9 +67,12 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Row(Node):
-    """Atoms side by side (a formula, a script, a numerator)."""
+    """Atoms side by side (a formula, a script, a numerator).  ``latex``: its LaTeX,
+    kept on the row once printed (a line is printed for md, tex and JSON alike),
+    as :mod:`worksheet.exact.printing` keeps a value's text on the value."""
 
     items: tuple[Node, ...] = ()
+    latex: str | None = field(default=None, compare=False, repr=False)
 
     def __bool__(self) -> bool:  # an empty formula is no formula (``{% if s.formula %}``)
         return bool(self.items)
@@ -144,6 +147,7 @@ class Script(Node):
     base: Node
     sub: Node | None = None
     sup: Node | None = None
+    latex: str | None = field(default=None, compare=False, repr=False)  # kept once printed, as a Row's
 
 
 @dataclass(frozen=True, slots=True)
