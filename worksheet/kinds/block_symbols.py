@@ -29,7 +29,18 @@ from ..solution.maths.build import number
 from ..solution.maths.nodes import Accent, Fence, Frac, Ident, Num, Op, Prime, Row, Script, Sqrt, Table, Value
 from ..solution.number_format import terminating_places
 
-__all__ = ["Rule", "symbol", "entry", "add_norm", "scripted", "rename", "rename_prose", "decimals", "one"]
+__all__ = [
+    "Rule",
+    "symbol",
+    "entry",
+    "add_norm",
+    "feed_forward",
+    "scripted",
+    "rename",
+    "rename_prose",
+    "decimals",
+    "one",
+]
 
 Rule = Callable[[Node], "Node | None"]
 
@@ -164,6 +175,22 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
     )
     inputs = (symbol("X", x[0]), entry("x", x[1])) if x is not None else ()
     return own + inputs + (symbol("F", sublayer[0]), entry("f", sublayer[1]))
+
+
+def feed_forward(k: int) -> tuple[Rule, ...]:
+    """The feed-forward part's rules in a block, after Add & Norm ``k``: its input X is
+    ``Y_k`` (entries ``y^{[k]}``), its hidden layer ``U'``/``U`` (H is the encoder's
+    output in a decoder), its output ``O_f``."""
+    return (
+        symbol("X", f"Y_{k}"),
+        symbol("H'", "U'"),
+        symbol("H", "U"),
+        symbol("O", "O_f"),
+        entry("x", f"y^{{[{k}]}}"),
+        entry("h'", "u'"),
+        entry("h", "u"),
+        entry("o", "{O_f}"),
+    )
 
 
 # -- applying rules ------------------------------------------------------------

@@ -170,16 +170,7 @@ SYMBOLS = {
         names.entry("o", "{O_c}"),
     ),
     "norm2.": names.add_norm(2, ("Y_1", "y^{[1]}"), ("O_c", "{O_c}")),
-    "ffn.": (
-        names.symbol("X", "Y_2"),
-        names.symbol("H'", "U'"),
-        names.symbol("H", "U"),
-        names.symbol("O", "O_f"),
-        names.entry("x", "y^{[2]}"),
-        names.entry("h'", "u'"),
-        names.entry("h", "u"),
-        names.entry("o", "{O_f}"),
-    ),
+    "ffn.": names.feed_forward(2),
     "norm3.": names.add_norm(3, ("Y_2", "y^{[2]}"), ("O_f", "{O_f}")),
 }
 

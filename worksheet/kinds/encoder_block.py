@@ -109,16 +109,7 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # an undefined F
 SYMBOLS = {
     "norm1.": names.add_norm(1, None, ("O", "o")),
-    "ffn.": (
-        names.symbol("X", "Y_1"),
-        names.symbol("H'", "U'"),
-        names.symbol("H", "U"),
-        names.symbol("O", "O_f"),
-        names.entry("x", "y^{[1]}"),
-        names.entry("h'", "u'"),
-        names.entry("h", "u"),
-        names.entry("o", "{O_f}"),
-    ),
+    "ffn.": names.feed_forward(1),
     "norm2.": names.add_norm(2, ("Y_1", "y^{[1]}"), ("O_f", "{O_f}")),
 }
 
