@@ -261,7 +261,7 @@ def test_formulas_symbols_and_own_worked_lines_are_trees_as_the_blocks_rename_th
         assert all(isinstance(x, Node) for x in (*p.step(name).work, p.step(name).symbol)), name
     formulas = {s.name: str(s.formula) for s in p.steps}
     assert formulas["Q_2"] == "Q_{2} = X W^Q_{2}" and formulas["scores_1"] == r"S_{1} = Q_{1} K^\top_{1}"
-    assert formulas["masked_1"] == r"M_{1} = S'_{1} \text{ with } - \infty \text{ where } j > i"
+    assert formulas["masked_1"] == r"M_{1} = S'_{1} \text{ with } -\infty \text{ where } j > i"
     assert formulas["concat"] == r"C = \left[\, \mathrm{head}_{1} \; \cdots \; \mathrm{head}_{2} \,\right]"
     assert str(p.step("Q_1").work[0]).startswith(r"q^{(1)}_{") and r"{W^Q_{1}}_{:," in str(p.step("Q_1").work[0])
     assert str(p.step("output").work[0]).startswith(r"o_{") and r"\cdot W^O_{:," in str(p.step("output").work[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ...exact import to_latex
 from .reading import read_latex
-from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table, Value
+from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table, Text, Value
 
 __all__ = ["Printer", "is_sign", "is_tall", "OPENING"]
 
@@ -45,14 +45,14 @@ def _skip_spaces(items: tuple[Node, ...], k: int) -> Node | None:
 
 def is_sign(items: tuple[Node, ...], k: int) -> bool:
     """Is the minus (or plus) at ``items[k]`` a sign, not a binary operator:
-    first in its row, or after an opening bracket, a relation, an operator
-    or a named operator (``= -1``, ``(-2)``, ``tanh -x``)?"""
+    first in its row, or after an opening bracket, a relation, an operator,
+    a named operator or words (``= -1``, ``(-2)``, ``tanh -x``, ``with -∞``)?"""
     before = _skip_spaces(items, k)
     if before is None:
         return True
     kind = type(before)
-    if kind is Rel or kind is Named or kind is BigOp or kind is Middle:
-        return True
+    if kind is Rel or kind is Named or kind is BigOp or kind is Middle or kind is Text:
+        return True  # (after words: "with −∞")
     return kind is Op and before.symbol in _SIGN_AFTER
 
 
