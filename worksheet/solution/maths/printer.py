@@ -6,7 +6,24 @@ from __future__ import annotations
 
 from ...exact import to_latex
 from .reading import read_latex
-from .nodes import Accent, BigOp, Fence, Frac, Middle, Named, Node, Op, Rel, Row, Script, Space, Sqrt, Table, Text, Value
+from .nodes import (
+    Accent,
+    BigOp,
+    Fence,
+    Frac,
+    Middle,
+    Named,
+    Node,
+    Op,
+    Rel,
+    Row,
+    Script,
+    Space,
+    Sqrt,
+    Table,
+    Text,
+    Value,
+)
 
 __all__ = ["Printer", "is_sign", "is_tall", "OPENING"]
 
