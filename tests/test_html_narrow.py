@@ -59,3 +59,33 @@ def test_the_boxes_that_scroll_on_screen_show_everything_on_paper():
     assert ".given > div, .aidscroll { max-width: 100%; overflow-x: auto;" in screen
     assert ".given > div, .aidscroll, details.solution { overflow: visible;" in printed
     assert '<div class="aidscroll"><table class="aidgrid">' in page
+
+
+_COLUMN = """
+<script>
+const box = (sel) => document.querySelector(sel).getBoundingClientRect();
+const pre = document.createElement('pre');
+pre.id = 'measured';
+pre.textContent = JSON.stringify({sheet: box('article.sheet'), tables: box('section.tables')});
+document.body.appendChild(pre);
+</script>
+"""
+
+
+def test_the_tables_page_stands_in_the_sheets_column_at_laptop_width(tmp_path):
+    """Issue 29: the tables section (after the sheet's article) was flush left at 1280 px."""
+    page = render_document(build_document(["lstm-cell"], seed=1, options={"numbers": "hand"}), ["html"])[
+        "worksheet.html"
+    ]
+    assert 'class="tables"' in page
+    f = tmp_path / "sheet.html"
+    f.write_text(page.replace("</body>", _COLUMN + "</body>"), encoding="utf-8")
+    proc = run_chromium(f, "--window-size=1280,900", "--dump-dom")
+    found = re.search(r'<pre id="measured">(.*?)</pre>', proc.stdout)
+    assert found, proc.stderr[-2000:]
+    got = json.loads(found[1])
+    assert got["sheet"]["left"] > 100  # a centred column at this width
+    assert (
+        abs(got["tables"]["left"] - got["sheet"]["left"]) < 1
+        and abs(got["tables"]["width"] - got["sheet"]["width"]) < 1
+    )

@@ -100,6 +100,30 @@ def sheet_of(tmp_path, runner, cli, fmt: str) -> str:
     return (out / f"worksheet.{fmt}").read_text(encoding="utf-8")
 
 
+def test_a_softmax_read_on_the_grid_says_approx_and_keeps_the_exact_exponent():
+    """Issue 29 item 3 on the standard grid: the sum of e^x read at rounded exponents
+    (e^{-1.12} for e^{-1.1181}) is ≈, never =; a weight's first fraction has the
+    exact exponent, the one the exact value after its '=' has."""
+    from worksheet.build import build_document
+
+    p = build_document(["decoder-block"], seed=1).problems[0]
+    lines = [str(w) for s in p.steps if s.name == "cross.weights_1" for w in s.work]
+    assert r"\approx e^{-1.12} + e^0 + e^{-3.7} \approx 0.3263 + 1 + 0.0247 = 1.3510" in lines[1], lines[1]
+    assert r"= \frac{e^{-1.1181}}{\sum_k" in lines[2] and r"= \frac{e^{-1.1181}}{1 + e^{-1.1181}" in lines[2], lines[2]
+    checked = 0
+    for seed in range(1, 6):  # every weight: the first fraction's numerator is the exact one that follows
+        q = build_document(["decoder-block"], seed=seed).problems[0]
+        for w in (str(w) for s in q.steps if ".weights" in s.name for w in s.work):
+            parts = w.split(r" = \frac{")
+            if len(parts) < 3 or r"}{\sum_k" not in parts[1]:
+                continue
+            first, second = parts[1].split(r"}{\sum_k")[0], parts[2].split("}{")[0]
+            if first != "e^0" and "frac" not in first:  # (e^0 = 1 is written 1 after the =; decimals only)
+                assert first == second, w
+                checked += 1
+    assert checked > 5
+
+
 def test_latex_one_row_grids_have_no_row_label_column(tmp_path, runner, cli):
     tex = sheet_of(tmp_path, runner, cli, "tex")
     grids = re.findall(r"\\begin\{tabular\}\{(l?\|\*\{\d+\}\{p\{\\gridcell\}\|\})\}\n(.*?)\\end\{tabular\}", tex, re.S)

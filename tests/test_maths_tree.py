@@ -217,3 +217,14 @@ def test_any_formula_of_these_pieces_reads_and_prints_in_every_format(tokens):
     assert mathml_tags(to_mathml_inner(tree)) <= MATHML_TAGS
     assert read_latex(to_latex_text(tree)) == tree
     assert "\\" not in to_text(tree)
+
+
+def test_a_formulas_width_counts_a_fraction_once_not_its_two_parts():
+    """The HTML's print size (display long/longer) comes from the width on the tree: a
+    stacked fraction is as wide as its wider part, not as long as its LaTeX."""
+    from worksheet.solution.maths.printer import width
+
+    stacked = read_latex(r"\frac{e^{-1.1181}}{1 + e^{-1.1181} + e^{-3.6959}}")
+    inline = read_latex(r"e^{-1.1181} / (1 + e^{-1.1181} + e^{-3.6959})")
+    assert width(stacked) < 0.75 * width(inline)
+    assert width(read_latex("x + y")) < width(read_latex("x + y + z + w"))
