@@ -27,7 +27,7 @@ import unicodedata
 from functools import lru_cache
 
 from ..policy.safetext import plain_title
-from ..solution.maths import Maths, MathsError, as_tree, to_text
+from ..solution.maths import Maths, MathsError, Node, read_latex, to_text
 from ..solution.problem import MathLabel
 from .base import Table, TemplateRenderer
 
@@ -75,13 +75,19 @@ def shown(s: str, *, newlines: bool = False) -> str:
     return "".join(c if c.isprintable() or (c == "\n" and newlines) else _shown_char(c) for c in s)
 
 
-@lru_cache(maxsize=8192)
 def maths_text(latex: Maths) -> str:
     """A formula (a tree, or LaTeX) as plain Unicode text, printed from the maths tree.
     LaTeX the reader cannot read (tests assert the kinds write none) loses its
     commands' backslashes and braces rather than show them."""
+    if isinstance(latex, Node):  # a tree is printed (hashing it to cache would cost as much)
+        return shown(to_text(latex))
+    return _text_of_latex(latex)
+
+
+@lru_cache(maxsize=8192)
+def _text_of_latex(latex: str) -> str:
     try:
-        out = to_text(as_tree(latex))
+        out = to_text(read_latex(latex))
     except MathsError:
         out = re.sub(r"\\(.)", r"\1", plain_title(f"${latex.replace('$', '')}$"))
     return shown(out)
