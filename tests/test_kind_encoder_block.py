@@ -325,3 +325,38 @@ def test_check_marks_the_carried_values_a_student_writes_correct(tmp_path, seed,
     unrounded = table({s.name: s.value for s in p.steps})
     report = check_answers(key, write_toml(tmp_path / "unrounded.toml", unrounded))
     assert set(statuses(report).values()) == {"correct"}, report.text()
+
+
+# ---------------------------------------------------------------- a draw is solved once
+
+
+@pytest.mark.parametrize("block", ["encoder-block", "decoder-block"])
+def test_a_hand_draw_is_solved_once_and_only_for_its_own_inputs(block):
+    """generate solves a hand draw to accept it (it must read only the standard tables);
+    the solve that follows takes that problem, with its seed, instead of solving again.
+    It is taken once, and only for the same matrices and params: a second solve, other
+    matrices or other params solve afresh, and every route gives the same page."""
+    import dataclasses
+
+    from worksheet.kinds import chain, registry
+    from worksheet.render import get
+    from worksheet.solution.document import Document
+
+    def page(p):
+        return get("md").render(Document(title="t", problems=[p]), key=True)
+
+    module = registry.get(block)
+    params = module.Params()
+    drawn = module.generate(np.random.default_rng(3), params)
+    assert type(drawn) is chain.Drawn and drawn.solved is not None
+    kept = drawn.solved[2]
+    taken = module.solve(drawn, params, seed=3)
+    assert taken is kept and taken.seed == 3 and drawn.solved is None
+    again = module.solve(drawn, params, seed=3)  # nothing kept now: solved afresh
+    assert again is not taken and page(again) == page(taken)
+    other = chain.Drawn(module.generate(np.random.default_rng(4), params))
+    other.solved = (params, dict(drawn), kept)  # kept for other matrices
+    assert module.solve(other, params, seed=4) is not kept
+    redrawn = module.generate(np.random.default_rng(3), params)
+    assert chain.take_solved(redrawn, dataclasses.replace(params, numbers="calculator"), 3) is None
+    assert redrawn.solved is None  # looked at once, then dropped

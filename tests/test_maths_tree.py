@@ -100,6 +100,73 @@ def test_renaming_a_symbol_is_substitution_on_its_nodes():
     assert s not in list(walk(renamed)) and t in list(walk(renamed))
 
 
+def _plain_rename(n, rule, atom=True):
+    """A renaming rule applied top down with no memo, no skipping and every node rebuilt:
+    the plain reading of block_symbols' docstring, to hold the fast one to."""
+    import dataclasses
+
+    if atom or type(n) is not nodes.Ident:
+        new = rule(n)
+        if new is not None:
+            return new
+    kind = type(n)
+    if kind is Row:
+        items = []
+        for c in n.items:
+            new = _plain_rename(c, rule)
+            items.extend(new.items if type(new) is Row and type(c) is not Row else (new,))
+        return Row(tuple(items))
+    if kind is nodes.Script:
+        return nodes.Script(
+            _plain_rename(n.base, rule, False),
+            None if n.sub is None else _plain_rename(n.sub, rule),
+            None if n.sup is None else _plain_rename(n.sup, rule, False),
+        )
+    if kind is nodes.Frac:
+        return nodes.Frac(_plain_rename(n.num, rule), _plain_rename(n.den, rule))
+    if kind is nodes.Table:
+        return nodes.Table(tuple(tuple(_plain_rename(c, rule) for c in r) for r in n.rows), n.kind)
+    if kind in (nodes.Sqrt, nodes.Fence):
+        return dataclasses.replace(n, body=_plain_rename(n.body, rule))
+    return n
+
+
+@pytest.mark.parametrize("block", ["encoder-block", "decoder-block"])
+def test_a_blocks_renaming_is_each_rule_in_turn_and_keeps_what_it_leaves(block, monkeypatch):
+    """A block renames a part's lines with one Renaming (a memo shared by the lines, and
+    rules skipped for lines without their symbols): the same trees as each rule applied
+    in turn, from scratch; and a line no rule touches is the very node it was."""
+    import numpy as np
+
+    from worksheet.kinds import block_symbols, chain, registry
+
+    copied = []  # (the part's lines, the block's rules for them), as chain.copy is given them
+    original = chain.copy
+
+    def spy(p, sub, *args, symbols=(), **kwargs):
+        lines = [x for s in sub.steps for x in (s.formula, *s.work, s.symbol) if isinstance(x, nodes.Node)]
+        copied.append((lines, symbols))
+        return original(p, sub, *args, symbols=symbols, **kwargs)
+
+    monkeypatch.setattr(chain, "copy", spy)
+    module = registry.get(block)
+    module.solve(dict(module.generate(np.random.default_rng(5), module.Params())), module.Params())
+    checked = kept = 0
+    for lines, rules in copied:
+        renaming = block_symbols.Renaming(rules)
+        for line in lines:
+            slow = line
+            for rule in rules:
+                slow = _plain_rename(slow, rule)
+            fast = renaming(line)
+            assert fast == slow
+            if slow == line:
+                assert fast is line
+                kept += 1
+            checked += 1
+    assert len(copied) >= 4 and checked > 100 and 0 < kept < checked
+
+
 # ---------------------------------------------------------------- user text is a leaf
 
 LABEL = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=30)

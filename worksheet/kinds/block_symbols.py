@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 from ..exact import is_rational, to_latex
 from ..solution.maths import Maths, Node, as_latex, as_tree, read_latex
 from ..solution.maths.build import number
-from ..solution.maths.nodes import Accent, Fence, Frac, Ident, Num, Op, Prime, Row, Script, Sqrt, Table, Value
+from ..solution.maths.nodes import Accent, Fence, Frac, Ident, Num, Op, Prime, Rel, Row, Script, Sqrt, Table, Value
 from ..solution.number_format import terminating_places
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "feed_forward",
     "scripted",
     "rename",
+    "Renaming",
     "rename_prose",
     "decimals",
     "one",
@@ -70,6 +71,7 @@ def symbol(letter: str, new: Maths) -> Rule:
             return Script(rep.base, rep.sub, n.sup)
         return Script(rep, n.sub, n.sup)
 
+    rule.needs = _idents(old)
     return rule
 
 
@@ -96,6 +98,7 @@ def entry(letter: str, new: Maths) -> Rule:
             return Script(rep.base, n.sub, rep.sup)
         return Script(rep, n.sub, n.sup)
 
+    rule.needs = _idents(base)
     return rule
 
 
@@ -118,6 +121,7 @@ def scripted(base: Maths, change: Callable[[Node | None, Node | None], "tuple | 
         sub, sup = out
         return b if sub is None and sup is None else Script(b, sub, sup)
 
+    rule.needs = _idents(b)
     return rule
 
 
@@ -162,6 +166,8 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
             return Script(n, kk)
         return None
 
+    hat_x.needs = frozenset("xX")
+
     own = (
         symbol("Y", f"Y_{k}"),
         entry("y", f"y^{{[{k}]}}"),
@@ -194,10 +200,27 @@ def feed_forward(k: int) -> tuple[Rule, ...]:
 
 
 # -- applying rules ------------------------------------------------------------
-def _apply(n: Node, rule: Rule, atom: bool = True) -> Node:
+def _apply(n: Node, rule: Rule, atom: bool = True, memo: dict | None = None) -> Node:
     """``n`` with ``rule`` applied top down; a Row a rule returns inside a row is spliced in.
     ``atom``: a lone symbol here may be renamed (not a script's base, which the rules see
-    with its scripts, nor a one-letter superscript: ``W^O`` keeps its O)."""
+    with its scripts, nor a one-letter superscript: ``W^O`` keeps its O).
+
+    A subtree the rule leaves alone comes back as the same node (so the LaTeX a row or a
+    script keeps stays with it), and ``memo`` remembers what the rule did to each node it
+    met (a block's lines share their symbols' nodes): keyed by the node's id, with the node
+    kept beside its result, so an id is never read for another node."""
+    if memo is None:
+        memo = {}
+    key = id(n) if atom else -id(n) - 1
+    hit = memo.get(key)
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    out = _applied(n, rule, atom, memo)
+    memo[key] = (n, out)
+    return out
+
+
+def _applied(n: Node, rule: Rule, atom: bool, memo: dict) -> Node:
     kind = type(n)
     if atom or kind is not Ident:
         new = rule(n)
@@ -205,45 +228,101 @@ def _apply(n: Node, rule: Rule, atom: bool = True) -> Node:
             return new
     if kind is Row:
         items: list[Node] = []
+        same = True
         for c in n.items:
-            new = _apply(c, rule)
+            new = _apply(c, rule, True, memo)
+            if new is not c:
+                same = False
             if type(new) is Row and type(c) is not Row:
                 items.extend(new.items)
             else:
                 items.append(new)
-        return Row(tuple(items))
+        return n if same else Row(tuple(items))
     if kind is Script:
-        return Script(
-            _apply(n.base, rule, atom=False),
-            None if n.sub is None else _apply(n.sub, rule),
-            None if n.sup is None else _apply(n.sup, rule, atom=False),
-        )
+        base = _apply(n.base, rule, False, memo)
+        sub = None if n.sub is None else _apply(n.sub, rule, True, memo)
+        sup = None if n.sup is None else _apply(n.sup, rule, False, memo)
+        return n if base is n.base and sub is n.sub and sup is n.sup else Script(base, sub, sup)
     if kind is Frac:
-        return Frac(_apply(n.num, rule), _apply(n.den, rule))
+        num, den = _apply(n.num, rule, True, memo), _apply(n.den, rule, True, memo)
+        return n if num is n.num and den is n.den else Frac(num, den)
     if kind is Table:
-        return Table(tuple(tuple(_apply(c, rule) for c in cells) for cells in n.rows), n.kind)
+        rows = tuple(tuple(_apply(c, rule, True, memo) for c in cells) for cells in n.rows)
+        same = all(a is b for new, old in zip(rows, n.rows) for a, b in zip(new, old))
+        return n if same else Table(rows, n.kind)
     if kind is Sqrt or kind is Fence:
-        return dataclasses.replace(n, body=_apply(n.body, rule))
+        body = _apply(n.body, rule, True, memo)
+        return n if body is n.body else dataclasses.replace(n, body=body)
     return n  # a leaf; \hat{X} is renamed whole by a rule of its own, never inside
+
+
+def _idents(n: Node, memo: dict | None = None) -> frozenset:
+    """The names of the symbols (:class:`Ident`) anywhere in ``n`` (``memo``: as :func:`_apply`'s)."""
+    kind = type(n)
+    if kind is Ident:
+        return frozenset((n.name,))
+    if kind is Num or kind is Op or kind is Rel or kind is Value or kind is Prime or n is None:
+        return frozenset()
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(n))
+    if hit is not None and hit[0] is n:
+        return hit[1]
+    if kind is Row:
+        children = n.items
+    elif kind is Table:
+        children = tuple(c for cells in n.rows for c in cells)
+    else:
+        children = tuple(getattr(n, f) for f in n.__dataclass_fields__ if isinstance(getattr(n, f), Node))
+    out = frozenset().union(*(_idents(c, memo) for c in children))
+    memo[id(n)] = (n, out)
+    return out
+
+
+class Renaming:
+    """Rules applied in order, each to the whole tree (:func:`rename`), remembering
+    across calls what each rule did to a node: a block renames all the lines of a part
+    with one Renaming, and those lines share their symbols' nodes."""
+
+    def __init__(self, rules: Sequence[Rule]):
+        self.rules = tuple(rules)
+        self._memos: list[dict] = [{} for _ in self.rules]
+        self._symbols: dict = {}
+
+    def __call__(self, x: Maths) -> Node:
+        t = as_tree(x)
+        present = None
+        for rule, memo in zip(self.rules, self._memos):
+            needs = getattr(rule, "needs", None)  # the symbols the rule looks for: skip a tree without them
+            if needs is not None:
+                if present is None:
+                    present = _idents(t, self._symbols)
+                if present.isdisjoint(needs):
+                    continue
+            new = _apply(t, rule, True, memo)
+            if new is not t:
+                t, present = new, None
+        return t
+
+    def prose(self, text: str) -> str:
+        """Prose (a title, a note) with the rules applied to each of its ``$...$`` formulas."""
+        if not self.rules or "$" not in text:
+            return text
+        parts = text.split("$")
+        for i in range(1, len(parts), 2):
+            if i < len(parts) - 1 and parts[i].strip():
+                parts[i] = as_latex(self(parts[i]))
+        return "$".join(parts)
 
 
 def rename(x: Maths, rules: Sequence[Rule]) -> Node:
     """The formula with every rule applied, in order."""
-    t = as_tree(x)
-    for rule in rules:
-        t = _apply(t, rule)
-    return t
+    return Renaming(rules)(x)
 
 
 def rename_prose(text: str, rules: Sequence[Rule]) -> str:
     """Prose (a title, a note) with the rules applied to each of its ``$...$`` formulas."""
-    if not rules or "$" not in text:
-        return text
-    parts = text.split("$")
-    for i in range(1, len(parts), 2):
-        if i < len(parts) - 1 and parts[i].strip():
-            parts[i] = as_latex(rename(parts[i], rules))
-    return "$".join(parts)
+    return Renaming(rules).prose(text)
 
 
 # -- a carried chain's numbers as decimals ---------------------------------------------
@@ -276,8 +355,9 @@ def _decimal_rule(n: Node) -> Node | None:
     return None
 
 
-def decimals(x: Maths) -> Node:
+def decimals(x: Maths, memo: dict | None = None) -> Node:
     """Carried values in a worked line as the decimals the student writes:
     ``\\frac{12889}{10000}`` is ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
-    terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay)."""
-    return _apply(as_tree(x), _decimal_rule)
+    terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay).
+    ``memo``: shared by the lines of one part (see :func:`_apply`)."""
+    return _apply(as_tree(x), _decimal_rule, True, memo)

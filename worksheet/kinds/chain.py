@@ -139,15 +139,16 @@ def copy(
     """
     grid = any(a.grid for a in (*p.aids, *sub.aids))  # read on a standard grid: drifts further
     bound = GRID_CHAIN_DRIFT if grid else 5e-3
+    renamed, carried = names.Renaming(symbols), {}  # one of each for the part's lines (shared nodes)
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
                 s,
-                formula=names.rename(s.formula, symbols),
-                work=tuple(names.rename(w, symbols) for w in s.work),
-                note=names.rename_prose(s.note, symbols),
-                title=names.rename_prose(s.title, symbols),
-                latex_name=names.rename(s.symbol, symbols),
+                formula=renamed(s.formula),
+                work=tuple(renamed(w) for w in s.work),
+                note=renamed.prose(s.note),
+                title=renamed.prose(s.title),
+                latex_name=renamed(s.symbol),
             )
         final = last is not None and k == len(sub.steps) - 1
         name = last if final else str(StepRef.parse(s.name).within(prefix))
@@ -165,7 +166,7 @@ def copy(
             value,
             title=title,
             formula=s.formula,
-            work=[names.decimals(w) for w in s.work],
+            work=[names.decimals(w, carried) for w in s.work],
             note=" ".join(x for x in ((note if k == 0 else ""), s.note) if x),
             rows=s.rows,
             cols=s.cols,
@@ -177,6 +178,42 @@ def copy(
         )
     for aid in sub.aids:
         merge_aid(p, aid)
+
+
+class Drawn(dict):
+    """A block's drawn inputs (what ``generate`` returns), holding the problem that
+    ``generate`` solved to accept them in hand mode (:func:`reads_standard_tables`), so that
+    the ``solve`` that follows takes it (:func:`take_solved`) instead of solving again."""
+
+    __slots__ = ("solved",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.solved = None
+
+
+def keep_solved(inputs: dict, params, p: Problem) -> None:
+    """Keep ``p``, solved from ``inputs`` with ``params``, for :func:`take_solved`."""
+    if type(inputs) is Drawn:
+        inputs.solved = (params, dict(inputs), p)
+
+
+def take_solved(inputs: dict, params, seed: int | None) -> Problem | None:
+    """The problem kept for exactly these inputs (the same matrices, none replaced) and
+    params, now with ``seed``; once: a second solve of the same inputs solves again."""
+    kept = inputs.solved if type(inputs) is Drawn else None
+    if kept is None:
+        return None
+    inputs.solved = None
+    kept_params, kept_inputs, p = kept
+    if (
+        kept_params != params
+        or kept_inputs.keys() != inputs.keys()
+        or any(inputs[k] is not v for k, v in kept_inputs.items())
+    ):
+        return None
+    p.seed = seed
+    return p
 
 
 def reads_standard_tables(p: Problem) -> bool:

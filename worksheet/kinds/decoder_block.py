@@ -237,13 +237,17 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         for k in (1, 2, 3):
             out[f"gamma_{k}"], out[f"beta_{k}"] = gamma(), draw(1, d)
         out.update(W_1=draw(d, f), b_1=draw(1, f), W_2=draw(f, d), b_2=draw(1, d))
-        return {k: out[k] for k in INPUTS}
+        return chain.Drawn({k: out[k] for k in INPUTS})
 
     def ok(mats):  # decided on the high-precision values (screen.py): the same draw on any CPU
         if not screen.screened("decoder-block", reference, params, mats, test):
             return False
         # hand mode: the exact chain reads the standard tables, never past their range (the same in every variant)
-        return params.numbers != "hand" or chain.reads_standard_tables(solve(mats, params))
+        if params.numbers != "hand":
+            return True
+        p = solve(mats, params)
+        chain.keep_solved(mats, params, p)  # the solve that follows takes it (chain.take_solved)
+        return chain.reads_standard_tables(p)
 
     def test(ref):
         pre = ref["ffn.hidden_pre"]
@@ -322,6 +326,9 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     check_inputs(inputs, params.heads)
+    kept = chain.take_solved(inputs, params, seed)  # generate solved this draw to accept it
+    if kept is not None:
+        return kept
     return chain.solve_carried(lambda carry: _solve(inputs, params, seed, carry))
 
 

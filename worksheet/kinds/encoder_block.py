@@ -178,13 +178,17 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
             gamma_2=gamma(),
             beta_2=draw(1, d),
         )
-        return {k: m[k] for k in INPUTS}
+        return chain.Drawn({k: m[k] for k in INPUTS})
 
     def ok(m):  # decided on the high-precision values (screen.py): the same draw on any CPU
         if not screen.screened("encoder-block", reference, params, m, test):
             return False
         # hand mode: the exact chain reads the standard tables, never past their range (the same in every variant)
-        return params.numbers != "hand" or chain.reads_standard_tables(solve(m, params))
+        if params.numbers != "hand":
+            return True
+        p = solve(m, params)
+        chain.keep_solved(m, params, p)  # the solve that follows takes it (chain.take_solved)
+        return chain.reads_standard_tables(p)
 
     def test(ref):
         pre = ref["ffn.hidden_pre"]
@@ -244,6 +248,9 @@ def check_inputs(inputs: dict[str, Matrix], heads: int) -> None:
 
 def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None) -> Problem:
     check_inputs(inputs, params.heads)
+    kept = chain.take_solved(inputs, params, seed)  # generate solved this draw to accept it
+    if kept is not None:
+        return kept
     return chain.solve_carried(lambda carry: _solve(inputs, params, seed, carry))
 
 

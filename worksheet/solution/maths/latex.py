@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...exact import to_latex
 from ..number_format import text_escape
-from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Op, Prime, Row, Script, Space
+from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space
 from .printer import Printer, is_sign
 from .reading import ACCENTS, GREEK_LETTERS, OPERATORS, RELATIONS, SPACES, SYMBOLS
 
@@ -45,6 +45,9 @@ def _symbol(s: str) -> str:
     return f"\\{c}" if c else s
 
 
+_LEAF = {s: _symbol(s) for s in "+\u2212⋅×⊙/,;:|()[]{}=≈≤≥<>≠→∈‖!"}  # operators and relations, printed once
+
+
 class LatexPrinter(Printer):
     """LaTeX as the kinds write it: one space between atoms, none inside
     brackets, after a sign, before a comma, inside a script, or between an
@@ -54,15 +57,32 @@ class LatexPrinter(Printer):
         self.in_script = in_script
 
     def _print_Row(self, node: Row) -> str:
+        # the hot loop of every page: leaves and kept scripts are looked up here, not
+        # dispatched, and the common spacing (two atoms, neither an operator) is decided inline
         items = node.items
         out: list[str] = []
         methods, in_script = self._methods, self.in_script
+        before = None
         for k, it in enumerate(items):
             kind = type(it)
-            method = methods.get(kind) or getattr(type(self), "_print_" + kind.__name__)
-            if k and _space_before(items, k, in_script):
-                out.append(" ")
-            out.append("{" + method(self, it) + "}" if kind is Row else method(self, it))
+            if kind is Num:
+                s = it.text
+            elif kind is Op or kind is Rel:
+                s = _LEAF.get(it.symbol) or _symbol(it.symbol)
+            elif kind is Script and it.latex is not None and not in_script:
+                s = it.latex
+            elif kind is Row:
+                s = "{" + self._print_Row(it) + "}"
+            else:
+                s = (methods.get(kind) or getattr(type(self), "_print_" + kind.__name__))(self, it)
+            if k:
+                kb = type(before)
+                if kb is not Op and kind is not Op and kind is not Fence and kind is not Script and not in_script:
+                    out.append(" ")  # two atoms: x y, = 2, 2 \cdot (the common case)
+                elif _space_before(items, k, in_script):
+                    out.append(" ")
+            out.append(s)
+            before = it
         return "".join(out)
 
     def group(self, node: Node, bare_digit: bool = False) -> str:
