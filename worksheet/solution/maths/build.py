@@ -151,7 +151,10 @@ def sym(name: str | Node, sub=None, sup=None, *, prime: int = 0, upright: bool =
     is its letter; ``prime``: S′; ``upright``: a word such as head."""
     if type(name) is str and not isinstance(sub, Node) and not isinstance(sup, Node):
         return _plain_sym(name, sub, sup, prime, upright)
-    return _sym(name, sub, sup, prime, upright)
+    try:
+        return _plain_sym(name, sub, sup, prime, upright)  # nodes hash by value: shared too
+    except TypeError:  # an unhashable script (a list): made afresh
+        return _sym(name, sub, sup, prime, upright)
 
 
 @lru_cache(maxsize=8192, typed=True)
@@ -171,7 +174,17 @@ def _sym(name, sub, sup, prime: int, upright: bool) -> Node:
 
 
 def entry(name: str | Node, i: int, j: int | None = None) -> Node:
-    """Entry (i, j) of a matrix, 0-based: ``s_{12}``; of a vector (``j`` None): ``s_{1}``."""
+    """Entry (i, j) of a matrix, 0-based: ``s_{12}``; of a vector (``j`` None): ``s_{1}``.
+    (Shared, as :func:`sym`'s nodes are: a symbol's entries recur on every line, and a
+    shared node keeps its printed LaTeX and MathML.)"""
+    try:
+        return _entry(name, i, j)
+    except TypeError:  # an unhashable name: made afresh
+        return _entry.__wrapped__(name, i, j)
+
+
+@lru_cache(maxsize=16384, typed=True)
+def _entry(name: str | Node, i: int, j: int | None) -> Node:
     base = name if isinstance(name, Node) else sym(name)
     if type(base) is Row and len(base.items) == 1:
         base = base.items[0]

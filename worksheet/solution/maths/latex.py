@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...exact import to_latex
 from ..number_format import text_escape
-from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space
+from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Value
 from .printer import Printer, is_sign
 from .reading import ACCENTS, GREEK_LETTERS, OPERATORS, RELATIONS, SPACES, SYMBOLS
 
@@ -45,6 +45,8 @@ def _symbol(s: str) -> str:
     return f"\\{c}" if c else s
 
 
+_PM = "\u2212+"
+_IDENTS: dict = {}  # a symbol -> its LaTeX (an Ident hashes by its name)
 _LEAF = {s: _symbol(s) for s in "+\u2212⋅×⊙/,;:|()[]{}=≈≤≥<>≠→∈‖!"}  # operators and relations, printed once
 
 
@@ -71,13 +73,22 @@ class LatexPrinter(Printer):
                 s = _LEAF.get(it.symbol) or _symbol(it.symbol)
             elif kind is Script and it.latex is not None and not in_script:
                 s = it.latex
+            elif kind is Ident:
+                s = _IDENTS.get(it) or self._print_Ident(it)
+            elif kind is Value:
+                s = to_latex(it.value)
             elif kind is Row:
                 s = "{" + self._print_Row(it) + "}"
             else:
                 s = (methods.get(kind) or getattr(type(self), "_print_" + kind.__name__))(self, it)
             if k:
                 kb = type(before)
-                if kb is not Op and kind is not Op and kind is not Fence and kind is not Script and not in_script:
+                if in_script:  # s_{1,2}: a space only around a binary plus or minus
+                    if ((kind is Op and it.symbol in _PM) or (kb is Op and before.symbol in _PM)) and (
+                        _binary(items, k) or _binary(items, k - 1)
+                    ):
+                        out.append(" ")
+                elif kb is not Op and kind is not Op and kind is not Fence and kind is not Script:
                     out.append(" ")  # two atoms: x y, = 2, 2 \cdot (the common case)
                 elif _space_before(items, k, in_script):
                     out.append(" ")
@@ -94,7 +105,10 @@ class LatexPrinter(Printer):
 
     def _print_Ident(self, node: Ident) -> str:
         s = _symbol(node.name)
-        return f"\\mathrm{{{s}}}" if node.upright else s
+        s = f"\\mathrm{{{s}}}" if node.upright else s
+        if len(_IDENTS) < 4096:
+            _IDENTS[node] = s
+        return s
 
     def _print_Num(self, node) -> str:
         return node.text

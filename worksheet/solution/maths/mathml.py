@@ -35,6 +35,9 @@ _CAPITAL_GREEK = frozenset("ΓΔΘΛΞΠΣΥΦΨΩ")
 _PRIMES = {1: "\u2032", 2: "\u2033", 3: "\u2034"}
 
 
+_VALUES: dict[tuple[str, bool], str] = {}  # an exact value's (LaTeX, in a script) -> its MathML
+
+
 def _esc(s: str) -> str:
     if "&" in s or "<" in s or ">" in s:
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -105,8 +108,16 @@ class MathMLPrinter(Printer):
 
     def _print_Value(self, node: Value) -> str:
         """An exact value in a line: the tree of its LaTeX, so that it is spaced as
-        every other formula is (``3 tanh(x)``, brackets sized to a fraction)."""
-        return self.one(read_latex(to_latex(node.value)))
+        every other formula is (``3 tanh(x)``, brackets sized to a fraction); kept by
+        its LaTeX, as the same numbers recur on a page."""
+        latex = to_latex(node.value)
+        key = (latex, self.in_script)
+        out = _VALUES.get(key)
+        if out is None:
+            out = self.one(read_latex(latex))
+            if len(_VALUES) < 65536:
+                _VALUES[key] = out
+        return out
 
     def _print_Op(self, node) -> str:
         if node.symbol in OPENING or node.symbol in ")]}⟩⌋⌉":
@@ -156,10 +167,16 @@ class MathMLPrinter(Printer):
     # -- structures ---------------------------------------------------------------
     def script(self, node: Node) -> str:
         """A sub- or superscript: commas in it without space after them."""
-        return MathMLPrinter(in_script=True).one(node)
+        return _IN_SCRIPT.one(node)
 
     def _print_Script(self, node: Script) -> str:
-        return self._scripted(self.one(node.base), node)
+        """(Kept on the node outside a script, as its LaTeX is: a symbol such as ``s_{12}``
+        is one shared node, printed on every line.)"""
+        if self.in_script:
+            return self._scripted(self.one(node.base), node)
+        if node.mathml is None:
+            object.__setattr__(node, "mathml", self._scripted(self.one(node.base), node))
+        return node.mathml
 
     def _scripted(self, base: str, node: Script) -> str:
         sub, sup = node.sub, node.sup
@@ -213,6 +230,7 @@ class MathMLPrinter(Printer):
 
 
 _PRINTER = MathMLPrinter()
+_IN_SCRIPT = MathMLPrinter(in_script=True)
 
 
 def to_mathml_inner(node: Node) -> str:

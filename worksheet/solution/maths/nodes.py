@@ -148,6 +148,7 @@ class Script(Node):
     sub: Node | None = None
     sup: Node | None = None
     latex: str | None = field(default=None, compare=False, repr=False)  # kept once printed, as a Row's
+    mathml: str | None = field(default=None, compare=False, repr=False)  # and its MathML (outside a script)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ from ...exact import to_latex
 from .reading import read_latex
 from .nodes import (
     Accent,
+    Ident,
+    Num,
     BigOp,
     Fence,
     Frac,
@@ -98,25 +100,60 @@ def width(node: Node) -> float:
     """About how wide the formula prints, in characters of text: a fraction as wide
     as its wider part, a script at two thirds of its size, a relation or a binary
     operator with its spaces.  (To choose a smaller print size for a long line.)"""
-    kind = type(node)
-    if kind is Row:
-        return sum(width(c) for c in node.items)
-    if kind is Frac:
-        return max(width(node.num), width(node.den)) + 0.5
-    if kind is Script:
-        scripts = [width(x) for x in (node.sub, node.sup) if x is not None]
-        return width(node.base) + 0.7 * max(scripts, default=0)
-    if kind is Sqrt:
-        return width(node.body) + 1
-    if kind is Fence or kind is Accent:
-        return width(node.body) + (2 if kind is Fence else 0)
-    if kind is Table:
-        return sum(max((width(c) for c in col), default=0) + 1 for col in zip(*node.rows)) + 2
-    if kind is Rel or kind is Op:
-        return 2.5 if kind is Rel or node.symbol in "+−⋅×⊙" else 1
-    if kind is Value:  # as it prints: the tree of its LaTeX
-        return width(read_latex(to_latex(node.value)))
+    return _WIDTH.get(type(node), _other_width)(node)
+
+
+def _row_width(node: Row) -> float:
+    table = _WIDTH
+    return sum(table.get(type(c), _other_width)(c) for c in node.items)
+
+
+def _script_width(node: Script) -> float:
+    scripts = [width(x) for x in (node.sub, node.sup) if x is not None]
+    return width(node.base) + 0.7 * max(scripts, default=0)
+
+
+def _table_width(node: Table) -> float:
+    return sum(max((width(c) for c in col), default=0) + 1 for col in zip(*node.rows)) + 2
+
+
+def _op_width(node: Op) -> float:
+    return 2.5 if node.symbol in "+−⋅×⊙" else 1
+
+
+_VALUE_WIDTH: dict[str, float] = {}  # an exact value's LaTeX -> its width (the same numbers recur)
+
+
+def _value_width(node: Value) -> float:  # as it prints: the tree of its LaTeX
+    latex = to_latex(node.value)
+    out = _VALUE_WIDTH.get(latex)
+    if out is None:
+        out = width(read_latex(latex))
+        if len(_VALUE_WIDTH) < 65536:
+            _VALUE_WIDTH[latex] = out
+    return out
+
+
+def _other_width(node: Node) -> float:
     for attr in ("name", "text", "symbol"):
         if hasattr(node, attr):
             return len(getattr(node, attr))
     return 1
+
+
+_WIDTH = {
+    Row: _row_width,
+    Frac: lambda n: max(width(n.num), width(n.den)) + 0.5,
+    Script: _script_width,
+    Sqrt: lambda n: width(n.body) + 1,
+    Fence: lambda n: width(n.body) + 2,
+    Accent: lambda n: width(n.body),
+    Table: _table_width,
+    Rel: lambda n: 2.5,
+    Op: _op_width,
+    Value: _value_width,
+    Ident: lambda n: len(n.name),
+    Num: lambda n: len(n.text),
+    Text: lambda n: len(n.text),
+    Named: lambda n: len(n.name),
+}
