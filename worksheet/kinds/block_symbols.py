@@ -71,7 +71,7 @@ def symbol(letter: str, new: Maths) -> Rule:
             return Script(rep.base, rep.sub, n.sup)
         return Script(rep, n.sub, n.sup)
 
-    rule.needs = _idents(old)
+    rule.needs, rule.gives = _idents(old), _idents(rep)
     return rule
 
 
@@ -98,7 +98,7 @@ def entry(letter: str, new: Maths) -> Rule:
             return Script(rep.base, n.sub, rep.sup)
         return Script(rep, n.sub, n.sup)
 
-    rule.needs = _idents(base)
+    rule.needs, rule.gives = _idents(base), _idents(rep)
     return rule
 
 
@@ -121,7 +121,7 @@ def scripted(base: Maths, change: Callable[[Node | None, Node | None], "tuple | 
         sub, sup = out
         return b if sub is None and sup is None else Script(b, sub, sup)
 
-    rule.needs = _idents(b)
+    rule.needs = rule.gives = _idents(b)  # (new scripts: numbers and brackets, or b itself)
     return rule
 
 
@@ -166,7 +166,7 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
             return Script(n, kk)
         return None
 
-    hat_x.needs = frozenset("xX")
+    hat_x.needs, hat_x.gives = frozenset("xX"), frozenset()
 
     own = (
         symbol("Y", f"Y_{k}"),
@@ -220,11 +220,16 @@ def _apply(n: Node, rule: Rule, atom: bool = True, memo: dict | None = None) -> 
     return out
 
 
+_SHARED: dict[Node, Node] = {}  # renamed symbols (nodes hash by value): equal ones are one node
+
+
 def _applied(n: Node, rule: Rule, atom: bool, memo: dict) -> Node:
     kind = type(n)
     if atom or kind is not Ident:
         new = rule(n)
         if new is not None:
+            if type(new) is Script:  # one node for each renamed symbol: printed once, on any page
+                new = _SHARED.setdefault(new, new) if len(_SHARED) < 65536 else new
             return new
     if kind is Row:
         items: list[Node] = []
@@ -256,13 +261,27 @@ def _applied(n: Node, rule: Rule, atom: bool, memo: dict) -> Node:
     return n  # a leaf; \hat{X} is renamed whole by a rule of its own, never inside
 
 
+_EMPTY: frozenset = frozenset()
+_VALUE = frozenset(("#value",))  # marks: a tree holds an exact value, a fraction (what decimals() rewrites)
+_FRAC = frozenset(("#frac",))
+_NAMES: dict[str, frozenset] = {}
+
+
 def _idents(n: Node, memo: dict | None = None) -> frozenset:
-    """The names of the symbols (:class:`Ident`) anywhere in ``n`` (``memo``: as :func:`_apply`'s)."""
+    """The names of the symbols (:class:`Ident`) anywhere in ``n``, and the marks
+    ``#value`` and ``#frac`` where it holds an exact value or a fraction (``memo``: as
+    :func:`_apply`'s).  A rule's ``needs`` are names of this kind: a tree without
+    them is left alone, unwalked; its ``gives``, the names its replacements bring."""
     kind = type(n)
     if kind is Ident:
-        return frozenset((n.name,))
-    if kind is Num or kind is Op or kind is Rel or kind is Value or kind is Prime or n is None:
-        return frozenset()
+        out = _NAMES.get(n.name)
+        if out is None:
+            out = _NAMES[n.name] = frozenset((n.name,))
+        return out
+    if kind is Value:
+        return _VALUE
+    if kind is Num or kind is Op or kind is Rel or kind is Prime or n is None:
+        return _EMPTY
     if memo is None:
         memo = {}
     hit = memo.get(id(n))
@@ -274,7 +293,9 @@ def _idents(n: Node, memo: dict | None = None) -> frozenset:
         children = tuple(c for cells in n.rows for c in cells)
     else:
         children = tuple(getattr(n, f) for f in n.__dataclass_fields__ if isinstance(getattr(n, f), Node))
-    out = frozenset().union(*(_idents(c, memo) for c in children))
+    out = _EMPTY.union(*(_idents(c, memo) for c in children))
+    if kind is Frac:
+        out |= _FRAC
     memo[id(n)] = (n, out)
     return out
 
@@ -291,7 +312,7 @@ class Renaming:
 
     def __call__(self, x: Maths) -> Node:
         t = as_tree(x)
-        present = None
+        present = None  # the names in t (_idents), once a rule asks
         for rule, memo in zip(self.rules, self._memos):
             needs = getattr(rule, "needs", None)  # the symbols the rule looks for: skip a tree without them
             if needs is not None:
@@ -301,7 +322,9 @@ class Renaming:
                     continue
             new = _apply(t, rule, True, memo)
             if new is not t:
-                t, present = new, None
+                gives = getattr(rule, "gives", None)  # what its replacements bring (a superset is safe)
+                present = None if present is None or gives is None else present | gives
+                t = new
         return t
 
     def prose(self, text: str) -> str:
@@ -359,5 +382,11 @@ def decimals(x: Maths, memo: dict | None = None) -> Node:
     """Carried values in a worked line as the decimals the student writes:
     ``\\frac{12889}{10000}`` is ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay).
-    ``memo``: shared by the lines of one part (see :func:`_apply`)."""
-    return _apply(as_tree(x), _decimal_rule, True, memo)
+    ``memo``: shared by the lines of one part (see :func:`_apply`); a line with no exact
+    value and no fraction is left as it is."""
+    t = as_tree(x)
+    if memo is None:
+        memo = {}
+    if _idents(t, memo.setdefault("idents", {})).isdisjoint(_VALUE | _FRAC):
+        return t
+    return _apply(t, _decimal_rule, True, memo)

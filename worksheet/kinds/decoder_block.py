@@ -157,6 +157,8 @@ def _cross(n: Node) -> Node | None:
     return None
 
 
+_cross.gives = frozenset("c")  # (block_symbols.Renaming: the names its replacements bring)
+
 SYMBOLS = {
     "norm1.": names.add_norm(1, None, ("O", "o")),
     "cross.": (

@@ -28,6 +28,8 @@ This module is also the one namespace the kinds use (``blocks.matmul``,
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import dataclasses
 from fractions import Fraction
 from math import gcd, isqrt
@@ -606,7 +608,14 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
         p.aids.remove(existing)
     vals = sorted(xs, reverse=True)
     # an Aid holds LaTeX (the sheet's list of values reads it): the tree of e^x, printed
-    p.aids.append(Aid(EXP_AID, tuple((str(m.power("e", Value(x))), approx(exp(x))) for x in vals), tuple(vals)))
+    p.aids.append(Aid(EXP_AID, tuple(_exp_entry(x) for x in vals), tuple(vals)))
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _exp_entry(x) -> tuple[str, str]:
+    """A row of the e^x table: the LaTeX of e^x (the tree, printed) and its 4-place value
+    (kept: the same exponents recur on every problem's grid)."""
+    return str(m.power("e", Value(x))), approx(exp(x))
 
 
 GRID_MAX = 41  # entries of a standard e^x table; a finer grid keeps this many near 0

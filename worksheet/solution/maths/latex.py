@@ -46,6 +46,8 @@ def _symbol(s: str) -> str:
 
 
 _PM = "\u2212+"
+_BINARY = "\u2212+⋅×"
+_TIMES = "⋅×"
 _IDENTS: dict = {}  # a symbol -> its LaTeX (an Ident hashes by its name)
 _LEAF = {s: _symbol(s) for s in "+\u2212⋅×⊙/,;:|()[]{}=≈≤≥<>≠→∈‖!"}  # operators and relations, printed once
 
@@ -90,6 +92,10 @@ class LatexPrinter(Printer):
                         out.append(" ")
                 elif kb is not Op and kind is not Op and kind is not Fence and kind is not Script:
                     out.append(" ")  # two atoms: x y, = 2, 2 \cdot (the common case)
+                elif kb is not Op and kind is Op and it.symbol in _BINARY:
+                    out.append(" ")  # x \cdot, 2 +, = -1
+                elif kb is Op and before.symbol in _TIMES and kind is not Op and kind is not Script:
+                    out.append(" ")  # \cdot 2, \times (x)
                 elif _space_before(items, k, in_script):
                     out.append(" ")
             out.append(s)
@@ -104,10 +110,12 @@ class LatexPrinter(Printer):
         return s if bare or s in ("\\top", "\\prime") else "{" + s + "}"
 
     def _print_Ident(self, node: Ident) -> str:
-        s = _symbol(node.name)
-        s = f"\\mathrm{{{s}}}" if node.upright else s
-        if len(_IDENTS) < 4096:
-            _IDENTS[node] = s
+        s = _IDENTS.get(node)
+        if s is None:
+            s = _symbol(node.name)
+            s = f"\\mathrm{{{s}}}" if node.upright else s
+            if len(_IDENTS) < 4096:
+                _IDENTS[node] = s
         return s
 
     def _print_Num(self, node) -> str:
@@ -151,7 +159,7 @@ class LatexPrinter(Printer):
         return node.latex
 
     def _script_latex(self, node: Script) -> str:
-        base = self(node.base)
+        base = self._print_Ident(node.base) if type(node.base) is Ident else self(node.base)
         if type(node.base) in (Script, Row):
             base = "{" + base + "}"
         if type(node.base) is BigOp:  # \sum_{j=1}^{4}
