@@ -26,7 +26,26 @@ from typing import Callable, Sequence
 from ..exact import is_rational, to_latex
 from ..solution.maths import Maths, Node, as_latex, as_tree, read_latex
 from ..solution.maths.build import number
-from ..solution.maths.nodes import Accent, Fence, Frac, Ident, Num, Op, Prime, Rel, Row, Script, Sqrt, Table, Value
+from ..solution.maths.nodes import (
+    Accent,
+    BigOp,
+    Fence,
+    Frac,
+    Ident,
+    Middle,
+    Named,
+    Num,
+    Op,
+    Prime,
+    Rel,
+    Row,
+    Script,
+    Space,
+    Sqrt,
+    Table,
+    Text,
+    Value,
+)
 from ..solution.number_format import terminating_places
 
 __all__ = [
@@ -125,6 +144,9 @@ def scripted(base: Maths, change: Callable[[Node | None, Node | None], "tuple | 
     return rule
 
 
+_X_HAT, _MATRIX_HAT, _TWO = Accent(Ident("x"), "^"), Accent(Ident("X"), "^"), Num("2")
+
+
 def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tuple[Rule, ...]:
     """The rules that index Add & Norm ``k``'s symbols by ``k`` in a block (docs/reference.md, "Conventions").
 
@@ -149,7 +171,7 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
         return (sub, bracket) if sub is not None else (kk, None)
 
     def variance(sub, sup):  # sigma^2_i -> (sigma^{[k]}_i)^2; sigma^2 -> sigma^2_k
-        if sup != Num("2"):
+        if sup != _TWO:
             return None
         if sub is None:
             return (kk, sup)
@@ -160,9 +182,9 @@ def add_norm(k: int, x: tuple[str, str] | None, sublayer: tuple[str, str]) -> tu
         return (sub, bracket) if sub is not None and sup is None else None
 
     def hat_x(n: Node) -> Node | None:
-        if type(n) is Script and n.base == Accent(Ident("x"), "^") and n.sub is not None and n.sup is None:
+        if type(n) is Script and n.base == _X_HAT and n.sub is not None and n.sup is None:
             return Script(n.base, n.sub, bracket)
-        if n == Accent(Ident("X"), "^"):
+        if n == _MATRIX_HAT:
             return Script(n, kk)
         return None
 
@@ -200,65 +222,79 @@ def feed_forward(k: int) -> tuple[Rule, ...]:
 
 
 # -- applying rules ------------------------------------------------------------
-def _apply(n: Node, rule: Rule, atom: bool = True, memo: dict | None = None) -> Node:
+_SHARED: dict[Node, Node] = {}  # renamed symbols (nodes hash by value): equal ones are one node
+# leaves no rule that looks for symbols by name can match (they hold no symbol either)
+_INERT = frozenset((Num, Op, Rel, Space, Text, Prime, BigOp, Middle, Named))
+
+
+class _Walk:
+    """One rule applied top down (:func:`_apply`), remembering what it did to each node it
+    met: keyed by the node's id, with the node kept beside its result, so an id is never
+    read for another node.  ``inert``: node types the rule never matches and that hold
+    nothing it could (returned unwalked); ``needs``: the names of the symbols it looks for
+    (a symbol of another name is returned unwalked)."""
+
+    __slots__ = ("rule", "inert", "needs", "seen")
+
+    def __init__(self, rule: Rule, inert: frozenset = frozenset(), needs: frozenset | None = None):
+        self.rule, self.inert, self.needs, self.seen = rule, inert, needs, {}
+
+    def __call__(self, n: Node, atom: bool = True) -> Node:
+        kind = type(n)
+        if kind in self.inert or (kind is Ident and self.needs is not None and n.name not in self.needs):
+            return n
+        key = id(n) if atom else -id(n) - 1
+        hit = self.seen.get(key)
+        if hit is not None and hit[0] is n:
+            return hit[1]
+        out = self._applied(n, kind, atom)
+        self.seen[key] = (n, out)
+        return out
+
+    def _applied(self, n: Node, kind: type, atom: bool) -> Node:
+        if atom or kind is not Ident:
+            new = self.rule(n)
+            if new is not None:
+                if type(new) is Script:  # one node for each renamed symbol: printed once, on any page
+                    new = _SHARED.setdefault(new, new) if len(_SHARED) < 65536 else new
+                return new
+        if kind is Row:
+            items: list[Node] = []
+            same = True
+            for c in n.items:
+                new = self(c)
+                if new is not c:
+                    same = False
+                if type(new) is Row and type(c) is not Row:
+                    items.extend(new.items)
+                else:
+                    items.append(new)
+            return n if same else Row(tuple(items))
+        if kind is Script:
+            base = self(n.base, False)
+            sub = None if n.sub is None else self(n.sub)
+            sup = None if n.sup is None else self(n.sup, False)
+            return n if base is n.base and sub is n.sub and sup is n.sup else Script(base, sub, sup)
+        if kind is Frac:
+            num, den = self(n.num), self(n.den)
+            return n if num is n.num and den is n.den else Frac(num, den)
+        if kind is Table:
+            rows = tuple(tuple(self(c) for c in cells) for cells in n.rows)
+            same = all(a is b for new, old in zip(rows, n.rows) for a, b in zip(new, old))
+            return n if same else Table(rows, n.kind)
+        if kind is Sqrt or kind is Fence:
+            body = self(n.body)
+            return n if body is n.body else dataclasses.replace(n, body=body)
+        return n  # a leaf; \hat{X} is renamed whole by a rule of its own, never inside
+
+
+def _apply(n: Node, rule: Rule, atom: bool = True) -> Node:
     """``n`` with ``rule`` applied top down; a Row a rule returns inside a row is spliced in.
     ``atom``: a lone symbol here may be renamed (not a script's base, which the rules see
-    with its scripts, nor a one-letter superscript: ``W^O`` keeps its O).
-
-    A subtree the rule leaves alone comes back as the same node (so the LaTeX a row or a
-    script keeps stays with it), and ``memo`` remembers what the rule did to each node it
-    met (a block's lines share their symbols' nodes): keyed by the node's id, with the node
-    kept beside its result, so an id is never read for another node."""
-    if memo is None:
-        memo = {}
-    key = id(n) if atom else -id(n) - 1
-    hit = memo.get(key)
-    if hit is not None and hit[0] is n:
-        return hit[1]
-    out = _applied(n, rule, atom, memo)
-    memo[key] = (n, out)
-    return out
-
-
-_SHARED: dict[Node, Node] = {}  # renamed symbols (nodes hash by value): equal ones are one node
-
-
-def _applied(n: Node, rule: Rule, atom: bool, memo: dict) -> Node:
-    kind = type(n)
-    if atom or kind is not Ident:
-        new = rule(n)
-        if new is not None:
-            if type(new) is Script:  # one node for each renamed symbol: printed once, on any page
-                new = _SHARED.setdefault(new, new) if len(_SHARED) < 65536 else new
-            return new
-    if kind is Row:
-        items: list[Node] = []
-        same = True
-        for c in n.items:
-            new = _apply(c, rule, True, memo)
-            if new is not c:
-                same = False
-            if type(new) is Row and type(c) is not Row:
-                items.extend(new.items)
-            else:
-                items.append(new)
-        return n if same else Row(tuple(items))
-    if kind is Script:
-        base = _apply(n.base, rule, False, memo)
-        sub = None if n.sub is None else _apply(n.sub, rule, True, memo)
-        sup = None if n.sup is None else _apply(n.sup, rule, False, memo)
-        return n if base is n.base and sub is n.sub and sup is n.sup else Script(base, sub, sup)
-    if kind is Frac:
-        num, den = _apply(n.num, rule, True, memo), _apply(n.den, rule, True, memo)
-        return n if num is n.num and den is n.den else Frac(num, den)
-    if kind is Table:
-        rows = tuple(tuple(_apply(c, rule, True, memo) for c in cells) for cells in n.rows)
-        same = all(a is b for new, old in zip(rows, n.rows) for a, b in zip(new, old))
-        return n if same else Table(rows, n.kind)
-    if kind is Sqrt or kind is Fence:
-        body = _apply(n.body, rule, True, memo)
-        return n if body is n.body else dataclasses.replace(n, body=body)
-    return n  # a leaf; \hat{X} is renamed whole by a rule of its own, never inside
+    with its scripts, nor a one-letter superscript: ``W^O`` keeps its O).  A subtree the
+    rule leaves alone comes back as the same node (so the LaTeX a row or a script keeps
+    stays with it)."""
+    return _Walk(rule)(n, atom)
 
 
 _EMPTY: frozenset = frozenset()
@@ -307,20 +343,22 @@ class Renaming:
 
     def __init__(self, rules: Sequence[Rule]):
         self.rules = tuple(rules)
-        self._memos: list[dict] = [{} for _ in self.rules]
+        self._walks = [
+            _Walk(r, _INERT, r.needs) if getattr(r, "needs", None) is not None else _Walk(r) for r in self.rules
+        ]
         self._symbols: dict = {}
 
     def __call__(self, x: Maths) -> Node:
         t = as_tree(x)
         present = None  # the names in t (_idents), once a rule asks
-        for rule, memo in zip(self.rules, self._memos):
-            needs = getattr(rule, "needs", None)  # the symbols the rule looks for: skip a tree without them
+        for rule, walk in zip(self.rules, self._walks):
+            needs = walk.needs  # the symbols the rule looks for: skip a tree without them
             if needs is not None:
                 if present is None:
                     present = _idents(t, self._symbols)
                 if present.isdisjoint(needs):
                     continue
-            new = _apply(t, rule, True, memo)
+            new = walk(t)
             if new is not t:
                 gives = getattr(rule, "gives", None)  # what its replacements bring (a superset is safe)
                 present = None if present is None or gives is None else present | gives
@@ -389,4 +427,5 @@ def decimals(x: Maths, memo: dict | None = None) -> Node:
         memo = {}
     if _idents(t, memo.setdefault("idents", {})).isdisjoint(_VALUE | _FRAC):
         return t
-    return _apply(t, _decimal_rule, True, memo)
+    walk = memo.get("walk") or memo.setdefault("walk", _Walk(_decimal_rule, _INERT | {Ident}))
+    return walk(t)

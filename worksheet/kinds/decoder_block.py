@@ -130,6 +130,9 @@ PARTS: dict[str, tuple[str, dict[str, str]]] = {
 # r^{[k]}_{ij}: chain.add_norm), the cross-attention O_c with W^Q_c..., the feed-forward
 # hidden layer U (H is the encoder output) and its output O_f
 _C = Ident("c")
+_W, _O, _QKV = Ident("W"), Ident("O"), (Ident("Q"), Ident("K"), Ident("V"))
+_NAMED = (Ident("head", upright=True), *(Ident(c) for c in "QKVSA"))  # a head's matrices, and head_h
+_NAMED_SUPS = (None, Prime(1), Ident("⊤"))
 
 
 def _cross_index(sub: Node) -> Node:
@@ -145,12 +148,12 @@ def _cross(n: Node) -> Node | None:
     if type(n) is not Script:
         return None
     base, sub, sup = n.base, n.sub, n.sup
-    if base == Ident("W") and sup in (Ident("Q"), Ident("K"), Ident("V")):
+    if base == _W and sup in _QKV:
         return Script(base, _C if sub is None else _cross_index(sub), sup)
-    if base == Ident("W") and sup == Ident("O"):
+    if base == _W and sup == _O:
         return Script(base, _C, sup) if sub is None else Script(Script(base, _C, sup), sub)
-    named = base in (Ident("head", upright=True), *(Ident(c) for c in "QKVSA"))
-    if named and type(sub) is Num and sup in (None, Prime(1), Ident("⊤")):
+    named = base in _NAMED
+    if named and type(sub) is Num and sup in _NAMED_SUPS:
         return Script(base, _cross_index(sub), sup)
     if type(sup) is Row and len(sup.items) == 3 and sup.items[0] == Op("(") and type(sup.items[1]) is Num:
         return Script(base, sub, Row((Op("("), *_cross_index(sup.items[1]).items, Op(")"))))
