@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from ..exact import is_rational, to_latex
-from ..solution.maths import Maths, Node, as_latex, as_tree, read_latex
+from ..solution.maths import Code, Maths, Node, Prose, Text, as_prose, as_tree, read_latex
 from ..solution.maths.build import number
 from ..solution.maths.nodes import Accent, Fence, Frac, Ident, Num, Op, Prime, Row, Script, Sqrt, Table, Value
 from ..solution.number_format import terminating_places
@@ -235,15 +235,13 @@ def rename(x: Maths, rules: Sequence[Rule]) -> Node:
     return t
 
 
-def rename_prose(text: str, rules: Sequence[Rule]) -> str:
-    """Prose (a title, a note) with the rules applied to each of its ``$...$`` formulas."""
-    if not rules or "$" not in text:
-        return text
-    parts = text.split("$")
-    for i in range(1, len(parts), 2):
-        if i < len(parts) - 1 and parts[i].strip():
-            parts[i] = as_latex(rename(parts[i], rules))
-    return "$".join(parts)
+def rename_prose(text: str | Prose, rules: Sequence[Rule]) -> Prose:
+    """Prose (a title, a note) with the rules applied to each of its formulas
+    (words and code are never renamed); a string is read first."""
+    p = as_prose(text)
+    if not rules or not any(type(x) not in (Text, Code) for x in p.parts):
+        return p
+    return Prose(tuple(x if type(x) in (Text, Code) else rename(x, rules) for x in p.parts))
 
 
 # -- a carried chain's numbers as decimals ---------------------------------------------
