@@ -122,7 +122,8 @@ def prose(parent: ET.Element, s) -> None:
         if kind is Text:
             add_text(parent, part.text)
         elif kind is Code:
-            el(parent, "code", part.text)
+            if part.text:
+                el(parent, "code", part.text)
         else:
             put_math(parent, formula_inner(part))
 

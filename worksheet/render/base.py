@@ -218,7 +218,8 @@ class TemplateRenderer(Format):
             return hit[1]
         text, code, math = self.text, self.code, self.math
         out = "".join(
-            text(x.text) if type(x) is Text else code(x.text) if type(x) is Code else math(x) for x in p.parts
+            text(x.text) if type(x) is Text else (code(x.text) if x.text else "") if type(x) is Code else math(x)
+            for x in p.parts
         )
         if len(self._prose) < 4096:
             self._prose[p] = (p.parts, out)

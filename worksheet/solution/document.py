@@ -39,7 +39,8 @@ class Document:
         self.instructions = as_prose(self.instructions)
         self.conventions = tuple(as_prose(c) for c in self.conventions)
         self._rounding: tuple = ()
-        _ = self.rounding  # read now, not when a renderer asks
+        if any(p.steps for p in self.problems):  # solved problems: read now, not when a renderer asks
+            _ = self.rounding  # (an outline, see below, has none: its rounding is read if it is asked for)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,

@@ -242,11 +242,14 @@ _CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
 
 
 def _words(s: str, parts: list[Node]) -> None:
-    """Words, and the words of code marked in them, added to ``parts`` (empty pieces left out)."""
+    """Words, and the words of code marked in them, added to ``parts`` (no empty words;
+    an empty word of code is kept, so the text reads back, and printed as nothing)."""
     pieces = _CODE.split(s) if CODE_OPEN in s else (s,)
     for k, piece in enumerate(pieces):
-        if piece:
-            parts.append(Code(piece) if k % 2 else Text(piece))
+        if k % 2:
+            parts.append(Code(piece))
+        elif piece:
+            parts.append(Text(piece))
 
 
 class _Reader:
