@@ -181,12 +181,13 @@ class Aid:
 
     def __post_init__(self):
         object.__setattr__(self, "title", as_prose(self.title))
+        object.__setattr__(self, "_name", as_prose(str.split(self.title, " for ")[0]))
 
     @property
     def name(self) -> Prose:
         """The title up to its first " for " (``Values of e^x``): what a page that
         prints the table elsewhere calls it ("... : on the tables page")."""
-        return as_prose(str.split(self.title, " for ")[0])
+        return self._name
 
 
 class ProseList(list):
