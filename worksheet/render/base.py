@@ -21,7 +21,7 @@ from ..policy.errors import WorksheetError
 from ..exact import NegInf
 from ..solution.maths import Code, Prose, Text, as_prose
 from ..solution.problem import Quantity, Step
-from ..policy.safetext import math_problem, plain_title
+from ..policy.safetext import plain_title
 from .artefacts import Format
 
 
@@ -364,27 +364,6 @@ def is_number(cell: str) -> bool:
     """Is a decimal-table cell a number (printed as maths)?  Anything else,
     such as a token label, is text and escaped, even when it starts with a digit."""
     return _NUMBER.fullmatch(cell) is not None
-
-
-def prose_parts(s: str) -> list[tuple[bool, str]]:
-    """The pieces of prose: (True, formula) for each ``$...$``, (False, words)
-    between them.  A formula that fails :func:`worksheet.policy.safetext.math_problem`
-    (a command off the list, e.g. from a label that slipped through) comes
-    back as words, ``$`` and all, so the renderer escapes it: prose never
-    runs a command it was not meant to.  So are an empty formula (``$$``)
-    and an unclosed last ``$`` (with the text after it)."""
-    out: list[tuple[bool, str]] = []
-    parts = str(s).split("$")
-    for i, part in enumerate(parts):
-        if i % 2 and i == len(parts) - 1:  # an odd number of $: the last opens nothing
-            out.append((False, f"${part}"))
-        elif i % 2 and part.strip() and math_problem(part) is None:
-            out.append((True, part))
-        elif i % 2:
-            out.append((False, f"${part}$"))
-        elif part:
-            out.append((False, part))
-    return out
 
 
 class DocLoop:

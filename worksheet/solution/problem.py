@@ -12,7 +12,6 @@ that reaches a renderer has been verified.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -22,7 +21,7 @@ import numpy as np
 from ..policy.errors import VerificationError
 from ..exact import NegInf, to_float
 from . import notebook
-from .maths.nodes import CODE_CLOSE, CODE_OPEN, Prose
+from .maths.nodes import CODE_CLOSE, CODE_OPEN, Prose  # noqa: F401 (CODE_OPEN, CODE_CLOSE: names of this module too)
 from .maths.reading import as_prose
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
@@ -423,14 +422,6 @@ def code(word: str) -> str:
     prose's text: typewriter in tex, ``<code>`` in html and Moodle, backticks in
     Markdown (a :class:`~worksheet.solution.maths.nodes.Code` part once read)."""
     return CODE_OPEN + word + CODE_CLOSE
-
-
-_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
-
-
-def code_split(s: str) -> list[str]:
-    """``s`` split into words, code, words, ... (see :func:`code`)."""
-    return _CODE.split(s) if CODE_OPEN in s else [s]
 
 
 def _labels(labels):
