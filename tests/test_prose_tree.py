@@ -128,6 +128,12 @@ def test_hostile_text_never_becomes_markup_in_any_renderer(s):
     assert html.unescape(words) == "".join(x.text for x in p.parts if type(x) in (Text, Code))
     tex = get("tex").prose(p)
     assert "\\input" not in tex.replace(r"\textbackslash{}input", "")
+    md = get("md").prose(p)
+    assert "<" not in re.sub(r"\$[^$]*\$", "", md)  # a user's < is &lt; outside maths
+    moodle = str(get("moodle").prose(p))
+    assert "<" not in re.sub(r"</?span[^>]*>|</?code>", "", moodle)  # maths is \( \), words escaped
+    if all(type(x) is Text for x in p.parts):  # a terminal: the words' own characters (controls as pictures)
+        assert get("text").prose(p) == get("text").text(s)
 
 
 def test_the_private_use_code_marks_are_code_only_when_a_kind_writes_them():
