@@ -10,6 +10,9 @@ operators (:class:`BigOp`: ``∑``), and the structures that hold rows:
 :class:`Table` (a bracketed matrix or cases).  :class:`Text` holds words,
 a user's label among them: the one leaf each printer escapes.
 
+:class:`Prose` is words with inline formulas (an intro, a note, a step's
+title): :class:`Text` words, :class:`Code` words of code, and formulas.
+
 Nodes are frozen and hashable, so a printer may cache by node, and equal
 formulas are equal trees.  Symbols are Unicode (``α``, ``Θ``, ``⋯``), so
 MathML and plain text need no table; the LaTeX printer maps them back.
