@@ -80,6 +80,7 @@ def test_a_formula_is_a_tree_and_words_are_text():
         "costs $5",  # unclosed
         "a $ $ b",  # blank
         r"a $\left( x$ b",  # the reader refuses (no \right)
+        "exam $a^b^c$",  # the allow-list passes it, the reader refuses it (TeX: "Double superscript")
     ],
 )
 def test_a_refused_formula_stays_words_shown_as_its_characters(s):
