@@ -19,6 +19,8 @@ from .. import kinds
 from ..parse.arguments import kind_argument, mapping_argument
 from ..solution.document import Document
 from ..policy.errors import ArgumentError, InputError, ParamError, ShapeError, in_file
+from ..solution.maths import Prose, as_prose
+from ..solution.maths.build import prose
 from ..solution.problem import Problem
 from .spec import DEFAULT_KINDS, QUESTION, ProblemSpec
 
@@ -52,6 +54,16 @@ def problem_rng(seed: int, index: int, variant: int = 0) -> np.random.Generator:
     return np.random.default_rng([seed, variant, index])
 
 
+def with_prompt(intro: str, prompt: str) -> Prose:
+    """A kind's intro with a spec's prompt after it, a space between (the text
+    ``f"{intro} {prompt}".strip()``), each read as prose on its own: no ``$`` of
+    one can pair with a ``$`` of the other."""
+    intro, prompt = str(intro), str(prompt)
+    if not intro.strip() or not prompt.strip():
+        return as_prose(intro.strip() or prompt.strip())
+    return prose(as_prose(intro.lstrip()), " ", as_prose(prompt.rstrip()))
+
+
 def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, variant: int = 0) -> Problem:
     if spec.kind == QUESTION:  # only a question answered in words
         problem = Problem(
@@ -76,7 +88,7 @@ def make_problem(spec: ProblemSpec, options: dict, *, seed: int, index: int, var
     problem = diagnosable_draw(kind, params, problem_rng(seed, index, variant), seed)
     problem.points = spec.points
     if spec.prompt:
-        problem.intro = f"{problem.intro} {spec.prompt}".strip()
+        problem.intro = with_prompt(problem.intro, spec.prompt)
     if spec.question:
         taken = {s.name for s in problem.steps}
         name = next(n for n in ["written"] + [f"written_{k}" for k in range(2, len(taken) + 3)] if n not in taken)

@@ -62,6 +62,7 @@ from .. import kinds
 from ..policy.errors import InputError, ParamError, WorksheetError
 from ..policy.safetext import TextError, check_line, check_prose, check_title, file_name_problem
 from ..policy.limits import MAX_POINTS, MAX_SEED
+from ..solution.maths import as_prose
 from ..policy.integer_text import shown
 
 PAPERS = ("a4", "letter")
@@ -268,6 +269,9 @@ def parse_spec(text: str, *, source: str = "spec") -> ExamSpec:  # noqa: C901, P
             check(getattr(spec, key) or "", field=key)
         except TextError as exc:
             fail(exc.reason, key)
+    for key in ("title", "instructions"):  # checked: prose from here on (user text: words and allowed formulas)
+        if isinstance(getattr(spec, key), str):
+            setattr(spec, key, as_prose(getattr(spec, key)))
     if spec.name is not None and file_name_problem(spec.name):
         fail(file_name_problem(spec.name), "name")
     if "date" in data:
@@ -414,9 +418,9 @@ def _section(table: dict, i: int, spec: ExamSpec, fail, source: str) -> Section:
         kind_name,
         params,
         points,
-        prompt.strip(),
-        written["question"],
-        written["answer"],
+        as_prose(prompt.strip()),  # checked above: prose from here on
+        as_prose(written["question"]),
+        as_prose(written["answer"]),
         lines,
         shares["step_points"],
         shares["step_weights"],

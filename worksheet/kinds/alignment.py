@@ -56,7 +56,7 @@ from ..steps import standard_tables as tables
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, ShapeError
 from ..exact import add, is_rational, mul, power, sqrt, tanh
-from ..solution.maths import Node
+from ..solution.maths import Node, as_prose
 from ..solution.maths import build as m
 from ..solution.maths.build import line
 from ..solution.maths.nodes import Value
@@ -506,11 +506,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         TITLE,
         actual,
         seed=seed,
-        intro=(
-            f"A decoder state $s$ attends over the encoder states $h_1, \\dots, h_{{{n}}}$ (the rows of "
-            f"$H$, for the source tokens {', '.join(labels)}) with the {WHO[score]} score "
-            f"${FORMULA[score]}$. Compute the scores, their softmax $\\alpha$ and the context "
-            r"vector $c = \sum_j \alpha_j h_j = \alpha H$."
+        intro=m.prose(
+            as_prose(
+                f"A decoder state $s$ attends over the encoder states $h_1, \\dots, h_{{{n}}}$ (the rows of $H$, "
+            ),
+            f"for the source tokens {', '.join(labels)}) with the {WHO[score]} score ",  # the user's tokens: words
+            FORMULA[score],
+            as_prose(
+                r". Compute the scores, their softmax $\alpha$ and the context vector $c = \sum_j \alpha_j h_j = \alpha H$."
+            ),
         ),
     )
     p.add_input("s", s)

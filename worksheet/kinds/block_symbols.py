@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 from ..exact import is_rational, to_latex
-from ..solution.maths import Maths, Node, as_latex, as_tree, read_latex
+from ..solution.maths import Code, Maths, Node, Prose, as_prose, as_tree, read_latex
 from ..solution.maths.build import number
 from ..solution.maths.nodes import (
     Accent,
@@ -365,15 +365,19 @@ class Renaming:
                 t = new
         return t
 
-    def prose(self, text: str) -> str:
-        """Prose (a title, a note) with the rules applied to each of its ``$...$`` formulas."""
-        if not self.rules or "$" not in text:
-            return text
-        parts = text.split("$")
-        for i in range(1, len(parts), 2):
-            if i < len(parts) - 1 and parts[i].strip():
-                parts[i] = as_latex(self(parts[i]))
-        return "$".join(parts)
+    def prose(self, text: str | Prose) -> Prose:
+        """Prose (a title, a note) with the rules applied to each of its formulas
+        (words and code are never renamed); a string is read first."""
+        p = as_prose(text)
+        if not self.rules or all(type(x) in (Text, Code) for x in p.parts):
+            return p
+        return Prose(tuple(x if type(x) in (Text, Code) else self._formula(x) for x in p.parts))
+
+    def _formula(self, x: Node) -> Node:
+        """A formula of prose renamed, in the printer's own spelling (as every renamed line
+        is), not in the spelling it was read from (``b_{1}``, not ``b_1``)."""
+        t = self(x)
+        return Row(t.items) if type(t) is Row else t
 
 
 def rename(x: Maths, rules: Sequence[Rule]) -> Node:
@@ -381,8 +385,9 @@ def rename(x: Maths, rules: Sequence[Rule]) -> Node:
     return Renaming(rules)(x)
 
 
-def rename_prose(text: str, rules: Sequence[Rule]) -> str:
-    """Prose (a title, a note) with the rules applied to each of its ``$...$`` formulas."""
+def rename_prose(text: str | Prose, rules: Sequence[Rule]) -> Prose:
+    """Prose (a title, a note) with the rules applied to each of its formulas
+    (words and code are never renamed); a string is read first."""
     return Renaming(rules).prose(text)
 
 

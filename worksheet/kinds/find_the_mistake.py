@@ -341,9 +341,10 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     p.add_written(
         "corrections",
         title="The corrected steps",
-        answer=(
-            f"The mistake is in step ({at + 1}) ({planted.step}): {mistake.typeset} "
-            f"The correct values of steps {_span(asked, order)} are below."
+        answer=m.prose(
+            f"The mistake is in step ({at + 1}) ({planted.step}): ",
+            mistake.typeset,
+            f" The correct values of steps {_span(asked, order)} are below.",
         ),
         lines=CORRECTION_LINES,
     )
@@ -352,7 +353,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
     for s in asked:
         p.steps.append(replace(_key_only(s), number=f"({order.index(s.name) + 1})"))
     p.step_weights = fixed_shares([s.name for s in asked])
-    p.notes.append(f"The first wrong step is ({at + 1}), {planted.step}: {mistake.typeset}")
+    p.notes.append(m.prose(f"The first wrong step is ({at + 1}), {planted.step}: ", mistake.typeset))
     return p
 
 

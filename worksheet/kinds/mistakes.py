@@ -58,6 +58,7 @@ import numpy as np
 from . import registry as _kinds
 from ..steps import precise
 from ..policy.errors import WorksheetError
+from ..solution.maths import Prose, as_prose
 from ..solution.step_ref import StepRef
 
 __all__ = [
@@ -81,17 +82,22 @@ class Mistake:
     sentence: str  # one plain sentence for the text report
     maths: str = ""  # the same sentence typeset for sheets and keys (prose with inline $...$); "": no maths
 
-    @property
-    def typeset(self) -> str:
-        """The sentence as a key prints it: maths typeset, no ASCII pseudo-maths."""
-        return self.maths or self.sentence
-
-    @property
-    def hint(self) -> str:
-        """What the student who made it is told (second person, ``$...$`` maths: :mod:`.hints`)."""
+    def __post_init__(self):  # its prose, read once (the same on every key and feedback)
         from .hints import hint
 
-        return hint(self.code, self.typeset)
+        typeset = as_prose(self.maths or self.sentence)
+        object.__setattr__(self, "_typeset", typeset)
+        object.__setattr__(self, "_hint", as_prose(hint(self.code, typeset)))
+
+    @property
+    def typeset(self) -> Prose:
+        """The sentence as a key prints it (prose): maths typeset, no ASCII pseudo-maths."""
+        return self._typeset
+
+    @property
+    def hint(self) -> Prose:
+        """What the student who made it is told (prose: second person, ``$...$`` maths: :mod:`.hints`)."""
+        return self._hint
 
 
 SLIP = "arithmetic-slip"

@@ -40,6 +40,7 @@ import numpy as np
 from ..steps import precise
 from ..steps import scaled_dot_product as blocks
 from ..policy.errors import InputError, ParamError, VerificationError
+from ..solution.maths import as_prose
 from ..solution.maths import build as m
 from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, to_array
@@ -169,13 +170,15 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         TITLE,
         actual,
         seed=seed,
-        intro=(
-            "The decoder's output at the last position is $h$; the final linear layer "
-            r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
-            + ", ".join(vocab)
-            + (f" and the temperature is ${m.eq(TEMPERATURE, m.atom(T))}$" if T != 1 else "")
-            + ". Compute the logits, their softmax and the greedy prediction "
-            "(the most probable token; a tie goes to the first in the vocabulary)."
+        intro=m.prose(
+            as_prose(
+                "The decoder's output at the last position is $h$; the final linear layer "
+                r"$W_\mathrm{vocab}$ has one column per token of the vocabulary "
+            ),
+            ", ".join(vocab),  # the user's tokens: words
+            *((" and the temperature is ", m.eq(TEMPERATURE, m.atom(T))) if T != 1 else ()),
+            ". Compute the logits, their softmax and the greedy prediction "
+            "(the most probable token; a tie goes to the first in the vocabulary).",
         ),
     )
     p.add_input("h", h)

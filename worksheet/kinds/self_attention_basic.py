@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..steps import scaled_dot_product as blocks
+from ..solution.maths import Prose, as_prose
 from ..solution.maths import build as m
 from ..solution.maths.build import line
 from ..solution.problem import Matrix, Problem, shape, to_array
@@ -114,18 +115,20 @@ def reference(
     return out
 
 
-def _symmetry_note(S: Matrix) -> str:
+def _symmetry_note(S: Matrix) -> Prose:
     n = shape(S)[0]
-    example = ""
+    example = ()
     if n > 1:
         i, j = 0, 1
-        example = f" (here ${m.eq(lines.entry('s', i, j), lines.entry('s', j, i), m.atom(S[i][j]))}$)"
-    return (
-        "The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"
-        + example
-        + ", and $s_{ii} = \\lVert x_i \\rVert^2$; the weights need not be symmetric, as each row's "
-        "softmax has its own sum. With no trained weights, what a token looks for is what it offers, "
-        "and the diagonal tends to win: one reason attention learns $W^Q$, $W^K$ and $W^V$."
+        example = (" (here ", m.eq(lines.entry("s", i, j), lines.entry("s", j, i), m.atom(S[i][j])), ")")
+    return m.prose(
+        as_prose("The scores are symmetric, $s_{ij} = x_i \\cdot x_j = x_j \\cdot x_i = s_{ji}$"),
+        *example,
+        as_prose(
+            ", and $s_{ii} = \\lVert x_i \\rVert^2$; the weights need not be symmetric, as each row's "
+            "softmax has its own sum. With no trained weights, what a token looks for is what it offers, "
+            "and the diagonal tends to win: one reason attention learns $W^Q$, $W^K$ and $W^V$."
+        ),
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..solution.maths import Prose, as_prose
+
 __all__ = ["Convention"]
 
 
@@ -20,10 +22,15 @@ class Convention:
     """One convention a sheet may state."""
 
     key: str  # what the registry orders by (``rows``, ``exact``, ...)
-    text: str  # format-neutral: inline LaTeX between $
-    calculator: str | None = None  # a calculator sheet's words (no tables to read "by hand"); None: the same
+    text: Prose  # prose: words with inline formulas (a string given, inline LaTeX between $, is read once)
+    calculator: Prose | None = None  # a calculator sheet's words (no tables to read "by hand"); None: the same
 
-    def text_for(self, numbers: str) -> str:
+    def __post_init__(self):
+        object.__setattr__(self, "text", as_prose(self.text))
+        if self.calculator is not None:
+            object.__setattr__(self, "calculator", as_prose(self.calculator))
+
+    def text_for(self, numbers: str) -> Prose:
         """The text a sheet of ``numbers`` (hand, calculator, own) states."""
         return self.calculator if numbers == "calculator" and self.calculator else self.text
 

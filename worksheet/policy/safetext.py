@@ -50,7 +50,7 @@ unmarked: every report and the class summary show their control characters,
 bidi controls included, as escapes (``\u202e``).
 
 The same maths check guards the renderers (see
-``TemplateRenderer.prose_parts``): a formula in prose that fails it is
+``worksheet.solution.maths.reading.read_prose``): a formula in prose that fails it is
 printed as plain text, never as maths.
 """
 

@@ -40,8 +40,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..exact import NegInf, to_float
-from ..solution.problem import MathLabel, Problem, Step, code_split
-from .base import prose_parts
+from ..solution.maths import Code, Text, as_prose
+from ..solution.problem import MathLabel, Problem, Step
 from .cloze import xml_text
 from .formulas import formula_inner
 from .html import exact_cell, given_cell
@@ -114,17 +114,18 @@ def _plain(e: ET.Element) -> ET.Element:
     return e
 
 
-def prose(parent: ET.Element, s: str) -> None:
-    """Words with inline ``$maths$`` (those the allow-list passes) and code words."""
-    for is_math, part in prose_parts(s):
-        if is_math:
+def prose(parent: ET.Element, s) -> None:
+    """Prose (:class:`~worksheet.solution.maths.nodes.Prose`; a string is read first):
+    words as text, a word of code in ``<code>``, each formula as MathML."""
+    for part in as_prose(s).parts:
+        kind = type(part)
+        if kind is Text:
+            add_text(parent, part.text)
+        elif kind is Code:
+            if part.text:
+                el(parent, "code", part.text)
+        else:
             put_math(parent, formula_inner(part))
-            continue
-        for k, piece in enumerate(code_split(part)):
-            if k % 2:
-                el(parent, "code", piece)
-            elif piece:
-                add_text(parent, piece)
 
 
 def label(parent: ET.Element, s: str) -> None:

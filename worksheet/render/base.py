@@ -19,8 +19,9 @@ from ..solution import number_format as fmt
 from ..solution.document import Document, standard_tables
 from ..policy.errors import WorksheetError
 from ..exact import NegInf
-from ..solution.problem import Quantity, Step, code_split
-from ..policy.safetext import math_problem, plain_title
+from ..solution.maths import Code, Prose, Text, as_prose
+from ..solution.problem import Quantity, Step
+from ..policy.safetext import plain_title
 from .artefacts import Format
 
 
@@ -109,7 +110,7 @@ class TemplateRenderer(Format):
             lstrip_blocks=True,
             **self.env_options,
         )
-        self._prose: dict[str, str] = {}
+        self._prose: dict[str, tuple] = {}  # prose's text -> (its parts, as printed)
         self._grids: dict[tuple, str] = {}
         self._chains: dict[bool, tuple] = {}
         self.env.filters.update(
@@ -203,18 +204,26 @@ class TemplateRenderer(Format):
         """A word of code in prose (see :func:`worksheet.solution.problem.code`)."""
         return self.text(word)
 
-    def prose(self, s: str) -> str:
-        """Words with inline ``$math$`` (the conventions) and words of code
-        (:func:`worksheet.solution.problem.code`): escape the words only."""
-        out = self._prose.get(s)  # the same conventions and notes recur on every sheet
-        if out is None:
-            out = "".join(self.math(p) if is_math else self._words(p) for is_math, p in prose_parts(s))
-            if len(self._prose) < 4096:
-                self._prose[s] = out
+    def prose(self, s, after: str = "") -> str:
+        """Prose (:class:`~worksheet.solution.maths.nodes.Prose`): each part by its
+        writer, words by :meth:`text`, a word of code by :meth:`code`, a formula
+        by :meth:`math` (its tree); ``after``: words after it (a template's
+        ``aid.name | prose(": on the tables page.")``).  A string (a template's
+        own text) is read first (:func:`~worksheet.solution.maths.as_prose`)."""
+        p = s if type(s) is Prose else as_prose(s)
+        if after:
+            p = Prose((*p.parts, Text(str(after))))
+        hit = self._prose.get(p)  # the same conventions and notes recur on every sheet
+        if hit is not None and (hit[0] is p.parts or hit[0] == p.parts):
+            return hit[1]
+        text, code, math = self.text, self.code, self.math
+        out = "".join(
+            text(x.text) if type(x) is Text else (code(x.text) if x.text else "") if type(x) is Code else math(x)
+            for x in p.parts
+        )
+        if len(self._prose) < 4096:
+            self._prose[p] = (p.parts, out)
         return out
-
-    def _words(self, s: str) -> str:
-        return "".join(self.code(p) if k % 2 else self.text(p) for k, p in enumerate(code_split(s)) if p)
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:
@@ -355,27 +364,6 @@ def is_number(cell: str) -> bool:
     """Is a decimal-table cell a number (printed as maths)?  Anything else,
     such as a token label, is text and escaped, even when it starts with a digit."""
     return _NUMBER.fullmatch(cell) is not None
-
-
-def prose_parts(s: str) -> list[tuple[bool, str]]:
-    """The pieces of prose: (True, formula) for each ``$...$``, (False, words)
-    between them.  A formula that fails :func:`worksheet.policy.safetext.math_problem`
-    (a command off the list, e.g. from a label that slipped through) comes
-    back as words, ``$`` and all, so the renderer escapes it: prose never
-    runs a command it was not meant to.  So are an empty formula (``$$``)
-    and an unclosed last ``$`` (with the text after it)."""
-    out: list[tuple[bool, str]] = []
-    parts = str(s).split("$")
-    for i, part in enumerate(parts):
-        if i % 2 and i == len(parts) - 1:  # an odd number of $: the last opens nothing
-            out.append((False, f"${part}"))
-        elif i % 2 and part.strip() and math_problem(part) is None:
-            out.append((True, part))
-        elif i % 2:
-            out.append((False, f"${part}$"))
-        elif part:
-            out.append((False, part))
-    return out
 
 
 class DocLoop:

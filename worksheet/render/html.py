@@ -228,5 +228,5 @@ class HtmlRenderer(TemplateRenderer):
     def code(self, word: str) -> Markup:
         return Markup("<code>%s</code>") % word
 
-    def prose(self, s: str) -> Markup:
-        return Markup(_glued(super().prose(s)))  # the base caches it (the same conventions on every sheet)
+    def prose(self, s, after: str = "") -> Markup:
+        return Markup(_glued(super().prose(s, after)))  # the base caches it (the same conventions on every sheet)

@@ -106,10 +106,10 @@ from markupsafe import Markup, escape
 from ..solution.document import Document
 from ..policy.errors import WorksheetError
 from ..exact import NegInf, to_float
-from ..solution.maths import as_latex
+from ..solution.maths import CODE_CLOSE, CODE_OPEN, Code, Text, as_latex, as_prose
 from ..solution.problem import MathLabel, Problem, Step
 from .artefacts import Artefact
-from .base import Table, TemplateRenderer, prose_parts
+from .base import Table, TemplateRenderer
 from .cloze import CLOZE_TYPES, WORD_JOINER, cloze_escape, html_text, no_field, no_legacy, plain_text  # noqa: F401 (names of this module too)
 from .cloze import PLACES, choice_field, cloze_html, mistake_groups, number, numerical, tolerance  # noqa: F401 (names of this module too)
 from .cloze import xml_text as _xml_text
@@ -206,8 +206,14 @@ def question_name(prefix: str, title: str) -> str:
     ``$...$`` formulas that pass the allow-list as ``\\( \\)``, all else guarded
     by :func:`plain_text`."""
     out = [plain_text(prefix)]
-    for is_math, part in prose_parts(title):
-        out.append(f"\\({part}\\)" if is_math else plain_text(part))
+    for part in as_prose(title).parts:
+        kind = type(part)
+        if kind is Text:
+            out.append(plain_text(part.text))
+        elif kind is Code:  # (as the title's text has it: a question name has no code)
+            out.append(plain_text(CODE_OPEN + part.text + CODE_CLOSE))
+        else:
+            out.append(f"\\({as_latex(part)}\\)")
     return "".join(out)
 
 
@@ -304,9 +310,9 @@ class MoodleRenderer(TemplateRenderer):
     def code(self, word: str) -> Markup:
         return Markup("<code>") + self.text(word) + Markup("</code>")
 
-    def prose(self, s: str) -> Markup:
-        """Words with ``$maths$``: a formula off the allow-list is text (see prose_parts)."""
-        return Markup(super().prose(s))
+    def prose(self, s, after: str = "") -> Markup:
+        """Prose: see :meth:`TemplateRenderer.prose` (a formula off the allow-list is words)."""
+        return Markup(super().prose(s, after))
 
     # -- answer fields --------------------------------------------------------
     def cloze(self, p: Problem, s: Step, weight: int) -> Markup:

@@ -11,23 +11,36 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import notebook
+from .maths.nodes import Prose
+from .maths.reading import as_prose
 from .problem import Problem
 
 
 @dataclass
 class Document:
-    title: str
+    """``title``, ``instructions``, each of ``conventions`` and :attr:`rounding` are
+    :class:`~worksheet.solution.maths.nodes.Prose` (strings given are read once)."""
+
+    title: Prose
     problems: list[Problem]
     seed: int | None = None
     numbers: str = "hand"
     course: str = ""
     date: str = ""
-    instructions: str = ""
+    instructions: Prose = Prose()
     variant: str = ""  # variant id, when building variants
     paper: str = "a4"
-    conventions: tuple[str, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions gives them)
+    conventions: tuple[Prose, ...] = ()  # the texts the sheet states (worksheet.kinds.conventions gives them)
     compact: bool = False  # a study sheet: two columns, smaller type and matrices (tex/pdf)
     duplex: bool = False  # two-sided printing: the document padded to an even page count (tex/pdf)
+
+    def __post_init__(self):
+        self.title = as_prose(self.title)
+        self.instructions = as_prose(self.instructions)
+        self.conventions = tuple(as_prose(c) for c in self.conventions)
+        self._rounding: tuple = ()
+        if any(p.steps for p in self.problems):  # solved problems: read now, not when a renderer asks
+            _ = self.rounding  # (an outline, see below, has none: its rounding is read if it is asked for)
 
     def outline(self) -> "Document":
         """This document without its problems' inputs and steps (kind, title,
@@ -58,12 +71,16 @@ class Document:
         return notebook.show(self, "md")
 
     @property
-    def rounding(self) -> str:
+    def rounding(self) -> Prose:
         """The one line every sheet prints on how to round and how close an answer
-        must be (format-neutral, inline LaTeX): :mod:`worksheet.policy.pencil`'s chain."""
+        must be (prose): :mod:`worksheet.policy.pencil`'s chain.  (Read when the
+        document is made, and again only if its number mode or tables change.)"""
         from ..policy.pencil import line_for
 
-        return line_for(self.numbers, self.table_functions)
+        key = (self.numbers, self.table_functions)
+        if not self._rounding or self._rounding[0] != key:
+            self._rounding = (key, as_prose(line_for(*key)))
+        return self._rounding[1]
 
     @property
     def table_functions(self) -> tuple[str, ...]:

@@ -12,7 +12,6 @@ that reaches a renderer has been verified.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
@@ -22,6 +21,8 @@ import numpy as np
 from ..policy.errors import VerificationError
 from ..exact import NegInf, to_float
 from . import notebook
+from .maths.nodes import CODE_CLOSE, CODE_OPEN, Prose  # noqa: F401 (CODE_OPEN, CODE_CLOSE: names of this module too)
+from .maths.reading import as_prose
 
 Matrix = tuple  # tuple[tuple[Exact, ...], ...]
 
@@ -119,18 +120,20 @@ class Quantity:
 class Step(Quantity):
     """One named step of a worked solution.
 
-    ``formula`` is LaTeX (``S = Q K^\\top``); ``work`` holds LaTeX lines of
-    arithmetic for representative entries; ``note`` is plain words for the
-    key (a remark such as "the scores are symmetric").
+    ``formula`` is LaTeX (``S = Q K^\\top``) or its tree; ``work`` holds lines of
+    arithmetic for representative entries; ``note`` is words for the key (a
+    remark such as "the scores are symmetric").  ``title``, ``note`` and
+    ``written`` are :class:`~worksheet.solution.maths.nodes.Prose` (a string given
+    is read once, see :func:`~worksheet.solution.maths.as_prose`).
     """
 
-    title: str = ""
+    title: Prose = Prose()
     formula: str = ""
     work: tuple[str, ...] = ()
-    note: str = ""
+    note: Prose = Prose()
     rounded: bool = False  # exact holds values rounded to 4 places (long chains)
     places: int = 4  # decimal places shown on the key
-    written: str = ""  # a step that asks for words: the model answer (prose, inline $maths$)
+    written: Prose = Prose()  # a step that asks for words: the model answer (prose, inline $maths$)
     lines: int = 0  # ruled writing lines on the student sheet for a written step
     exact_shown: bool = True  # the key prints the exact matrix; False: decimals only (see shows_exact)
     on_sheet: bool = True  # False: on the key and in the JSON only (its grid would give an answer away)
@@ -138,6 +141,12 @@ class Step(Quantity):
     chain: tuple | None = None  # hand mode: the 4-place values the rounding chain gives (worksheet.policy.pencil)
     number: str = ""  # its heading's number ("(11)", "a."), where not its place in the problem ("4.")
     decimals: bool = False  # a calculator sheet's step: exact values that are decimals print so (14.4, not 72/5)
+
+    def __post_init__(self):
+        for name in ("title", "note", "written"):  # words (a kind's literal text) are read once
+            value = getattr(self, name)
+            if type(value) is not Prose:
+                object.__setattr__(self, name, as_prose(value))
 
     @property
     def decimals_caption(self) -> str:
@@ -164,25 +173,70 @@ class Aid:
     second decimal), plain decimals only.
     """
 
-    title: str
+    title: Prose  # prose (a string given is read once)
     entries: tuple[tuple[str, str], ...]
     values: tuple = ()  # the exact arguments, so later steps can extend the table
     grid: tuple[tuple[str, ...], ...] = ()  # laid out as a table (first row: the column heads), else a list
 
+    def __post_init__(self):
+        object.__setattr__(self, "title", as_prose(self.title))
+        object.__setattr__(self, "_name", as_prose(str.split(self.title, " for ")[0]))
+
+    @property
+    def name(self) -> Prose:
+        """The title up to its first " for " (``Values of e^x``): what a page that
+        prints the table elsewhere calls it ("... : on the tables page")."""
+        return self._name
+
+
+class ProseList(list):
+    """A list of prose (a problem's notes): a string put in is read once
+    (:func:`~worksheet.solution.maths.as_prose`), so a kind may append words."""
+
+    __slots__ = ()
+
+    def __init__(self, items=()):
+        super().__init__(as_prose(x) for x in items)
+
+    def append(self, x) -> None:
+        super().append(as_prose(x))
+
+    def extend(self, xs) -> None:
+        super().extend(as_prose(x) for x in xs)
+
+    def insert(self, k, x) -> None:
+        super().insert(k, as_prose(x))
+
+    def __setitem__(self, k, x) -> None:
+        super().__setitem__(k, [as_prose(v) for v in x] if isinstance(k, slice) else as_prose(x))
+
+    def __iadd__(self, xs):
+        self.extend(xs)
+        return self
+
+
+_PROSE = {"title": as_prose, "intro": as_prose, "notes": ProseList}
+
 
 @dataclass
 class Problem:
-    """A worked problem: inputs, ordered steps, and the words around them."""
+    """A worked problem: inputs, ordered steps, and the words around them.
+    ``title``, ``intro`` and each of ``notes`` are
+    :class:`~worksheet.solution.maths.nodes.Prose` (strings set are read once)."""
+
+    def __setattr__(self, name, value):
+        make = _PROSE.get(name)
+        object.__setattr__(self, name, value if make is None or type(value) is Prose else make(value))
 
     kind: str
-    title: str
+    title: Prose
     params: dict[str, Any]
     seed: int | None = None
-    intro: str = ""  # what the student is asked to do (plain words)
+    intro: Prose = Prose()  # what the student is asked to do (words)
     inputs: dict[str, Quantity] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     aids: list[Aid] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # key-only remarks
+    notes: list[Prose] = field(default_factory=ProseList)  # key-only remarks
     points: Any = None  # set by exam specs
     step_points: dict[str, Any] = field(
         default_factory=dict
@@ -203,10 +257,10 @@ class Problem:
         exact: Matrix,
         value: np.ndarray,
         *,
-        title: str,
+        title: str | Prose,
         formula: str,
         work: Sequence[str] = (),
-        note: str = "",
+        note: str | Prose = "",
         rows=None,
         cols=None,
         latex_name: str | None = None,
@@ -241,7 +295,7 @@ class Problem:
         self.steps.append(step)
         return step
 
-    def add_written(self, name: str, *, title: str, answer: str, lines: int = 5) -> Step:
+    def add_written(self, name: str, *, title: str | Prose, answer: str | Prose, lines: int = 5) -> Step:
         """Add a step that asks for words ("which would you use, and why?").
 
         ``title`` is the question, ``answer`` the model answer printed on the
@@ -359,23 +413,15 @@ class MathLabel(str):
 
 # a word of code in prose (an intro, a note): between two private-use characters, which no
 # user text may hold (worksheet.policy.safetext refuses characters that are not printable),
-# so only a kind marks code, and no label, title or prompt ever becomes code
-CODE_OPEN, CODE_CLOSE = "\ue100", "\ue101"
+# so only a kind marks code, and no label, title or prompt ever becomes code; read into a
+# Code part of the Prose (worksheet.solution.maths.nodes.Code)
 
 
 def code(word: str) -> str:
     """``word`` (a mistake code such as ``no-scaling``) marked as code in
-    prose: typewriter in tex, ``<code>`` in html and Moodle, backticks in
-    Markdown (see ``TemplateRenderer.prose``)."""
+    prose's text: typewriter in tex, ``<code>`` in html and Moodle, backticks in
+    Markdown (a :class:`~worksheet.solution.maths.nodes.Code` part once read)."""
     return CODE_OPEN + word + CODE_CLOSE
-
-
-_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
-
-
-def code_split(s: str) -> list[str]:
-    """``s`` split into words, code, words, ... (see :func:`code`)."""
-    return _CODE.split(s) if CODE_OPEN in s else [s]
 
 
 def _labels(labels):

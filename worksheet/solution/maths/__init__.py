@@ -7,7 +7,13 @@ per output).
 * :mod:`.latex`, :mod:`.mathml`, :mod:`.plain` -- the printers: LaTeX (sheets,
   keys, PDF, JSON), presentation MathML (HTML, notebook, QTI, practice),
   plain Unicode (a terminal);
-* :mod:`.reading` -- the LaTeX that kinds still write, read into a tree.
+* :mod:`.reading` -- the LaTeX that kinds still write, read into a tree, and
+  prose (words with inline ``$...$``) read into a :class:`~.nodes.Prose`.
+
+Prose (an intro, a note, a step's title, a convention) is a
+:class:`~.nodes.Prose`: words (:class:`~.nodes.Text`), words of code
+(:class:`~.nodes.Code`) and inline formulas (trees).  :func:`as_prose` gives
+the Prose of a text (read once, cached) or of a Prose (itself).
 
 A printer never parses another printer's output: every format prints the tree.
 
@@ -21,9 +27,9 @@ which it got.
 from .latex import to_latex_text
 from .mathml import formula as mathml_formula
 from .mathml import to_mathml_inner
-from .nodes import Maths, MathsError, Node, Row, Text, substitute, walk
+from .nodes import CODE_CLOSE, CODE_OPEN, Code, Maths, MathsError, Node, Prose, Row, Text, substitute, walk
 from .plain import to_text
-from .reading import read_latex
+from .reading import as_prose, read_latex, read_prose
 
 
 def as_tree(x: Maths) -> Node:
@@ -40,6 +46,12 @@ __all__ = [
     "Maths",
     "as_tree",
     "as_latex",
+    "as_prose",
+    "Prose",
+    "Code",
+    "CODE_OPEN",
+    "CODE_CLOSE",
+    "read_prose",
     "MathsError",
     "Node",
     "Row",

@@ -17,7 +17,8 @@ as easily as it wrote LaTeX::
 * :func:`paren`, :func:`fenced` (brackets sized to their content), :func:`frac`,
   :func:`sqrt`, :func:`power`, :func:`call`, :func:`named` (an operator's name on its
   own: ``max_j``), :func:`hat`, :func:`indexed` (``(x)_{i}``), :func:`pair` (``1,0``),
-  :func:`text`, :func:`quad`, :func:`thin`, :func:`thick`.
+  :func:`text`, :func:`quad`, :func:`thin`, :func:`thick`;
+* :func:`prose` -- words with inline formulas: ``prose("Divide by ", sqrt(sym("d", sub="k")), ".")``.
 
 Words inside a formula are :func:`text` (a :class:`~.nodes.Text` leaf):
 a user's label goes in there and nowhere else.
@@ -29,6 +30,8 @@ from functools import lru_cache
 from typing import Iterable
 
 from .nodes import (
+    Code,
+    Prose,
     Table,
     Accent,
     BigOp,
@@ -49,9 +52,11 @@ from .nodes import (
     Value,
     row,
 )
-from .reading import GREEK_LETTERS
+from .reading import GREEK_LETTERS, _words
 
 __all__ = [
+    "prose",
+    "code",
     "sym",
     "entry",
     "indices",
@@ -348,3 +353,27 @@ def row_matrix(cells) -> Table:
 def word_space() -> Space:
     """TeX's ``\\ ``: a word's space between two pieces of a formula (``(1) Q``)."""
     return Space("0.25em")
+
+
+def prose(*pieces) -> Prose:
+    """Prose from pieces: a string is words (a word of code marked in it by
+    :func:`worksheet.solution.problem.code` is :class:`~.nodes.Code`; a ``$`` is a
+    dollar, never maths), a :class:`~.nodes.Prose` is spliced in, a
+    :class:`~.nodes.Text` or :class:`~.nodes.Code` is a part, and any other node is
+    an inline formula: ``prose("Divide by ", sqrt(sym("d", sub="k")), " and round.")``."""
+    parts: list[Node] = []
+    for x in pieces:
+        if isinstance(x, Prose):
+            parts.extend(x.parts)
+        elif isinstance(x, str):
+            _words(x, parts)
+        elif isinstance(x, Node):
+            parts.append(x)
+        else:
+            raise TypeError(f"a piece of prose is words (str) or a formula (a node), not {type(x).__name__}")
+    return Prose(tuple(parts))
+
+
+def code(word: str) -> Code:
+    """A word of code in prose (a mistake code such as ``no-scaling``)."""
+    return Code(word)

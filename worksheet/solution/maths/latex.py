@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...exact import to_latex
 from ..number_format import text_escape
-from .nodes import BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Value
+from .nodes import BigOp, Code, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Text, Value
 from .printer import Printer, is_sign
 from .reading import ACCENTS, GREEK_LETTERS, OPERATORS, RELATIONS, SPACES, SYMBOLS
 
@@ -185,6 +185,23 @@ class LatexPrinter(Printer):
 
     def _print_Fence(self, node) -> str:
         return f"\\left{_delim(node.open)}{self(node.body)}\\right{_delim(node.close)}"
+
+    def _print_Code(self, node) -> str:
+        """A word of code in prose: typewriter."""
+        return f"\\texttt{{{text_escape(node.text)}}}"
+
+    def _print_Prose(self, node) -> str:
+        """Prose in a LaTeX document (text mode): words escaped, each formula in ``$...$``."""
+        out = []
+        for part in node.parts:
+            kind = type(part)
+            if kind is Text:
+                out.append(text_escape(part.text))
+            elif kind is Code:
+                out.append(self(part))
+            else:
+                out.append("$" + to_latex_text(part) + "$")
+        return "".join(out)
 
     def _print_Table(self, node) -> str:
         body = " \\\\ ".join(" & ".join(self(c) for c in cells) for cells in node.rows)

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from ...exact.mathml import text as mtext
 from ...exact import to_latex
-from .nodes import BigOp, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Value
+from .nodes import BigOp, Code, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Text, Value
 from .printer import OPENING, Printer, is_sign, is_tall
 from .reading import read_latex
 
-__all__ = ["MathMLPrinter", "to_mathml_inner", "formula"]
+__all__ = ["MathMLPrinter", "to_mathml_inner", "formula", "prose_html"]
 
 THIN = "0.1667em"
 _CAPITAL_GREEK = frozenset("ΓΔΘΛΞΠΣΥΦΨΩ")
@@ -158,6 +158,14 @@ class MathMLPrinter(Printer):
     def _print_Text(self, node) -> str:
         return mtext(node.text.replace(" ", "\u00a0"))
 
+    def _print_Code(self, node) -> str:
+        """A word of code (in prose: see :func:`prose_html`)."""
+        return "<code>" + _html(node.text) + "</code>"
+
+    def _print_Prose(self, node) -> str:
+        """Prose as HTML: see :func:`prose_html`."""
+        return prose_html(node)
+
     def _print_Prime(self, node: Prime) -> str:
         return f'<mo lspace="0" rspace="0">{_PRIMES.get(node.count, "′" * node.count)}</mo>'
 
@@ -236,6 +244,25 @@ _IN_SCRIPT = MathMLPrinter(in_script=True)
 def to_mathml_inner(node: Node) -> str:
     """The MathML inside ``<math>`` of a formula."""
     return "".join(_PRINTER.parts(node))
+
+
+def _html(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;").replace("'", "&#39;")
+
+
+def prose_html(node) -> str:
+    """Prose (:class:`~.nodes.Prose`) as HTML: words escaped, code in ``<code>``,
+    each formula a ``<math>`` element."""
+    out = []
+    for part in node.parts:
+        kind = type(part)
+        if kind is Text:
+            out.append(_html(part.text))
+        elif kind is Code:
+            out.append(_PRINTER(part))
+        else:
+            out.append(formula(part))
+    return "".join(out)
 
 
 def formula(node: Node, display: bool = False) -> str:

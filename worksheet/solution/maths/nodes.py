@@ -10,6 +10,9 @@ operators (:class:`BigOp`: ``∑``), and the structures that hold rows:
 :class:`Table` (a bracketed matrix or cases).  :class:`Text` holds words,
 a user's label among them: the one leaf each printer escapes.
 
+:class:`Prose` is words with inline formulas (an intro, a note, a step's
+title): :class:`Text` words, :class:`Code` words of code, and formulas.
+
 Nodes are frozen and hashable, so a printer may cache by node, and equal
 formulas are equal trees.  Symbols are Unicode (``α``, ``Θ``, ``⋯``), so
 MathML and plain text need no table; the LaTeX printer maps them back.
@@ -42,7 +45,11 @@ __all__ = [
     "Accent",
     "Space",
     "Text",
+    "Code",
     "Table",
+    "Prose",
+    "CODE_OPEN",
+    "CODE_CLOSE",
     "row",
     "substitute",
     "walk",
@@ -203,12 +210,72 @@ class Text(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Code(Node):
+    """A word of code in prose (a mistake code such as ``no-scaling``): typewriter
+    in tex, ``<code>`` in HTML and Moodle, backticks in Markdown.  Only a kind
+    makes one (:func:`worksheet.solution.problem.code`); user text never does."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Table(Node):
     """A bracketed matrix (``kind="bmatrix"``) or the cases of a definition
     (``kind="cases"``): rows of cells."""
 
     rows: tuple[tuple[Node, ...], ...]
     kind: str = "bmatrix"
+
+
+# a word of code in the text form of prose: between two private-use characters, which no
+# user text may hold (worksheet.policy.safetext refuses characters that are not printable)
+CODE_OPEN, CODE_CLOSE = "\ue100", "\ue101"
+
+
+class Prose(str, Node):
+    """Words with inline formulas and words of code (an intro, a note, a step's
+    title, a convention): ``parts`` is a tuple of :class:`Text` (words),
+    :class:`Code` (a word of code) and formulas (any other node, usually a
+    :class:`Row`).  Each renderer prints the parts (words escaped as text, a
+    formula by its maths printer); nothing on the render path reads text again.
+
+    A Prose *is* its text form, the string the model has always held: words,
+    each formula between ``$``, code between :data:`CODE_OPEN` and
+    :data:`CODE_CLOSE` (so the JSON, Markdown and LaTeX keep their bytes, and
+    ``str(prose)``, ``==`` with a string, ``in`` and a template's string
+    methods go on working).  Immutable and hashable as that string; its parts
+    are read-only.  Make one with :func:`.build.prose` (from pieces) or
+    :func:`.reading.read_prose` (from text with ``$...$``)."""
+
+    parts: tuple[Node, ...]
+
+    def __new__(cls, parts: tuple[Node, ...] = ()):
+        parts = tuple(parts)
+        self = str.__new__(cls, "".join(_source(p) for p in parts))
+        object.__setattr__(self, "parts", parts)
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Prose is immutable")
+
+    def __repr__(self) -> str:
+        return f"Prose({self.parts!r})"
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __reduce__(self):
+        return (Prose, (self.parts,))
+
+
+def _source(part: Node) -> str:
+    """A part of prose in its text form (see :class:`Prose`)."""
+    kind = type(part)
+    if kind is Text:
+        return part.text
+    if kind is Code:
+        return CODE_OPEN + part.text + CODE_CLOSE
+    return "$" + str(part) + "$"
 
 
 Maths = Node | str  # a formula in the model: a tree, or (the kinds not yet moved to trees) LaTeX
@@ -235,6 +302,10 @@ _CHILDREN = {
 def walk(node: Node):
     """Every node of the tree, parents before their children."""
     yield node
+    if type(node) is Prose:
+        for c in node.parts:
+            yield from walk(c)
+        return
     if type(node) is Table:
         for cells in node.rows:
             for c in cells:
@@ -261,6 +332,8 @@ def substitute(node: Node, change: Callable[[Node], Node | None]) -> Node:
         return Row(tuple(substitute(c, change) for c in node.items))
     if kind is Table:
         return Table(tuple(tuple(substitute(c, change) for c in cells) for cells in node.rows), node.kind)
+    if kind is Prose:  # its formulas; words and code are never renamed
+        return Prose(p if type(p) in (Text, Code) else substitute(p, change) for p in node.parts)
     names = _CHILDREN.get(kind)
     if not names:
         return node

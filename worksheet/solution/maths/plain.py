@@ -14,7 +14,26 @@ from __future__ import annotations
 import unicodedata
 
 from ...exact import to_latex
-from .nodes import Accent, BigOp, Fence, Frac, Ident, Named, Node, Num, Op, Prime, Rel, Row, Script, Space, Sqrt, Value
+from .nodes import (
+    Accent,
+    BigOp,
+    Code,
+    Fence,
+    Frac,
+    Ident,
+    Named,
+    Node,
+    Num,
+    Op,
+    Prime,
+    Rel,
+    Row,
+    Script,
+    Space,
+    Sqrt,
+    Text,
+    Value,
+)
 from .printer import Printer, is_sign
 from .reading import read_latex
 
@@ -89,6 +108,13 @@ class TextPrinter(Printer):
 
     def _print_Text(self, node) -> str:
         return node.text
+
+    def _print_Code(self, node) -> str:
+        return node.text
+
+    def _print_Prose(self, node) -> str:
+        """Prose as plain text: words and code as their own characters, each formula printed."""
+        return "".join(p.text if type(p) in (Text, Code) else to_text(p) for p in node.parts)
 
     def _print_Prime(self, node: Prime) -> str:
         return "′" * node.count

@@ -22,10 +22,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...policy.safetext import GREEK
+from ...policy.safetext import GREEK, math_problem
 from .nodes import (
+    CODE_CLOSE,
+    CODE_OPEN,
     Accent,
     BigOp,
+    Code,
     Fence,
     Frac,
     Ident,
@@ -36,6 +39,7 @@ from .nodes import (
     Num,
     Op,
     Prime,
+    Prose,
     Rel,
     Row,
     Script,
@@ -45,10 +49,20 @@ from .nodes import (
     Text,
 )
 
-__all__ = ["read_latex", "read_text", "MAX_CHARS", "MAX_DEPTH", "GREEK_LETTERS"]
+__all__ = [
+    "read_latex",
+    "read_prose",
+    "as_prose",
+    "read_text",
+    "MAX_PROSE_CHARS",
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "GREEK_LETTERS",
+]
 
 MAX_CHARS = 20_000  # a formula longer than this is not ours
 MAX_DEPTH = 40  # nested groups
+MAX_PROSE_CHARS = 100_000  # prose longer than this is not ours (a spec's prompt is at most 4000)
 
 _GREEK_CHARS = (
     "alpha α beta β gamma γ delta δ epsilon ϵ varepsilon ε zeta ζ eta η theta θ vartheta ϑ iota ι kappa κ "
@@ -170,6 +184,72 @@ def read_latex(latex: str) -> Row:
     reader = _Reader(latex)
     out = reader.row(end=None)
     return out
+
+
+@lru_cache(maxsize=8192)
+def read_prose(text: str) -> Prose:
+    """Prose written as words with inline ``$...$`` formulas and words of code
+    (between :data:`~.nodes.CODE_OPEN` and :data:`~.nodes.CODE_CLOSE`, which only
+    a kind writes): a kind's literal text, a user's title or prompt.
+
+    A formula becomes a tree only when :func:`worksheet.policy.safetext.math_problem`
+    accepts it and :func:`read_latex` reads it; its tree keeps its own text, so
+    ``str(read_prose(s)) == s`` always.  Anything else stays words, shown as its
+    own characters, ``$`` and all: a formula off the allow-list or that the
+    reader refuses, an empty ``$$`` and an unclosed last ``$`` (with the text
+    after it).  User text never becomes structure.  Cached by the text: the
+    same conventions and notes recur on every problem."""
+    if type(text) is Prose:
+        return text
+    text = str(text)
+    if len(text) > MAX_PROSE_CHARS:
+        raise MathsError(f"prose of {len(text)} characters (at most {MAX_PROSE_CHARS})")
+    parts: list[Node] = []
+    pieces = text.split("$")
+    last = len(pieces) - 1
+    for i, piece in enumerate(pieces):
+        if not i % 2:
+            _words(piece, parts)
+        elif i == last:  # an odd number of $: the last opens nothing
+            _words("$" + piece, parts)
+        else:
+            formula = _formula(piece)
+            if formula is None:
+                _words("$" + piece + "$", parts)
+            else:
+                parts.append(formula)
+    return Prose(tuple(parts))
+
+
+def as_prose(x) -> Prose:
+    """The :class:`~.nodes.Prose` of a text with inline ``$...$`` (read once, see
+    :func:`read_prose`), or the Prose itself."""
+    return x if type(x) is Prose else read_prose(x)
+
+
+def _formula(latex: str) -> Row | None:
+    """The tree of a formula in prose, keeping its text (see :func:`read_prose`), or None."""
+    if not latex.strip() or math_problem(latex) is not None:
+        return None
+    try:
+        tree = read_latex(latex)
+    except MathsError:
+        return None
+    return Row(tree.items, latex=latex)  # its own row: the shared tree of read_latex keeps its printed text
+
+
+_CODE = re.compile(f"{CODE_OPEN}([^{CODE_OPEN}{CODE_CLOSE}]*){CODE_CLOSE}")
+
+
+def _words(s: str, parts: list[Node]) -> None:
+    """Words, and the words of code marked in them, added to ``parts`` (no empty words;
+    an empty word of code is kept, so the text reads back, and printed as nothing)."""
+    pieces = _CODE.split(s) if CODE_OPEN in s else (s,)
+    for k, piece in enumerate(pieces):
+        if k % 2:
+            parts.append(Code(piece))
+        elif piece:
+            parts.append(Text(piece))
 
 
 class _Reader:
