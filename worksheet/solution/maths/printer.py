@@ -17,6 +17,7 @@ from .nodes import (
     Named,
     Node,
     Op,
+    Prime,
     Rel,
     Row,
     Script,
@@ -156,4 +157,8 @@ _WIDTH = {
     Num: lambda n: len(n.text),
     Text: lambda n: len(n.text),
     Named: lambda n: len(n.name),
+    BigOp: lambda n: 1,
+    Middle: lambda n: 1,
+    Space: lambda n: 1,
+    Prime: lambda n: 1,
 }
