@@ -552,6 +552,19 @@ def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
     assert not failures, "\n".join(failures[:25])
 
 
+PRINTABLE_BLOCKS = ["find-the-mistake:of=encoder-block", "find-the-mistake:of=decoder-block"]
+
+
+@pytest.mark.parametrize("kind", PRINTABLE_BLOCKS, scope="module")
+def test_no_planted_mistake_in_a_block_leaves_nan_or_inf(kind):
+    """test_kind_find_the_mistake's sweep of printable sheets (seeds 1 to 25), for the
+    blocks here, where their sheets are built for the student anyway."""
+    from test_kind_find_the_mistake import assert_printable
+
+    for seed in range(1, 26):
+        assert_printable(document(kind, seed).problems[0], seed)
+
+
 def test_the_two_head_decoder_of_issue_29_prints_every_e_x_its_key_reads(tmp_path, monkeypatch):
     """decoder-block --heads 2 --seq-len 3 --variants 8 --seed 11: the key used e^{-1.7279}
     and e^{-0.9589}, which no table held (the cross-attention's table was left off)."""
