@@ -58,9 +58,29 @@ SLOW_TESTS = {  # single tests of a few seconds each in otherwise quick modules
     "test_midterm_with_30_variants_is_one_file_of_cloze_questions_one_category_per_problem",
 }
 
+# sweeps over every kind in quick modules whose block cases take seconds each (a block is
+# drawn by solving it): the encoder's and decoder's cases are slow, the other kinds' stay in
+# the fast lane (and the blocks' own modules, test_kind_encoder_block and
+# test_kind_decoder_block, stay there too)
+BLOCK_SWEEPS = {
+    "test_every_kind_supplies_200_different_hand_mode_variants_at_its_default_size",
+    "test_no_two_variants_share_the_same_given_matrices",
+    "test_no_step_is_trivial_in_every_seed",
+    "test_no_worked_entry_is_trivial",
+    "test_carried_steps_show_what_the_chain_gives",
+}
+BLOCKS = {"encoder-block", "decoder-block"}
+
+
+def _slow(item) -> bool:
+    module = item.module.__name__.rpartition(".")[2] if item.module else ""
+    if module in SLOW_MODULES or item.originalname in SLOW_TESTS:
+        return True
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    return item.originalname in BLOCK_SWEEPS and params.get("kind") in BLOCKS
+
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        module = item.module.__name__.rpartition(".")[2] if item.module else ""
-        if module in SLOW_MODULES or item.originalname in SLOW_TESTS:
+        if _slow(item):
             item.add_marker(pytest.mark.slow)

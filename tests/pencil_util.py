@@ -12,6 +12,7 @@ from a float, never through sympy.  Anything else (a symbol such as
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -86,11 +87,14 @@ class Tables:
             left = []
             for arg, val in pending:
                 try:
-                    func, x = call(arg, t)
+                    func, x = _plain_call(arg)  # most arguments read no table: parsed once per process
                 except (Unreadable, NotOnSheet):
-                    left.append((arg, val))
-                    continue
-                t.values.setdefault(func, {})[x] = value(val)
+                    try:
+                        func, x = call(arg, t)
+                    except (Unreadable, NotOnSheet):
+                        left.append((arg, val))
+                        continue
+                t.values.setdefault(func, {})[x] = _plain_value(val)
             pending = left
         return t
 
@@ -322,6 +326,18 @@ def call(text: str, tables: Tables | None = None) -> tuple[str, Fraction]:
     if p.peek() is not None:
         raise Unreadable(f"not a table argument: {text!r}")
     return name, x
+
+
+@functools.cache
+def _plain_call(text: str) -> tuple[str, Fraction]:
+    """:func:`call` of an argument that reads no table (the same text, the same answer:
+    the standard grids are printed on every sheet); one that does raises :class:`Unreadable`."""
+    return call(text)
+
+
+@functools.cache
+def _plain_value(text: str) -> Fraction:
+    return value(text)
 
 
 def places(text: str) -> int | None:

@@ -6,6 +6,7 @@ reading is bounded in time and memory."""
 
 from __future__ import annotations
 
+import functools
 import re
 import xml.etree.ElementTree as ET
 
@@ -32,7 +33,11 @@ from worksheet.solution.maths.plain import TextPrinter
 
 from test_mathml import MATHML_TAGS, every_formula
 
-FORMULAS = sorted(every_formula())
+
+@functools.cache
+def formulas() -> list[str]:
+    """Every formula the kinds write (built when a test first asks, not at collection in every worker)."""
+    return sorted(every_formula())
 
 
 def mathml_tags(inner: str) -> set[str]:
@@ -51,24 +56,24 @@ def test_every_printer_prints_every_node():
 
 
 def test_every_formula_the_kinds_write_reads_into_a_tree():
-    assert len(FORMULAS) > 1000
-    for latex in FORMULAS:
+    assert len(formulas()) > 1000
+    for latex in formulas():
         read_latex(latex)  # raises MathsError if not
 
 
 def test_latex_printed_from_a_tree_reads_back_to_the_same_tree():
-    for latex in FORMULAS:
+    for latex in formulas():
         tree = read_latex(latex)
         assert read_latex(to_latex_text(tree)) == tree, latex
 
 
 def test_every_formula_is_well_formed_mathml_of_mathml_tags_only():
-    for latex in FORMULAS:
+    for latex in formulas():
         assert mathml_tags(to_mathml_inner(read_latex(latex))) <= MATHML_TAGS, latex
 
 
 def test_plain_text_has_no_dollar_and_no_backslash():
-    for latex in FORMULAS:
+    for latex in formulas():
         text = to_text(read_latex(latex))
         assert "\\\\" not in text and "$" not in text and text.strip() == text, latex
         assert not re.search(r"[{}]", text) or "\\\\{" in latex, (latex, text)

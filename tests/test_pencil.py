@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import pencil_util as pu
+from built_util import document, rendered
 from worksheet import kinds
 from worksheet.build import build_document, render_document
 from worksheet.check import check_answers
@@ -181,15 +182,17 @@ def _file(kind: str) -> str:
 
 
 def build(kind: str, seed: int, tmp_path):
-    doc = build_document([kind], seed=seed)
+    """The sheet of ``kind`` at ``seed`` (built once per process: :mod:`built_util`), its
+    JSON key and Markdown, and the key written to ``tmp_path``."""
+    doc = document(kind, seed)
     name = f"{_file(kind)}-{seed}"
-    files = render_document(doc, ["json", "md"], name=name)
+    files = rendered(kind, seed, ("json", "md"), name)
     key_path = tmp_path / f"{name}.json"
     key_path.write_text(files[f"{name}.json"], encoding="utf-8")
     return doc, files, key_path
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", KINDS, scope="module")
 def test_a_student_following_the_sheet_gets_full_marks(kind, tmp_path, monkeypatch):
     failures = []
     for seed in SEEDS:
@@ -212,7 +215,7 @@ CALCULATOR_SEEDS = range(int(os.environ.get("WORKSHEET_PENCIL_CALCULATOR_SEEDS",
 
 
 @pytest.mark.parametrize("numbers", ["hand", "calculator"])
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", KINDS, scope="module")
 def test_every_worked_line_is_true_as_printed(kind, numbers):
     """Hand keys (function values from the sheet's tables) and calculator keys (no
     tables: a function's value to 30 digits): a line's printed terms give its printed
@@ -220,7 +223,7 @@ def test_every_worked_line_is_true_as_printed(kind, numbers):
     follows it by its true value too (so 0.3679/1.3679 ~ 0.2690 writes the numbers)."""
     failures, checked = [], 0
     for seed in SEEDS if numbers == "hand" else CALCULATOR_SEEDS:
-        p = build_document([kind], seed=seed, options={"numbers": numbers}).problems[0]
+        p = document(kind, seed, numbers).problems[0]
         tables = pu.Tables.of(p)
         for s in p.steps:
             for line in s.work:
@@ -235,7 +238,7 @@ def _sheet_text(files: dict, kind: str, seed: int) -> str:
     return files[f"{_file(kind)}-{seed}.md"]
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", KINDS, scope="module")
 def test_no_answer_is_printed_on_the_student_sheet(kind, tmp_path):
     """Every asked entry that is not a whole number (4 places) is absent from the
     sheet's words and given matrices (the tables are checked by the student above:
@@ -305,13 +308,13 @@ GIVEN_EXPONENTS = {"softmax-scaling"}
 # ask for (test_kind_find_the_mistake).
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", KINDS, scope="module")
 def test_no_table_gives_an_answer_away(kind):
     """A table is standard (the same in every variant: an answer on it is a value of
     the kind's table, not of this problem), or none of its arguments and values is an
     answer of the problem (4 places)."""
     seeds = list(SEEDS)
-    docs = [build_document([kind], seed=seed) for seed in seeds]
+    docs = [document(kind, seed) for seed in seeds]
     tables: dict[str, set] = {}
     for d in docs:
         for aid in d.problems[0].aids:
@@ -323,35 +326,51 @@ def test_no_table_gives_an_answer_away(kind):
     for seed, d in zip(seeds, docs):
         p = d.problems[0]
         answers = _answers(p)
+        sheet_tables = pu.Tables.of(p)
         for aid in p.aids:
             if aid.title in standard:
                 continue
             for arg, val in aid.entries:
-                func, x = pu.call(arg, pu.Tables.of(p))
+                func, x = pu.call(arg, sheet_tables)
                 for shown, what in ((f"{float(x):.4f}", "argument"), (f"{float(pu.value(val)):.4f}", "value")):
                     if shown in answers:
                         failures.append(f"seed {seed}: {arg} ({what} {shown}) is an answer")
     assert not failures, "\n".join(failures[:25])
 
 
-def test_a_standard_table_is_the_same_for_every_variant():
+STANDARD_TABLES = [
+    "lstm-cell:steps=3",
+    "gru-cell:steps=2",
+    "attention",
+    "multi-head-attention",
+    "cross-attention",
+    "self-attention-basic",
+    "alignment:score=additive",
+    "alignment:score=cosine",
+    "next-token",
+    "encoder-block",
+    "decoder-block",
+]
+
+
+@pytest.mark.parametrize("kind", STANDARD_TABLES, scope="module")
+def test_a_standard_table_is_the_same_for_every_variant(kind):
     """The tables of σ and tanh (recurrent cells), of e^x (attention, alignment, next token)
     and the blocks' (e^x, e^{-x} and √x) do not depend on the seed."""
-    for kind in (
-        "lstm-cell:steps=3",
-        "gru-cell:steps=2",
-        "attention",
-        "multi-head-attention",
-        "cross-attention",
-        "self-attention-basic",
-        "alignment:score=additive",
-        "alignment:score=cosine",
-        "next-token",
-        "encoder-block",
-        "decoder-block",
-    ):
-        versions = {tuple((a.title, a.entries) for a in build_document([kind], seed=s).problems[0].aids) for s in SEEDS}
-        assert len(versions) == 1, kind
+    versions = {tuple((a.title, a.entries) for a in document(kind, s).problems[0].aids) for s in SEEDS}
+    assert len(versions) == 1, kind
+
+
+def test_hand_numbers_are_the_default():
+    """The tests above read the default sheet as the hand sheet (built once, :mod:`built_util`):
+    asking for hand numbers gives the same files."""
+    for kind in ("attention", "lstm-cell", "find-the-mistake:of=encoder-block"):
+        for seed in (0, 7):
+            default = render_document(build_document([kind], seed=seed), ["json", "md"], name="n")
+            hand = render_document(
+                build_document([kind], seed=seed, options={"numbers": "hand"}), ["json", "md"], name="n"
+            )
+            assert default == hand, (kind, seed)
 
 
 def test_every_hand_sheet_prints_the_rounding_chain_and_its_tolerance():
@@ -401,13 +420,13 @@ def test_multi_head_outputs_that_are_integers_print_as_integers():
                     assert to_str(x) == str(round(v)), (seed, to_str(x))
 
 
-@pytest.mark.parametrize("kind", ["encoder-block", "decoder-block"])
+@pytest.mark.parametrize("kind", ["encoder-block", "decoder-block"], scope="module")
 def test_a_hand_block_reads_only_standard_tables(kind):
     """By hand a block reads √ of its carried variances and (the decoder) e^{-x} of its
     carried scores on standard grids; its one other table is e^x at the steps of 1/2
     (the first softmax's exact scores).  No table lists a value the student computes."""
     for seed in SEEDS:
-        p = build_document([kind], seed=seed).problems[0]
+        p = document(kind, seed).problems[0]
         assert [a.title for a in p.aids if not a.grid] == [r"Values of $e^x$ you may need"], (kind, seed)
         assert {a.title.split(" for ")[0] for a in p.aids if a.grid} >= {
             r"Values of $\sqrt{x}$ below 10",
@@ -460,8 +479,8 @@ def test_a_key_says_where_its_decimals_come_from_when_the_chain_differs():
 
 def test_the_simulated_student_notices_a_value_the_sheet_does_not_print(tmp_path, monkeypatch):
     """Without the sheet's e^x table the student cannot do the softmax: the simulator says so."""
-    doc, _, key_path = build("attention", 1, tmp_path)
-    p = doc.problems[0]
+    _, _, key_path = build("attention", 1, tmp_path)
+    p = build_document(["attention"], seed=1).problems[0]  # its own: the shared sheet is not changed
     p.aids = []
     _, missing = simulate(p, read_key(key_path).problems()[0], monkeypatch)
     assert any(m.startswith("exp(") for m in missing)
@@ -486,7 +505,7 @@ def _close(a: np.ndarray, b: np.ndarray, atol: float = 2e-3) -> bool:
 STATE_ATOL = {"lstm-cell": 6e-3, "gru-cell": 6e-3}
 
 
-@pytest.mark.parametrize("kind", FLAWED)
+@pytest.mark.parametrize("kind", FLAWED, scope="module")
 def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
     """After the planted mistake, each printed step of the student's solution is
     what its printed earlier steps give: ``of``'s own recomputation from them, or
@@ -498,7 +517,7 @@ def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
 
     failures = []
     for seed in SEEDS[:8]:
-        p = build_document([kind], seed=seed).problems[0]
+        p = document(kind, seed).problems[0]
         of, options, code = p.params["of"], p.params["options"], p.params["mistake"]
         shown = {n[len("shown.") :]: q.value for n, q in p.inputs.items() if n.startswith("shown.")}
         inputs = {n: q.value for n, q in p.inputs.items() if not n.startswith("shown.")}
@@ -532,6 +551,19 @@ def test_a_flawed_chain_follows_from_its_own_printed_steps(kind):
                 assert np.allclose(shown["PE"][:, 0::2], np.sin(A), atol=2e-4), (seed, code)
                 assert np.allclose(shown["PE"][:, 1::2], np.cos(A[:, : shown["PE"].shape[1] // 2]), atol=2e-4)
     assert not failures, "\n".join(failures[:25])
+
+
+PRINTABLE_BLOCKS = ["find-the-mistake:of=encoder-block", "find-the-mistake:of=decoder-block"]
+
+
+@pytest.mark.parametrize("kind", PRINTABLE_BLOCKS, scope="module")
+def test_no_planted_mistake_in_a_block_leaves_nan_or_inf(kind):
+    """test_kind_find_the_mistake's sweep of printable sheets (seeds 1 to 25), for the
+    blocks here, where their sheets are built for the student anyway."""
+    from test_kind_find_the_mistake import assert_printable
+
+    for seed in range(1, 26):
+        assert_printable(document(kind, seed).problems[0], seed)
 
 
 def test_the_two_head_decoder_of_issue_29_prints_every_e_x_its_key_reads(tmp_path, monkeypatch):
