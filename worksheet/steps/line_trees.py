@@ -29,6 +29,8 @@ into a formula as a text leaf.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from fractions import Fraction
 from typing import Sequence
 
@@ -112,6 +114,16 @@ def _decimal_node(s: str, negative: bool) -> Node:
     return paren(number(s)) if negative else number(s)
 
 
+@lru_cache(maxsize=16384)
+def _rational_term(q: Fraction, places: int | None) -> Node:
+    """A rational number in a worked line (see :func:`work_term`); kept, as the same
+    inputs and weights recur on every line."""
+    own = terminating_places(q)
+    if q.denominator > 1 and own is not None:
+        return _decimal_node(decimal(q, max(own, places or 0)), q < 0)
+    return lx(q)
+
+
 def work_term(x, limit: int = SHORT, places: int | None = None, digits: int = 4) -> tuple[Node, bool]:
     """One number inside a worked line, and whether it was rounded (see
     :func:`work_term`: integers, terminating
@@ -120,11 +132,7 @@ def work_term(x, limit: int = SHORT, places: int | None = None, digits: int = 4)
     if isinstance(x, NegInf):
         return paren(line("-", Ident("∞"))), False
     if is_rational(x):
-        q = Fraction(x)
-        own = terminating_places(q)
-        if q.denominator > 1 and own is not None:
-            return _decimal_node(decimal(q, max(own, places or 0)), q < 0), False
-        return lx(q), False
+        return _rational_term(Fraction(x), places), False
     if len(to_str(x)) <= limit:
         s = to_latex(x)
         return (Fence("(", Row((Value(x),)), ")") if " " in s or s.startswith("-") else Value(x)), False

@@ -236,13 +236,18 @@ def line(*items) -> Row:
 
 
 def join(terms: Iterable, op: str = "+") -> Row:
-    """The terms joined by an operator."""
-    out: list = []
+    """The terms joined by an operator (as :func:`line` of the terms and operators)."""
+    sep = _word(op)
+    out: list[Node] = []
     for k, t in enumerate(terms):
         if k:
-            out.append(op)
-        out.append(t)
-    return line(*out)
+            out.append(sep)
+        n = _word(t) if type(t) is str else t if isinstance(t, Node) else atom(t)
+        if type(n) is Row:
+            out.extend(n.items)
+        else:
+            out.append(n)
+    return Row(tuple(out))
 
 
 def eq(*sides) -> Row:
