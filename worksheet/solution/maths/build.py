@@ -26,6 +26,7 @@ a user's label goes in there and nowhere else.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable
 
@@ -274,9 +275,39 @@ def sqrt(x) -> Sqrt:
 
 
 def power(base, exponent) -> Script:
-    """``base^exponent`` (``power("e", x)`` is e^x)."""
+    """``base^exponent`` (``power("e", x)`` is e^x).  (Shared when its parts hash cheaply, as
+    :func:`sym`'s nodes are: ``e^{-1}`` recurs on every softmax line.)"""
+    if not _plain(exponent):  # an exact value, or a row that may hold one: made afresh
+        return _power(base, exponent)
+    try:
+        return _shared_power(base, exponent)
+    except TypeError:  # an unhashable part: made afresh
+        return _power(base, exponent)
+
+
+_PLAIN_ATOMS = (Ident, Num, Op, Named, Prime)
+
+
+def _plain(x) -> bool:
+    """Is ``x`` cheap to hash and printed as its value says: digits, a name, a rational
+    value, or a row of symbols and operators (an irrational exact value is neither: two
+    equal ones may print differently, and hashing one costs what building a line does)."""
+    kind = type(x)
+    if kind is Value:
+        return type(x.value) in (int, Fraction)
+    if kind is Row:
+        return all(_plain(c) for c in x.items)
+    if kind is Script:
+        return all(part is None or _plain(part) for part in (x.base, x.sub, x.sup))
+    return kind in (str, int) or kind in _PLAIN_ATOMS
+
+
+def _power(base, exponent) -> Script:
     b = _ident(base) if isinstance(base, str) and not base.lstrip("-").replace(".", "").isdigit() else atom(base)
     return Script(b, None, atom(exponent) if not isinstance(exponent, str) else _script(exponent))
+
+
+_shared_power = lru_cache(maxsize=8192, typed=True)(_power)
 
 
 def call(name: str, *args, sub=None, sized: bool = False) -> Row:
@@ -290,7 +321,15 @@ def call(name: str, *args, sub=None, sized: bool = False) -> Row:
 
 
 def total(sub=None, sup=None) -> Node:
-    """The summation sign, with its limits: ``total("k")`` is ∑ₖ."""
+    """The summation sign, with its limits: ``total("k")`` is ∑ₖ (shared, as :func:`power`'s)."""
+    try:
+        return _total(sub, sup)
+    except TypeError:
+        return _total.__wrapped__(sub, sup)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _total(sub, sup) -> Node:
     op = BigOp("∑")
     return op if sub is None and sup is None else Script(op, _script(sub), _script(sup))
 
@@ -315,7 +354,16 @@ def thick() -> Space:
 
 
 def named(name: str, sub=None) -> Node:
-    """A named operator on its own, ``max_j`` in ``max_j s_j`` (:func:`call` adds an argument)."""
+    """A named operator on its own, ``max_j`` in ``max_j s_j`` (:func:`call` adds an argument;
+    shared, as :func:`power`'s)."""
+    try:
+        return _named(name, sub)
+    except TypeError:
+        return _named.__wrapped__(name, sub)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _named(name: str, sub) -> Node:
     op: Node = Named(name)
     return op if sub is None else Script(op, _script(sub))
 
