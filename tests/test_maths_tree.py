@@ -300,3 +300,29 @@ def test_a_formulas_width_counts_a_fraction_once_not_its_two_parts():
     inline = read_latex(r"e^{-1.1181} / (1 + e^{-1.1181} + e^{-3.6959})")
     assert width(stacked) < 0.75 * width(inline)
     assert width(read_latex("x + y")) < width(read_latex("x + y + z + w"))
+
+
+# ---------------------------------------------------------------- shared nodes
+
+
+def test_plain_symbols_and_powers_are_shared_nodes_and_irrational_values_are_not():
+    """A symbol's entries, a power, a summation sign and a named operator with plain parts
+    are one node wherever they are made, so each is printed once (its LaTeX and MathML
+    kept on it); a power of an irrational exact value is made afresh, since two equal
+    exact values may print differently."""
+    from fractions import Fraction
+
+    from worksheet.exact import exp, sqrt
+    from worksheet.solution.maths import build as m
+    from worksheet.solution.maths.latex import to_latex_text
+    from worksheet.solution.maths.mathml import to_mathml_inner
+
+    assert m.entry("s", 0, 1) is m.entry("s", 0, 1) and m.entry("s", 0, 1) is not m.entry("s", 1, 0)
+    assert m.power("e", nodes.Value(Fraction(-1, 4))) is m.power("e", nodes.Value(Fraction(-1, 4)))
+    assert m.total("k") is m.total("k") and m.named("max", "j") is m.named("max", "j")
+    for x in (exp(Fraction(1, 2)), sqrt(2)):
+        assert m.power("e", nodes.Value(x)) is not m.power("e", nodes.Value(x))
+    shared = m.power("e", m.line(m.entry("s", 0, 1), "-", m.sym("m")))
+    first = to_latex_text(shared), to_mathml_inner(shared)
+    assert shared.latex == first[0] and shared.mathml is not None
+    assert (to_latex_text(shared), to_mathml_inner(shared)) == first
