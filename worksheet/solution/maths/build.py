@@ -228,11 +228,7 @@ def line(*items) -> Row:
     (``"+"``, ``"-"``, ``"*"`` for ⋅) or a number's digits.  Rows are spliced in."""
     out: list[Node] = []
     for x in items:
-        n = _word(x) if type(x) is str else x if isinstance(x, Node) else atom(x)
-        if type(n) is Row:
-            out.extend(n.items)
-        else:
-            out.append(n)
+        _put(out, x)
     return Row(tuple(out))
 
 
@@ -243,12 +239,17 @@ def join(terms: Iterable, op: str = "+") -> Row:
     for k, t in enumerate(terms):
         if k:
             out.append(sep)
-        n = _word(t) if type(t) is str else t if isinstance(t, Node) else atom(t)
-        if type(n) is Row:
-            out.extend(n.items)
-        else:
-            out.append(n)
+        _put(out, t)
     return Row(tuple(out))
+
+
+def _put(out: list[Node], x) -> None:
+    """Add ``x`` to a line's atoms: a string as :func:`_word`, a row spliced in."""
+    n = _word(x) if type(x) is str else x if isinstance(x, Node) else atom(x)
+    if type(n) is Row:
+        out.extend(n.items)
+    else:
+        out.append(n)
 
 
 def eq(*sides) -> Row:
