@@ -20,6 +20,7 @@ fractions written as the decimals the student carries).
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -297,43 +298,34 @@ def _apply(n: Node, rule: Rule, atom: bool = True) -> Node:
     return _Walk(rule)(n, atom)
 
 
-_EMPTY: frozenset = frozenset()
-_VALUE = frozenset(("#value",))  # marks: a tree holds an exact value, a fraction (what decimals() rewrites)
-_FRAC = frozenset(("#frac",))
-_NAMES: dict[str, frozenset] = {}
-
-
-def _idents(n: Node, memo: dict | None = None) -> frozenset:
+def _idents(n: Node) -> frozenset:
     """The names of the symbols (:class:`Ident`) anywhere in ``n``, and the marks
-    ``#value`` and ``#frac`` where it holds an exact value or a fraction (``memo``: as
-    :func:`_apply`'s).  A rule's ``needs`` are names of this kind: a tree without
-    them is left alone, unwalked; its ``gives``, the names its replacements bring."""
-    kind = type(n)
-    if kind is Ident:
-        out = _NAMES.get(n.name)
-        if out is None:
-            out = _NAMES[n.name] = frozenset((n.name,))
-        return out
-    if kind is Value:
-        return _VALUE
-    if kind is Num or kind is Op or kind is Rel or kind is Prime or n is None:
-        return _EMPTY
-    if memo is None:
-        memo = {}
-    hit = memo.get(id(n))
-    if hit is not None and hit[0] is n:
-        return hit[1]
-    if kind is Row:
-        children = n.items
-    elif kind is Table:
-        children = tuple(c for cells in n.rows for c in cells)
-    else:
-        children = tuple(getattr(n, f) for f in n.__dataclass_fields__ if isinstance(getattr(n, f), Node))
-    out = _EMPTY.union(*(_idents(c, memo) for c in children))
-    if kind is Frac:
-        out |= _FRAC
-    memo[id(n)] = (n, out)
-    return out
+    ``#value`` and ``#frac`` where it holds an exact value or a fraction.  A rule's
+    ``needs`` are names of this kind: a tree without them is left alone, unwalked;
+    its ``gives``, the names its replacements bring.  (One pass over the tree, no
+    set per node.)"""
+    out: set[str] = set()
+    stack = [n]
+    while stack:
+        x = stack.pop()
+        kind = type(x)
+        if kind is Ident:
+            out.add(x.name)
+        elif kind is Row:
+            stack.extend(x.items)
+        elif kind is Value:
+            out.add("#value")
+        elif x is None or kind in _INERT:
+            continue
+        elif kind is Script:
+            stack.extend((x.base, x.sub, x.sup))
+        elif kind is Table:
+            stack.extend(c for cells in x.rows for c in cells)
+        else:
+            if kind is Frac:
+                out.add("#frac")
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if isinstance(getattr(x, f), Node))
+    return frozenset(out)
 
 
 class Renaming:
@@ -346,7 +338,6 @@ class Renaming:
         self._walks = [
             _Walk(r, _INERT, r.needs) if getattr(r, "needs", None) is not None else _Walk(r) for r in self.rules
         ]
-        self._symbols: dict = {}
 
     def __call__(self, x: Maths) -> Node:
         t = as_tree(x)
@@ -355,7 +346,7 @@ class Renaming:
             needs = walk.needs  # the symbols the rule looks for: skip a tree without them
             if needs is not None:
                 if present is None:
-                    present = _idents(t, self._symbols)
+                    present = _idents(t)
                 if present.isdisjoint(needs):
                     continue
             new = walk(t)
@@ -392,6 +383,7 @@ def rename_prose(text: str | Prose, rules: Sequence[Rule]) -> Prose:
 
 
 # -- a carried chain's numbers as decimals ---------------------------------------------
+@lru_cache(maxsize=16384)
 def _decimal(q: Fraction) -> Node | None:
     """A terminating fraction with a denominator above 4 as the decimal the student
     writes (at least 4 places, as the tables print carried values), else None."""
@@ -415,9 +407,16 @@ def _decimal_rule(n: Node) -> Node | None:
         v = n.value
         if is_rational(v):
             return _decimal(Fraction(v))
-        latex = to_latex(v)
-        if "\\frac" in latex:  # e^{-\frac{1837}{10000}}: the exponent as the student carries it
-            return _apply(read_latex(latex), _decimal_rule)
+        return _irrational_decimals(to_latex(v))
+    return None
+
+
+@lru_cache(maxsize=16384)
+def _irrational_decimals(latex: str) -> Node | None:
+    """An irrational exact value (by its LaTeX) with its fractions as decimals, or None
+    when it has none (kept: a chain's values recur on its lines)."""
+    if "\\frac" in latex:  # e^{-\frac{1837}{10000}}: the exponent as the student carries it
+        return _apply(read_latex(latex), _decimal_rule)
     return None
 
 
@@ -426,11 +425,8 @@ def decimals(x: Maths, memo: dict | None = None) -> Node:
     ``\\frac{12889}{10000}`` is ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay).
     ``memo``: shared by the lines of one part (see :func:`_apply`); a line with no exact
-    value and no fraction is left as it is."""
-    t = as_tree(x)
+    value and no fraction comes back as the same node."""
     if memo is None:
         memo = {}
-    if _idents(t, memo.setdefault("idents", {})).isdisjoint(_VALUE | _FRAC):
-        return t
     walk = memo.get("walk") or memo.setdefault("walk", _Walk(_decimal_rule, _INERT | {Ident}))
-    return walk(t)
+    return walk(as_tree(x))  # (the walk passes symbols, operators and digits by unread)
