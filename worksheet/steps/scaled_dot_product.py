@@ -528,8 +528,10 @@ def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
     return {k: "1" if d == 0 else decimal_at(e, digits) for (k, d), e in zip(shifted, es)}
 
 
+@lru_cache(maxsize=16384)
 def table_exp(d) -> Fraction:
-    """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads."""
+    """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads
+    (kept by exponent: the same ones recur on every problem)."""
     return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
 
 

@@ -290,16 +290,13 @@ _PLAIN_ATOMS = (Ident, Num, Op, Named, Prime)
 
 
 def _plain(x) -> bool:
-    """Is ``x`` cheap to hash and printed as its value says: digits, a name, a rational
-    value, or a row of symbols and operators (an irrational exact value is neither: two
-    equal ones may print differently, and hashing one costs what building a line does)."""
+    """Is ``x`` cheap to hash and printed as its value says: digits, a name or a rational
+    value (an irrational exact value is neither: two equal ones may print differently,
+    and hashing one costs what building a line does; a row costs more to check and hash
+    than to build)."""
     kind = type(x)
     if kind is Value:
         return type(x.value) in (int, Fraction)
-    if kind is Row:
-        return all(_plain(c) for c in x.items)
-    if kind is Script:
-        return all(part is None or _plain(part) for part in (x.base, x.sub, x.sup))
     return kind in (str, int) or kind in _PLAIN_ATOMS
 
 
