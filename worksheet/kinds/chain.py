@@ -180,6 +180,17 @@ def copy(
         merge_aid(p, aid)
 
 
+def reads_standard_tables_by_hand(solve, inputs: dict, params) -> bool:
+    """Whether a draw may be used: in hand mode, the exact chain ``solve`` gives reads only
+    the standard tables (:func:`reads_standard_tables`), and the problem solved to decide it
+    is kept for the solve that follows (:func:`keep_solved`); any draw in calculator mode."""
+    if params.numbers != "hand":
+        return True
+    p = solve(inputs, params)
+    keep_solved(inputs, params, p)
+    return reads_standard_tables(p)
+
+
 class Drawn(dict):
     """A block's drawn inputs (what ``generate`` returns), holding the problem that
     ``generate`` solved to accept them in hand mode (:func:`reads_standard_tables`), so that

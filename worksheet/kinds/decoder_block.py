@@ -245,14 +245,10 @@ def generate(rng: np.random.Generator, params: Params) -> dict[str, Matrix]:
         return chain.Drawn({k: out[k] for k in INPUTS})
 
     def ok(mats):  # decided on the high-precision values (screen.py): the same draw on any CPU
-        if not screen.screened("decoder-block", reference, params, mats, test):
-            return False
         # hand mode: the exact chain reads the standard tables, never past their range (the same in every variant)
-        if params.numbers != "hand":
-            return True
-        p = solve(mats, params)
-        chain.keep_solved(mats, params, p)  # the solve that follows takes it (chain.take_solved)
-        return chain.reads_standard_tables(p)
+        return screen.screened("decoder-block", reference, params, mats, test) and chain.reads_standard_tables_by_hand(
+            solve, mats, params
+        )
 
     def test(ref):
         pre = ref["ffn.hidden_pre"]
