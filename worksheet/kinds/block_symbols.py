@@ -60,6 +60,7 @@ __all__ = [
     "Renaming",
     "rename_prose",
     "decimals",
+    "decimals_walk",
     "one",
 ]
 
@@ -420,13 +421,15 @@ def _irrational_decimals(latex: str) -> Node | None:
     return None
 
 
-def decimals(x: Maths, memo: dict | None = None) -> Node:
+def decimals(x: Maths, walk: Callable[[Node], Node] | None = None) -> Node:
     """Carried values in a worked line as the decimals the student writes:
     ``\\frac{12889}{10000}`` is ``1.2889`` and ``\\frac{2407}{1000}`` ``2.4070`` (a
     terminating fraction with a denominator above 4; ``\\frac{1}{4}`` and ``\\frac{7}{2}`` stay).
-    ``memo``: shared by the lines of one part (see :func:`_apply`); a line with no exact
-    value and no fraction comes back as the same node."""
-    if memo is None:
-        memo = {}
-    walk = memo.get("walk") or memo.setdefault("walk", _Walk(_decimal_rule, _INERT | {Ident}))
-    return walk(as_tree(x))  # (the walk passes symbols, operators and digits by unread)
+    ``walk``: one :func:`decimals_walk` for the lines of one part (it remembers the nodes
+    they share); a line with no exact value and no fraction comes back as the same node."""
+    return (walk or decimals_walk())(as_tree(x))
+
+
+def decimals_walk() -> Callable[[Node], Node]:
+    """The walk :func:`decimals` makes (symbols, operators and digits passed by unread)."""
+    return _Walk(_decimal_rule, _INERT | {Ident})

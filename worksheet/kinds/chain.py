@@ -139,7 +139,7 @@ def copy(
     """
     grid = any(a.grid for a in (*p.aids, *sub.aids))  # read on a standard grid: drifts further
     bound = GRID_CHAIN_DRIFT if grid else 5e-3
-    renamed, carried = names.Renaming(symbols), {}  # one of each for the part's lines (shared nodes)
+    renamed, carried = names.Renaming(symbols), names.decimals_walk()  # one of each for the part's lines
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
