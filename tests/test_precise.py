@@ -4,6 +4,7 @@ arrays of mpmath mpf at 60 digits (the same digits on every machine)."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import worksheet
 from worksheet import kinds
@@ -202,3 +205,22 @@ def test_a_carried_cell_measures_its_drift_against_the_high_precision_chain(name
         assert rounded
         for s in rounded:
             assert np.array_equal(s.value, high[s.name]), s.name
+
+
+_FLOATS = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
+    [0.0, -0.0, 5e-13, 1e-12, 1.0, 1.0 + 1e-9, 1.0 + 2e-9, math.inf, -math.inf, math.nan]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_FLOATS, _FLOATS), min_size=1, max_size=6))
+def test_same_floats_is_numpys_allclose(pairs):
+    """The mistakes' "changes nothing" test (float_check.same_floats) decides as
+    np.allclose(rtol=1e-9, atol=1e-12, equal_nan=True) does, NaN and infinities included."""
+    from worksheet.steps.float_check import same_floats
+
+    a = np.array([x for x, _ in pairs]).reshape(1, -1)
+    b = np.array([y for _, y in pairs]).reshape(1, -1)
+    with np.errstate(all="ignore"):
+        want = bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+    assert same_floats(a, b) is want

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..kinds import mistakes
+from ..steps.float_check import same_floats
 from ..policy.errors import InputError, WorksheetError
 from .answers import Answers, read_answers
 from .grids import _at, parse_answers
@@ -382,11 +383,7 @@ def mistake_candidates(kp: KeyProblem, k: int, key_vals: dict, own: _Own):
                     continue
                 wrong = np.asarray(wrong, dtype=np.float64)
                 right = vals.get(origin)
-                if (
-                    right is not None
-                    and right.shape == wrong.shape
-                    and np.allclose(right, wrong, rtol=1e-9, atol=1e-12, equal_nan=True)
-                ):
+                if right is not None and right.shape == wrong.shape and same_floats(right, wrong):
                     continue  # the rule changes nothing here
                 if o == k:
                     candidate = wrong

@@ -32,6 +32,7 @@ from . import mistakes
 from ..exact import NegInf, to_float
 from ..solution.problem import Problem, Step
 from ..steps import precise
+from ..steps.float_check import same_floats
 
 __all__ = ["StepMistakes", "PLACES", "tolerance", "right_values", "of_problem", "diagnosable", "asked", "untold"]
 
@@ -146,7 +147,7 @@ def _compute(p: Problem) -> dict[str, StepMistakes]:
             wrong = _apply(rule, data, context, params)
             if wrong is None or wrong.shape != right.shape or np.isnan(wrong).any() or np.isposinf(wrong).any():
                 continue
-            if np.allclose(right, wrong, rtol=1e-9, atol=1e-12, equal_nan=True):
+            if same_floats(right, wrong):
                 continue  # changes nothing here
             values[code] = wrong
         if values:

@@ -6,11 +6,13 @@ carried forward: a step named in ``given`` takes that value).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import precise
 
-__all__ = ["given_value", "np_softmax", "np_causal", "np_attention", "pleasant_logits"]
+__all__ = ["given_value", "same_floats", "np_softmax", "np_causal", "np_attention", "pleasant_logits"]
 
 
 def given_value(given: dict, name: str, compute):
@@ -19,6 +21,22 @@ def given_value(given: dict, name: str, compute):
     else ``compute()`` (called only then) -- the one place for the pattern
     ``g[name] if name in g else <computation>``."""
     return given[name] if name in given else compute()
+
+
+def same_floats(a: np.ndarray, b: np.ndarray, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+    """``np.allclose(a, b, rtol, atol, equal_nan=True)`` for two float arrays of one
+    shape, entry by entry in Python floats: the same test, the same float64
+    arithmetic (``|a - b| <= atol + rtol |b|`` where ``b`` is finite, else
+    ``a == b``; NaN matches NaN), without numpy's cost on a small matrix (a
+    problem's mistakes make it thousands of times a build)."""
+    for x, y in zip(a.ravel().tolist(), b.ravel().tolist()):
+        if x == y:
+            continue
+        if x != x and y != y:  # NaN and NaN
+            continue
+        if not (abs(x - y) <= atol + rtol * abs(y) and math.isfinite(y)):
+            return False
+    return True
 
 
 def np_softmax(S: np.ndarray) -> np.ndarray:

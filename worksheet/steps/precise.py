@@ -111,6 +111,8 @@ def number(x):
 
 
 def _mp_scalar(x):
+    if type(x) is Fraction:  # the common case first: as _mp_eval makes it
+        return context().mpf(x._numerator) / x._denominator
     if isinstance(x, MPF):
         return x
     ctx = context()

@@ -594,8 +594,13 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
             return
         top = max(live)
         xs.update(x - top for x in live)
-    needed = set(xs)
+    needed = frozenset(xs)
     existing = next((a for a in p.aids if a.title == EXP_AID), None)
+    if existing is None and not distract and len(needed) <= limit:  # the common case: one standard table
+        d_k = p.params.get("d_k")
+        entries, vals = _exp_table(needed, d_k if isinstance(d_k, int) else None, span)
+        p.aids.append(Aid(EXP_AID, entries, vals))
+        return
     if existing is not None:
         xs.update(Fraction(x) for x in existing.values)
     if distract:
@@ -611,6 +616,15 @@ def add_exp_aid(p: Problem, S: Matrix, limit: int = 16, distract: bool = False, 
     vals = sorted(xs, reverse=True)
     # an Aid holds LaTeX (the sheet's list of values reads it): the tree of e^x, printed
     p.aids.append(Aid(EXP_AID, tuple(_exp_entry(x) for x in vals), tuple(vals)))
+
+
+@lru_cache(maxsize=4096)
+def _exp_table(needed: frozenset, d_k: int | None, span: int | None) -> tuple[tuple, tuple]:
+    """The e^x table's rows and arguments for a problem's exponents (kept: the same
+    standard tables recur on every problem of a kind)."""
+    xs = set(needed) | set(exp_grid({"d_k": d_k}, needed, span) if span is not None else needed)
+    vals = sorted(xs, reverse=True)
+    return tuple(_exp_entry(x) for x in vals), tuple(vals)
 
 
 @lru_cache(maxsize=8192, typed=True)

@@ -227,8 +227,14 @@ def line(*items) -> Row:
     """Atoms side by side; a string is a relation (``"="``, ``"≈"``), an operator
     (``"+"``, ``"-"``, ``"*"`` for ⋅) or a number's digits.  Rows are spliced in."""
     out: list[Node] = []
-    for x in items:
-        _put(out, x)
+    put, add = out.extend, out.append
+    for x in items:  # _put, inline: the builders' innermost loop
+        kind = type(x)
+        n = _word(x) if kind is str else x if isinstance(x, Node) else atom(x)
+        if type(n) is Row:
+            put(n.items)
+        else:
+            add(n)
     return Row(tuple(out))
 
 
