@@ -297,3 +297,39 @@ def test_the_worked_example_of_contributing_declares_its_contract(monkeypatch):
     types = param_types.declared(space["Params"])
     assert types["seq_len"].type is param_types.WHOLE and types["tokens"].optional
     assert space["Params"].from_options({"seq_len": 4, "tokens": "a b c d"}).tokens == ("a", "b", "c", "d")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_params_to_json_is_asdict_made_jsonable(name):
+    """``Params.to_json`` skips ``dataclasses.asdict``'s deep copy for plain fields, and
+    gives what it gave: the fields in order, tuples as fresh lists, Fractions as text."""
+    from fractions import Fraction
+
+    module = kinds.get(name)
+    for numbers in MODES:
+        params = module.Params.from_options({"numbers": numbers})
+        for changed in (params, _with_every_field_set(params)):
+            want = {k: base.jsonable(v) for k, v in dataclasses.asdict(changed).items()}
+            got = changed.to_json()
+            assert got == want and list(got) == list(want)
+            assert all(type(got[k]) is type(want[k]) for k in want)
+            assert not any(isinstance(v, (tuple, Fraction)) for v in got.values())
+            assert changed.to_json() is not got  # a fresh dict each time (callers add to it)
+
+
+def _with_every_field_set(params):
+    """The params with each field that takes a tuple or a Fraction given one (labels, a temperature)."""
+    import copy
+    from fractions import Fraction
+
+    changes = {}
+    for f in dataclasses.fields(params):
+        text = str(f.type)
+        if "tuple" in text:
+            changes[f.name] = ("a", "b")
+        elif "Fraction" in text:
+            changes[f.name] = Fraction(3, 2)
+    out = copy.copy(params)  # set as they are, unchecked: to_json reads any value
+    for k, v in changes.items():
+        object.__setattr__(out, k, v)
+    return out

@@ -168,7 +168,10 @@ class Params:
         return obj
 
     def to_json(self) -> dict[str, Any]:
-        return {k: jsonable(v) for k, v in dataclasses.asdict(self).items()}
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not all(_plain(v) for v in values.values()):  # a nested structure: copied, as asdict does
+            values = dataclasses.asdict(self)
+        return {k: jsonable(v) for k, v in values.items()}
 
     def replace(self, **changes):
         return dataclasses.replace(self, **changes)
@@ -334,6 +337,15 @@ class KeyValueWidths:
         positive("--d-k", self.key_width, 64)
         positive("--d-v", self.value_width, 64)
         require_square_d_k(self, self.key_width)
+
+
+_PLAIN = (int, str, float, bool, Fraction, type(None))
+
+
+def _plain(v) -> bool:
+    """A value that ``jsonable`` copies or keeps as it is (numbers, words, tuples of them):
+    no deep copy needed first (``dataclasses.asdict`` costs what a small kind's solve does)."""
+    return type(v) in _PLAIN or (type(v) is tuple and all(_plain(x) for x in v))
 
 
 def jsonable(v):

@@ -458,7 +458,8 @@ def _softmax_work(
     shifted = shifted_exponents(S[i])
     top = next(x for (k, d) in shifted for x in [S[i][k]] if d == 0)
     src_j, src_k = _sub(src_sym, i, "j", vector), _sub(src_sym, i, "k", vector)
-    total = add(*(exp(d) for _, d in shifted))
+    # the exact sum of the e^x: what a calculator key prints (by hand the table's values are summed)
+    total = add(*(exp(d) for _, d in shifted)) if chain is None else None
     at = {k: grid_argument(Fraction(d)) for k, d in shifted_exponents(B[i])} if grid else {}
 
     def num(x) -> Node:  # -1/2 as the table prints it; calculator mode: -0.5 (4 decimals if not exact)
