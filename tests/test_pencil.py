@@ -26,6 +26,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pencil_util as pu
 from built_util import document, rendered
@@ -579,3 +581,26 @@ def test_the_two_head_decoder_of_issue_29_prints_every_e_x_its_key_reads(tmp_pat
         kp = read_key(key_path).problems(doc.variant)[0] if doc.variant else read_key(key_path).problems()[0]
         _, missing = simulate(doc.problems[0], kp, monkeypatch)
         assert not missing, (doc.variant, sorted(set(missing))[:6])
+
+
+def _rounded_by_the_book(x, places: int) -> Fraction:
+    """Half away from zero, as by hand, in Fraction arithmetic: what round_places computes in integers."""
+    n = Fraction(x) * 10**places
+    whole = int(n)
+    if abs(n - whole) * 2 >= 1:
+        whole += 1 if n > 0 else -1
+    return Fraction(whole, 10**places)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.fractions()
+    | st.integers(-(10**6), 10**6)
+    | st.builds(lambda a, b: Fraction(a, 2 * 10**b), st.integers(-(10**9), 10**9), st.integers(0, 6)),
+    st.integers(0, 6),
+)
+def test_round_places_is_half_away_from_zero(x, places):
+    """round_places (in integers, for speed) gives what rounding halves away from zero does,
+    exactly halfway cases (x.xxxx5) included, for Fractions and ints of either sign."""
+    got = round_places(x, places)
+    assert got == _rounded_by_the_book(x, places) and type(got) is Fraction

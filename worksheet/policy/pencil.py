@@ -48,6 +48,7 @@ __all__ = [
     "hand_line",
     "line_for",
     "round_places",
+    "round_ratio",
 ]
 
 PLACES = 4  # decimals an intermediate result and an answer are rounded to
@@ -94,6 +95,10 @@ def line_for(numbers: str, functions=TABLE_FUNCTIONS, where: str = "sheet") -> s
 
 def round_places(x: Fraction, places: int = PLACES) -> Fraction:
     """``x`` rounded to ``places`` decimals, halves away from zero (as by hand), exactly."""
+    if type(x) is Fraction:
+        return round_ratio(x._numerator, x._denominator, places)
+    if type(x) is int:
+        return Fraction(x)
     scale = 10**places
     n = x * scale
     whole = int(n)  # towards zero
@@ -101,3 +106,14 @@ def round_places(x: Fraction, places: int = PLACES) -> Fraction:
     if rest * 2 >= 1:
         whole += 1 if n > 0 else -1
     return Fraction(whole, scale)
+
+
+def round_ratio(num: int, den: int, places: int = PLACES) -> Fraction:
+    """``num / den`` (``den > 0``) rounded as :func:`round_places` rounds it, in
+    integers, without making the fraction first: ``|num| 10^places = q den + r``,
+    and q goes up when r is half of den or more."""
+    scale = 10**places
+    q, r = divmod(abs(num) * scale, den)
+    if 2 * r >= den:
+        q += 1
+    return Fraction(-q if num < 0 else q, scale)

@@ -48,7 +48,7 @@ from ..solution.problem import Aid, Matrix, Problem, shape
 from .float_check import given_value, np_attention, np_causal, np_softmax, pleasant_logits
 from .softmax_steps import shifted_exponents, softmax_matmul, softmax_rows
 from .standard_tables import GRID_DRIFT, add_table, grid_aid, grid_argument
-from ..policy.pencil import round_places
+from ..policy.pencil import round_places, round_ratio
 from .line_choices import (
     LONG_SUM,
     SHORT,
@@ -479,17 +479,25 @@ def _softmax_work(
 
     rel = "=" if is_rational(top) or not calc else "≈"
     read_at = {k: (at[k] if grid else d) for k, d in shifted}  # where the table is read
-    total_shown = m.number(approx(total) if chain is None else approx(sum(table_exp(read_at[k]) for k, _ in shifted)))
-    values = _exp_values(shifted, total, chain is not None, read_at)  # the e^x a line's result comes from
+    if chain is not None and not grid and all(type(d) is Fraction for _, d in shifted):  # kept by the exponents
+        terms, table_row, total_shown, printed = _hand_exp_sum(tuple(d for _, d in shifted))
+        values = {k: v for (k, _), v in zip(shifted, printed)}
+        table_sum = ["≈", table_row]
+    else:
+        total_shown = m.number(
+            approx(total) if chain is None else approx(sum(table_exp(read_at[k]) for k, _ in shifted))
+        )
+        values = _exp_values(shifted, total, chain is not None, read_at)  # the e^x a line's result comes from
+        table_sum = ["≈", lines.join_terms([m.number(v) for v in values.values()])] if values else []
+        terms = lines.join_terms([power_of_e(d, k) for k, d in shifted])
     sum_rel = "=" if values and chain is not None else "≈"  # a sum of the table's 4-place values is exact
-    table_sum = ["≈", lines.join_terms([m.number(v) for v in values.values()])] if values else []
     work = [
         line(m_i, "=", m.named("max", "j"), src_j, rel, num(top)),
         line(
             m.total("j"),
             power_of(src_j),
             "≈" if grid and any(read_at[k] != d for k, d in shifted) else "=",  # on the grid: read at rounded exponents
-            lines.join_terms([power_of_e(d, k) for k, d in shifted]),
+            terms,
             *table_sum,
             sum_rel,
             total_shown,
@@ -498,20 +506,37 @@ def _softmax_work(
     ]
     first = shifted[0]
     second = next(((k, d) for k, d in shifted if d != first[1]), shifted[1] if len(shifted) > 1 else None)
+    over = line(m.total("k"), power_of(src_k))  # the weights' denominator
     for j, d in [first] + ([second] if second else []):
-        exact_tex = to_latex(W[i][j])  # the exact value's own printed form
         # a calculator key writes no exponent as a fraction the sheet never gave (e^{-72/5} for 14.4)
-        odd = calc and ("^{\\frac" in exact_tex or "^{-\\frac" in exact_tex)
+        odd = calc and _fraction_exponent(to_latex(W[i][j]))
         rhs: list = ["=", Value(W[i][j]), "≈"] if shown(p, W[i][j]) and not odd else ["≈"]
         if chain is not None:  # the table's numbers are what give the chain's weight: 0.3679/1.3679
             rhs += [m.frac(m.number(values[j]), total_shown), "≈"]
-        ratio = m.frac(m.power("e", num(d)), line(m.total("k"), power_of(src_k)))  # the exact exponent
+        ratio = m.frac(m.power("e", num(d)), over)  # the exact exponent
         weight = lines.approx_number(W[i][j] if chain is None else chain[i][j])
         work.append(line(_sub(sym, i, j, vector), "=", ratio, *rhs, weight))
     if len(shifted) < shape(S)[1]:
         work.append(line(m.text("masked entries: "), m.power("e", line("-", INFTY)), "=", "0"))
     work.append(line(m.total("j"), _sub(sym, i, "j", vector), "=", "1"))
     return work
+
+
+def _fraction_exponent(tex: str) -> bool:
+    """Does an exact value's LaTeX raise e to a fraction (``e^{-\\frac{72}{5}}``)?"""
+    return "^{\\frac" in tex or "^{-\\frac" in tex
+
+
+@lru_cache(maxsize=4096)
+def _hand_exp_sum(exponents: tuple) -> tuple[Row, Row, Node, tuple[str, ...]]:
+    """By hand, for a row's rational exponents d_j (in column order; an irrational one
+    may print otherwise than an equal one, so it is not kept): the terms e^{d_j}, the
+    table's 4-place values of them (``1`` for e^0), their sum as printed, and each
+    value as printed (kept: the same rows of exponents recur on every problem)."""
+    table = [table_exp(d) for d in exponents]
+    printed = tuple("1" if d == 0 else approx(t) for d, t in zip(exponents, table))
+    terms = lines.join_terms([m.power("e", Value(d)) for d in exponents])
+    return terms, lines.join_terms([m.number(v) for v in printed]), m.number(approx(sum(table))), printed
 
 
 def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
@@ -548,7 +573,8 @@ def softmax_chain(S: Matrix, grid: bool = False) -> Matrix | None:
             shifted = {k: grid_argument(Fraction(d)) for k, d in shifted.items()}
         t = [table_exp(shifted[k]) if k in shifted else Fraction(0) for k in range(len(row))]
         total = sum(t)
-        out.append(tuple(round_places(x / total) for x in t))
+        a, b = total.numerator, total.denominator  # x / total, rounded, without the Fraction x / total
+        out.append(tuple(round_ratio(x.numerator * b, x.denominator * a) for x in t))
     return tuple(out)
 
 
