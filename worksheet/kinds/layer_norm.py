@@ -38,6 +38,7 @@ block passes one so that long exact values are carried rounded.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -96,8 +97,11 @@ class Params(base.Params):
 # ---------------------------------------------------------------- generating
 
 
-def _rational_square(q: Fraction) -> bool:
-    return base.is_square(q.numerator) and base.is_square(q.denominator)
+def _square_ratio(s: int, d: int) -> bool:
+    """Is s / d (d > 0) the square of a rational number?  (Both of its lowest terms are
+    squares; in integers, without a Fraction: the draw tries this a hundred times a row.)"""
+    g = math.gcd(s, d)
+    return base.is_square(s // g) and base.is_square(d // g)
 
 
 def _pleasant_row(rng: np.random.Generator, d: int, fractional: bool = False) -> Matrix | None:
@@ -109,13 +113,13 @@ def _pleasant_row(rng: np.random.Generator, d: int, fractional: bool = False) ->
         return None
 
     def make():
-        dev = [int(x) for x in rng.integers(-spread, spread + 1, size=d - 1)] if d > 1 else []
+        dev = rng.integers(-spread, spread + 1, size=d - 1).tolist() if d > 1 else []  # Python ints
         return int(rng.integers(-2, 3)), dev + [-sum(dev)]
 
     def ok(c):
         mean, dev = c
         s = sum(x * x for x in dev)
-        if not (abs(dev[-1]) <= spread and s > 0 and _rational_square(Fraction(s, d))):
+        if not (abs(dev[-1]) <= spread and s > 0 and _square_ratio(s, d)):
             return False
         return not fractional or (len({abs(x) for x in dev}) > 1 and max(abs(mean + x) for x in dev) <= 5)
 
