@@ -113,6 +113,7 @@ class TemplateRenderer(Format):
         self._prose: dict[str, tuple] = {}  # prose's text -> (its parts, as printed)
         self._grids: dict[tuple, str] = {}
         self._chains: dict[bool, tuple] = {}
+        self._found_blocks: dict[tuple[str, bool], bool] = {}  # (block, key) -> does the chain have it
         self.env.filters.update(
             given=self.given,
             exact=self.exact,
@@ -261,8 +262,16 @@ class TemplateRenderer(Format):
 
     def has_frame(self, key: bool) -> bool:
         """Does the sheet or key template have a ``head`` or ``foot`` block?"""
-        tmpl, parents = self._chain(key)
-        return any(b in t.blocks for t in (tmpl, *parents) for b in ("head", "foot"))
+        return self._has_block("head", key) or self._has_block("foot", key)
+
+    def _has_block(self, block: str, key: bool) -> bool:
+        """Does the sheet or key template, or one it extends, have this block?  (Kept
+        with the templates' chain: asked three times for every document rendered.)"""
+        found = self._found_blocks.get((block, key))
+        if found is None:
+            tmpl, parents = self._chain(key)
+            found = self._found_blocks[(block, key)] = any(block in t.blocks for t in (tmpl, *parents))
+        return found
 
     # The parts of a file, so that the documents of a big exam can be
     # rendered in parallel (worksheet.build) and joined.
@@ -280,9 +289,9 @@ class TemplateRenderer(Format):
     def _block(self, block: str, key: bool, **names) -> str:
         """One block of the sheet or key template ('' if it has none; every
         template has a ``doc`` block, see _chain)."""
-        tmpl, parents = self._chain(key)
-        if not any(block in t.blocks for t in (tmpl, *parents)):
+        if not self._has_block(block, key):
             return ""
+        tmpl, parents = self._chain(key)
         ctx = tmpl.new_context({**names, "key": key})
         for parent in parents:  # what {% extends %} does when the template renders
             for name, func in parent.blocks.items():

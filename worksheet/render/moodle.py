@@ -229,7 +229,7 @@ class MoodleRenderer(TemplateRenderer):
     def __init__(self, templates=None):
         super().__init__(templates)
         self.env.globals.update(cloze=self.cloze)
-        self._chains: dict[tuple[int, str], tuple[Problem, dict]] = {}
+        self._per_problem: dict[tuple[int, str], tuple[Problem, dict]] = {}  # (not the base's _chains)
         self._hints: dict[str, str] = {}
 
     def _unrounded(self, p: Problem) -> dict:
@@ -250,9 +250,9 @@ class MoodleRenderer(TemplateRenderer):
         return got
 
     def _once(self, p: Problem, what: str, compute) -> dict:
-        got = self._chains.get((id(p), what))
+        got = self._per_problem.get((id(p), what))
         if got is None or got[0] is not p:
-            got = self._chains[(id(p), what)] = (p, compute(p))
+            got = self._per_problem[(id(p), what)] = (p, compute(p))
         return got[1]
 
     # -- filters (HTML with TeX for MathJax) ----------------------------------

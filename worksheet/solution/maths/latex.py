@@ -60,7 +60,7 @@ class LatexPrinter(Printer):
     def __init__(self, in_script: bool = False):
         self.in_script = in_script
 
-    def _print_Row(self, node: Row) -> str:
+    def _print_Row(self, node: Row) -> str:  # noqa: C901 - the hot loop: spacing decided inline, not called
         # the hot loop of every page: leaves and kept scripts are looked up here, not
         # dispatched, and the common spacing (two atoms, neither an operator) is decided inline
         items = node.items
@@ -90,14 +90,21 @@ class LatexPrinter(Printer):
                         _binary(items, k) or _binary(items, k - 1)
                     ):
                         out.append(" ")
-                elif kb is not Op and kind is not Op and kind is not Fence and kind is not Script:
-                    out.append(" ")  # two atoms: x y, = 2, 2 \cdot (the common case)
-                elif kb is not Op and kind is Op and it.symbol in _BINARY:
-                    out.append(" ")  # x \cdot, 2 +, = -1
-                elif kb is Op and before.symbol in _TIMES and kind is not Op and kind is not Script:
+                elif kb is not Op:  # (_space_before, decided here: this loop prints every line)
+                    if kind is not Op and kind is not Fence and kind is not Script:
+                        out.append(" ")  # two atoms: x y, = 2, 2 \cdot (the common case)
+                    elif kind is Op and it.symbol in _BINARY:
+                        out.append(" ")  # x \cdot, 2 +, = -1
+                    elif _after_atom(it, kind, before, kb):
+                        out.append(" ")
+                elif before.symbol in _OPENING:
+                    pass  # (x
+                elif before.symbol in _TIMES and kind is not Op and kind is not Script:
                     out.append(" ")  # \cdot 2, \times (x)
-                elif _space_before(items, k, in_script):
-                    out.append(" ")
+                elif before.symbol in _PM and is_sign(items, k - 1):
+                    pass  # -1
+                elif not _closes(it, kind):
+                    out.append(" ")  # + 2, ) =
             out.append(s)
             before = it
         return "".join(out)
@@ -216,24 +223,26 @@ def _delim(s: str) -> str:
     return {"{": "\\{", "}": "\\}"}.get(s) or "\\" + _COMMAND.get(s, "vert")
 
 
-def _space_before(items: tuple, k: int, in_script: bool) -> bool:
-    """Is there a space between ``items[k - 1]`` and ``items[k]``?"""
-    before, it = items[k - 1], items[k]
-    kb, ki = type(before), type(it)
-    if kb is not Op and ki is not Op and ki is not Fence and not in_script and ki is not Script:
-        return True  # two atoms: x y, = 2, 2 \cdot (the common case)
-    if in_script:  # s_{1,2}, ^{[1]}, ^{(c,1)}, \sum_{j=1}; but e^{s_{1k} - m_{1}}
-        return _binary(items, k) or _binary(items, k - 1)
-    if kb is Op and (before.symbol in "([{" or (before.symbol in "\u2212+" and is_sign(items, k - 1))):
-        return False  # (x, -1
-    core = it
-    while type(core) is Script:
-        core = core.base
-    if type(core) is Op and core.symbol in ")]},":
+_OPENING = "([{"
+_CLOSING = ")]},"
+
+
+def _closes(it: Node, kind: type) -> bool:
+    """Is ``it`` a closing bracket or a comma, alone or with scripts (``)^2``)?"""
+    while kind is Script:
+        it = it.base
+        kind = type(it)
+    return kind is Op and it.symbol in _CLOSING
+
+
+def _after_atom(it: Node, kind: type, before: Node, kb: type) -> bool:
+    """A space between an atom (not an operator) and ``it``, an operator that is not
+    binary, a fence or a script?"""
+    if _closes(it, kind):
         return False  # x), x, (x - 1)^2
-    if ki is Fence and kb in (Named, Frac, Script, Ident):
+    if kind is Fence and kb in (Named, Frac, Script, Ident):
         return False  # \sin\left(1\right), \frac{1}{4}\left(...\right)
-    if ki is Op and it.symbol == "(" and (kb is Named or (kb is Script and type(before.base) is Named)):
+    if kind is Op and it.symbol == "(" and (kb is Named or (kb is Script and type(before.base) is Named)):
         return False  # \tanh(x)
     return True
 
