@@ -224,3 +224,34 @@ def test_same_floats_is_numpys_allclose(pairs):
     with np.errstate(all="ignore"):
         want = bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
     assert same_floats(a, b) is want
+
+
+_LOGITS = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, -6.0, 6.0, 6.0000001, 4.0, math.inf, -math.inf, math.nan]) | (
+    st.floats(-10, 10)
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(
+        lambda n: st.integers(1, 5).flatmap(
+            lambda m: st.lists(st.lists(_LOGITS, min_size=m, max_size=m), min_size=n, max_size=n)
+        )
+    ),
+    st.sampled_from([6, 2]),
+    st.sampled_from([4, 1.5]),
+)
+def test_pleasant_logits_decides_as_numpy_nan_functions_do(rows, limit, spread):
+    """The generators' logits test (float_check.pleasant_logits, in Python floats) gives
+    what its numpy form gave: infinities and NaN are not live, a row with none live fails."""
+    import warnings
+
+    from worksheet.steps.float_check import pleasant_logits
+
+    S = np.array(rows, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        live = np.where(np.isinf(S), np.nan, S)
+        spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
+        want = bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
+    assert pleasant_logits(S, limit=limit, spread=spread) is want

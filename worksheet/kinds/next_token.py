@@ -64,6 +64,13 @@ VOCAB = ("Je", "suis", "étudiant", EOS)  # the default vocabulary
 LOGITS, SCALED, PROBS = m.sym("z"), m.sym("z", prime=1), m.sym("p")  # z, z', p
 TEMPERATURE, CHOICE = m.sym("T"), m.hat(m.sym("y"))  # T, y-hat
 W_VOCAB = m.sym("W", sub=m.sym("vocab"))
+# the formulas every problem prints: made once, so each is printed once
+LOGITS_FORMULA = line(LOGITS, "=", m.sym("h"), m.thin(), W_VOCAB)  # z = h W_vocab
+PROBS_FORMULA = {
+    False: line(PROBS, "=", m.call("softmax", LOGITS)),  # p = softmax(z)
+    True: line(PROBS, "=", m.call("softmax", SCALED)),  # p = softmax(z'), with a temperature
+}
+CHOICE_FORMULA = line(CHOICE, "=", m.named("arg"), m.named("max", "j"), m.thin(), m.sym("p", sub="j"))
 
 
 @dataclass(frozen=True)
@@ -213,7 +220,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         (products,),
         ref["logits"],
         title="Logits (one score per vocabulary token)",
-        formula=line(LOGITS, "=", m.sym("h"), m.thin(), W_VOCAB),
+        formula=LOGITS_FORMULA,
         work=work,
         cols=vocab,
         latex_name=LOGITS,
@@ -249,7 +256,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         sym="p",
         src_sym=src,
         title="Probabilities (softmax over the vocabulary)",
-        formula=line(PROBS, "=", m.call("softmax", LOGITS if T == 1 else SCALED)),
+        formula=PROBS_FORMULA[T != 1],
         cols=vocab,
         latex_name=PROBS,
         vector=True,
@@ -283,7 +290,7 @@ def solve(inputs: dict[str, Matrix], params: Params, *, seed: int | None = None)
         ((vocab[best],),),
         np.array([[float(best)]]),
         title="Prediction (greedy: the most probable token)",
-        formula=line(CHOICE, "=", m.named("arg"), m.named("max", "j"), m.thin(), m.sym("p", sub="j")),
+        formula=CHOICE_FORMULA,
         work=work,
         note=note,
         cols=("next token",),

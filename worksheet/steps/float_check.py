@@ -79,6 +79,18 @@ def pleasant_logits(S: np.ndarray, *, limit: float = 6, spread: float = 4) -> bo
     constant (so the weights are not all uniform).
     """
     S = np.asarray(S, dtype=np.float64)
-    live = np.where(np.isinf(S), np.nan, S)
-    spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
-    return bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
+    if S.ndim != 2 or S.size == 0:  # (numpy's own answer or error for these)
+        live = np.where(np.isinf(S), np.nan, S)
+        spans = np.nanmax(live, axis=1) - np.nanmin(live, axis=1)
+        return bool(np.nanmax(np.abs(live)) <= limit and spans.max() <= spread and spans.max() > 0)
+    # in Python floats (a generator asks this of every draw; numpy's nan-functions cost
+    # more than the test on a few entries): NaN and +-inf are not live, as nanmax skips them
+    widest, biggest = -math.inf, 0.0
+    for row in S.tolist():
+        live = [x for x in row if x == x and x != math.inf and x != -math.inf]
+        if not live:  # a row with nothing live: numpy's span is NaN, and no test passes
+            return False
+        top, low = max(live), min(live)
+        widest = max(widest, top - low)
+        biggest = max(biggest, top, -low)
+    return biggest <= limit and 0 < widest <= spread

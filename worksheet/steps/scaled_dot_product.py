@@ -517,9 +517,18 @@ def _softmax_work(
         weight = lines.approx_number(W[i][j] if chain is None else chain[i][j])
         work.append(line(_sub(sym, i, j, vector), "=", ratio, *rhs, weight))
     if len(shifted) < shape(S)[1]:
-        work.append(line(m.text("masked entries: "), m.power("e", line("-", INFTY)), "=", "0"))
-    work.append(line(m.total("j"), _sub(sym, i, "j", vector), "=", "1"))
+        work.append(MASKED_LINE)
+    work.append(_sums_to_one(sym, i, vector))
     return work
+
+
+MASKED_LINE = line(m.text("masked entries: "), m.power("e", line("-", INFTY)), "=", "0")  # e^{-oo} = 0
+
+
+@lru_cache(maxsize=1024)
+def _sums_to_one(sym: Maths, i: int, vector: bool) -> Row:
+    """``∑_j α_{1j} = 1`` (kept: the same line ends every problem's softmax)."""
+    return line(m.total("j"), _sub(sym, i, "j", vector), "=", "1")
 
 
 def _fraction_exponent(tex: str) -> bool:
