@@ -360,3 +360,26 @@ def test_a_hand_draw_is_solved_once_and_only_for_its_own_inputs(block):
     redrawn = module.generate(np.random.default_rng(3), params)
     assert chain.take_solved(redrawn, dataclasses.replace(params, numbers="calculator"), 3) is None
     assert redrawn.solved is None  # looked at once, then dropped
+
+
+def test_a_kept_renaming_gives_what_a_fresh_one_gives_and_forgets_in_bounds(monkeypatch):
+    """A block's renaming is kept from problem to problem (its rules are module
+    constants): on the lines of many problems it gives the very trees a fresh Renaming
+    gives, and what it remembers stays under _Walk.LIMIT (here made small)."""
+    from worksheet.kinds import block_symbols as names
+    from worksheet.kinds import layer_norm
+
+    monkeypatch.setattr(names._Walk, "LIMIT", 200)
+    rules = kind.SYMBOLS["norm2."]
+    assert names.renaming(rules) is names.renaming(rules)
+    assert names.renaming(list(rules)) is not names.renaming(list(rules))  # a list: its own
+    kept = names.renaming(rules)
+    for w in kept._walks:  # (what earlier tests left in it: not ours to count)
+        w.seen.clear()
+    for seed in range(6):
+        p = layer_norm.solve(layer_norm.generate(np.random.default_rng(seed), layer_norm.Params()), layer_norm.Params())
+        for s in p.steps:
+            for line in (s.formula, *s.work):
+                assert kept(line) == names.Renaming(rules)(line)
+                assert as_latex(kept(line)) == as_latex(names.Renaming(rules)(line))
+        assert all(len(w.seen) <= 200 for w in kept._walks)

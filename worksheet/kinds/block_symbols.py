@@ -57,10 +57,12 @@ __all__ = [
     "feed_forward",
     "scripted",
     "rename",
+    "renaming",
     "Renaming",
     "rename_prose",
     "decimals",
     "decimals_walk",
+    "kept_decimals_walk",
     "one",
 ]
 
@@ -237,6 +239,7 @@ class _Walk:
     (a symbol of another name is returned unwalked)."""
 
     __slots__ = ("rule", "inert", "needs", "seen")
+    LIMIT = 1 << 15  # nodes remembered at most (a kept walk meets every problem's lines: bounded)
 
     def __init__(self, rule: Rule, inert: frozenset = frozenset(), needs: frozenset | None = None):
         self.rule, self.inert, self.needs, self.seen = rule, inert, needs, {}
@@ -250,6 +253,8 @@ class _Walk:
         if hit is not None and hit[0] is n:
             return hit[1]
         out = self._applied(n, kind, atom)
+        if len(self.seen) >= self.LIMIT:
+            self.seen.clear()
         self.seen[key] = (n, out)
         return out
 
@@ -372,6 +377,22 @@ class Renaming:
         return Row(t.items) if type(t) is Row else t
 
 
+def renaming(rules: Sequence[Rule]) -> Renaming:
+    """The :class:`Renaming` of a block's rules, kept while they are the same rules (a
+    block's are module constants): what each rule did to a shared node (a symbol, an
+    entry, a number) is remembered from one problem to the next.  (Rules in a list:
+    a Renaming of their own.)"""
+    try:
+        return _kept_renaming(rules)
+    except TypeError:
+        return Renaming(rules)
+
+
+@lru_cache(maxsize=64)
+def _kept_renaming(rules: tuple) -> Renaming:
+    return Renaming(rules)
+
+
 def rename(x: Maths, rules: Sequence[Rule]) -> Node:
     """The formula with every rule applied, in order."""
     return Renaming(rules)(x)
@@ -433,3 +454,10 @@ def decimals(x: Maths, walk: Callable[[Node], Node] | None = None) -> Node:
 def decimals_walk() -> Callable[[Node], Node]:
     """The walk :func:`decimals` makes (symbols, operators and digits passed by unread)."""
     return _Walk(_decimal_rule, _INERT | {Ident})
+
+
+@lru_cache(maxsize=1)
+def kept_decimals_walk() -> Callable[[Node], Node]:
+    """One :func:`decimals_walk` for every block's lines, remembering from one problem
+    to the next what it made of a node (its memory bounded, see ``_Walk.LIMIT``)."""
+    return decimals_walk()

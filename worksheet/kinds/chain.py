@@ -139,7 +139,7 @@ def copy(
     """
     grid = any(a.grid for a in (*p.aids, *sub.aids))  # read on a standard grid: drifts further
     bound = GRID_CHAIN_DRIFT if grid else 5e-3
-    renamed, carried = names.Renaming(symbols), names.decimals_walk()  # one of each for the part's lines
+    renamed, carried = names.renaming(symbols), names.kept_decimals_walk()  # kept from problem to problem
     for k, s in enumerate(sub.steps):
         if symbols:
             s = dataclasses.replace(
