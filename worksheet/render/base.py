@@ -125,7 +125,9 @@ class TemplateRenderer(Format):
             prose=self.prose,
             plain_title=plain_title,
             standard_tables=standard_tables,
+            tables_page=self.tables_page,
         )
+        self._pages: dict[tuple, tuple] = {}  # the standard tables (by identity) -> their page
 
     # -- tables from the model (shared) -------------------------------------
     # The same tables serve every format (md, tex and html of one key print
@@ -225,6 +227,23 @@ class TemplateRenderer(Format):
         if len(self._prose) < 4096:
             self._prose[p] = (p.parts, out)
         return out
+
+    def tables_page(self, tables: Sequence, **names) -> str:
+        """The tables page (``tables.<ext>.j2`` with ``tables`` and ``names``), rendered
+        once for the same standard tables: they are the same objects on every sheet
+        (:func:`worksheet.steps.standard_tables.grid_aid` keeps them), and the square
+        roots' hundred rows cost a block's sheet more than its worked lines do."""
+        key = (tuple(map(id, tables)), tuple(sorted(names.items())))
+        hit = self._pages.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], tables)):
+            return hit[1]
+        page = self._load(f"tables.{self.ext}.j2").render(tables=list(tables), **names)
+        if self.env.autoescape:
+            page = jinja2.utils.markupsafe.Markup(page)  # rendered by the template: already escaped
+        if len(self._pages) >= 64:
+            self._pages.clear()
+        self._pages[key] = (tuple(tables), page)
+        return page
 
     # -- documents ----------------------------------------------------------
     def template(self, key: bool) -> jinja2.Template:
