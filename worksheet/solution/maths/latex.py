@@ -103,7 +103,7 @@ class LatexPrinter(Printer):
                     out.append(" ")  # \cdot 2, \times (x)
                 elif before.symbol in _PM and is_sign(items, k - 1):
                     pass  # -1
-                elif not _closes(it, kind):
+                elif (kind is not Op and kind is not Script) or not _closes(it, kind):
                     out.append(" ")  # + 2, ) =
             out.append(s)
             before = it
