@@ -36,6 +36,8 @@ _PRIMES = {1: "\u2032", 2: "\u2033", 3: "\u2034"}
 
 
 _VALUES: dict[tuple[str, bool], str] = {}  # an exact value's (LaTeX, in a script) -> its MathML
+_IDENTS: dict = {}  # a symbol -> its MathML (an Ident hashes by its name)
+_OPS: dict[str, str] = {}  # an operator's symbol -> its MathML
 
 
 def _esc(s: str) -> str:
@@ -89,6 +91,14 @@ class MathMLPrinter(Printer):
                 out.append('<mo rspace="0">,</mo>')  # s_{1,2}: TeX puts no space after a comma in a script
             elif kind is Op and it.symbol == ":" and self.in_script:
                 out.append("<mi>:</mi>")  # W_{:,1}: all rows, a symbol
+            elif kind is Num:  # the leaves, looked up here rather than dispatched (every line's loop)
+                out.append("<mn>" + it.text + "</mn>")
+            elif kind is Op:
+                out.append(_OPS.get(it.symbol) or self._print_Op(it))
+            elif kind is Ident:
+                out.append(_IDENTS.get(it) or self._print_Ident(it))
+            elif kind is Script and it.mathml is not None and not self.in_script:
+                out.append(it.mathml)
             else:
                 out.append(self(it))
             k += 1
@@ -100,8 +110,12 @@ class MathMLPrinter(Printer):
 
     def _print_Ident(self, node: Ident) -> str:
         if node.name in _CAPITAL_GREEK or (node.upright and len(node.name) == 1):
-            return f'<mi mathvariant="normal">{_esc(node.name)}</mi>'
-        return f"<mi>{_esc(node.name)}</mi>"
+            out = f'<mi mathvariant="normal">{_esc(node.name)}</mi>'
+        else:
+            out = f"<mi>{_esc(node.name)}</mi>"
+        if len(_IDENTS) < 4096:
+            _IDENTS[node] = out
+        return out
 
     def _print_Num(self, node: Num) -> str:
         return f"<mn>{node.text}</mn>"
@@ -121,8 +135,12 @@ class MathMLPrinter(Printer):
 
     def _print_Op(self, node) -> str:
         if node.symbol in OPENING or node.symbol in ")]}⟩⌋⌉":
-            return f'<mo stretchy="false">{_esc(node.symbol)}</mo>'
-        return f"<mo>{_esc(node.symbol)}</mo>"
+            out = f'<mo stretchy="false">{_esc(node.symbol)}</mo>'
+        else:
+            out = f"<mo>{_esc(node.symbol)}</mo>"
+        if len(_OPS) < 1024:
+            _OPS[node.symbol] = out
+        return out
 
     def _print_Rel(self, node) -> str:
         return f"<mo>{_esc(node.symbol)}</mo>"
