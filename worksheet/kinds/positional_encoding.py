@@ -34,6 +34,7 @@ distinct non-zero angles are needed).  Other widths are allowed in both modes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 
 import numpy as np
@@ -375,11 +376,19 @@ def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT, *, flawe
     if numbers != "hand" or not blocks.aids_allowed(p):
         return
     base_ = int(p.params.get("base") or 10000)
-    positions = [q for q in p.params["positions"] if q != 0]
+    entries = _trig_entries(tuple(q for q in p.params["positions"] if q != 0), d, base_, limit, flawed)
+    if entries is not None:
+        p.aids.append(Aid(TRIG_AID, entries))
+
+
+@lru_cache(maxsize=256)
+def _trig_entries(positions: tuple, d: int, base_: int, limit: int, flawed: bool) -> tuple | None:
+    """The rows of :func:`_trig_aid`'s table (None: no table), kept by what they depend on:
+    the positions, d_model, the base (and ``flawed``), the same in every variant."""
     k = pairs(d)
     needed = {(mul(q, power(divisor(base_, i, d), -1)), 2 * i + 1 < d) for q in positions for i in range(k)}
     if not needed or len(needed) > limit:
-        return
+        return None
     listed = []  # (angle, with its cosine): by position, the right angle of each pair (then the other)
     for q in positions:
         for i in range(k):
@@ -394,7 +403,7 @@ def _trig_aid(p: Problem, d: int, numbers: str, limit: int = AID_LIMIT, *, flawe
             entry = (str(trig(fn, a)), str(lines.approx_number(f(a))))
             if entry not in entries:
                 entries.append(entry)
-    p.aids.append(Aid(TRIG_AID, tuple(entries)))
+    return tuple(entries)
 
 
 def find_the_mistake_aids(right: Problem) -> list[Aid]:
