@@ -31,6 +31,8 @@ Calculator mode uses one-decimal entries in [-1, 1].
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from . import mistakes
@@ -171,7 +173,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
             np.tanh(rec.to_np(A_r)),
             carried=True,
             title=rec.titled("Candidate", t, T),
-            formula=line(rec.sub("n", t, T), "=", TANH.of(_candidate_pre(t, T))),
+            formula=_n_formula(t, T),
             work=_n_work(t, T, x, h, inputs, G["r"], A_x, A_h, A, A_r, N, places),
             latex_name=rec.sub("n", t, T),
         )
@@ -192,6 +194,13 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     return rec.finish(p, table, places, hand)
 
 
+@lru_cache(maxsize=64)
+def _n_formula(t: int, T: int) -> Row:
+    """``n_{t} = tanh(x W_n + b_n + r ⊙ (h_{0} W_{hn} + b_{hn}))`` (made once)."""
+    return line(rec.sub("n", t, T), "=", TANH.of(_candidate_pre(t, T)))
+
+
+@lru_cache(maxsize=64)
 def _h_formula(t: int, T: int) -> Row:
     """``h_{t} = (1 − z_{t}) ⊙ n_{t} + z_{t} ⊙ h_{t-1}``."""
     z = rec.sub("z", t, T)

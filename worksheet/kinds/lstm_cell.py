@@ -28,6 +28,8 @@ one-decimal entries in [-1, 1].
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from . import mistakes
@@ -217,6 +219,7 @@ def _solve(inputs, params, seed, key, X, d_h, places) -> Problem:
     return rec.finish(p, table, places, hand)
 
 
+@lru_cache(maxsize=64)
 def _c_formula(t: int, T: int) -> Row:
     """``c_{t} = f_{t} ⊙ c_{t-1} + i_{t} ⊙ g_{t}``."""
     sub = rec.sub
@@ -225,6 +228,7 @@ def _c_formula(t: int, T: int) -> Row:
     )
 
 
+@lru_cache(maxsize=64)
 def _h_formula(t: int, T: int) -> Row:
     """``h_{t} = o_{t} ⊙ tanh(c_{t})``."""
     return line(rec.sub("h", t, T), "=", rec.sub("o", t, T), "⊙", TANH.of(rec.sub("c", t, T)))

@@ -44,6 +44,7 @@ t = 2 on they are 2-decimal numbers in [-3, 3] (h_{t-1} is carried so).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from typing import Callable, Mapping
 
@@ -322,21 +323,24 @@ def gate_step(
     for j in units(shape(G)[1]):
         work.append(affine_work(gate, t, T, j, x_row[0], W, h_row[0], W_h, b, A[0][j]))
         work.append(act_work(sub(letter, t, T, j), act, A[0][j], G[0][j]))
-    xs = x_sym(t, T)
     fresh = chain.fresh(step, **({name("h", t - 1, T): h_row} if t > 1 else {}))  # h_0: the input
     return chain.add(
         step,
         G,
         fresh,
         title=title,
-        formula=line(
-            sub(letter, t, T),
-            "=",
-            act.of(line(xs, sym("W", sub=gate), "+", prev_h(t, T), sym("W", sub="h" + gate), "+", sym("b", sub=gate))),
-        ),
+        formula=_gate_formula(letter, gate, act, t, T),
         work=work,
         latex_name=sub(letter, t, T),
     )
+
+
+@lru_cache(maxsize=256)
+def _gate_formula(letter: str, gate: str, act: Act, t: int, T: int) -> Row:
+    """``z_{t} = σ(x_t W_z + h_{t-1} W_{hz} + b_z)`` (made once: the same on every problem,
+    so printed once)."""
+    inner = line(x_sym(t, T), sym("W", sub=gate), "+", prev_h(t, T), sym("W", sub="h" + gate), "+", sym("b", sub=gate))
+    return line(sub(letter, t, T), "=", act.of(inner))
 
 
 def drift_ok(solve: Callable, inputs: dict[str, Matrix], params: Params) -> bool:

@@ -115,9 +115,11 @@ def _decimal_node(s: str, negative: bool) -> Node:
 
 
 @lru_cache(maxsize=16384)
-def _rational_term(q: Fraction, places: int | None) -> Node:
-    """A rational number in a worked line (see :func:`work_term`); kept, as the same
-    inputs and weights recur on every line."""
+def _rational_term(num: int, den: int, places: int | None) -> Node:
+    """A rational number ``num / den`` in a worked line (see :func:`work_term`); kept, as
+    the same inputs and weights recur on every line (by its integers: a Fraction's own
+    hash costs more than what it keeps)."""
+    q = Fraction(num, den)
     own = terminating_places(q)
     if q.denominator > 1 and own is not None:
         return _decimal_node(decimal(q, max(own, places or 0)), q < 0)
@@ -132,7 +134,8 @@ def work_term(x, limit: int = SHORT, places: int | None = None, digits: int = 4)
     if isinstance(x, NegInf):
         return paren(line("-", Ident("∞"))), False
     if is_rational(x):
-        return _rational_term(Fraction(x), places), False
+        q = x if type(x) is Fraction else Fraction(x)
+        return _rational_term(q.numerator, q.denominator, places), False
     if len(to_str(x)) <= limit:
         s = to_latex(x)
         return (Fence("(", Row((Value(x),)), ")") if " " in s or s.startswith("-") else Value(x)), False

@@ -563,10 +563,22 @@ def _exp_values(shifted, total, hand: bool, read_at: dict) -> dict:
     return {k: "1" if d == 0 else decimal_at(e, digits) for (k, d), e in zip(shifted, es)}
 
 
-@lru_cache(maxsize=16384)
 def table_exp(d) -> Fraction:
     """e^d as the sheet's table prints it (4 places; e^0 = 1): the value a student reads
-    (kept by exponent: the same ones recur on every problem)."""
+    (kept by exponent: the same ones recur on every problem; a rational one by its
+    integers, whose hash costs less than a Fraction's)."""
+    if type(d) is Fraction:
+        return _table_exp_rational(d.numerator, d.denominator)
+    return _table_exp(d)
+
+
+@lru_cache(maxsize=16384)
+def _table_exp_rational(num: int, den: int) -> Fraction:
+    return _table_exp(Fraction(num, den))
+
+
+@lru_cache(maxsize=4096)
+def _table_exp(d) -> Fraction:
     return Fraction(1) if d == 0 else Fraction(approx(exp(d)))
 
 
