@@ -326,3 +326,28 @@ def test_plain_symbols_and_powers_are_shared_nodes_and_irrational_values_are_not
     first = to_latex_text(shared), to_mathml_inner(shared)
     assert shared.latex == first[0] and shared.mathml is not None
     assert (to_latex_text(shared), to_mathml_inner(shared)) == first
+
+
+def test_a_row_begun_by_a_head_prints_as_its_atoms_do():
+    """A line whose first part is a row keeps it as its head (printed once, its LaTeX
+    reused by every line it begins): on every line of every kind, the head is a prefix
+    of the line's atoms and the line prints as the same atoms without a head do."""
+    from worksheet import kinds as registry
+    from worksheet.build import build_document
+    from worksheet.solution.maths.build import line, sym
+    from worksheet.solution.maths.latex import to_latex_text
+
+    head = line(sym("a", sub=(1, 1), sup="z"), "=", sym("b"), "+")
+    for x in ("-", "2"):  # a sign after the head's operator: spaced as without the head
+        row = line(head, x, "1")
+        assert row.head is head and to_latex_text(row) == to_latex_text(Row(row.items))
+    seen = 0
+    for kind in registry.names():
+        for p in build_document([kind], seed=3).problems:
+            for s in p.steps:
+                for r in (s.formula, *s.work):
+                    if isinstance(r, Row) and r.head is not None:
+                        seen += 1
+                        assert r.items[: len(r.head.items)] == r.head.items
+                        assert to_latex_text(r) == to_latex_text(Row(r.items))
+    assert seen > 20  # (the recurrent cells' worked lines among them)

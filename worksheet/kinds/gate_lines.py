@@ -8,6 +8,8 @@ them; the cells reach them as ``rec.<name>``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..exact import to_latex
 from ..solution.maths import Node, Row
 from ..solution.maths import build as m
@@ -65,6 +67,21 @@ def affine_work(gate: str, t: int, T: int, j: int, x_row, W, h_row, W_h, b, a) -
     """``a^f_{1,1} = (x W_f)_{1} + (h_{0} W_{hf})_{1} + b_{f,1} = (...) + (...) + 1 = 2``: entry j of
     each product (column j of the weights), in the lecture's notation, not numpy's slices."""
     return line(
+        _affine_head(gate, t, T, j),
+        dot_terms(x_row, [r[j] for r in W]),
+        "+",
+        dot_terms(h_row, [r[j] for r in W_h]),
+        "+",
+        lines.work_term(b[0][j])[0],
+        lines.work_result(a),
+    )
+
+
+@lru_cache(maxsize=1024)
+def _affine_head(gate: str, t: int, T: int, j: int) -> Row:
+    """``a^f_{1,1} = (x W_f)_{1} + (h_{0} W_{hf})_{1} + b_{f,1} =``: the symbols that begin
+    :func:`affine_work`'s line, the same on every problem (made and printed once)."""
+    return line(
         pre_sym(gate, t, j),
         "=",
         m.indexed(line(x_sym(t, T), m.sym("W", sub=gate)), j + 1),
@@ -73,12 +90,6 @@ def affine_work(gate: str, t: int, T: int, j: int, x_row, W, h_row, W_h, b, a) -
         "+",
         m.sym("b", sub=f"{gate},{j + 1}"),
         "=",
-        dot_terms(x_row, [r[j] for r in W]),
-        "+",
-        dot_terms(h_row, [r[j] for r in W_h]),
-        "+",
-        lines.work_term(b[0][j])[0],
-        lines.work_result(a),
     )
 
 

@@ -235,6 +235,9 @@ def line(*items) -> Row:
             put(n.items)
         else:
             add(n)
+    first = items[0] if items else None
+    if type(first) is Row and len(first.items) > 2 and len(out) > len(first.items):
+        return Row(tuple(out), head=first)  # its atoms begin this row: printed once (see Row)
     return Row(tuple(out))
 
 

@@ -64,10 +64,17 @@ class LatexPrinter(Printer):
         # the hot loop of every page: leaves and kept scripts are looked up here, not
         # dispatched, and the common spacing (two atoms, neither an operator) is decided inline
         items = node.items
-        out: list[str] = []
         methods, in_script = self._methods, self.in_script
-        before = None
-        for k, it in enumerate(items):
+        head = node.head
+        if head is None or in_script:
+            out, start, before = [], 0, None
+        else:  # its first atoms are its head's: printed once, kept on the head (no atom looks ahead)
+            if head.latex is None:
+                object.__setattr__(head, "latex", self._print_Row(head))
+            out, start = [head.latex], len(head.items)
+            before = items[start - 1]
+        for k in range(start, len(items)):
+            it = items[k]
             kind = type(it)
             if kind is Num:
                 s = it.text

@@ -76,10 +76,14 @@ class Node:
 class Row(Node):
     """Atoms side by side (a formula, a script, a numerator).  ``latex``: its LaTeX,
     kept on the row once printed (a line is printed for md, tex and JSON alike),
-    as :mod:`worksheet.exact.printing` keeps a value's text on the value."""
+    as :mod:`worksheet.exact.printing` keeps a value's text on the value.
+    ``head``: a row whose atoms begin this one's (:func:`~.build.line` sets it when
+    its first part is a row): a shared head, such as the symbols of a worked line
+    before its numbers, is printed once and its LaTeX begins every line it heads."""
 
     items: tuple[Node, ...] = ()
     latex: str | None = field(default=None, compare=False, repr=False)
+    head: "Row | None" = field(default=None, compare=False, repr=False)
 
     def __bool__(self) -> bool:  # an empty formula is no formula (``{% if s.formula %}``)
         return bool(self.items)
