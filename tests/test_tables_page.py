@@ -49,3 +49,22 @@ def test_a_built_exam_pdf_has_its_tables_page_first(tmp_path):
     assert result.exit_code == 0, result.output
     csv = (tmp_path / "worksheet-variants.csv").read_text(encoding="utf-8")
     assert re.search(r"^v01,\d+,2[,-]", csv, re.M)  # variant 1 starts after the tables page
+
+
+@pytest.mark.parametrize("fmt", ["md", "tex", "html", "text"])
+def test_the_tables_page_is_rendered_once_and_as_the_template_renders_it(fmt):
+    """tables_page renders tables.<ext>.j2 once for the same standard tables: a second
+    sheet with the same tables gets the very same text, which is what rendering the
+    template itself gives; a value a template passes that cannot be a key still renders."""
+    from worksheet.render import get
+    from worksheet.solution.document import standard_tables
+
+    r = get(fmt)
+    a, b = (standard_tables([build_document(["lstm-cell"], seed=s)]) for s in (1, 2))
+    assert a and all(x is y for x, y in zip(a, b))  # the same table objects on every sheet
+    names = {"compact": False} if fmt == "tex" else {}
+    first = r.tables_page(a, **names)
+    assert r.tables_page(b, **names) is first
+    assert str(first) == r._load(f"tables.{r.ext}.j2").render(tables=a, **names)
+    assert "tanh" in str(first)
+    assert str(r.tables_page(a, **names, extra=["not", "hashable"])) == str(first)

@@ -234,15 +234,19 @@ class TemplateRenderer(Format):
         (:func:`worksheet.steps.standard_tables.grid_aid` keeps them), and the square
         roots' hundred rows cost a block's sheet more than its worked lines do."""
         key = (tuple(map(id, tables)), tuple(sorted(names.items())))
-        hit = self._pages.get(key)
+        try:
+            hit = self._pages.get(key)
+        except TypeError:  # a template passed a value that cannot be a key: rendered each time
+            hit, key = None, None
         if hit is not None and all(a is b for a, b in zip(hit[0], tables)):
             return hit[1]
         page = self._load(f"tables.{self.ext}.j2").render(tables=list(tables), **names)
         if self.env.autoescape:
             page = jinja2.utils.markupsafe.Markup(page)  # rendered by the template: already escaped
-        if len(self._pages) >= 64:
-            self._pages.clear()
-        self._pages[key] = (tuple(tables), page)
+        if key is not None:
+            if len(self._pages) >= 64:
+                self._pages.clear()
+            self._pages[key] = (tuple(tables), page)
         return page
 
     # -- documents ----------------------------------------------------------
