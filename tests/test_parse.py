@@ -457,7 +457,7 @@ BAD = [
     (" \n\t", "empty input"),
     ("é", "unexpected character 'é' at position 1"),
     ("1 + ２", "unexpected character '２' at position 5"),
-    ("2²", "unexpected character '²' at position 2"),
+    ("2₂", "unexpected character '₂' at position 2"),  # (a superscript is a power: 2² is 4)
     ("1\x00", "unexpected character '\\x00' at position 2"),
     ("💥", "unexpected character '💥' at position 1"),
     ("1;2", "unexpected character ';' at position 2"),

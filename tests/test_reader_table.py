@@ -44,6 +44,13 @@ TABLE = [
     ("0.8808*0.7146", "point", "0.62942", "correct"),
     ("3·2", "point", "6", "correct"),
     ("3×2", "point", "6", "correct"),
+    # the text sheets' own notation (worksheet solve, --format text): ⋅ and superscript powers
+    ("3 ⋅ 2", "point", "6", "correct"),
+    ("e⁻¹", "point", "exp(-1)", "correct"),
+    ("e⁻²/(1 + e⁻² + e^(−5/2))", "point", "exp(-2)/(1 + exp(-2) + exp(-5/2))", "correct"),
+    ("2 ⋅ e⁻¹", "point", "2*exp(-1)", "correct"),
+    ("e⁰", "point", "1", "correct"),
+    ("2¹⁰", "point", "1024", "correct"),
     # signs and infinity
     ("−0.5", "point", "-1/2", "correct"),
     ("+0.5", "point", "1/2", "correct"),
@@ -76,6 +83,8 @@ TABLE = [
     ("NaN", "point", "1", U),
     ("9" * 200, "point", "1", U),
     ("e^(10^9)", "point", "1", U),
+    ("e²⁻", "point", "1", U),
+    ("e" + "⁹" * 200, "point", "1", U),
 ]
 
 

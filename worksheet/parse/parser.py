@@ -6,10 +6,11 @@ Exact values (:func:`parse_exact`); whitespace is allowed between any tokens::
     entry    := ('-' | '−') infinity          (only as the whole entry: -oo)
               | expr
     expr     := term (('+' | '-') term)*
-    term     := unary (('*' | '/' | '\cdot' | '\times' | '·' | '×') unary | implied)*
+    term     := unary (('*' | '/' | '\cdot' | '\times' | '·' | '×' | '⋅') unary | implied)*
     implied  := unary                         (right after a number: 2e^-1, 2 sqrt(3), 2√3, 2(1+e))
     unary    := ('+' | '-')* power            (so -e^2 is -(e^2))
-    power    := atom (('^' | '**') ('+' | '-')* atom)*   (right-associative)
+    power    := atom (('^' | '**') ('+' | '-')* atom | superscript)*   (right-associative)
+    superscript := ('⁺' | '⁻' | '⁰' ... '⁹')+  (e⁻² is e^(-2), as the text sheets print it)
     atom     := decimal                       (unsigned, see worksheet.parse.numbers;
                                                2e-3 is a number)
               | 'e' | 'E'                     (Euler's number, exp(1))

@@ -23,8 +23,9 @@ _TOKEN_RE = re.compile(
     r"|(?P<num>" + _DECIMAL + r")"
     r"|(?P<name>[A-Za-z]+)"
     r"|(?P<cmd>\\[A-Za-z]*)"
-    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e\u00b7\u00d7])"
+    r"|(?P<op>\*\*|[-+*/^(){}\u2212\u221e\u00b7\u00d7\u22c5])"
     r"|(?P<greek>[\u221a\u03c3])"
+    r"|(?P<sup>[\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)"
     r"|(?P<bad>.)",
     re.S,
 )
@@ -46,7 +47,16 @@ _LATEX = {
     "left": None,
     "right": None,  # \left( ... \right) are plain parentheses
 }
-_OPS = {"**": "^", "\u2212": "-", "\u221e": "inf", "\u00b7": "*", "\u00d7": "*"}  # others are their own kind
+_OPS = {
+    "**": "^",
+    "\u2212": "-",
+    "\u221e": "inf",
+    "\u00b7": "*",
+    "\u00d7": "*",
+    "\u22c5": "*",
+}  # others: their own kind
+# a power in superscripts, as the text sheets print it (e⁻², 2¹⁰): its exponent in plain characters
+_SUPERSCRIPT = str.maketrans("\u207a\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079", "+-0123456789")
 _OPERAND_START = frozenset({"num", "e", "func", "frac", "inf", "(", "{"})
 _CLOSER = {"(": ")", "{": "}"}
 
@@ -75,6 +85,10 @@ def _tokenize(text: str) -> list[_Token]:
                 tokens.append(_Token(kind, pos, s, s[1:] if kind == "func" else None))
         elif kind == "greek":
             tokens.append(_Token("func", pos, s, _GREEK[s]))
+        elif kind == "sup":  # e⁻² is e^(-2): the exponent's tokens, each at this position
+            tokens += [_Token("^", pos, s), _Token("(", pos, s)]
+            tokens += [t._replace(pos=pos) for t in _tokenize(s.translate(_SUPERSCRIPT))[:-1]]
+            tokens.append(_Token(")", pos, s))
         elif kind == "op":
             tokens.append(_Token(_OPS.get(s, s), pos, s))
         else:
