@@ -457,6 +457,7 @@ BAD = [
     (" \n\t", "empty input"),
     ("é", "unexpected character 'é' at position 1"),
     ("1 + ２", "unexpected character '２' at position 5"),
+    ("1+e" + "⁹" * 150, "number too long at position 4"),  # a superscript exponent: where it starts
     ("2₂", "unexpected character '₂' at position 2"),  # (a superscript is a power: 2² is 4)
     ("1\x00", "unexpected character '\\x00' at position 2"),
     ("💥", "unexpected character '💥' at position 1"),

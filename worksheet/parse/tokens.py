@@ -86,8 +86,11 @@ def _tokenize(text: str) -> list[_Token]:
         elif kind == "greek":
             tokens.append(_Token("func", pos, s, _GREEK[s]))
         elif kind == "sup":  # e⁻² is e^(-2): the exponent's tokens, each at this position
-            tokens += [_Token("^", pos, s), _Token("(", pos, s)]
-            tokens += [t._replace(pos=pos) for t in _tokenize(s.translate(_SUPERSCRIPT))[:-1]]
+            try:
+                inner = _tokenize(s.translate(_SUPERSCRIPT))[:-1]
+            except ParseError as exc:  # (the superscript's own position, not the inner text's)
+                raise ParseError(exc.reason, pos) from None
+            tokens += [_Token("^", pos, s), _Token("(", pos, s), *(t._replace(pos=pos) for t in inner)]
             tokens.append(_Token(")", pos, s))
         elif kind == "op":
             tokens.append(_Token(_OPS.get(s, s), pos, s))
